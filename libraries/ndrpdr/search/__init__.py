@@ -1,0 +1,39 @@
+"""The NDR/PDR search engine: pure Python, standard library only, no I/O.
+
+Speaks RFC 9971 (MLRsearch): Search Goals, load classification, relevant
+bounds, conditional throughput. ``search()`` runs one search for any
+number of goals over any Measurer.
+"""
+
+from ndrpdr.search.api import ALGORITHMS, search
+from ndrpdr.search.classify import Classification, Criterion, LoadStats, classify
+from ndrpdr.search.errors import (
+    SearchAbortedError,
+    SearchError,
+    SearchInputError,
+    SearchIrregularError,
+    SearchTimeLimitError,
+)
+from ndrpdr.search.goal import Goal
+from ndrpdr.search.result import GoalResult, SearchResult
+from ndrpdr.search.trial import Measurer, TrialReason, TrialResult
+
+__all__ = [
+    "ALGORITHMS",
+    "Classification",
+    "Criterion",
+    "Goal",
+    "GoalResult",
+    "LoadStats",
+    "Measurer",
+    "SearchAbortedError",
+    "SearchError",
+    "SearchInputError",
+    "SearchIrregularError",
+    "SearchResult",
+    "SearchTimeLimitError",
+    "TrialReason",
+    "TrialResult",
+    "classify",
+    "search",
+]

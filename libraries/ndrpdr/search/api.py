@@ -1,0 +1,108 @@
+"""search(): the one entry point of the search engine."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+from ndrpdr.search.bisection import run_bisection
+from ndrpdr.search.errors import SearchInputError, SearchIrregularError
+from ndrpdr.search.goal import Goal
+from ndrpdr.search.mlr import MlrController
+from ndrpdr.search.result import SearchResult
+from ndrpdr.search.session import Limits, Session, check_load
+from ndrpdr.search.trial import TrialResult
+
+ALGORITHMS = ("mlr", "binary", "bswlv")
+
+
+def search(
+    measurer: object,
+    goals: Sequence[Goal],
+    min_load: float,
+    max_load: float,
+    algorithm: str = "mlr",
+    *,
+    max_search_time: float | None = None,
+    max_wall_time: float | None = None,
+    fail_fast: bool = False,
+    bswlv_repeats: int = 2,
+    clock: Callable[[], float] = time.monotonic,
+    progress: Callable[[TrialResult], None] | None = None,
+) -> SearchResult:
+    """Find the relevant bounds of every goal with one search.
+
+    measurer: any object with ``measure(duration, load) -> TrialResult``.
+    goals: Search Goals; at least one, no duplicates.
+    min_load, max_load: trial loads stay within [min_load, max_load]
+        [frames per second per direction]; 0 < min_load < max_load.
+    algorithm: "mlr" (ours), "binary" (RFC 2544, per goal, final duration)
+        or "bswlv" (binary search with loss verification, ETSI TST009:
+        a failing load is repeated up to ``bswlv_repeats`` times).
+    max_search_time: cap on the sum of effective trial durations [s].
+    max_wall_time: cap on wall-clock seconds, read through ``clock``.
+    fail_fast: raise SearchIrregularError when the min load is an upper
+        bound for a goal, instead of returning an irregular result.
+    progress: called with every trial as soon as it is measured.
+
+    Raises SearchInputError for bad arguments or bad measurer answers,
+    SearchTimeLimitError when a limit is hit (``.partial`` keeps the trials
+    and the best bounds so far).
+    """
+    goals = _check_goals(goals)
+    low = check_load("min_load", min_load)
+    high = check_load("max_load", max_load)
+    if low >= high:
+        raise SearchInputError(f"min_load={low!r} must be below max_load={high!r}")
+    if algorithm not in ALGORITHMS:
+        raise SearchInputError(f"algorithm={algorithm!r} is not one of {', '.join(ALGORITHMS)}")
+    _check_limit("max_search_time", max_search_time)
+    _check_limit("max_wall_time", max_wall_time)
+    if isinstance(bswlv_repeats, bool) or not isinstance(bswlv_repeats, int) or bswlv_repeats < 0:
+        raise SearchInputError(f"bswlv_repeats={bswlv_repeats!r} must be an integer >= 0")
+    if not callable(getattr(measurer, "measure", None)):
+        raise SearchInputError(f"measurer {measurer!r} has no measure(duration, load) method")
+    session = Session(
+        measurer=measurer,  # type: ignore[arg-type]
+        goals=goals,
+        min_load=low,
+        max_load=high,
+        algorithm=algorithm,
+        limits=Limits(max_search_time, max_wall_time),
+        clock=clock,
+        progress=progress,
+    )
+    if algorithm == "mlr":
+        MlrController(session).run()
+    else:
+        run_bisection(session, repeats=bswlv_repeats if algorithm == "bswlv" else 0)
+    result = session.result()
+    if fail_fast:
+        for index, goal_result in enumerate(result.goal_results):
+            if goal_result.irregular_reason == "min load is an upper bound":
+                raise SearchIrregularError(
+                    f"goal {index} ({goal_result.goal.describe()}): min_load={low!r} "
+                    "is an upper bound (the DUT fails even at the lowest load)",
+                    result,
+                )
+    return result
+
+
+def _check_goals(goals: Sequence[Goal]) -> tuple[Goal, ...]:
+    if isinstance(goals, Goal):
+        goals = [goals]
+    checked = tuple(goals)
+    if not checked:
+        raise SearchInputError("goals is empty: give at least one Goal")
+    for index, goal in enumerate(checked):
+        if not isinstance(goal, Goal):
+            raise SearchInputError(f"goals[{index}]={goal!r} is not a Goal")
+        if goal in checked[:index]:
+            raise SearchInputError(f"goals[{index}]={goal!r} duplicates an earlier goal")
+    return checked
+
+
+def _check_limit(name: str, value: float | None) -> None:
+    if value is None:
+        return
+    check_load(name, value)

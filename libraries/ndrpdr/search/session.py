@@ -1,0 +1,150 @@
+"""One search in progress: measures trials, keeps the trace, enforces limits.
+
+Controllers decide what to measure; the session is the only place that
+calls the measurer, so validation, time accounting, limits and the reason
+of every trial live here once for every algorithm.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+
+from ndrpdr.search.classify import Criterion, conditional_throughput
+from ndrpdr.search.database import TrialDatabase
+from ndrpdr.search.errors import SearchInputError, SearchTimeLimitError
+from ndrpdr.search.goal import Goal
+from ndrpdr.search.result import GoalResult, SearchResult
+from ndrpdr.search.trial import Measurer, TrialReason, TrialResult
+
+Bounds = tuple[float | None, float | None]
+
+
+def goal_criterion(goal: Goal) -> Criterion:
+    """The classification criterion a goal defines."""
+    return Criterion(
+        loss_ratio=goal.loss_ratio,
+        exceed_ratio=goal.exceed_ratio,
+        final_duration=goal.final_trial_duration,
+        duration_sum=goal.duration_sum,
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    """Stop rules. max_search_time counts effective trial seconds, so it
+    means the same on a simulator and in a lab; max_wall_time is wall-clock
+    seconds read through ``clock``."""
+
+    max_search_time: float | None = None
+    max_wall_time: float | None = None
+
+
+class Session:
+    """Measures trials for a controller and assembles the result."""
+
+    def __init__(
+        self,
+        measurer: Measurer,
+        goals: Sequence[Goal],
+        min_load: float,
+        max_load: float,
+        algorithm: str,
+        limits: Limits,
+        clock: Callable[[], float],
+        progress: Callable[[TrialResult], None] | None = None,
+    ) -> None:
+        self.measurer = measurer
+        self.goals = tuple(goals)
+        self.min_load = min_load
+        self.max_load = max_load
+        self.algorithm = algorithm
+        self.limits = limits
+        self.clock = clock
+        self.progress = progress
+        self.db = TrialDatabase([goal_criterion(g) for g in goals])
+        self.trials: list[TrialResult] = []
+        self.search_time = 0.0
+        self.started = clock()
+        self.bounds_override: list[Bounds] | None = None
+
+    def measure(self, duration: float, load: float, reason: TrialReason) -> TrialResult:
+        """Run one trial (after checking the limits) and record it."""
+        self._check_limits(duration, load)
+        raw = self.measurer.measure(duration, load)
+        if not isinstance(raw, TrialResult):
+            raise SearchInputError(
+                f"measurer returned {raw!r} (a {type(raw).__name__}), not a TrialResult, "
+                f"for duration={duration!r} s, load={load!r}"
+            )
+        # The trial's input is what the controller asked for (RFC 9971 Trial
+        # Input); what the tester really did shows in counts and effective
+        # duration.
+        trial = dataclasses.replace(raw, duration=duration, load=load, reason=reason)
+        self.trials.append(trial)
+        self.db.add(trial)
+        self.search_time += trial.effective_seconds
+        if self.progress is not None:
+            self.progress(trial)
+        return trial
+
+    def _check_limits(self, duration: float, load: float) -> None:
+        cap = self.limits.max_search_time
+        if cap is not None and self.search_time + duration > cap:
+            raise SearchTimeLimitError(
+                f"max_search_time={cap:g} s reached: {self.search_time:g} s of trials done, "
+                f"next trial ({duration:g} s at load {load:.6g}) would exceed it",
+                self.result(),
+            )
+        wall_cap = self.limits.max_wall_time
+        if wall_cap is not None:
+            elapsed = self.clock() - self.started
+            if elapsed > wall_cap:
+                raise SearchTimeLimitError(
+                    f"max_wall_time={wall_cap:g} s reached after {elapsed:.3g} s "
+                    f"and {len(self.trials)} trials",
+                    self.result(),
+                )
+
+    def goal_result(self, index: int) -> GoalResult:
+        """The result for goal ``index`` from the trials so far."""
+        goal = self.goals[index]
+        if self.bounds_override is not None:
+            lower, upper = self.bounds_override[index]
+        else:
+            lower, upper = self.db.relevant_bounds(index)
+        throughput = None
+        if lower is not None:
+            throughput = conditional_throughput(
+                self.db.trials_at(lower), lower, goal_criterion(goal)
+            )
+        return GoalResult(
+            goal=goal,
+            lower_bound=lower,
+            upper_bound=upper,
+            conditional_throughput=throughput,
+            min_load=self.min_load,
+            max_load=self.max_load,
+        )
+
+    def result(self) -> SearchResult:
+        """The search result as of now (also used for partial results)."""
+        return SearchResult(
+            algorithm=self.algorithm,
+            goal_results=tuple(self.goal_result(i) for i in range(len(self.goals))),
+            trials=tuple(self.trials),
+            search_time=self.search_time,
+            wall_time=self.clock() - self.started,
+        )
+
+
+def check_load(name: str, value: object) -> float:
+    """A load argument as a float, or SearchInputError naming it."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SearchInputError(f"{name}={value!r} is not a number")
+    if math.isnan(value) or math.isinf(value):
+        raise SearchInputError(f"{name}={value!r} is not finite")
+    if value <= 0:
+        raise SearchInputError(f"{name}={value!r} must be > 0")
+    return float(value)

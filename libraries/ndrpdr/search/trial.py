@@ -1,0 +1,146 @@
+"""Trial results as the measurer reports them, and the Measurer protocol.
+
+Terms follow RFC 9971: the trial load is the intended per-direction load
+[frames per second]; the loss ratio counts frames the tester meant to send
+but did not ("unsent") as lost, so a tester that cannot keep up pushes the
+search down instead of inflating results.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Protocol, runtime_checkable
+
+from ndrpdr.search.errors import SearchInputError
+
+
+@dataclasses.dataclass(frozen=True)
+class TrialReason:
+    """Why the controller chose a trial (for traces, plots and debugging).
+
+    ``goal`` is the index of the goal that nominated the trial (None when a
+    trial serves the whole search, e.g. the initial probe); ``phase`` is the
+    stage of the search ("probe", "short", "final", "binary", "verify");
+    ``strategy`` names the rule that picked the load ("expect-pass",
+    "expect-fail", "expand-up", "expand-down", "bisect", "repeat", ...).
+    """
+
+    algorithm: str
+    phase: str
+    strategy: str
+    goal: int | None = None
+    detail: str = ""
+
+    def __str__(self) -> str:
+        who = "all goals" if self.goal is None else f"goal {self.goal}"
+        text = f"{self.algorithm}/{self.phase}/{self.strategy} for {who}"
+        return f"{text}: {self.detail}" if self.detail else text
+
+
+def _check_number(name: str, value: object, *, allow_none: bool = False) -> None:
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SearchInputError(f"TrialResult {name}={value!r} is not a number")
+    if math.isnan(value) or math.isinf(value):
+        raise SearchInputError(f"TrialResult {name}={value!r} is not finite")
+    if value < 0:
+        raise SearchInputError(f"TrialResult {name}={value!r} is negative")
+
+
+@dataclasses.dataclass(frozen=True)
+class TrialResult:
+    """One trial: its input (duration, load) and what was counted.
+
+    Give ``offered_count`` and one of ``forwarded_count`` / ``loss_count``
+    (the other is derived). ``intended_count`` defaults to ``offered_count``
+    (nothing unsent).
+    ``effective_duration`` [s] is what time sums count (may include
+    per-trial overheads); it defaults to ``duration``.
+    ``reason`` is filled in by the search engine, not by measurers.
+    """
+
+    duration: float
+    load: float
+    offered_count: float
+    forwarded_count: float | None = None
+    loss_count: float | None = None
+    intended_count: float | None = None
+    effective_duration: float | None = None
+    reason: TrialReason | None = dataclasses.field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        _check_number("duration", self.duration)
+        _check_number("load", self.load)
+        if self.duration <= 0:
+            raise SearchInputError(f"TrialResult duration={self.duration!r} must be > 0 s")
+        _check_number("offered_count", self.offered_count)
+        _check_number("forwarded_count", self.forwarded_count, allow_none=True)
+        _check_number("loss_count", self.loss_count, allow_none=True)
+        _check_number("intended_count", self.intended_count, allow_none=True)
+        _check_number("effective_duration", self.effective_duration, allow_none=True)
+        forwarded, lost = self.forwarded_count, self.loss_count
+        if forwarded is None and lost is None:
+            raise SearchInputError(
+                "TrialResult needs forwarded_count or loss_count "
+                f"(load={self.load!r}, duration={self.duration!r})"
+            )
+        if forwarded is None:
+            assert lost is not None
+            if lost > self.offered_count:
+                raise SearchInputError(
+                    f"TrialResult loss_count={lost!r} > offered_count={self.offered_count!r}"
+                )
+            object.__setattr__(self, "forwarded_count", self.offered_count - lost)
+        elif lost is None:
+            object.__setattr__(self, "loss_count", self.offered_count - forwarded)
+        elif not math.isclose(forwarded + lost, self.offered_count, abs_tol=0.5):
+            raise SearchInputError(
+                f"TrialResult forwarded_count={forwarded!r} + loss_count={lost!r} "
+                f"!= offered_count={self.offered_count!r}"
+            )
+        if self.forwarded_count is not None and self.forwarded_count > self.offered_count:
+            raise SearchInputError(
+                f"TrialResult forwarded_count={self.forwarded_count!r} > "
+                f"offered_count={self.offered_count!r} at load={self.load!r}"
+            )
+        if self.intended_count is None:
+            object.__setattr__(self, "intended_count", self.offered_count)
+        if self.effective_duration is None:
+            object.__setattr__(self, "effective_duration", self.duration)
+
+    @property
+    def unsent_count(self) -> float:
+        """Frames the tester meant to send but did not."""
+        assert self.intended_count is not None
+        return max(0.0, self.intended_count - self.offered_count)
+
+    @property
+    def loss_ratio(self) -> float:
+        """(lost + unsent) / expected frames; 1.0 when nothing was expected."""
+        assert self.loss_count is not None and self.intended_count is not None
+        expected = max(self.offered_count, self.intended_count)
+        if expected <= 0:
+            return 1.0 if self.load > 0 else 0.0
+        return min(1.0, (self.loss_count + self.unsent_count) / expected)
+
+    @property
+    def forwarding_rate(self) -> float:
+        """Trial load x forwarding ratio [frames per second]."""
+        return self.load * (1.0 - self.loss_ratio)
+
+    @property
+    def effective_seconds(self) -> float:
+        """``effective_duration`` as a float (never None after construction)."""
+        assert self.effective_duration is not None
+        return float(self.effective_duration)
+
+
+@runtime_checkable
+class Measurer(Protocol):
+    """Anything that can run one trial: a simulator, a TG driver, a replay."""
+
+    def measure(self, duration: float, load: float) -> TrialResult:
+        """Run one trial of ``duration`` seconds at ``load`` frames/s per direction."""
+        ...

@@ -1,0 +1,1 @@
+"""Traffic generator drivers. Every driver is a Measurer of ndrpdr.search."""
