@@ -7,14 +7,15 @@ g(L) = L * (loss_ratio(L) - goal_loss_ratio), zero at the threshold:
 
 * a low-loss trial with some loss and the lowest high-loss trial bracket
   the root: regula falsi between them;
-* otherwise, the line through the two lowest high-loss trials (secant),
-  and the capacity model through the lowest one (forwarding rate stays at
-  the capacity above it: threshold = forwarding rate / (1 - goal loss
-  ratio)); the lower of the two, since both overshoot on convex loss
-  curves.
+* two high-loss trials forwarding the same rate: a capacity cliff, the
+  threshold is that rate / (1 - goal loss ratio);
+* otherwise a secant through the two lowest high-loss trials, on the square
+  root of g first for the zero-loss goal (smooth loss onset), then on g
+  itself (loss growing linearly, e.g. forwarding collapse under overload);
+* last, the capacity model through the lowest high-loss trial.
 
-Exact for a capacity cliff and for loss growing linearly with load; a few
-steps for smoother curves.
+Exact for a capacity cliff, a linear collapse and a quadratic loss onset;
+a few steps for other curves.
 """
 
 from __future__ import annotations
@@ -56,30 +57,52 @@ def pool(trials: Iterable[TrialResult], min_duration: float = 0.0) -> list[LossP
 
 
 def estimate_threshold(points: list[LossPoint], goal_loss_ratio: float) -> float | None:
-    """The predicted threshold load, or None without any high-loss point."""
+    """The predicted threshold load, or None when the data cannot tell.
+
+    Candidates are tried in order and the first one that lies between the
+    highest low-loss load and the lowest high-loss load above it wins; None
+    without a high-loss point or when no candidate fits (e.g. a trial that
+    forwarded nothing says nothing about where loss starts).
+    """
     bad = [p for p in points if p.loss_ratio > goal_loss_ratio]
     if not bad:
         return None
     first_bad = bad[0]
     good = [p for p in points if p.loss_ratio <= goal_loss_ratio and p.load < first_bad.load]
     floor = good[-1].load if good else 0.0
-    high_excess = first_bad.excess(goal_loss_ratio)
-    if good and good[-1].loss_ratio > 0.0 and good[-1].excess(goal_loss_ratio) < 0.0:
-        low = good[-1]
-        low_excess = low.excess(goal_loss_ratio)
-        root = low.load + (first_bad.load - low.load) * (-low_excess) / (high_excess - low_excess)
-        return _clip(root, floor, first_bad.load)
-    capacity = first_bad.load * (1.0 - first_bad.loss_ratio) / (1.0 - goal_loss_ratio)
-    candidates = [capacity]
-    if len(bad) > 1:
-        second = bad[1]
-        slope = (second.excess(goal_loss_ratio) - high_excess) / (second.load - first_bad.load)
+    for root in _candidates(good[-1] if good else None, bad, goal_loss_ratio):
+        if floor <= root <= first_bad.load and root > 0.0:
+            return root
+    return None
+
+
+def _candidates(
+    good: LossPoint | None, bad: list[LossPoint], goal_loss_ratio: float
+) -> list[float]:
+    first = bad[0]
+    high_excess = first.excess(goal_loss_ratio)
+    roots = []
+    if good is not None and good.loss_ratio > 0.0 and good.excess(goal_loss_ratio) < 0.0:
+        # Loss on both sides of the threshold: regula falsi.
+        low_excess = good.excess(goal_loss_ratio)
+        share = -low_excess / (high_excess - low_excess)
+        roots.append(good.load + (first.load - good.load) * share)
+    capacity = first.load * (1.0 - first.loss_ratio) / (1.0 - goal_loss_ratio)
+    second = bad[1] if len(bad) > 1 else None
+    if second is None or max(first.loss_ratio, second.loss_ratio) >= 1.0:
+        return [*roots, capacity]
+    forwarded_first = first.load * (1.0 - first.loss_ratio)
+    forwarded_second = second.load * (1.0 - second.loss_ratio)
+    if abs(forwarded_second - forwarded_first) <= 1e-3 * forwarded_first:
+        return [*roots, capacity]  # the same forwarding rate twice: a capacity cliff
+    # Loss that starts smoothly grows like (load - onset)**2 near the onset,
+    # so for the zero-loss goal a secant on the square root of the excess
+    # finds it; a plain secant suits loss growing linearly (overload).
+    powers = (0.5, 1.0) if goal_loss_ratio == 0.0 else (1.0,)
+    for power in powers:
+        low_value = high_excess**power
+        high_value = second.excess(goal_loss_ratio) ** power
+        slope = (high_value - low_value) / (second.load - first.load)
         if slope > 0.0:
-            candidates.append(first_bad.load - high_excess / slope)
-    inside = [c for c in candidates if floor < c < first_bad.load]
-    root = min(inside) if inside else capacity
-    return _clip(root, floor, first_bad.load)
-
-
-def _clip(value: float, low: float, high: float) -> float:
-    return min(max(value, low), high)
+            roots.append(first.load - low_value / slope)
+    return [*roots, capacity]

@@ -32,6 +32,7 @@ from ndrpdr.search.session import Session
 from ndrpdr.search.trial import TrialReason, TrialResult
 
 MAX_TRIALS = 10_000
+_GUIDED = ("expect-pass", "expect-fail")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,6 +45,8 @@ class _Plan:
     strategy: str
     expect: str | None
     detail: str
+    hint: int | None
+    span: int
 
 
 @dataclasses.dataclass
@@ -56,8 +59,8 @@ class _Track:
     width: int
     stage: str
     trust_short: bool = True
-    misses: int = 0
     streak: int = 0
+    last_plan: _Plan | None = None
 
 
 class MlrController:
@@ -118,7 +121,7 @@ class MlrController:
             if plan is not None:
                 return plan
             track.stage = "final"
-            track.misses = track.streak = 0
+            track.streak = 0
         return self._plan_stage(track, short=False)
 
     def _criterion(self, track: _Track, short: bool) -> int:
@@ -132,43 +135,73 @@ class MlrController:
         phase = "short" if short else "final"
         duration = goal.initial_trial_duration if short else goal.final_trial_duration
         if not self.session.trials:
-            return _Plan(top, duration, "probe", "probe", None, "max load first")
+            return _Plan(top, duration, "probe", "probe", None, "max load first", None, top + 2)
         lower, upper = self.session.db.relevant_bounds(self._criterion(track, short))
         low = -1 if lower is None else self.index_of[lower]
         high = top + 1 if upper is None else self.index_of[upper]
-        if low >= top or high <= 0 or high - low <= width:
+        span = high - low
+        if low >= top or high <= 0 or span <= width:
             return None
         threshold = self._threshold(track, short)
         hint = None if threshold is None else self.grid.floor_index(threshold)
+        if hint is not None and (hint < max(low, 0) or hint > top):
+            hint = None  # below a load that passed: the estimate is stale
+        if hint is None and not short:
+            hint = self._short_lower(track, low, high)
         detail = f"lower={lower!r}, upper={upper!r}, hint={threshold!r}"
 
         def plan(index: int, strategy: str, expect: str | None) -> _Plan:
             chosen = duration
             if not short and expect == "fail" and self._short_settles(track, index):
                 chosen = goal.initial_trial_duration
-            return _Plan(index, chosen, phase, strategy, expect, detail)
+            return _Plan(index, chosen, phase, strategy, expect, detail, hint, span)
 
-        near_upper = max(low, high - width - 1)
-        if short and upper is not None and hint is not None and near_upper < hint < high:
-            return None  # a width below a short upper bound: verify at full length
-        if track.misses >= 2 and low >= 0 and high <= top and high - low > 2 * width:
+        bracketed = low >= 0 and high <= top
+        near_upper = hint is not None and upper is not None and low <= hint < high <= hint + width
+        if short and near_upper and hint is not None and self._hint_stable(track, phase, hint):
+            return None  # the final stage verifies the hint at full length
+        if bracketed and span > 2 * width and self._stalled(track, phase, span):
             return plan((low + high) // 2, "bisect", None)
-        if hint is not None and low < hint < high:
+        if hint is not None and low <= hint < high:
+            if short and near_upper:
+                return plan(hint, "expect-pass", "pass")
             if short and hint + width < high:
                 return plan(hint + width, "expect-fail", "fail")
-            return plan(hint, "expect-pass", "pass")
+            if hint > low:
+                return plan(hint, "expect-pass", "pass")
+            return plan(min(low + width, top), "expect-fail", "fail")
+        if bracketed and (hint is None or hint < high):
+            return plan((low + high) // 2, "bisect", None)
         step = width * 2**track.streak
-        if hint is None and high <= top and low >= 0:
+        if low < 0 and high > top:
+            return plan(top, "probe", None)
+        if low < 0 and (hint is None or hint < high):
             return plan((low + high) // 2, "bisect", None)
-        if (hint is not None and hint >= high) or (hint is None and low < 0):
-            index = high - step
-            if index <= low:
-                return plan((low + high) // 2, "bisect", None)
-            return plan(max(index, 0), "expand-down", "pass")
-        index = low + step
-        if index >= high:
-            return plan((low + high) // 2, "bisect", None)
-        return plan(min(index, top), "expand-up", "fail")
+        if low < 0:
+            return plan(max(high - step, 0), "expand-down", "pass")
+        return plan(min(low + step, top), "expand-up", "fail")
+
+    def _short_lower(self, track: _Track, low: int, high: int) -> int | None:
+        """The short stage's lower bound, if it lies inside the bracket."""
+        if track.short_criterion is None:
+            return None
+        lower, _ = self.session.db.relevant_bounds(track.short_criterion)
+        if lower is None or not low < self.index_of[lower] < high:
+            return None
+        return self.index_of[lower]
+
+    def _stalled(self, track: _Track, phase: str, span: int) -> bool:
+        """The last hint-guided trial of this stage did not halve the bracket."""
+        last = track.last_plan
+        if last is None or last.phase != phase or last.strategy not in _GUIDED:
+            return False
+        return 2 * span > last.span
+
+    @staticmethod
+    def _hint_stable(track: _Track, phase: str, hint: int) -> bool:
+        """The trial that set the upper bound left the estimate where it was."""
+        last = track.last_plan
+        return last is not None and last.phase == phase and last.hint == hint
 
     def _threshold(self, track: _Track, short: bool) -> float | None:
         trials = self.session.trials
@@ -196,27 +229,14 @@ class MlrController:
     # -- learning from results -----------------------------------------------
 
     def _learn(self, track: _Track, plan: _Plan, trial: TrialResult) -> None:
-        short = plan.phase == "short"
-        if plan.phase == "probe":
+        track.last_plan = plan
+        if not plan.strategy.startswith("expand"):
+            track.streak = 0
             return
+        short = plan.phase == "short"
         verdict = self.session.db.classification(self._criterion(track, short), trial.load)
-        wasted = (
-            not short
-            and trial.duration < track.goal.final_trial_duration
-            and trial.loss_ratio <= track.goal.loss_ratio
-        )
-        if plan.expect == "pass":
-            missed = verdict is Classification.UPPER
-        elif plan.expect == "fail":
-            missed = verdict is Classification.LOWER or wasted
-        else:
-            missed = False
-        if missed:
-            track.misses += 1
-        elif verdict is not Classification.UNDECIDED:
-            track.misses = 0
-        expanding = plan.strategy.startswith("expand")
-        track.streak = track.streak + 1 if expanding and missed else 0
+        wanted = Classification.LOWER if plan.expect == "pass" else Classification.UPPER
+        track.streak = 0 if verdict is wanted else track.streak + 1
 
     def _check_agreement(self, track: _Track, trial: TrialResult) -> None:
         """Stop trusting short trials once a full-length one contradicts them."""
