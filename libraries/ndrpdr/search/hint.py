@@ -38,12 +38,14 @@ class LossPoint:
         return self.load * (self.loss_ratio - goal_loss_ratio)
 
 
-def pool(trials: Iterable[TrialResult], min_duration: float = 0.0) -> list[LossPoint]:
-    """Pool trials at least ``min_duration`` long per load, ascending by load."""
+def pool(
+    trials: Iterable[TrialResult], min_duration: float = 0.0, max_duration: float = float("inf")
+) -> list[LossPoint]:
+    """Pool trials of duration in [min_duration, max_duration] per load, by load."""
     lost: dict[float, float] = {}
     expected: dict[float, float] = {}
     for trial in trials:
-        if trial.duration < min_duration:
+        if not min_duration <= trial.duration <= max_duration:
             continue
         want = max(trial.offered_count, trial.intended_count or 0.0)
         lost[trial.load] = lost.get(trial.load, 0.0) + trial.loss_ratio * want

@@ -58,7 +58,6 @@ class _Track:
     short_criterion: int | None
     width: int
     stage: str
-    trust_short: bool = True
     streak: int = 0
     last_plan: _Plan | None = None
 
@@ -74,6 +73,7 @@ class MlrController:
             session.min_load, session.max_load, [g.relative_width for g in session.goals]
         )
         self.index_of: dict[float, int] = {}
+        self.trust_short = True
         self.tracks = [self._track(i, goal) for i, goal in enumerate(session.goals)]
 
     def _track(self, index: int, goal: Goal) -> _Track:
@@ -110,7 +110,7 @@ class MlrController:
             for other, plan in plans:
                 if plan.index == chosen.index and plan.duration <= chosen.duration:
                     self._learn(other, plan, trial)
-                self._check_agreement(other, trial)
+            self._check_agreement(trial)
         raise SearchError(f"mlr controller did not converge in {MAX_TRIALS} trials")
 
     # -- nominations ---------------------------------------------------------
@@ -160,7 +160,7 @@ class MlrController:
         near_upper = hint is not None and upper is not None and low <= hint < high <= hint + width
         if short and near_upper and hint is not None and self._hint_stable(track, phase, hint):
             return None  # the final stage verifies the hint at full length
-        if bracketed and span > 2 * width and self._stalled(track, phase, span):
+        if short and bracketed and span > 2 * width and self._stalled(track, phase, span):
             return plan((low + high) // 2, "bisect", None)
         if hint is not None and low <= hint < high:
             if short and near_upper:
@@ -183,7 +183,7 @@ class MlrController:
 
     def _short_lower(self, track: _Track, low: int, high: int) -> int | None:
         """The short stage's lower bound, if it lies inside the bracket."""
-        if track.short_criterion is None:
+        if track.short_criterion is None or not self.trust_short:
             return None
         lower, _ = self.session.db.relevant_bounds(track.short_criterion)
         if lower is None or not low < self.index_of[lower] < high:
@@ -208,14 +208,16 @@ class MlrController:
         goal = track.goal
         if not short:
             full = pool(trials, goal.final_trial_duration)
-            if any(p.loss_ratio > goal.loss_ratio for p in full):
+            if not self.trust_short or any(p.loss_ratio > goal.loss_ratio for p in full):
                 return estimate_threshold(full, goal.loss_ratio)
-        return estimate_threshold(pool(trials), goal.loss_ratio)
+            return estimate_threshold(pool(trials), goal.loss_ratio)
+        short_only = pool(trials, max_duration=goal.initial_trial_duration)
+        return estimate_threshold(short_only, goal.loss_ratio)
 
     def _short_settles(self, track: _Track, index: int) -> bool:
         """Would one failing short trial make this load an upper bound?"""
         goal = track.goal
-        if not track.trust_short or goal.initial_trial_duration >= goal.final_trial_duration:
+        if not self.trust_short or goal.initial_trial_duration >= goal.final_trial_duration:
             return False
         load = self.grid.load(index)
         if any(t.duration < goal.final_trial_duration for t in self.session.db.trials_at(load)):
@@ -230,6 +232,15 @@ class MlrController:
 
     def _learn(self, track: _Track, plan: _Plan, trial: TrialResult) -> None:
         track.last_plan = plan
+        goal = track.goal
+        if (
+            plan.phase == "final"
+            and plan.expect == "pass"
+            and trial.duration >= goal.final_trial_duration
+            and trial.loss_ratio > goal.loss_ratio
+            and goal.initial_trial_duration < goal.final_trial_duration
+        ):
+            self._distrust()  # the short stage predicted a pass here
         if not plan.strategy.startswith("expand"):
             track.streak = 0
             return
@@ -238,17 +249,31 @@ class MlrController:
         wanted = Classification.LOWER if plan.expect == "pass" else Classification.UPPER
         track.streak = 0 if verdict is wanted else track.streak + 1
 
-    def _check_agreement(self, track: _Track, trial: TrialResult) -> None:
-        """Stop trusting short trials once a full-length one contradicts them."""
-        goal = track.goal
-        if trial.duration < goal.final_trial_duration or trial.loss_ratio <= goal.loss_ratio:
+    def _check_agreement(self, trial: TrialResult) -> None:
+        """Stop trusting short trials once a full-length one contradicts them.
+
+        A contradiction is a full-length trial that is high-loss for a goal
+        at a load no higher than one where a short trial was low-loss for it.
+        Short trials then neither settle upper bounds nor steer the search:
+        every goal goes on at its final duration.
+        """
+        if not self.trust_short:
             return
-        for load in self.session.db.loads:
-            if load < trial.load:
+        for track in self.tracks:
+            goal = track.goal
+            if trial.duration < goal.final_trial_duration or trial.loss_ratio <= goal.loss_ratio:
                 continue
-            for other in self.session.db.trials_at(load):
-                if other.duration < goal.final_trial_duration and (
-                    other.loss_ratio <= goal.loss_ratio
+            for load in self.session.db.loads:
+                if load >= trial.load and any(
+                    other.duration < goal.final_trial_duration
+                    and other.loss_ratio <= goal.loss_ratio
+                    for other in self.session.db.trials_at(load)
                 ):
-                    track.trust_short = False
+                    self._distrust()
                     return
+
+    def _distrust(self) -> None:
+        self.trust_short = False
+        for track in self.tracks:
+            track.stage = "final"
+            track.streak = 0
