@@ -236,9 +236,8 @@ class MlrController:
         if (
             plan.phase == "final"
             and plan.expect == "pass"
-            and trial.duration >= goal.final_trial_duration
-            and trial.loss_ratio > goal.loss_ratio
             and goal.initial_trial_duration < goal.final_trial_duration
+            and _far_below(trial, goal)
         ):
             self._distrust()  # the short stage predicted a pass here
         if not plan.strategy.startswith("expand"):
@@ -252,8 +251,9 @@ class MlrController:
     def _check_agreement(self, trial: TrialResult) -> None:
         """Stop trusting short trials once a full-length one contradicts them.
 
-        A contradiction is a full-length trial that is high-loss for a goal
-        at a load no higher than one where a short trial was low-loss for it.
+        A contradiction is a full-length trial that puts a goal's threshold
+        well below its load (see ``_far_below``) at a load no higher than one
+        where a short trial was low-loss for that goal.
         Short trials then neither settle upper bounds nor steer the search:
         every goal goes on at its final duration.
         """
@@ -261,7 +261,7 @@ class MlrController:
             return
         for track in self.tracks:
             goal = track.goal
-            if trial.duration < goal.final_trial_duration or trial.loss_ratio <= goal.loss_ratio:
+            if not _far_below(trial, goal):
                 continue
             for load in self.session.db.loads:
                 if load >= trial.load and any(
@@ -277,3 +277,17 @@ class MlrController:
         for track in self.tracks:
             track.stage = "final"
             track.streak = 0
+
+
+def _far_below(trial: TrialResult, goal: Goal) -> bool:
+    """Is this full-length trial's forwarding rate two goal widths or more
+    below what the goal needs at its load?
+
+    A long trial that only just fails (one transient interruption) says
+    little about short trials; one that forwards far less than it was
+    offered while short trials passed means short trials overstate the DUT.
+    """
+    if trial.duration < goal.final_trial_duration or trial.loss_ratio <= goal.loss_ratio:
+        return False
+    needed = trial.load * (1.0 - goal.relative_width) ** 2
+    return trial.forwarding_rate / (1.0 - goal.loss_ratio) < needed
