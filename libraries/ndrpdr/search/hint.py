@@ -39,21 +39,33 @@ class LossPoint:
 
 
 def pool(
-    trials: Iterable[TrialResult], min_duration: float = 0.0, max_duration: float = float("inf")
+    trials: Iterable[TrialResult],
+    exceed_ratio: float,
+    min_duration: float = 0.0,
+    max_duration: float = float("inf"),
 ) -> list[LossPoint]:
-    """Pool trials of duration in [min_duration, max_duration] per load, by load."""
-    lost: dict[float, float] = {}
-    expected: dict[float, float] = {}
+    """One point per load from trials of duration in [min_duration, max_duration].
+
+    The point's loss ratio is the quantile a goal with ``exceed_ratio``
+    cares about: walking the load's trials from the lowest loss ratio up,
+    the one reached after (1 - exceed_ratio) of their seconds (the worst
+    trial for exceed ratio 0, the median second for 0.5), as in the RFC's
+    conditional throughput.
+    """
+    by_load: dict[float, list[TrialResult]] = {}
     for trial in trials:
-        if not min_duration <= trial.duration <= max_duration:
-            continue
-        want = max(trial.offered_count, trial.intended_count or 0.0)
-        lost[trial.load] = lost.get(trial.load, 0.0) + trial.loss_ratio * want
-        expected[trial.load] = expected.get(trial.load, 0.0) + want
+        if min_duration <= trial.duration <= max_duration:
+            by_load.setdefault(trial.load, []).append(trial)
     points = []
-    for load in sorted(lost):
-        total = expected[load]
-        ratio = lost[load] / total if total > 0 else (1.0 if load > 0 else 0.0)
+    for load in sorted(by_load):
+        ranked = sorted(by_load[load], key=lambda t: t.loss_ratio)
+        remaining = sum(t.effective_seconds for t in ranked) * (1.0 - exceed_ratio)
+        ratio = ranked[0].loss_ratio
+        for trial in ranked:
+            if remaining <= 0.0:
+                break
+            ratio = trial.loss_ratio
+            remaining -= trial.effective_seconds
         points.append(LossPoint(load, ratio))
     return points
 

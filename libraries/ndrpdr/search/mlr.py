@@ -156,6 +156,9 @@ class MlrController:
                 chosen = goal.initial_trial_duration
             return _Plan(index, chosen, phase, strategy, expect, detail, hint, span)
 
+        unfinished = self._unfinished(track, phase, low, high)
+        if unfinished is not None:
+            return unfinished
         bracketed = low >= 0 and high <= top
         near_upper = hint is not None and upper is not None and low <= hint < high <= hint + width
         if short and near_upper and hint is not None and self._hint_stable(track, phase, hint):
@@ -180,6 +183,23 @@ class MlrController:
         if low < 0:
             return plan(max(high - step, 0), "expand-down", "pass")
         return plan(min(low + step, top), "expand-up", "fail")
+
+    def _unfinished(self, track: _Track, phase: str, low: int, high: int) -> _Plan | None:
+        """The last load this goal tried, while it is still undecided.
+
+        With a duration sum above the trial duration a load needs several
+        trials; finishing one load before moving on keeps a noisy estimate
+        from scattering trials over many loads that all stay undecided.
+        """
+        last = track.last_plan
+        if last is None or last.phase != phase or not low < last.index < high:
+            return None
+        load = self.grid.load(last.index)
+        if not self.session.db.trials_at(load):
+            return None
+        goal = track.goal
+        duration = goal.final_trial_duration if phase == "final" else goal.initial_trial_duration
+        return dataclasses.replace(last, strategy="continue", duration=duration)
 
     def _short_lower(self, track: _Track, low: int, high: int) -> int | None:
         """The short stage's lower bound, if it lies inside the bracket."""
@@ -206,12 +226,13 @@ class MlrController:
     def _threshold(self, track: _Track, short: bool) -> float | None:
         trials = self.session.trials
         goal = track.goal
+        exceed = goal.exceed_ratio
         if not short:
-            full = pool(trials, goal.final_trial_duration)
+            full = pool(trials, exceed, min_duration=goal.final_trial_duration)
             if not self.trust_short or any(p.loss_ratio > goal.loss_ratio for p in full):
                 return estimate_threshold(full, goal.loss_ratio)
-            return estimate_threshold(pool(trials), goal.loss_ratio)
-        short_only = pool(trials, max_duration=goal.initial_trial_duration)
+            return estimate_threshold(pool(trials, exceed), goal.loss_ratio)
+        short_only = pool(trials, exceed, max_duration=goal.initial_trial_duration)
         return estimate_threshold(short_only, goal.loss_ratio)
 
     def _short_settles(self, track: _Track, index: int) -> bool:
