@@ -1,0 +1,96 @@
+"""Model names and ``make_model``: a DUT model with parameters drawn from a seed.
+
+Every model draws its capacity [pps] first, uniformly in
+[``CAPACITY_MIN_PPS``, ``CAPACITY_MAX_PPS``] (well below 29.76 Mpps, the
+10GE 64B line rate), so the same seed gives the same capacity across models.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from ndrpdr.search.errors import SearchInputError
+from ndrpdr.trafficgen.sim.models.duration import DurationDependent
+from ndrpdr.trafficgen.sim.models.gradual import GradualLoss
+from ndrpdr.trafficgen.sim.models.overload import OverloadCollapse
+from ndrpdr.trafficgen.sim.models.protocol import DutModel
+from ndrpdr.trafficgen.sim.models.sharp import SharpCliff
+from ndrpdr.trafficgen.sim.models.sporadic import SporadicLoss
+from ndrpdr.trafficgen.sim.models.transient import TransientInterrupts
+
+CAPACITY_MIN_PPS = 2e6
+"""Lowest capacity [pps] make_model draws."""
+
+CAPACITY_MAX_PPS = 20e6
+"""Highest capacity [pps] make_model draws."""
+
+
+def _sharp(rng: random.Random, capacity_pps: float) -> DutModel:
+    return SharpCliff(capacity_pps=capacity_pps)
+
+
+def _gradual(rng: random.Random, capacity_pps: float) -> DutModel:
+    return GradualLoss(knee_pps=capacity_pps, loss_coefficient=rng.uniform(2.0, 12.0))
+
+
+def _transient(rng: random.Random, capacity_pps: float) -> DutModel:
+    interrupts_per_s = rng.uniform(1.0 / 60.0, 1.0 / 30.0)
+    interrupt_s = rng.uniform(0.002, 0.020)
+    # The buffer holds 0.4 .. 1.0 mean stalls' worth of frames at capacity.
+    buffer_frames = float(round(rng.uniform(0.4, 1.0) * capacity_pps * interrupt_s))
+    return TransientInterrupts(
+        capacity_pps=capacity_pps,
+        interrupts_per_s=interrupts_per_s,
+        interrupt_s=interrupt_s,
+        buffer_frames=buffer_frames,
+    )
+
+
+def _sporadic(rng: random.Random, capacity_pps: float) -> DutModel:
+    return SporadicLoss(
+        capacity_pps=capacity_pps,
+        loss_probability=rng.uniform(0.05, 0.2),
+        max_lost_frames=rng.randint(10, 50),
+    )
+
+
+def _duration(rng: random.Random, capacity_pps: float) -> DutModel:
+    # beta * C * 1 s frames: the buffer absorbs 0.1 .. 0.3 s of excess at C.
+    buffer_frames = float(round(rng.uniform(0.1, 0.3) * capacity_pps))
+    return DurationDependent(capacity_pps=capacity_pps, buffer_frames=buffer_frames)
+
+
+def _overload(rng: random.Random, capacity_pps: float) -> DutModel:
+    # Slope >= 1 keeps line rate (29.76 Mpps) below 55 % of any capacity drawn.
+    return OverloadCollapse(
+        capacity_pps=capacity_pps,
+        slope=rng.uniform(1.0, 3.0),
+        floor_fraction=rng.uniform(0.1, 0.3),
+    )
+
+
+_FACTORIES: dict[str, Callable[[random.Random, float], DutModel]] = {
+    "sharp": _sharp,
+    "gradual": _gradual,
+    "transient": _transient,
+    "sporadic": _sporadic,
+    "duration": _duration,
+    "overload": _overload,
+}
+
+MODEL_NAMES: tuple[str, ...] = tuple(_FACTORIES)
+"""Names ``make_model`` accepts, in a stable order."""
+
+
+def make_model(name: str, seed: int = 0) -> DutModel:
+    """The DUT model ``name`` with parameters drawn reproducibly from ``seed``.
+
+    Raises SearchInputError for an unknown name.
+    """
+    factory = _FACTORIES.get(name)
+    if factory is None:
+        raise SearchInputError(f"unknown DUT model name={name!r}; known: {', '.join(MODEL_NAMES)}")
+    rng = random.Random(seed)
+    capacity_pps = rng.uniform(CAPACITY_MIN_PPS, CAPACITY_MAX_PPS)
+    return factory(rng, capacity_pps)

@@ -1,0 +1,63 @@
+"""make_model: names, reproducible parameters, ranges, protocol conformance."""
+
+from __future__ import annotations
+
+import pytest
+
+from ndrpdr.search.errors import SearchInputError
+from ndrpdr.trafficgen.sim import MODEL_NAMES, DutModel, make_model
+
+RANGES = {
+    "sharp": {"capacity_pps": (2e6, 20e6)},
+    "gradual": {"knee_pps": (2e6, 20e6), "loss_coefficient": (2.0, 12.0)},
+    "transient": {
+        "capacity_pps": (2e6, 20e6),
+        "interrupts_per_s": (1 / 60, 1 / 30),
+        "interrupt_s": (0.002, 0.02),
+        "buffer_frames": (0.4 * 2e6 * 0.002, 20e6 * 0.02),
+    },
+    "sporadic": {
+        "capacity_pps": (2e6, 20e6),
+        "loss_probability": (0.05, 0.2),
+        "max_lost_frames": (10, 50),
+    },
+    "duration": {"capacity_pps": (2e6, 20e6), "buffer_frames": (0.1 * 2e6, 0.3 * 20e6)},
+    "overload": {
+        "capacity_pps": (2e6, 20e6),
+        "slope": (1.0, 3.0),
+        "floor_fraction": (0.1, 0.3),
+    },
+}
+
+
+def test_names() -> None:
+    assert MODEL_NAMES == ("sharp", "gradual", "transient", "sporadic", "duration", "overload")
+    deterministic = {name for name in MODEL_NAMES if make_model(name, 0).deterministic}
+    assert deterministic == {"sharp", "gradual", "duration", "overload"}
+
+
+@pytest.mark.parametrize("name", MODEL_NAMES)
+def test_seed_reproducible_and_in_range(name: str) -> None:
+    model = make_model(name, seed=3)
+    assert isinstance(model, DutModel)
+    assert model.name == name
+    assert make_model(name, seed=3).parameters() == model.parameters()
+    assert make_model(name, seed=4).parameters() != model.parameters()
+    seen = set()
+    for seed in range(40):
+        parameters = make_model(name, seed).parameters()
+        assert set(parameters) == set(RANGES[name])
+        for key, (low, high) in RANGES[name].items():
+            assert low <= parameters[key] <= high, (seed, key)
+        seen.add(tuple(parameters.values()))
+    assert len(seen) == 40
+
+
+def test_same_seed_same_capacity_across_models() -> None:
+    capacities = {next(iter(make_model(name, 8).parameters().values())) for name in MODEL_NAMES}
+    assert len(capacities) == 1
+
+
+def test_unknown_name() -> None:
+    with pytest.raises(SearchInputError, match="'cliff'"):
+        make_model("cliff", 1)
