@@ -1,0 +1,241 @@
+"""Search efficiency benchmark: simulated search time, trials and accuracy.
+
+For each DUT model x final trial duration x seed x algorithm x goal set,
+run one search over the simulator and compare: simulated search time
+(trial durations plus per-trial overhead), trial count, and the NDR / PDR
+lower bounds against the model's truth at the final trial duration. Prints
+tables of medians over seeds, the time ratios of mlr against MLRsearch
+1.2.1 and against binary search, an accuracy check per model, and PASS/FAIL
+against the targets (reported, not asserted: the exit code is 0 unless
+something raised).
+
+Run: PYTHONPATH=libraries:. python benchmarks/efficiency.py [options]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.goalsets import GOAL_SET_NAMES, check_goal_set, final_durations, make_goals
+from benchmarks.report import (
+    Verdicts,
+    accuracy_line,
+    binary_ratio_line,
+    display_name,
+    group,
+    mlrsearch_ratio_line,
+    table,
+)
+from benchmarks.runner import ALGORITHMS, MLRSEARCH, Case, Row, mlrsearch_problem, run_case_all
+from ndrpdr.trafficgen.sim import MODEL_NAMES
+
+QUICK_MODELS = ("sharp", "transient")
+QUICK_DURATIONS = (30.0,)
+QUICK_SEEDS = 3
+DEFAULT_DURATIONS = (10.0, 30.0, 60.0)
+DEFAULT_SEEDS = 15
+DEFAULT_OVERHEAD_S = 0.5
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def _floats(text: str) -> tuple[float, ...]:
+    return tuple(float(part) for part in _names(text))
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """Parse the command line; --quick fills in whatever was not given."""
+    parser = argparse.ArgumentParser(
+        prog="efficiency.py",
+        description=(
+            "Compare simulated search time, trial count and NDR/PDR accuracy of "
+            "mlr, binary, bswlv and MLRsearch 1.2.1 over the simulated DUT models."
+        ),
+        epilog=(
+            "Goal sets: strict = exceed ratio 0, trials 1 s .. D s, duration sum D s; "
+            "csit = exceed ratio 0.5, 1 s trials, duration sum 21 s (run once per model). "
+            "Both: loss ratios 0 (NDR) and 0.005 (PDR), width 0.005, loads 1e4 .. 29.76e6. "
+            "Targets are reported as PASS/FAIL; the exit code is 0 unless an error occurs."
+        ),
+    )
+    parser.add_argument("--models", type=_names, help=f"comma list (default: all of {MODEL_NAMES})")
+    parser.add_argument(
+        "--durations", type=_floats, help="final trial durations [s], comma list (default 10,30,60)"
+    )
+    parser.add_argument("--seeds", type=int, help=f"seeds per model (default {DEFAULT_SEEDS})")
+    parser.add_argument(
+        "--overhead",
+        type=float,
+        default=DEFAULT_OVERHEAD_S,
+        help=f"simulated per-trial overhead [s] (default {DEFAULT_OVERHEAD_S})",
+    )
+    parser.add_argument(
+        "--goal-sets",
+        type=_names,
+        default=GOAL_SET_NAMES,
+        help=f"comma list of {', '.join(GOAL_SET_NAMES)} (default: both)",
+    )
+    parser.add_argument(
+        "--algorithms",
+        type=_names,
+        default=ALGORITHMS,
+        help=f"comma list of {', '.join(ALGORITHMS)} (default: all)",
+    )
+    parser.add_argument("--json", type=Path, metavar="PATH", help="write every per-seed row here")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="worker processes (default: CPU count; 1 runs in this process)",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=(
+            f"smoke test: models {','.join(QUICK_MODELS)}, duration "
+            f"{','.join(f'{d:g}' for d in QUICK_DURATIONS)} s, {QUICK_SEEDS} seeds "
+            "(explicit options still win)"
+        ),
+    )
+    args = parser.parse_args(argv)
+    if args.models is None:
+        args.models = QUICK_MODELS if args.quick else MODEL_NAMES
+    if args.durations is None:
+        args.durations = QUICK_DURATIONS if args.quick else DEFAULT_DURATIONS
+    if args.seeds is None:
+        args.seeds = QUICK_SEEDS if args.quick else DEFAULT_SEEDS
+    for model in args.models:
+        if model not in MODEL_NAMES:
+            parser.error(f"unknown model {model!r}; choose from {', '.join(MODEL_NAMES)}")
+    for name in args.goal_sets:
+        try:
+            check_goal_set(name)
+        except ValueError as error:
+            parser.error(str(error))
+    for algorithm in args.algorithms:
+        if algorithm not in ALGORITHMS:
+            parser.error(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
+    if args.seeds < 1 or args.jobs < 1 or not args.durations or min(args.durations) <= 0:
+        parser.error("--seeds and --jobs must be >= 1 and durations > 0")
+    return args
+
+
+def make_cases(args: argparse.Namespace) -> list[Case]:
+    """Every (goal set, model, final duration, seed) the run covers."""
+    return [
+        Case(goal_set, model, duration, seed, args.overhead)
+        for goal_set in args.goal_sets
+        for model in args.models
+        for duration in final_durations(goal_set, args.durations)
+        for seed in range(args.seeds)
+    ]
+
+
+def run_all(cases: Sequence[Case], algorithms: Sequence[str], jobs: int) -> list[Row]:
+    """Run every algorithm on every case, printing progress to stderr."""
+    started = time.monotonic()
+    step = max(1, len(cases) // 20)
+    rows: list[Row] = []
+
+    def progress(done: int) -> None:
+        if done % step == 0 or done == len(cases):
+            elapsed = time.monotonic() - started
+            print(f"[efficiency] {done}/{len(cases)} cases, {elapsed:.0f} s", file=sys.stderr)
+
+    if jobs == 1:
+        for done, case in enumerate(cases, start=1):
+            rows.extend(run_case_all(case, algorithms))
+            progress(done)
+        return rows
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(run_case_all, case, algorithms) for case in cases]
+        for done, future in enumerate(as_completed(futures), start=1):
+            rows.extend(future.result())
+            progress(done)
+    return rows
+
+
+def report(rows: Sequence[Row], args: argparse.Namespace, missing: str | None) -> list[str]:
+    """The whole text report."""
+    grouped = group(rows)
+    verdicts = Verdicts()
+    lines = [
+        f"efficiency: models {','.join(args.models)}; seeds {args.seeds}; per-trial overhead "
+        f"{args.overhead:g} s; algorithms {', '.join(display_name(a) for a in args.algorithms)}",
+        "time = simulated search time [s] incl. overhead; err = (lower bound - truth) / truth "
+        "at the final trial duration; irregular = runs with a missing bound or an abort",
+    ]
+    if missing:
+        lines.append(f"NOTE: {missing}: the {display_name(MLRSEARCH)} columns are missing")
+    for goal_set in args.goal_sets:
+        durations = final_durations(goal_set, args.durations)
+        ndr, pdr = make_goals(goal_set, durations[0])
+        lines += ["", f"== goal set {goal_set}: NDR {ndr.describe()}; PDR {pdr.describe()} =="]
+        for model in args.models:
+            for duration in durations:
+                key = (goal_set, model, duration)
+                lines += ["", *table(key, grouped.get(key, {}), args.algorithms)]
+        lines += ["", f"-- ratios and accuracy, goal set {goal_set} --"]
+        for model in args.models:
+            for duration in durations:
+                key = (goal_set, model, duration)
+                lines.append(mlrsearch_ratio_line(key, grouped.get(key, {}), verdicts, missing))
+        for model in args.models:
+            for duration in durations:
+                key = (goal_set, model, duration)
+                lines.append(binary_ratio_line(key, grouped.get(key, {}), verdicts))
+        for model in args.models:
+            merged: dict[str, list[Row]] = {}
+            for duration in durations:
+                for algorithm, algo_rows in grouped.get((goal_set, model, duration), {}).items():
+                    merged.setdefault(algorithm, []).extend(algo_rows)
+            lines.append(accuracy_line(goal_set, model, merged, verdicts))
+    return [*lines, "", *verdicts.summary()]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark; print the report to stdout and progress to stderr."""
+    args = parse_args(argv)
+    missing = mlrsearch_problem() if MLRSEARCH in args.algorithms else None
+    if missing and "cannot be imported" in missing:
+        args.algorithms = tuple(a for a in args.algorithms if a != MLRSEARCH)
+        print(f"[efficiency] {missing}: running without it", file=sys.stderr)
+    elif missing:
+        print(f"[efficiency] warning: {missing}", file=sys.stderr)
+        missing = None
+    cases = make_cases(args)
+    started = time.monotonic()
+    rows = run_all(cases, args.algorithms, args.jobs)
+    print("\n".join(report(rows, args, missing)))
+    print(f"[efficiency] done in {time.monotonic() - started:.0f} s", file=sys.stderr)
+    if args.json is not None:
+        payload = {
+            "settings": {
+                "models": list(args.models),
+                "durations_s": list(args.durations),
+                "seeds": args.seeds,
+                "overhead_s": args.overhead,
+                "goal_sets": list(args.goal_sets),
+                "algorithms": list(args.algorithms),
+                "mlrsearch_missing": missing,
+            },
+            "rows": [row.to_json() for row in rows],
+        }
+        args.json.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,216 @@
+"""Text report of efficiency rows: per-model tables, ratio lines, verdicts."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from benchmarks.goalsets import GOAL_LABELS
+from benchmarks.runner import MLRSEARCH, Row
+from benchmarks.scoring import median, median_abs, within_one_width_below, worst
+from benchmarks.targets import binary_ratio_target, mlrsearch_ratio_target, verdict
+
+Key = tuple[str, str, float]
+"""(goal set, model, final trial duration [s])."""
+
+MLRSEARCH_LABEL = "MLRsearch 1.2.1"
+
+
+def display_name(algorithm: str) -> str:
+    """How an algorithm is named in tables and ratio lines."""
+    return MLRSEARCH_LABEL if algorithm == MLRSEARCH else algorithm
+
+
+def group(rows: Iterable[Row]) -> dict[Key, dict[str, list[Row]]]:
+    """Rows by (goal set, model, final duration), then by algorithm, seed order."""
+    grouped: dict[Key, dict[str, list[Row]]] = defaultdict(lambda: defaultdict(list))
+    for row in sorted(rows, key=lambda r: r.case.seed):
+        key = (row.case.goal_set, row.case.model, row.case.final_duration_s)
+        grouped[key][row.algorithm].append(row)
+    return grouped
+
+
+@dataclasses.dataclass(frozen=True)
+class Summary:
+    """Medians over seeds of one algorithm on one (goal set, model, duration)."""
+
+    runs: int
+    time_s: float
+    trials: float
+    error_median: tuple[float, ...]
+    error_worst: tuple[float, ...]
+    irregular: int
+
+    @staticmethod
+    def of(rows: Sequence[Row]) -> Summary:
+        """Summarize the per-seed rows of one algorithm."""
+        goal_count = len(rows[0].errors) if rows else 0
+        return Summary(
+            runs=len(rows),
+            time_s=median(row.outcome.simulated_time_s for row in rows),
+            trials=median(float(row.outcome.trial_count) for row in rows),
+            error_median=tuple(median(row.errors[i] for row in rows) for i in range(goal_count)),
+            error_worst=tuple(worst(row.errors[i] for row in rows) for i in range(goal_count)),
+            irregular=sum(
+                1
+                for row in rows
+                if row.outcome.note or any(goal.lower_bound is None for goal in row.outcome.goals)
+            ),
+        )
+
+
+def _percent(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{value * 100:+.2f}%"
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g} s"
+
+
+def table(key: Key, by_algorithm: dict[str, list[Row]], algorithms: Sequence[str]) -> list[str]:
+    """A per-model, per-duration table of medians over seeds."""
+    goal_set, model, duration = key
+    seeds = max((len(rows) for rows in by_algorithm.values()), default=0)
+    header = f"{'algorithm':<16} {'time[s]':>9} {'trials':>7}"
+    for label in GOAL_LABELS:
+        header += f" {label + ' err med':>12} {label + ' err worst':>14}"
+    header += f" {'irregular':>9}"
+    lines = [
+        f"-- {goal_set} goals, model {model}, final trial duration {_seconds(duration)} "
+        f"(medians over {seeds} seeds) --",
+        header,
+    ]
+    for algorithm in algorithms:
+        rows = by_algorithm.get(algorithm, [])
+        if not rows:
+            lines.append(f"{display_name(algorithm):<16} (not run)")
+            continue
+        summary = Summary.of(rows)
+        line = f"{display_name(algorithm):<16} {summary.time_s:>9.1f} {summary.trials:>7.1f}"
+        for med, bad in zip(summary.error_median, summary.error_worst, strict=True):
+            line += f" {_percent(med):>12} {_percent(bad):>14}"
+        line += f" {summary.irregular:>9d}"
+        lines.append(line)
+    return lines
+
+
+class Verdicts:
+    """Collects PASS/FAIL verdicts for the final summary."""
+
+    def __init__(self) -> None:
+        self.passed = 0
+        self.failed: list[str] = []
+
+    def judge(self, ok: bool, line: str) -> str:
+        """Record a verdict for ``line``; return the line with PASS/FAIL appended."""
+        text = f"{line}: {verdict(ok)}"
+        if ok:
+            self.passed += 1
+        else:
+            self.failed.append(text)
+        return text
+
+    def summary(self) -> list[str]:
+        """Closing lines: counts and every failed target."""
+        lines = [f"targets: {self.passed} PASS, {len(self.failed)} FAIL"]
+        lines.extend(f"  {text}" for text in self.failed)
+        return lines
+
+
+def _time_median(rows: Sequence[Row]) -> float:
+    return median(row.outcome.simulated_time_s for row in rows)
+
+
+def mlrsearch_ratio_line(
+    key: Key, by_algorithm: dict[str, list[Row]], verdicts: Verdicts, missing: str | None
+) -> str:
+    """time(mlr)/time(MLRsearch 1.2.1) for one (goal set, model, duration)."""
+    goal_set, model, duration = key
+    head = f"time(mlr)/time({MLRSEARCH_LABEL}) {goal_set} {model} {_seconds(duration)}:"
+    ours, theirs = by_algorithm.get("mlr", []), by_algorithm.get(MLRSEARCH, [])
+    if not ours or not theirs:
+        why = missing or "not run"
+        return f"{head} n/a ({why})"
+    ratio = _time_median(ours) / _time_median(theirs)
+    target = mlrsearch_ratio_target(goal_set, model)
+    line = (
+        f"{head} {ratio:.3f} (ratio of medians: {_time_median(ours):.1f} s / "
+        f"{_time_median(theirs):.1f} s) target <= {target:g}"
+    )
+    return verdicts.judge(ratio <= target, line)
+
+
+def binary_ratio_line(key: Key, by_algorithm: dict[str, list[Row]], verdicts: Verdicts) -> str:
+    """time(mlr)/time(binary) for one (goal set, model, duration).
+
+    Binary's time covers both goals: our engine runs one binary search for
+    NDR, then one for PDR, in the same call.
+    """
+    goal_set, model, duration = key
+    head = f"time(mlr)/time(binary) {goal_set} {model} {_seconds(duration)}:"
+    ours, theirs = by_algorithm.get("mlr", []), by_algorithm.get("binary", [])
+    if not ours or not theirs:
+        return f"{head} n/a (not run)"
+    ratio = _time_median(ours) / _time_median(theirs)
+    line = (
+        f"{head} {ratio:.3f} (ratio of medians: {_time_median(ours):.1f} s / "
+        f"{_time_median(theirs):.1f} s; binary = NDR + PDR searches)"
+    )
+    target = binary_ratio_target(goal_set, model, duration)
+    if target is None:
+        return line
+    return verdicts.judge(ratio <= target, f"{line} target <= {target:g}")
+
+
+def accuracy_line(
+    goal_set: str, model: str, rows_by_algorithm: dict[str, list[Row]], verdicts: Verdicts
+) -> str:
+    """The accuracy check of mlr on one model (all durations of the goal set).
+
+    Deterministic models: every mlr lower bound must lie within one goal
+    width below the truth and never above it; violations are counted.
+    Noisy models: mlr's median and worst |error| against MLRsearch's.
+    """
+    ours = rows_by_algorithm.get("mlr", [])
+    head = f"accuracy {goal_set} {model}"
+    if not ours:
+        return f"{head}: n/a (mlr not run)"
+    goal_count = len(ours[0].errors)
+    if all(row.deterministic for row in ours):
+        per_goal = [
+            sum(
+                1
+                for row in ours
+                if not within_one_width_below(
+                    row.outcome.goals[i].lower_bound, row.truths[i], row.widths[i]
+                )
+            )
+            for i in range(goal_count)
+        ]
+        detail = ", ".join(f"{GOAL_LABELS[i]} {count}" for i, count in enumerate(per_goal))
+        line = (
+            f"{head} (deterministic): mlr lower bounds outside [truth x (1 - width), truth]: "
+            f"{sum(per_goal)} of {len(ours) * goal_count} ({detail})"
+        )
+        return verdicts.judge(sum(per_goal) == 0, line)
+    theirs = rows_by_algorithm.get(MLRSEARCH, [])
+    parts = []
+    no_worse = True
+    for i in range(goal_count):
+        ours_med = median_abs(row.errors[i] for row in ours)
+        ours_worst = abs(worst(row.errors[i] for row in ours))
+        if theirs:
+            their_med = median_abs(row.errors[i] for row in theirs)
+            their_worst = abs(worst(row.errors[i] for row in theirs))
+            no_worse = no_worse and ours_worst <= their_worst
+            parts.append(
+                f"{GOAL_LABELS[i]} |err| median {ours_med:.2%} vs {their_med:.2%}, "
+                f"worst {ours_worst:.2%} vs {their_worst:.2%}"
+            )
+        else:
+            parts.append(f"{GOAL_LABELS[i]} |err| median {ours_med:.2%}, worst {ours_worst:.2%}")
+    versus = f" (mlr vs {MLRSEARCH_LABEL})" if theirs else f" ({MLRSEARCH_LABEL} missing)"
+    tail = f"; mlr worst no worse: {'yes' if no_worse else 'no'}" if theirs else ""
+    return f"{head} (noisy){versus}: " + "; ".join(parts) + tail

@@ -1,0 +1,41 @@
+"""How far a found bound is from the DUT model's truth."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable
+
+MISSING_ERROR = -1.0
+"""Relative error recorded for a missing lower bound (as if 0 was found)."""
+
+
+def relative_error(found: float | None, truth: float) -> float:
+    """(found - truth) / truth; MISSING_ERROR when nothing was found."""
+    if found is None:
+        return MISSING_ERROR
+    return (found - truth) / truth
+
+
+def within_one_width_below(found: float | None, truth: float, width: float) -> bool:
+    """True when truth * (1 - width) <= found <= truth (with float slack)."""
+    if found is None:
+        return False
+    slack = truth * 1e-9
+    return truth * (1.0 - width) - slack <= found <= truth + slack
+
+
+def median(values: Iterable[float]) -> float:
+    """The median; NaN for no values."""
+    data = list(values)
+    return statistics.median(data) if data else float("nan")
+
+
+def worst(errors: Iterable[float]) -> float:
+    """The error with the largest magnitude (sign kept); NaN for no values."""
+    data = list(errors)
+    return max(data, key=abs) if data else float("nan")
+
+
+def median_abs(errors: Iterable[float]) -> float:
+    """The median magnitude of the errors; NaN for no values."""
+    return median(abs(error) for error in errors)

@@ -1,0 +1,149 @@
+"""Smoke tests of the benchmarks, and unit tests of the MLRsearch adapter."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from benchmarks.goalsets import make_goals
+from benchmarks.outcome import SearchOutcome
+from benchmarks.runner import MLRSEARCH, Case, mlrsearch_problem, run_case
+from benchmarks.scoring import relative_error, within_one_width_below, worst
+
+from ndrpdr.search import TrialResult
+from ndrpdr.trafficgen.sim import SimulatedMeasurer, make_model
+
+ROOT = Path(__file__).resolve().parents[2]
+NUMBER = r"[0-9]+\.[0-9]+"
+MLRSEARCH_RUNS = mlrsearch_problem() is None
+
+
+def _run_script(name: str, *args: str, tmp_path: Path) -> str:
+    paths = [str(ROOT / "libraries"), str(ROOT)]
+    if os.environ.get("PYTHONPATH"):
+        paths.append(os.environ["PYTHONPATH"])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / name), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_efficiency_quick_prints_ratio_lines(tmp_path: Path) -> None:
+    out_json = tmp_path / "rows.json"
+    text = _run_script(
+        "efficiency.py", "--quick", "--jobs", "1", "--json", str(out_json), tmp_path=tmp_path
+    )
+    assert re.search(rf"^time\(mlr\)/time\(binary\) strict sharp 30 s: {NUMBER} ", text, re.M)
+    assert re.search(rf"^time\(mlr\)/time\(binary\) csit sharp 1 s: {NUMBER} ", text, re.M)
+    assert re.search(r"^accuracy strict sharp \(deterministic\): .*: (PASS|FAIL)$", text, re.M)
+    assert re.search(r"^targets: [0-9]+ PASS, [0-9]+ FAIL$", text, re.M)
+    mlr_vs = r"^time\(mlr\)/time\(MLRsearch 1\.2\.1\) (strict|csit) \w+ [0-9.]+ s: "
+    if MLRSEARCH_RUNS:
+        assert len(re.findall(mlr_vs + NUMBER, text, re.M)) == 4
+    else:
+        assert "columns are missing" in text
+        assert len(re.findall(mlr_vs + "n/a", text, re.M)) == 4
+    rows = json.loads(out_json.read_text(encoding="utf-8"))["rows"]
+    algorithms = 4 if MLRSEARCH_RUNS else 3
+    assert len(rows) == 2 * 2 * 3 * algorithms  # goal sets x models x seeds x algorithms
+    assert {row["algorithm"] for row in rows} >= {"mlr", "binary", "bswlv"}
+
+
+def test_overhead_quick_prints_cpu_lines(tmp_path: Path) -> None:
+    text = _run_script("overhead.py", "--quick", tmp_path=tmp_path)
+    assert re.search(rf"^controller CPU per trial .*: mlr {NUMBER} ms", text, re.M)
+    assert re.search(r"^target mlr <= 1 ms per trial: (PASS|FAIL)$", text, re.M)
+    ratio = r"^ratio cpu\(mlr\)/cpu\(MLRsearch 1\.2\.1\) per trial: "
+    if MLRSEARCH_RUNS:
+        assert re.search(ratio + NUMBER + "$", text, re.M)
+    else:
+        assert re.search(ratio + "n/a", text, re.M)
+
+
+def test_help_runs(tmp_path: Path) -> None:
+    for script in ("efficiency.py", "overhead.py"):
+        assert "--quick" in _run_script(script, "--help", tmp_path=tmp_path)
+
+
+def test_scoring() -> None:
+    assert relative_error(99.0, 100.0) == pytest.approx(-0.01)
+    assert relative_error(None, 100.0) == -1.0
+    assert within_one_width_below(99.6, 100.0, 0.005)
+    assert not within_one_width_below(99.4, 100.0, 0.005)
+    assert not within_one_width_below(100.1, 100.0, 0.005)
+    assert worst([0.01, -0.03, 0.02]) == -0.03
+
+
+def test_goal_sets() -> None:
+    ndr, pdr = make_goals("strict", 30.0)
+    assert (ndr.loss_ratio, pdr.loss_ratio) == (0.0, 0.005)
+    assert (ndr.exceed_ratio, ndr.final_trial_duration, ndr.duration_sum) == (0.0, 30.0, 30.0)
+    ndr, _ = make_goals("csit", 30.0)
+    assert (ndr.exceed_ratio, ndr.final_trial_duration, ndr.duration_sum) == (0.5, 1.0, 21.0)
+    with pytest.raises(ValueError, match="unknown goal set"):
+        make_goals("rfc", 30.0)
+
+
+def _assert_near_truth(outcome: SearchOutcome, truths: tuple[float, ...]) -> None:
+    for goal, truth in zip(outcome.goals, truths, strict=True):
+        assert goal.lower_bound is not None and goal.upper_bound is not None
+        assert goal.lower_bound <= goal.upper_bound
+        assert abs(goal.lower_bound - truth) <= 0.01 * truth
+
+
+@pytest.mark.parametrize(("goal_set", "duration"), [("strict", 30.0), ("csit", 1.0)])
+def test_mlrsearch_adapter_on_sharp_model(goal_set: str, duration: float) -> None:
+    pytest.importorskip("MLRsearch", exc_type=ImportError)
+    from benchmarks.mlrsearch_adapter import run_mlrsearch
+
+    model = make_model("sharp", seed=4)
+    measurer = SimulatedMeasurer(model, overhead_s=0.5, seed=4)
+    goals = make_goals(goal_set, duration)
+    outcome = run_mlrsearch(measurer, goals, 1e4, 29.76e6)
+    truths = tuple(model.true_throughput(duration, goal.loss_ratio) for goal in goals)
+    _assert_near_truth(outcome, truths)
+    assert outcome.note == ""
+    assert outcome.trial_count == measurer.trial_count > 0
+    assert outcome.simulated_time_s == pytest.approx(measurer.clock_s)
+    assert outcome.controller_cpu_s >= 0.0
+
+
+def test_mlrsearch_row_through_runner() -> None:
+    pytest.importorskip("MLRsearch", exc_type=ImportError)
+    row = run_case(Case("strict", "sharp", 10.0, 2, 0.5), MLRSEARCH)
+    assert all(abs(error) <= 0.01 for error in row.errors)
+    assert row.to_json()["algorithm"] == MLRSEARCH
+
+
+def test_bridge_counts_unsent_frames_as_loss() -> None:
+    pytest.importorskip("MLRsearch", exc_type=ImportError)
+    from benchmarks.mlrsearch_adapter import MeasurerBridge
+
+    class ShortTester:
+        def measure(self, duration: float, load: float) -> TrialResult:
+            intended = load * duration
+            return TrialResult(
+                duration=duration,
+                load=load,
+                offered_count=intended * 0.9,
+                forwarded_count=intended * 0.8,
+                intended_count=intended,
+            )
+
+    bridge = MeasurerBridge(ShortTester())
+    result = bridge.measure(2.0, 1000.0)
+    assert result.loss_ratio == pytest.approx(0.2)
+    assert bridge.trial_count == 1
