@@ -140,7 +140,7 @@ class MlrController:
         low = -1 if lower is None else self.index_of[lower]
         high = top + 1 if upper is None else self.index_of[upper]
         span = high - low
-        if low >= top or high <= 0 or span <= width:
+        if low >= top or high <= 0 or (lower is not None and upper is not None and span <= width):
             return None
         threshold = self._threshold(track, short)
         hint = None if threshold is None else self.grid.floor_index(threshold)
