@@ -91,10 +91,6 @@ def test_equal_measurers_give_equal_searches(algorithm: str, goals: list[Goal]) 
         assert str(reason).startswith(f"{algorithm}/")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: algorithm='bswlv' with bswlv_repeats=0 labels every trial 'binary'",
-)
 def test_bswlv_without_repeats_still_names_itself() -> None:
     result = search(CapacityDut(3e6), [NDR], MIN_LOAD, MAX_LOAD, "bswlv", bswlv_repeats=0)
     assert result.algorithm == "bswlv"
@@ -339,12 +335,6 @@ def test_max_search_time_not_reached(algorithm: str) -> None:
     assert inputs(capped) == inputs(full)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: the cap is checked against requested durations, so trials with "
-    "overheads (effective_duration > duration) push search_time past max_search_time "
-    "without SearchTimeLimitError",
-)
 def test_max_search_time_counts_effective_durations() -> None:
     goal = Goal(
         loss_ratio=0.0,

@@ -17,7 +17,7 @@ from ndrpdr.search.trial import TrialReason
 
 def run_bisection(session: Session, *, repeats: int) -> None:
     """Search every goal in turn; the hard bounds become the goal results."""
-    algorithm = "bswlv" if repeats else "binary"
+    algorithm = session.algorithm
     bounds = [
         _search_goal(session, index, goal, repeats, algorithm)
         for index, goal in enumerate(session.goals)

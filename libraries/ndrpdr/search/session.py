@@ -66,6 +66,7 @@ class Session:
         self.db = TrialDatabase([goal_criterion(g) for g in goals])
         self.trials: list[TrialResult] = []
         self.search_time = 0.0
+        self.overhead = 0.0  # the largest effective - intended duration seen [s]
         self.started = clock()
         self.bounds_override: list[Bounds] | None = None
 
@@ -85,16 +86,18 @@ class Session:
         self.trials.append(trial)
         self.db.add(trial)
         self.search_time += trial.effective_seconds
+        self.overhead = max(self.overhead, trial.effective_seconds - duration)
         if self.progress is not None:
             self.progress(trial)
         return trial
 
     def _check_limits(self, duration: float, load: float) -> None:
         cap = self.limits.max_search_time
-        if cap is not None and self.search_time + duration > cap:
+        if cap is not None and self.search_time + duration + self.overhead > cap:
             raise SearchTimeLimitError(
                 f"max_search_time={cap:g} s reached: {self.search_time:g} s of trials done, "
-                f"next trial ({duration:g} s at load {load:.6g}) would exceed it",
+                f"next trial ({duration:g} s + {self.overhead:g} s overhead seen so far, "
+                f"at load {load:.6g}) would exceed it",
                 self.result(),
             )
         wall_cap = self.limits.max_wall_time
