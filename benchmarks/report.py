@@ -204,7 +204,7 @@ def accuracy_line(
         if theirs:
             their_med = median_abs(row.errors[i] for row in theirs)
             their_worst = abs(worst(row.errors[i] for row in theirs))
-            no_worse = no_worse and ours_worst <= their_worst
+            no_worse = no_worse and ours_worst <= their_worst and ours_med <= their_med
             parts.append(
                 f"{GOAL_LABELS[i]} |err| median {ours_med:.2%} vs {their_med:.2%}, "
                 f"worst {ours_worst:.2%} vs {their_worst:.2%}"
@@ -212,5 +212,7 @@ def accuracy_line(
         else:
             parts.append(f"{GOAL_LABELS[i]} |err| median {ours_med:.2%}, worst {ours_worst:.2%}")
     versus = f" (mlr vs {MLRSEARCH_LABEL})" if theirs else f" ({MLRSEARCH_LABEL} missing)"
-    tail = f"; mlr worst no worse: {'yes' if no_worse else 'no'}" if theirs else ""
-    return f"{head} (noisy){versus}: " + "; ".join(parts) + tail
+    line = f"{head} (noisy){versus}: " + "; ".join(parts)
+    if not theirs:
+        return line
+    return verdicts.judge(no_worse, line + "; target median and worst no worse than MLRsearch")
