@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable
 
-from ndrpdr.search import Classification, Criterion, Goal, TrialResult
+from ndrpdr.search import Classification, Goal, TrialResult
 
 
 class CapacityDut:
@@ -57,7 +57,8 @@ class LossCurveDut:
     def ratio(self, load: float) -> float:
         if load <= self.capacity:
             return 0.0
-        return min(1.0, self.scale * ((load - self.capacity) / self.capacity) ** self.power)
+        excess: float = ((load - self.capacity) / self.capacity) ** self.power
+        return min(1.0, self.scale * excess)
 
     def measure(self, duration: float, load: float) -> TrialResult:
         offered = load * duration
@@ -254,13 +255,3 @@ def rfc_bounds(trials: Iterable[TrialResult], goal: Goal) -> tuple[float | None,
         if verdict is Classification.LOWER:
             lower = load
     return lower, None
-
-
-def criterion_of(goal: Goal) -> Criterion:
-    """The classification criterion of a goal."""
-    return Criterion(
-        loss_ratio=goal.loss_ratio,
-        exceed_ratio=goal.exceed_ratio,
-        final_duration=goal.final_trial_duration,
-        duration_sum=goal.duration_sum,
-    )

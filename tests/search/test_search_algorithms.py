@@ -117,13 +117,15 @@ def test_mlr_is_frugal_on_a_capacity_cliff(capacity: float) -> None:
     assert_true_bounds(result, dut)
 
 
-def test_mlr_lower_bounds_hold_when_short_trials_overstate_capacity() -> None:
-    # A 1 s trial hides 0.9 Mframes in the buffer: short trials pass up to 3.9 Mfps
-    # (+30 %), 30 s trials only up to 3.03 Mfps.
-    dut = BufferDut(3e6, 0.9e6)
+@pytest.mark.parametrize("overstatement", [0.3, 1.0, 2.0])
+def test_mlr_lower_bounds_hold_when_short_trials_overstate_capacity(overstatement: float) -> None:
+    # A 1 s trial hides ``overstatement`` x 3 Mframes in the buffer: short trials
+    # pass up to (1 + overstatement) x 3 Mfps, 30 s trials only up to 1/30 of that
+    # excess above 3 Mfps.
+    dut = BufferDut(3e6, overstatement * 3e6)
     short_edge = threshold(dut.measure, 1.0, 0.0, MIN_LOAD, MAX_LOAD)
     final_edge = threshold(dut.measure, 30.0, 0.0, MIN_LOAD, MAX_LOAD)
-    assert short_edge > 1.25 * final_edge
+    assert short_edge > (1.0 + overstatement * 0.9) * final_edge
     result = search(dut, [NDR, PDR], MIN_LOAD, MAX_LOAD)
     assert any(t.duration < 30.0 for t in result.trials)  # short trials were used
     assert_true_bounds(result, dut)
@@ -173,6 +175,33 @@ def test_mlr_gives_up_after_max_trials(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(mlr_module, "MAX_TRIALS", 2)
     with pytest.raises(SearchError, match="did not converge in 2 trials"):
         search(CapacityDut(3e6), [NDR, PDR], MIN_LOAD, MAX_LOAD)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="engine bug: with a small constant loss above capacity the final-stage hint "
+    "(capacity model) sits one grid step below the last failing load, so mlr walks down "
+    "from max load one 0.5 % step (11 x 8 s trials) at a time and needs > 10000 trials",
+)
+def test_mlr_converges_on_a_small_loss_step() -> None:
+    # The 30 s probe at max load (0.1 % loss) is full-length for the 8 s goal too.
+    goals = [
+        Goal(
+            loss_ratio=0.005,
+            initial_trial_duration=30.0,
+            final_trial_duration=30.0,
+            duration_sum=30.0,
+        ),
+        Goal(loss_ratio=0.0, final_trial_duration=8.0, duration_sum=168.0),
+    ]
+    dut = StepDut(6512.671799957982, 0.001)
+    # 4000 s of trials: about 45 loads at 88 s each; bisecting 1e3..1e6 takes ~10.
+    result = search(dut, goals, 1e3, 1e6, max_search_time=4000.0)
+    pdr, ndr = result.goal_results
+    assert pdr.lower_bound == 1e6
+    assert ndr.regular
+    assert ndr.lower_bound is not None
+    assert dut.capacity * (1.0 - 0.005) <= ndr.lower_bound <= dut.capacity
 
 
 @pytest.mark.parametrize("capacity", [1000.0, 1002.0, 1004.9])
@@ -335,7 +364,9 @@ def test_max_search_time_not_reached(algorithm: str) -> None:
     assert inputs(capped) == inputs(full)
 
 
-def test_max_search_time_counts_effective_durations() -> None:
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_max_search_time_counts_effective_durations(algorithm: str) -> None:
+    # Every 10 s trial costs 15 effective seconds.
     goal = Goal(
         loss_ratio=0.0,
         exceed_ratio=0.0,
@@ -343,15 +374,14 @@ def test_max_search_time_counts_effective_durations() -> None:
         final_trial_duration=10.0,
         duration_sum=10.0,
     )
-    full = search(OverheadDut(3e6, 5.0), [goal], MIN_LOAD, MAX_LOAD, "binary")
+    full = search(OverheadDut(3e6, 5.0), [goal], MIN_LOAD, MAX_LOAD, algorithm)
+    assert full.search_time == 15.0 * len(full.trials)
     cap = full.search_time - 1.0
-    try:
-        result = search(
-            OverheadDut(3e6, 5.0), [goal], MIN_LOAD, MAX_LOAD, "binary", max_search_time=cap
-        )
-    except SearchTimeLimitError as error:
-        result = error.partial
-    assert result.search_time <= cap
+    with pytest.raises(SearchTimeLimitError, match=f"max_search_time={cap:g}") as info:
+        search(OverheadDut(3e6, 5.0), [goal], MIN_LOAD, MAX_LOAD, algorithm, max_search_time=cap)
+    partial = info.value.partial
+    assert 0 < len(partial.trials) < len(full.trials)
+    assert partial.search_time <= cap
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)

@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from search_duts import rfc_classify
+from search_duts import NeverLosesDut, rfc_classify
 
-from ndrpdr.search import Classification, Criterion, LoadStats, TrialResult, classify
+from ndrpdr.search import (
+    Classification,
+    Criterion,
+    Goal,
+    GoalResult,
+    LoadStats,
+    TrialResult,
+    classify,
+    search,
+)
 from ndrpdr.search.classify import conditional_throughput
 from ndrpdr.search.database import TrialDatabase
+from ndrpdr.search.grid import LoadGrid
 
 LOWER = Classification.LOWER
 UPPER = Classification.UPPER
@@ -208,6 +220,34 @@ def test_conditional_throughput_uses_effective_durations_and_ignores_short_trial
     assert conditional_throughput(trials, 1000.0, criterion) == pytest.approx(900.0)
 
 
+@pytest.mark.parametrize(("seconds", "count"), [(0.9, 3), (0.1, 3), (2.7, 21)])
+def test_conditional_throughput_at_a_lower_bound_survives_rounding(
+    seconds: float, count: int
+) -> None:
+    criterion = Criterion(
+        loss_ratio=0.0, exceed_ratio=0.0, final_duration=seconds, duration_sum=seconds * count
+    )
+    trials = [trial(seconds, 0.0)] * count
+    stats = LoadStats()
+    for one in trials:
+        stats.add(one, criterion)
+    assert classify(stats, criterion) is LOWER  # every second low-loss, the sum reached
+    assert conditional_throughput(trials, 1000.0, criterion) == pytest.approx(1000.0)
+
+
+def test_search_reports_conditional_throughput_at_max_load_with_inexact_durations() -> None:
+    goal = Goal(
+        loss_ratio=0.0,
+        exceed_ratio=0.0,
+        initial_trial_duration=0.9,
+        final_trial_duration=0.9,
+        duration_sum=2.7,
+    )
+    result = search(NeverLosesDut(), [goal], 1e3, 1e6)
+    assert result.goal_results[0].lower_bound == 1e6
+    assert result.goal_results[0].conditional_throughput == pytest.approx(1e6)
+
+
 def test_conditional_throughput_none_without_full_length_trials() -> None:
     assert conditional_throughput([], 1000.0, STRICT) is None
     assert conditional_throughput([trial(29.0, 0.0), trial(1.0, 0.0)], 1000.0, STRICT) is None
@@ -234,3 +274,57 @@ def test_database_relevant_bounds_resolve_loss_inversion_conservatively() -> Non
     lenient = Criterion(loss_ratio=0.15, exceed_ratio=0.0, final_duration=1.0, duration_sum=1.0)
     assert db.add_criterion(lenient) == 1
     assert db.relevant_bounds(1) == (300.0, 400.0)
+
+
+# -- goal results -----------------------------------------------------------------------
+
+
+def goal_result(lower: float | None, upper: float | None, width: float = 0.01) -> GoalResult:
+    goal = Goal(relative_width=width)
+    return GoalResult(goal, lower, upper, None, min_load=10.0, max_load=1000.0)
+
+
+@pytest.mark.parametrize(
+    ("lower", "upper", "reason"),
+    [
+        (99.0, 100.0, None),
+        (100.0, 100.0, None),
+        (98.9, 100.0, "bounds are wider than the goal width"),
+        (1000.0, None, "max load is a lower bound"),
+        (999.0, None, "no upper bound found"),
+        (None, 10.0, "min load is an upper bound"),
+        (None, 11.0, "no lower bound found"),
+        (None, None, "no bounds found"),
+    ],
+)
+def test_goal_result_regularity(
+    lower: float | None, upper: float | None, reason: str | None
+) -> None:
+    result = goal_result(lower, upper)
+    assert result.regular is (reason is None)
+    assert result.irregular_reason == reason
+
+
+# -- the load grid ----------------------------------------------------------------------
+
+
+def test_load_grid_maps_indices_and_loads_both_ways() -> None:
+    grid = LoadGrid(1000.0, 1e6, [0.05, 0.005])
+    assert grid.load(-3) == grid.load(0) == 1000.0
+    assert grid.load(grid.top) == grid.load(grid.top + 5) == 1e6
+    # Steps no wider than the narrowest width, evenly dividing the range.
+    assert 1.0 - math.exp(-grid.step) <= 0.005
+    assert grid.step * grid.top == pytest.approx(math.log(1000.0))
+    assert grid.width_steps(0.005) == 1
+    assert grid.width_steps(0.05) == math.floor(-math.log1p(-0.05) / grid.step + 1e-9)
+    assert grid.width_steps(1e-6) == 1
+    for index in (0, 1, 7, grid.top // 2, grid.top - 1, grid.top):
+        load = grid.load(index)
+        assert grid.floor_index(load) == index
+        assert grid.floor_index(load * 1.000001) == index
+    assert grid.floor_index(999.0) == -1
+    assert grid.floor_index(1e6) == grid.top
+    assert grid.floor_index(2e6) == grid.top
+    assert [grid.load(i) for i in range(grid.top + 1)] == sorted(
+        grid.load(i) for i in range(grid.top + 1)
+    )

@@ -109,7 +109,8 @@ def conditional_throughput(
         else:
             break
     else:
-        if remaining_s > 0.0:
+        # Seconds are floats: a remainder at rounding level is not a missing second.
+        if remaining_s > 1e-9 * max(criterion.duration_sum, measured_s):
             quantile_loss_ratio = 1.0
     assert quantile_loss_ratio is not None
     return load * (1.0 - quantile_loss_ratio)
