@@ -177,12 +177,6 @@ def test_mlr_gives_up_after_max_trials(monkeypatch: pytest.MonkeyPatch) -> None:
         search(CapacityDut(3e6), [NDR, PDR], MIN_LOAD, MAX_LOAD)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: with a small constant loss above capacity the final-stage hint "
-    "(capacity model) sits one grid step below the last failing load, so mlr walks down "
-    "from max load one 0.5 % step (11 x 8 s trials) at a time and needs > 10000 trials",
-)
 def test_mlr_converges_on_a_small_loss_step() -> None:
     # The 30 s probe at max load (0.1 % loss) is full-length for the 8 s goal too.
     goals = [

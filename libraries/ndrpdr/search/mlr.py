@@ -59,6 +59,7 @@ class _Track:
     width: int
     stage: str
     streak: int = 0
+    pass_misses: int = 0
     last_plan: _Plan | None = None
 
 
@@ -170,6 +171,14 @@ class MlrController:
                 return plan(hint, "expect-pass", "pass")
             if short and hint + width < high:
                 return plan(hint + width, "expect-fail", "fail")
+            if hint > low and not short and track.pass_misses >= 2:
+                # The estimate keeps landing just below the last failure:
+                # step down geometrically instead of one width at a time.
+                # With a lower bound known, bisect instead.
+                stepped = high - width * 2 ** (track.pass_misses - 1)
+                if low >= 0:
+                    stepped = (low + high) // 2
+                return plan(max(min(hint, stepped), low + 1), "expand-down", "pass")
             if hint > low:
                 return plan(hint, "expect-pass", "pass")
             return plan(min(low + width, top), "expect-fail", "fail")
@@ -261,6 +270,12 @@ class MlrController:
             and _far_below(trial, goal)
         ):
             self._distrust()  # the short stage predicted a pass here
+        if plan.phase == "final" and plan.expect == "pass":
+            verdict = self.session.db.classification(track.goal_index, trial.load)
+            if verdict is Classification.UPPER:
+                track.pass_misses += 1
+            elif verdict is Classification.LOWER:
+                track.pass_misses = 0
         if not plan.strategy.startswith("expand"):
             track.streak = 0
             return
