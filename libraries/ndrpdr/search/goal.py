@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 
 from ndrpdr.search.errors import SearchInputError
+from ndrpdr.search.numbers import finite_number
 
 
 def _finite(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SearchInputError(f"Goal {name}={value!r} is not a number")
-    if math.isnan(value) or math.isinf(value):
-        raise SearchInputError(f"Goal {name}={value!r} is not finite")
-    return float(value)
+    return finite_number(f"Goal {name}", value)
 
 
 @dataclasses.dataclass(frozen=True)

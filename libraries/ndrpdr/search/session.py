@@ -8,13 +8,13 @@ of every trial live here once for every algorithm.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable, Sequence
 
 from ndrpdr.search.classify import Criterion, conditional_throughput
 from ndrpdr.search.database import TrialDatabase
 from ndrpdr.search.errors import SearchInputError, SearchTimeLimitError
 from ndrpdr.search.goal import Goal
+from ndrpdr.search.numbers import finite_number
 from ndrpdr.search.result import GoalResult, SearchResult
 from ndrpdr.search.trial import Measurer, TrialReason, TrialResult
 
@@ -144,10 +144,7 @@ class Session:
 
 def check_load(name: str, value: object) -> float:
     """A load argument as a float, or SearchInputError naming it."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SearchInputError(f"{name}={value!r} is not a number")
-    if math.isnan(value) or math.isinf(value):
-        raise SearchInputError(f"{name}={value!r} is not finite")
-    if value <= 0:
+    number = finite_number(name, value)
+    if number <= 0:
         raise SearchInputError(f"{name}={value!r} must be > 0")
-    return float(value)
+    return number

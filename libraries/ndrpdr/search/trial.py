@@ -13,6 +13,7 @@ import math
 from typing import Protocol, runtime_checkable
 
 from ndrpdr.search.errors import SearchInputError
+from ndrpdr.search.numbers import finite_number
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,11 +42,7 @@ class TrialReason:
 def _check_number(name: str, value: object, *, allow_none: bool = False) -> None:
     if value is None and allow_none:
         return
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SearchInputError(f"TrialResult {name}={value!r} is not a number")
-    if math.isnan(value) or math.isinf(value):
-        raise SearchInputError(f"TrialResult {name}={value!r} is not finite")
-    if value < 0:
+    if finite_number(f"TrialResult {name}", value) < 0:
         raise SearchInputError(f"TrialResult {name}={value!r} is negative")
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import math
 import random
 
 from ndrpdr.search.errors import SearchInputError
+from ndrpdr.search.numbers import finite_number
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.trafficgen.sim.clock import SimulatedClock
 from ndrpdr.trafficgen.sim.models.base import check_non_negative, check_positive
@@ -92,10 +92,7 @@ class SimulatedMeasurer:
 
 def _check_number(name: str, value: float, *, positive: bool) -> None:
     """Raise SearchInputError naming ``value`` unless it is a finite number (> 0 or >= 0)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SearchInputError(f"trial {name}={value!r} is not a number")
-    if not math.isfinite(value):
-        raise SearchInputError(f"trial {name}={value!r} is not finite")
+    value = finite_number(f"trial {name}", value)
     if positive and value <= 0:
         raise SearchInputError(f"trial {name}={value!r} must be > 0")
     if value < 0:
