@@ -26,7 +26,8 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.goalsets import GOAL_SET_NAMES, check_goal_set, final_durations, make_goals
+from benchmarks.cli import add_simulation_options, names, resolve_simulation_options
+from benchmarks.goalsets import final_durations, make_goals
 from benchmarks.report import (
     Verdicts,
     accuracy_line,
@@ -37,7 +38,6 @@ from benchmarks.report import (
     table,
 )
 from benchmarks.runner import ALGORITHMS, MLRSEARCH, Case, Row, mlrsearch_problem, run_case_all
-from ndrpdr.trafficgen.sim import MODEL_NAMES
 
 QUICK_MODELS = ("sharp", "transient")
 QUICK_DURATIONS = (30.0,)
@@ -47,12 +47,8 @@ DEFAULT_SEEDS = 15
 DEFAULT_OVERHEAD_S = 0.5
 
 
-def _names(text: str) -> tuple[str, ...]:
-    return tuple(part.strip() for part in text.split(",") if part.strip())
-
-
 def _floats(text: str) -> tuple[float, ...]:
-    return tuple(float(part) for part in _names(text))
+    return tuple(float(part) for part in names(text))
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -70,26 +66,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
             "Targets are reported as PASS/FAIL; the exit code is 0 unless an error occurs."
         ),
     )
-    parser.add_argument("--models", type=_names, help=f"comma list (default: all of {MODEL_NAMES})")
+    add_simulation_options(
+        parser, default_seeds=DEFAULT_SEEDS, default_overhead_s=DEFAULT_OVERHEAD_S
+    )
     parser.add_argument(
         "--durations", type=_floats, help="final trial durations [s], comma list (default 10,30,60)"
     )
-    parser.add_argument("--seeds", type=int, help=f"seeds per model (default {DEFAULT_SEEDS})")
-    parser.add_argument(
-        "--overhead",
-        type=float,
-        default=DEFAULT_OVERHEAD_S,
-        help=f"simulated per-trial overhead [s] (default {DEFAULT_OVERHEAD_S})",
-    )
-    parser.add_argument(
-        "--goal-sets",
-        type=_names,
-        default=GOAL_SET_NAMES,
-        help=f"comma list of {', '.join(GOAL_SET_NAMES)} (default: both)",
-    )
     parser.add_argument(
         "--algorithms",
-        type=_names,
+        type=names,
         default=ALGORITHMS,
         help=f"comma list of {', '.join(ALGORITHMS)} (default: all)",
     )
@@ -110,20 +95,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         ),
     )
     args = parser.parse_args(argv)
-    if args.models is None:
-        args.models = QUICK_MODELS if args.quick else MODEL_NAMES
+    resolve_simulation_options(
+        parser,
+        args,
+        quick_models=QUICK_MODELS,
+        quick_seeds=QUICK_SEEDS,
+        default_seeds=DEFAULT_SEEDS,
+    )
     if args.durations is None:
         args.durations = QUICK_DURATIONS if args.quick else DEFAULT_DURATIONS
-    if args.seeds is None:
-        args.seeds = QUICK_SEEDS if args.quick else DEFAULT_SEEDS
-    for model in args.models:
-        if model not in MODEL_NAMES:
-            parser.error(f"unknown model {model!r}; choose from {', '.join(MODEL_NAMES)}")
-    for name in args.goal_sets:
-        try:
-            check_goal_set(name)
-        except ValueError as error:
-            parser.error(str(error))
     for algorithm in args.algorithms:
         if algorithm not in ALGORITHMS:
             parser.error(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")

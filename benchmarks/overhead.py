@@ -22,12 +22,12 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.goalsets import GOAL_SET_NAMES, check_goal_set, final_durations
+from benchmarks.cli import add_simulation_options, resolve_simulation_options
+from benchmarks.goalsets import final_durations
 from benchmarks.report import Verdicts, display_name
 from benchmarks.runner import MLRSEARCH, Case, Row, mlrsearch_problem, run_case
 from benchmarks.scoring import median
 from benchmarks.targets import CONTROLLER_CPU_PER_TRIAL_S
-from ndrpdr.trafficgen.sim import MODEL_NAMES
 
 OURS = "mlr"
 QUICK_MODELS = ("sharp", "transient")
@@ -35,10 +35,6 @@ QUICK_SEEDS = 2
 DEFAULT_SEEDS = 5
 DEFAULT_DURATION_S = 30.0
 DEFAULT_OVERHEAD_S = 0.5
-
-
-def _names(text: str) -> tuple[str, ...]:
-    return tuple(part.strip() for part in text.split(",") if part.strip())
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -55,25 +51,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
             "and below MLRsearch 1.2.1's. Exit code 0 unless an error occurs."
         ),
     )
-    parser.add_argument("--models", type=_names, help=f"comma list (default: all of {MODEL_NAMES})")
-    parser.add_argument("--seeds", type=int, help=f"seeds per model (default {DEFAULT_SEEDS})")
+    add_simulation_options(
+        parser, default_seeds=DEFAULT_SEEDS, default_overhead_s=DEFAULT_OVERHEAD_S
+    )
     parser.add_argument(
         "--duration",
         type=float,
         default=DEFAULT_DURATION_S,
         help=f"final trial duration [s] of the strict goals (default {DEFAULT_DURATION_S:g})",
-    )
-    parser.add_argument(
-        "--overhead",
-        type=float,
-        default=DEFAULT_OVERHEAD_S,
-        help=f"simulated per-trial overhead [s] (default {DEFAULT_OVERHEAD_S})",
-    )
-    parser.add_argument(
-        "--goal-sets",
-        type=_names,
-        default=GOAL_SET_NAMES,
-        help=f"comma list of {', '.join(GOAL_SET_NAMES)} (default: both)",
     )
     parser.add_argument("--json", type=Path, metavar="PATH", help="write every per-search row here")
     parser.add_argument(
@@ -82,18 +67,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help=f"smoke test: models {','.join(QUICK_MODELS)}, {QUICK_SEEDS} seeds",
     )
     args = parser.parse_args(argv)
-    if args.models is None:
-        args.models = QUICK_MODELS if args.quick else MODEL_NAMES
-    if args.seeds is None:
-        args.seeds = QUICK_SEEDS if args.quick else DEFAULT_SEEDS
-    for model in args.models:
-        if model not in MODEL_NAMES:
-            parser.error(f"unknown model {model!r}; choose from {', '.join(MODEL_NAMES)}")
-    for name in args.goal_sets:
-        try:
-            check_goal_set(name)
-        except ValueError as error:
-            parser.error(str(error))
+    resolve_simulation_options(
+        parser,
+        args,
+        quick_models=QUICK_MODELS,
+        quick_seeds=QUICK_SEEDS,
+        default_seeds=DEFAULT_SEEDS,
+    )
     if args.seeds < 1 or args.duration <= 0:
         parser.error("--seeds must be >= 1 and --duration > 0")
     return args

@@ -1,0 +1,57 @@
+"""Command-line options both benchmarks share (DUT models, seeds, overhead, goal sets)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from benchmarks.goalsets import GOAL_SET_NAMES, check_goal_set
+from ndrpdr.trafficgen.sim import MODEL_NAMES
+
+
+def names(text: str) -> tuple[str, ...]:
+    """A comma list as a tuple of stripped, non-empty names."""
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def add_simulation_options(
+    parser: argparse.ArgumentParser, *, default_seeds: int, default_overhead_s: float
+) -> None:
+    """--models, --seeds, --overhead and --goal-sets."""
+    parser.add_argument("--models", type=names, help=f"comma list (default: all of {MODEL_NAMES})")
+    parser.add_argument("--seeds", type=int, help=f"seeds per model (default {default_seeds})")
+    parser.add_argument(
+        "--overhead",
+        type=float,
+        default=default_overhead_s,
+        help=f"simulated per-trial overhead [s] (default {default_overhead_s})",
+    )
+    parser.add_argument(
+        "--goal-sets",
+        type=names,
+        default=GOAL_SET_NAMES,
+        help=f"comma list of {', '.join(GOAL_SET_NAMES)} (default: both)",
+    )
+
+
+def resolve_simulation_options(
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    *,
+    quick_models: Sequence[str],
+    quick_seeds: int,
+    default_seeds: int,
+) -> None:
+    """Fill in --models / --seeds (from --quick when given) and reject unknown names."""
+    if args.models is None:
+        args.models = tuple(quick_models) if args.quick else MODEL_NAMES
+    if args.seeds is None:
+        args.seeds = quick_seeds if args.quick else default_seeds
+    for model in args.models:
+        if model not in MODEL_NAMES:
+            parser.error(f"unknown model {model!r}; choose from {', '.join(MODEL_NAMES)}")
+    for name in args.goal_sets:
+        try:
+            check_goal_set(name)
+        except ValueError as error:
+            parser.error(str(error))
