@@ -1,0 +1,257 @@
+"""ndrpdr.units: parsing and formatting rates, bit rates and durations."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ndrpdr.errors import NdrPdrError
+from ndrpdr.profiles import ProfileError
+from ndrpdr.units import (
+    UnitError,
+    format_bitrate,
+    format_rate,
+    parse_bitrate,
+    parse_duration,
+    parse_rate,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (1000, 1000.0),
+        (2.5, 2.5),
+        ("250000", 250_000.0),
+        ("250000pps", 250_000.0),
+        ("100kpps", 100_000.0),
+        ("100 KPPS", 100_000.0),
+        ("10Mpps", 10e6),
+        ("1.5 Mpps", 1.5e6),
+        (" 1.5  mpps ", 1.5e6),
+        ("1e6pps", 1e6),
+        (".5Mpps", 5e5),
+        ("2Gpps", 2e9),
+    ],
+)
+def test_parse_rate(text: str | float, expected: float) -> None:
+    assert parse_rate(text) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "size", "expected"),
+    [
+        ("10Gbps", 64, 14_880_952.38),
+        ("10 gbps", 1518, 812_743.82),
+        ("100Mbps", 64, 148_809.52),
+        ("1Gbps", 64, 1_488_095.24),
+        ("10000 Mb/s", 64, 14_880_952.38),
+        ("10Gbps", "IMIX", 10e9 / ((4246 / 12 + 20) * 8)),
+    ],
+)
+def test_parse_rate_bits(text: str, size: int | str, expected: float) -> None:
+    assert parse_rate(text, frame_size=size) == pytest.approx(expected, abs=0.01)  # type: ignore[arg-type]
+
+
+def test_parse_rate_percent() -> None:
+    assert parse_rate("50%", max_rate_pps=14_880_952.0) == pytest.approx(7_440_476.0)
+    assert parse_rate("100 %", max_rate_pps=1e6) == 1e6
+    assert parse_rate("0.1%", max_rate_pps=1e6) == pytest.approx(1000.0)
+
+
+@pytest.mark.parametrize(
+    ("text", "kwargs", "match"),
+    [
+        ("", {}, "is not valid"),
+        ("fast", {}, "is not valid"),
+        ("Mpps", {}, "is not valid"),
+        ("10 Mpps 5", {}, "is not valid"),
+        ("10 furlongs", {}, "unknown unit 'furlongs'"),
+        ("10 mps", {}, "unknown unit 'mps'"),
+        ("10Gbps", {}, "a frame size is needed"),
+        ("50%", {}, "the maximum rate is needed"),
+        ("150%", {"max_rate_pps": 1e6}, "at most 100 %"),
+        ("0%", {"max_rate_pps": 1e6}, "more than 0 %"),
+        ("50%", {"max_rate_pps": 0.0}, "maximum rate"),
+        ("0", {}, "must be finite and > 0"),
+        ("-5kpps", {}, "must be finite and > 0"),
+        ("0 Gbps", {"frame_size": 64}, "must be finite and > 0"),
+        ("1e400pps", {}, "must be finite and > 0"),
+        (0, {}, "must be finite and > 0"),
+        (-1.0, {}, "must be finite and > 0"),
+        (math.nan, {}, "must be finite and > 0"),
+        (math.inf, {}, "must be finite and > 0"),
+        (True, {}, "is not valid"),
+        (None, {}, "is not valid"),
+    ],
+)
+def test_parse_rate_errors(text: object, kwargs: dict[str, object], match: str) -> None:
+    with pytest.raises(UnitError, match=match) as info:
+        parse_rate(text, **kwargs)  # type: ignore[arg-type]
+    assert repr(text) in str(info.value)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, NdrPdrError)
+
+
+def test_parse_rate_bad_frame_size() -> None:
+    with pytest.raises(ProfileError, match="frame size 10"):
+        parse_rate("10Gbps", frame_size=10)
+
+
+def test_parse_rate_error_says_what_is_accepted() -> None:
+    with pytest.raises(UnitError, match=r"kpps.*Gbps.*%"):
+        parse_rate("lots")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (30, 30.0),
+        (0.5, 0.5),
+        ("30", 30.0),
+        ("30s", 30.0),
+        ("30 S", 30.0),
+        ("30 sec", 30.0),
+        ("2 seconds", 2.0),
+        ("500ms", 0.5),
+        ("250 us", 250e-6),
+        ("1 min", 60.0),
+        ("2m", 120.0),
+        ("1.5 minutes", 90.0),
+        ("1h", 3600.0),
+        ("2 hours", 7200.0),
+        ("1 min 30 s", 90.0),
+        ("1m30s", 90.0),
+        ("1h 1m 1s 1ms", 3661.001),
+    ],
+)
+def test_parse_duration(text: str | float, expected: float) -> None:
+    assert parse_duration(text) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("", "is not valid"),
+        ("   ", "is not valid"),
+        ("soon", "is not valid"),
+        ("1 min 30", "is not valid"),
+        ("1 min -30 s", "is not valid"),
+        ("30 days", "unknown unit 'days'"),
+        ("0s", "must be finite and > 0"),
+        ("0", "must be finite and > 0"),
+        ("-1", "must be finite and > 0"),
+        ("1e400 s", "must be finite and > 0"),
+        (0, "must be finite and > 0"),
+        (math.inf, "must be finite and > 0"),
+        (math.nan, "must be finite and > 0"),
+        (False, "is not valid"),
+        ([1], "is not valid"),
+    ],
+)
+def test_parse_duration_errors(text: object, match: str) -> None:
+    with pytest.raises(UnitError, match=match) as info:
+        parse_duration(text)  # type: ignore[arg-type]
+    assert repr(text) in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (1e10, 1e10),
+        ("1000", 1000.0),
+        ("10Gbps", 10e9),
+        ("25G", 25e9),
+        ("25 g", 25e9),
+        ("100Mbps", 100e6),
+        ("100 mb/s", 100e6),
+        ("1 kbit/s", 1000.0),
+        ("400 Gbit/s", 400e9),
+        ("1Tbps", 1e12),
+        ("64bps", 64.0),
+    ],
+)
+def test_parse_bitrate(text: str | float, expected: float) -> None:
+    assert parse_bitrate(text) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("", "is not valid"),
+        ("fast", "is not valid"),
+        ("10 Mpps", "unknown unit 'mpps'"),
+        ("10 GB", "unknown unit 'gb'"),
+        ("0G", "must be finite and > 0"),
+        ("-1G", "must be finite and > 0"),
+        (0.0, "must be finite and > 0"),
+        (math.nan, "must be finite and > 0"),
+        (True, "is not valid"),
+    ],
+)
+def test_parse_bitrate_errors(text: object, match: str) -> None:
+    with pytest.raises(UnitError, match=match) as info:
+        parse_bitrate(text)  # type: ignore[arg-type]
+    assert repr(text) in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("pps", "text"),
+    [
+        (14_880_952.38, "14.881 Mpps"),
+        (250_000.0, "250 kpps"),
+        (812_743.82, "812.744 kpps"),
+        (999.5, "999.5 pps"),
+        (0.0, "0 pps"),
+        (999_999.9999, "1 Mpps"),
+        (2.5e9, "2.5 Gpps"),
+        (math.inf, "inf pps"),
+    ],
+)
+def test_format_rate(pps: float, text: str) -> None:
+    assert format_rate(pps) == text
+
+
+@pytest.mark.parametrize(
+    ("bps", "text"),
+    [
+        (10e9, "10.000 Gbps"),
+        (812_743_823.0, "812.744 Mbps"),
+        (25e3, "25.000 kbps"),
+        (1e12, "1.000 Tbps"),
+        (12.0, "12.000 bps"),
+        (math.nan, "nan bps"),
+    ],
+)
+def test_format_bitrate(bps: float, text: str) -> None:
+    assert format_bitrate(bps) == text
+
+
+@settings(deadline=None)
+@given(st.floats(min_value=1e-3, max_value=1e11))
+def test_rate_round_trip(pps: float) -> None:
+    text = format_rate(pps)
+    assert parse_rate(text) == pytest.approx(pps, rel=1e-3, abs=5e-4)
+    number, unit = text.split()
+    assert unit in ("pps", "kpps", "Mpps", "Gpps")
+    assert float(number) < 1000
+
+
+@settings(deadline=None)
+@given(st.floats(min_value=1.0, max_value=1e14))
+def test_bitrate_round_trip(bps: float) -> None:
+    assert parse_bitrate(format_bitrate(bps)) == pytest.approx(bps, rel=1e-3, abs=5e-4)
+
+
+@settings(deadline=None)
+@given(st.integers(0, 100), st.integers(0, 59), st.integers(0, 59), st.integers(0, 999))
+def test_duration_parts_add(hours: int, minutes: int, seconds: int, millis: int) -> None:
+    total = hours * 3600 + minutes * 60 + seconds + millis / 1000
+    text = f"{hours}h {minutes} min {seconds}s {millis} ms"
+    if total == 0:
+        with pytest.raises(UnitError):
+            parse_duration(text)
+    else:
+        assert parse_duration(text) == pytest.approx(total)
