@@ -56,6 +56,8 @@ class TrialResult:
     ``effective_duration`` [s] is what time sums count (may include
     per-trial overheads); it defaults to ``duration``.
     ``reason`` is filled in by the search engine, not by measurers.
+    ``warnings`` are the measurer's remarks on the trial's validity (e.g. the
+    tester fell short of the intended rate); the search does not read them.
     """
 
     duration: float
@@ -66,6 +68,7 @@ class TrialResult:
     intended_count: float | None = None
     effective_duration: float | None = None
     reason: TrialReason | None = dataclasses.field(default=None, compare=False)
+    warnings: tuple[str, ...] = dataclasses.field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         _check_number("duration", self.duration)

@@ -1,0 +1,1 @@
+"""Node access: run commands and copy files on a node (local, netns, SSH)."""

@@ -1,0 +1,1 @@
+"""DUT drivers: configure, start, health check, stop, telemetry."""

@@ -1,0 +1,91 @@
+"""The contract every DUT driver keeps, and what a test asks of the DUT.
+
+A DUT driver turns a node of the topology into a forwarding data plane:
+``configure`` records (and, for an already running plane, applies) the
+test's forwarding set-up, ``start`` brings the data plane up, ``health_check``
+says whether it still forwards, ``stop`` brings it down, and ``telemetry``
+returns what an engineer wants to read after the test (counters, the
+process log). Drivers raise DutError with the node and what failed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal, Protocol
+
+from ndrpdr.errors import NdrPdrError
+
+#: How the DUT forwards: IPv4 routing (ip4base), or L2 cross-connect (port1 <-> port2).
+ForwardingMode = Literal["ip4base", "l2xc"]
+
+
+class DutError(NdrPdrError):
+    """A DUT could not be configured, started, checked or stopped (names the node)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class DutPort:
+    """One DUT port as a test uses it.
+
+    ``name``: OS interface name (or None on a lab NIC known only by PCI
+    address); ``mac``: the port's own MAC; ``peer_mac``: MAC of the
+    interface at the other end of its link (frames leaving this port are
+    addressed to it); ``ip4_address``: this port's address with prefix
+    length ("192.168.10.1/24"); ``peer_ip4``: the next hop on the link
+    ("192.168.10.2"); ``routed_prefix``: traffic to this prefix leaves the
+    DUT through this port ("198.18.1.0/24").
+    """
+
+    key: str
+    name: str | None
+    mac: str | None
+    pci_address: str | None
+    peer_mac: str
+    ip4_address: str
+    peer_ip4: str
+    routed_prefix: str
+
+
+@dataclasses.dataclass(frozen=True)
+class DutTestConfig:
+    """What one test asks of a DUT.
+
+    ``ports`` are the two ports traffic crosses: direction 0 enters
+    ``ports[0]`` and leaves ``ports[1]``, direction 1 the reverse.
+    ``cores``: data-plane worker cores; ``max_frame_size_b``: the largest
+    frame of the test incl. FCS [B] (for MTU / jumbo settings).
+    """
+
+    mode: ForwardingMode
+    ports: tuple[DutPort, DutPort]
+    cores: int = 1
+    max_frame_size_b: int = 1518
+
+
+class DutDriver(Protocol):
+    """configure -> start -> health_check ... -> stop; telemetry any time after start."""
+
+    @property
+    def node(self) -> str:
+        """The node key ("DUT1")."""
+        ...
+
+    def configure(self, config: DutTestConfig) -> None:
+        """Set the forwarding for a test (applied now if running, else at start)."""
+        ...
+
+    def start(self) -> None:
+        """Bring the data plane up with the last configuration (DutError if it fails)."""
+        ...
+
+    def health_check(self) -> None:
+        """Raise DutError unless the data plane is up (process alive, config in place)."""
+        ...
+
+    def stop(self) -> None:
+        """Bring the data plane down and undo what start did (idempotent)."""
+        ...
+
+    def telemetry(self) -> dict[str, str]:
+        """Named texts for the result: counters, state, the process log."""
+        ...

@@ -1,0 +1,1 @@
+"""Testbeds: topology files (YAML) loaded into typed, validated objects."""

@@ -1,0 +1,39 @@
+"""The contract every traffic generator driver keeps.
+
+A TG driver is a ``Measurer`` of ndrpdr.search: ``measure(duration, load)``
+runs one trial and returns a TrialResult. Loads are aggregate over the
+traffic's directions [frames per second]; counts are aggregate too. On top
+of that a driver knows its own maximum load and can stop traffic at once.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from ndrpdr.errors import NdrPdrError
+from ndrpdr.search.trial import TrialResult
+
+
+class TrafficGeneratorError(NdrPdrError):
+    """A trial could not be run (names the node, the rate and what failed)."""
+
+
+class TrafficGenerator(Protocol):
+    """A search Measurer that also reports its limit and stops traffic on demand."""
+
+    @property
+    def max_load_pps(self) -> float:
+        """The highest aggregate load this TG can offer with the current traffic [pps]."""
+        ...
+
+    def measure(self, duration: float, load: float) -> TrialResult:
+        """One trial: ``duration`` [s] at aggregate intended ``load`` [pps]."""
+        ...
+
+    def stop_traffic(self) -> None:
+        """Stop any traffic still being sent (idempotent; safe after an error)."""
+        ...
+
+    def close(self) -> None:
+        """Release what the TG holds (processes, files, connections)."""
+        ...
