@@ -77,6 +77,11 @@ class LocalProcess:
         self._collect()
         return code
 
+    @property
+    def log_path(self) -> Path:
+        """The temporary file its output goes to (removed once it is stopped)."""
+        return self._log
+
     def output(self) -> str:
         """What the process wrote to stdout and stderr so far."""
         if self._final_output is not None:
@@ -212,10 +217,9 @@ class LocalTransport:
         return self.run(["cat", "--", path], sudo=sudo).stdout.encode()
 
     def close(self) -> None:
-        """Stop background processes this transport started and still run."""
+        """Stop background processes this transport started; remove their log files."""
         for process in self._processes:
-            if process.is_running():
-                process.stop()
+            process.stop()  # also collects the log of a process that ended by itself
         self._processes.clear()
 
 

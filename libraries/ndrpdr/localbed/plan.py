@@ -1,0 +1,141 @@
+"""From a topology to what the local testbed must create (pure: no I/O).
+
+* one namespace per logical namespace of the nodes with NetnsAccess;
+* one veth pair per link whose two ends are such nodes, each end named,
+  addressed (MAC) and placed as the topology says;
+* per namespace: the interfaces to bring up, the DUT-side interfaces that
+  get an RPS CPU mask, and the TG interfaces that get the nft ingress sink.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from ndrpdr.localbed.errors import LocalTestbedError
+from ndrpdr.localbed.naming import (
+    check_ifname,
+    check_logical_name,
+    check_run_id,
+    namespace_name,
+)
+from ndrpdr.testbed.model import NetnsAccess, Node, Topology
+
+#: CPU a DUT's receive processing goes to unless its options say "cpu".
+DEFAULT_DUT_CPU = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class VethEnd:
+    """One end of a veth pair: node key, real namespace, interface name, MAC (None: random)."""
+
+    node: str
+    namespace: str
+    name: str
+    mac: str | None
+
+
+@dataclasses.dataclass(frozen=True)
+class VethPair:
+    """A veth pair for the link ``link``."""
+
+    link: str
+    a: VethEnd
+    b: VethEnd
+
+
+@dataclasses.dataclass(frozen=True)
+class NamespaceSetup:
+    """What to do inside one namespace once its veths exist.
+
+    ``up``: interfaces to set up (``lo`` first); ``rps``: (interface, CPU
+    mask in sysfs hex) pairs; ``sink``: TG interfaces whose ingress drops.
+    """
+
+    namespace: str
+    nodes: tuple[str, ...]
+    up: tuple[str, ...]
+    rps: tuple[tuple[str, str], ...] = ()
+    sink: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """Everything one run creates: node -> namespace, veth pairs, per-namespace setup."""
+
+    run_id: str
+    node_namespaces: Mapping[str, str]
+    veths: tuple[VethPair, ...]
+    setups: tuple[NamespaceSetup, ...]
+
+    @property
+    def namespaces(self) -> tuple[str, ...]:
+        """The real namespace names, in creation order."""
+        return tuple(s.namespace for s in self.setups)
+
+
+def cpu_mask(cpu: int) -> str:
+    """The sysfs CPU mask (hex, 32-bit groups joined by ',') selecting CPU ``cpu``."""
+    digits = f"{1 << cpu:x}"
+    head = len(digits) % 8 or 8
+    groups = [digits[:head]] + [digits[i : i + 8] for i in range(head, len(digits), 8)]
+    return ",".join(groups)
+
+
+def node_cpu(node: Node, default: int, cpu_count: int) -> int:
+    """``options["cpu"]`` of ``node`` (default ``default``) modulo ``cpu_count``."""
+    value: Any = node.options.get("cpu", default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise LocalTestbedError(
+            f"node {node.key}: options.cpu={value!r} is not valid: give a CPU number >= 0"
+        )
+    return value % max(cpu_count, 1)
+
+
+def _end(topology: Topology, namespaces: Mapping[str, str], node: str, key: str) -> VethEnd:
+    iface = topology.nodes[node].interface(key)
+    return VethEnd(node, namespaces[node], check_ifname(node, key, iface.name), iface.mac_address)
+
+
+def make_plan(topology: Topology, run_id: str, cpu_count: int | None = None) -> Plan:
+    """The plan for ``topology`` in run ``run_id`` (LocalTestbedError naming what is wrong)."""
+    check_run_id(run_id)
+    cpus = cpu_count if cpu_count is not None else (os.cpu_count() or 1)
+    namespaces: dict[str, str] = {}
+    for node in topology.nodes.values():
+        if isinstance(node.access, NetnsAccess):
+            logical = check_logical_name(node.key, node.access.namespace)
+            namespaces[node.key] = namespace_name(run_id, logical)
+    if not namespaces:
+        raise LocalTestbedError(
+            f"{topology.source or 'topology'}: no node has netns access; nothing to set up"
+        )
+    veths = []
+    for link in topology.links.values():
+        first, second = link.ends
+        if first.node in namespaces and second.node in namespaces:
+            a = _end(topology, namespaces, first.node, first.interface)
+            b = _end(topology, namespaces, second.node, second.interface)
+            veths.append(VethPair(link.name, a, b))
+    setups = []
+    for namespace in dict.fromkeys(namespaces.values()):
+        nodes = tuple(k for k, ns in namespaces.items() if ns == namespace)
+        ends = [e for p in veths for e in (p.a, p.b) if e.namespace == namespace]
+        names = [e.name for e in ends]
+        if len(set(names)) != len(names):
+            raise LocalTestbedError(f"namespace {namespace}: interface names repeat: {names}")
+        rps = []
+        sink = []
+        for end in ends:
+            node = topology.nodes[end.node]
+            if node.type == "DUT":
+                cpu = node_cpu(node, DEFAULT_DUT_CPU, cpus)
+                rps.append((end.name, cpu_mask(cpu)))
+            elif node.type == "TG":
+                sink.append(end.name)
+        setups.append(
+            NamespaceSetup(namespace, nodes, ("lo", *names), rps=tuple(rps), sink=tuple(sink))
+        )
+    return Plan(run_id, namespaces, tuple(veths), tuple(setups))

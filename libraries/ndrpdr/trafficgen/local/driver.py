@@ -1,0 +1,349 @@
+"""LocalTrafficGenerator: trials with tcpreplay on a local testbed, counted at the TG's veths.
+
+Direction 0 leaves TG port1 and comes back on port2, direction 1 the
+reverse. A trial at aggregate load L [pps] for T [s] starts one tcpreplay
+per direction (L / directions pps each, ``round(L * T)`` frames in all),
+pinned to the TG's CPU, inside the TG namespace. Counters are read before
+and ``settle_s`` after the senders finish (ndrpdr.localbed.read_counters):
+
+* offered = sum of delta(tx_packets + tx_dropped) of the sending ports;
+* received = sum of delta(rx_packets) of the receiving ports (the TG sink
+  drops them after they are counted);
+* forwarded = min(received, offered); loss = offered - forwarded.
+
+A sender that falls short of the intended rate (by tcpreplay's own rate
+or by the frames it got out) gives the trial a warning, not an error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import shutil
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from ndrpdr.access.base import CommandError, NodeAccessError, tail
+from ndrpdr.access.local import LocalProcess
+from ndrpdr.localbed import LocalTestbed, LocalTestbedError, NetdevCounters, read_counters
+from ndrpdr.profiles import FrameSize, Profile, ProfileError, build_frames, write_pcap
+from ndrpdr.search.trial import TrialResult
+from ndrpdr.testbed.model import Topology
+from ndrpdr.trafficgen.base import TrafficGeneratorError
+from ndrpdr.trafficgen.local import tcpreplay
+
+#: Highest aggregate load without options.max_rate_pps [pps]: tcpreplay's accurate range on 1 CPU.
+DEFAULT_MAX_RATE_PPS = 800_000.0
+
+#: CPU the senders run on unless the TG node's options say "cpu".
+DEFAULT_TG_CPU = 0
+
+#: A sender may run WAIT_FACTOR x duration + WAIT_MARGIN_S [s] before it is stopped as hung.
+WAIT_FACTOR = 2.0
+WAIT_MARGIN_S = 10.0
+
+#: How often running senders are polled [s].
+POLL_S = 0.01
+
+
+def _finite(what: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TrafficGeneratorError(f"{what}={value!r} is not a number")
+    if not math.isfinite(value):
+        raise TrafficGeneratorError(f"{what}={value!r} is not finite")
+    return float(value)
+
+
+def _split(total: int, parts: int) -> list[int]:
+    """``total`` frames over ``parts`` directions, the first ones taking the remainder."""
+    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
+
+
+class LocalTrafficGenerator:
+    """The ``local`` TG driver (a TrafficGenerator): tcpreplay senders, veth counters."""
+
+    def __init__(
+        self,
+        testbed: LocalTestbed,
+        topology: Topology,
+        profile: Profile,
+        frame_size: FrameSize,
+        *,
+        bidirectional: bool = True,
+        cpu: int | None = None,
+        max_rate_pps: float | None = None,
+        settle_s: float = 0.5,
+        min_rate_ratio: float = 0.98,
+        workdir: Path | None = None,
+    ) -> None:
+        """Check the settings; no I/O (pcaps are written on the first trial).
+
+        ``cpu``: CPU of the senders (default: TG options.cpu, else 0; taken
+        modulo the CPU count); ``max_rate_pps``: aggregate limit [pps]
+        (default: TG options.max_rate_pps, else 800 000); ``settle_s``: wait
+        after the senders end before counting [s]; ``min_rate_ratio``: a
+        trial whose achieved rate is below this share of the intended one
+        gets a warning; ``workdir``: where the temporary pcap directory goes.
+        """
+        self.testbed = testbed
+        self.topology = topology
+        self.profile = profile
+        self.frame_size = frame_size
+        self.bidirectional = bidirectional
+        tg = topology.tg
+        self.node = tg.key
+        ports = topology.tg_ports()
+        if len(ports) < 2:
+            raise TrafficGeneratorError(
+                f"{self.node}: the local TG needs two linked ports, found {len(ports)}"
+            )
+        self._ports = ports[:2]
+        cpu_value = tg.options.get("cpu", DEFAULT_TG_CPU) if cpu is None else cpu
+        if isinstance(cpu_value, bool) or not isinstance(cpu_value, int) or cpu_value < 0:
+            raise TrafficGeneratorError(f"{self.node}: cpu={cpu_value!r} is not a CPU number")
+        self.cpu = cpu_value % (os.cpu_count() or 1)
+        limit = tg.options.get("max_rate_pps", DEFAULT_MAX_RATE_PPS)
+        self._max_load = _finite(
+            f"{self.node}: max_rate_pps", limit if max_rate_pps is None else max_rate_pps
+        )
+        if self._max_load <= 0:
+            raise TrafficGeneratorError(f"{self.node}: max_rate_pps={self._max_load!r} must be > 0")
+        self.settle_s = _finite(f"{self.node}: settle_s", settle_s)
+        self.min_rate_ratio = _finite(f"{self.node}: min_rate_ratio", min_rate_ratio)
+        if self.settle_s < 0 or not 0 < self.min_rate_ratio <= 1:
+            raise TrafficGeneratorError(
+                f"{self.node}: need settle_s >= 0 and 0 < min_rate_ratio <= 1, got "
+                f"settle_s={settle_s!r}, min_rate_ratio={min_rate_ratio!r}"
+            )
+        self._workdir_parent = workdir
+        self._workdir: Path | None = None
+        self._pcaps: dict[int, Path] = {}
+        self._running: list[LocalProcess] = []
+        self._lock = threading.Lock()
+
+    # -- TrafficGenerator ------------------------------------------------------------
+    @property
+    def max_load_pps(self) -> float:
+        """Highest aggregate load [pps] (both directions together)."""
+        return self._max_load
+
+    @property
+    def directions(self) -> tuple[int, ...]:
+        """Directions sent: (0, 1) bidirectional, (0,) unidirectional."""
+        return (0, 1) if self.bidirectional else (0,)
+
+    def measure(self, duration: float, load: float) -> TrialResult:
+        """One trial: ``duration`` [s] at aggregate ``load`` [pps]; counts from the TG's veths."""
+        duration = _finite(f"{self.node}: trial duration", duration)
+        if duration <= 0:
+            raise TrafficGeneratorError(f"{self.node}: trial duration={duration!r} s must be > 0")
+        load = _finite(f"{self.node}: trial load", load)
+        if not 0 <= load <= self._max_load:
+            raise TrafficGeneratorError(
+                f"{self.node}: trial load {load:g} pps is outside 0..{self._max_load:g} pps "
+                "(the local TG's max_rate_pps)"
+            )
+        intended = round(load * duration)
+        if intended == 0:
+            return TrialResult(
+                duration, load, 0, forwarded_count=0, intended_count=0, effective_duration=duration
+            )
+        directions = self.directions
+        rate = load / len(directions)
+        counts = dict(zip(directions, _split(intended, len(directions)), strict=True))
+        self._prepare()
+        namespace = self.testbed.namespace(self.node)
+        before = self._counters(namespace)
+        try:
+            reports = self._send(duration, rate, counts)
+        except BaseException:
+            self.stop_traffic()
+            raise
+        time.sleep(self.settle_s)
+        after = self._counters(namespace)
+        return self._result(duration, load, intended, rate, reports, before, after)
+
+    def stop_traffic(self) -> None:
+        """Stop every tcpreplay this TG runs, by PID (idempotent)."""
+        with self._lock:
+            running, self._running = self._running, []
+        for process in running:
+            if process.is_running():
+                process.stop(timeout_s=3.0)
+
+    def close(self) -> None:
+        """Stop traffic and remove the pcap directory (idempotent)."""
+        self.stop_traffic()
+        workdir, self._workdir = self._workdir, None
+        self._pcaps.clear()
+        if workdir is not None:
+            shutil.rmtree(workdir, ignore_errors=True)
+            with contextlib.suppress(LocalTestbedError):
+                self.testbed.untrack_path(workdir)
+
+    # -- parts -----------------------------------------------------------------------
+    def _port(self, direction: int, sending: bool) -> str:
+        index = direction if sending else 1 - direction
+        name = self._ports[index].name
+        assert name is not None  # the testbed refuses nameless netns interfaces
+        return name
+
+    def _mac(self, node: str, interface: str) -> str:
+        """The MAC of (node, interface): from the topology, else read in its namespace."""
+        iface = self.topology.nodes[node].interface(interface)
+        if iface.mac_address:
+            return iface.mac_address
+        try:
+            out = self.testbed.access(node).run(
+                ["ip", "-j", "link", "show", "dev", str(iface.name)]
+            )
+            return str(json.loads(out.stdout)[0]["address"])
+        except (CommandError, NodeAccessError, LocalTestbedError, ValueError, KeyError) as exc:
+            raise TrafficGeneratorError(
+                f"{node}: cannot find the MAC of {iface.name}: {exc}"
+            ) from exc
+
+    def _prepare(self) -> None:
+        """Write one pcap per direction (first trial only)."""
+        if self._workdir is None:
+            parent = None if self._workdir_parent is None else str(self._workdir_parent)
+            prefix = f"ndrpdr-tg-{self.testbed.run_id}-"
+            self._workdir = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+            self.testbed.track_path(self._workdir)
+        tg = self.topology.tg
+        for direction in self.directions:
+            if direction in self._pcaps:
+                continue
+            port = self._ports[direction]
+            peer = self.topology.peer(tg.key, port.key)
+            assert peer is not None  # tg_ports() lists linked ports only
+            src = self._mac(tg.key, port.key)
+            dst = self._mac(peer.node, peer.interface)
+            path = self._workdir / f"dir{direction}.pcap"
+            try:
+                frames = build_frames(self.profile, self.frame_size, direction, src, dst)
+                write_pcap(path, frames)
+            except (ProfileError, OSError) as exc:
+                raise TrafficGeneratorError(
+                    f"{self.node}: cannot write the direction {direction} pcap: {exc}"
+                ) from exc
+            self._pcaps[direction] = path
+
+    def _counters(self, namespace: str) -> dict[str, NetdevCounters]:
+        try:
+            return read_counters(namespace)
+        except LocalTestbedError as exc:
+            raise TrafficGeneratorError(f"{self.node}: cannot read counters: {exc}") from exc
+
+    def _send(
+        self, duration: float, rate: float, counts: dict[int, int]
+    ) -> dict[int, tcpreplay.TcpreplayReport]:
+        """Run the senders to the end; their reports by direction."""
+        access = self.testbed.access(self.node)
+        started: dict[int, LocalProcess] = {}
+        for direction, count in counts.items():
+            if count <= 0:
+                continue
+            argv = tcpreplay.command(
+                self._port(direction, sending=True),
+                rate,
+                count,
+                str(self._pcaps[direction]),
+                self.cpu,
+            )
+            try:
+                process = access.start(argv)
+            except NodeAccessError as exc:
+                raise TrafficGeneratorError(f"{self.node}: cannot start tcpreplay: {exc}") from exc
+            with self._lock:
+                self._running.append(process)
+            started[direction] = process
+        deadline = time.monotonic() + WAIT_FACTOR * duration + WAIT_MARGIN_S
+        pending = dict(started)
+        reports: dict[int, tcpreplay.TcpreplayReport] = {}
+        while pending:
+            for direction, process in list(pending.items()):
+                if process.is_running():
+                    continue
+                del pending[direction]
+                code = process.stop()
+                output = process.output()
+                report = tcpreplay.parse_report(output) if code == 0 else None
+                if report is None:
+                    raise TrafficGeneratorError(
+                        f"{self.node}: tcpreplay failed with exit code {code} at {rate:g} pps "
+                        f"(direction {direction}): {' '.join(process.argv)}\n"
+                        f"output:\n{tail(output.rstrip()) or '(none)'}"
+                    )
+                reports[direction] = report
+            if pending and time.monotonic() > deadline:
+                raise TrafficGeneratorError(
+                    f"{self.node}: tcpreplay did not finish {duration:g} s at {rate:g} pps within "
+                    f"{WAIT_FACTOR * duration + WAIT_MARGIN_S:g} s; stopped "
+                    f"(directions {sorted(pending)})"
+                )
+            if pending:
+                time.sleep(POLL_S)
+        with self._lock:
+            self._running = [p for p in self._running if p.is_running()]
+        return reports
+
+    def _result(
+        self,
+        duration: float,
+        load: float,
+        intended: int,
+        rate: float,
+        reports: dict[int, tcpreplay.TcpreplayReport],
+        before: dict[str, NetdevCounters],
+        after: dict[str, NetdevCounters],
+    ) -> TrialResult:
+        def delta(name: str) -> tuple[int, int]:
+            if name not in before or name not in after:
+                raise TrafficGeneratorError(f"{self.node}: interface {name} has no counters")
+            b, a = before[name], after[name]
+            sent = (a.tx_packets + a.tx_dropped) - (b.tx_packets + b.tx_dropped)
+            return sent, a.rx_packets - b.rx_packets
+
+        offered = sum(delta(self._port(d, sending=True))[0] for d in self.directions)
+        received = sum(delta(self._port(d, sending=False))[1] for d in self.directions)
+        warnings: list[str] = []
+        if received > offered:
+            warnings.append(
+                f"received {received} frames > offered {offered}: frames not sent by the TG "
+                "reached its ports; forwarded counted as offered"
+            )
+        if offered < self.min_rate_ratio * intended:
+            warnings.append(
+                f"TG sent {offered} of {intended} intended frames: achieved "
+                f"{offered / duration:.0f} pps < {self.min_rate_ratio:.0%} of intended {load:g} pps"
+            )
+        for direction, report in sorted(reports.items()):
+            if report.rate_pps < self.min_rate_ratio * rate:
+                warnings.append(
+                    f"direction {direction}: tcpreplay achieved {report.rate_pps:g} pps < "
+                    f"{self.min_rate_ratio:.0%} of intended {rate:g} pps"
+                )
+            if report.failed:
+                warnings.append(f"direction {direction}: tcpreplay failed {report.failed} packets")
+        seconds = max((r.seconds for r in reports.values()), default=0.0)
+        return TrialResult(
+            duration=duration,
+            load=load,
+            offered_count=offered,
+            forwarded_count=min(received, offered),
+            intended_count=intended,
+            effective_duration=seconds if seconds > 0 else duration,
+            warnings=tuple(warnings),
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"LocalTrafficGenerator(node={self.node!r}, run_id={self.testbed.run_id!r}, "
+            f"profile={self.profile.name!r}, frame_size={self.frame_size!r}, "
+            f"bidirectional={self.bidirectional!r}, cpu={self.cpu!r})"
+        )

@@ -1,0 +1,129 @@
+"""cleanup_leftovers: removes what a SIGKILLed run left, never a live run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from localbed_helpers import netns_names, run_namespaces, topology_2n1l
+
+from ndrpdr.localbed import LocalTestbed, cleanup_leftovers
+from ndrpdr.localbed.procs import is_alive
+
+MakeTestbed = Callable[..., LocalTestbed]
+
+_ROOT = Path(__file__).resolve().parents[2]
+
+_CHILD = textwrap.dedent(
+    """
+    import json, sys, time
+    from localbed_helpers import topology_2n1l
+    from ndrpdr.localbed import LocalTestbed
+    testbed = LocalTestbed(topology_2n1l())
+    testbed.setup()
+    sleeper = testbed.access("DUT1").start(["sleep", "60"])
+    print(json.dumps({"run_id": testbed.run_id, "sleeper": sleeper.pid}), flush=True)
+    time.sleep(60)
+    """
+)
+
+
+@pytest.fixture
+def extra_namespaces() -> Iterator[list[str]]:
+    """Namespaces a test makes by hand; deleted afterwards if still there."""
+    made: list[str] = []
+    yield made
+    for name in made:
+        if name in netns_names():
+            subprocess.run(["ip", "netns", "del", name], check=False)
+
+
+def dead_pid() -> int:
+    """The PID of a process that has exited (and been reaped)."""
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
+def test_cleanup_removes_a_killed_run_and_keeps_a_live_one(
+    make_testbed: MakeTestbed, state_dir: Path, extra_namespaces: list[str]
+) -> None:
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(_ROOT / "libraries"), str(Path(__file__).parent)]),
+    }
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD], stdout=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        assert child.stdout is not None
+        line = child.stdout.readline()
+        assert line, "the child process did not set up its testbed"
+        info = json.loads(line)
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+        if child.stdout is not None:
+            child.stdout.close()
+    run_id, sleeper = info["run_id"], info["sleeper"]
+    extra_namespaces.extend(run_namespaces(run_id))  # removed even if the test fails
+    assert len(run_namespaces(run_id)) == 2
+    assert (state_dir / f"{run_id}.json").exists()
+    assert is_alive(sleeper)
+    logs = json.loads((state_dir / f"{run_id}.json").read_text())["logs"]
+    assert len(logs) == 1
+    assert Path(logs[0]).exists()
+
+    with make_testbed(topology_2n1l()) as live:
+        removed = cleanup_leftovers()
+        assert not run_namespaces(run_id)
+        assert not (state_dir / f"{run_id}.json").exists()
+        assert not is_alive(sleeper)
+        assert not Path(logs[0]).exists()
+        assert any(f"ndrpdr-{run_id}-tg" in r for r in removed)
+        assert any(str(sleeper) in r for r in removed)
+        # the live run is untouched
+        assert len(run_namespaces(live.run_id)) == 2
+        assert live.state_file.exists()
+        assert not any(live.run_id in r for r in removed)
+        assert not [r for r in cleanup_leftovers() if run_id in r or live.run_id in r]
+
+
+def test_cleanup_judges_namespaces_without_state_by_their_pid(
+    state_dir: Path, extra_namespaces: list[str]
+) -> None:
+    dead = f"ndrpdr-{dead_pid()}-abcd-tg"
+    live = f"ndrpdr-{os.getpid()}-abcd-tg"
+    other = "ndrpdr-handmade-x"
+    for name in (dead, live, other):
+        extra_namespaces.append(name)
+        subprocess.run(["ip", "netns", "add", name], check=True)
+    removed = cleanup_leftovers()
+    assert any(dead in r for r in removed)
+    names = netns_names()
+    assert dead not in names
+    assert live in names
+    assert other in names
+
+
+def test_cleanup_handles_a_dead_owner_with_a_reused_pid(
+    make_testbed: MakeTestbed, state_dir: Path
+) -> None:
+    testbed = make_testbed(topology_2n1l())
+    testbed.setup()
+    # Pretend the owner was an earlier process with our PID (start time differs).
+    state = json.loads(testbed.state_file.read_text())
+    state["owner"]["start_time"] -= 1
+    testbed.state_file.write_text(json.dumps(state))
+    removed = cleanup_leftovers()
+    assert any(testbed.run_id in r for r in removed)
+    assert not run_namespaces(testbed.run_id)
+    assert not testbed.state_file.exists()
+    testbed.teardown()  # already gone: no error

@@ -1,0 +1,89 @@
+"""The pure parts: names, plans, batches and scripts (no root needed)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+import pytest
+from localbed_helpers import topology_2n1l
+
+from ndrpdr.localbed import LocalTestbed, LocalTestbedError
+from ndrpdr.localbed.naming import new_run_id, parse_namespace
+from ndrpdr.localbed.plan import cpu_mask, make_plan
+from ndrpdr.localbed.plumbing import namespace_script, sink_ruleset, veth_batch
+from ndrpdr.testbed.model import Interface, LocalAccess
+
+
+def test_run_ids_carry_the_pid_and_differ() -> None:
+    ids = {new_run_id() for _ in range(50)}
+    assert len(ids) > 40
+    for run_id in ids:
+        parsed = parse_namespace(f"ndrpdr-{run_id}-tg")
+        assert parsed is not None
+        assert (parsed.pid, parsed.run_id) == (os.getpid(), run_id)
+    assert parse_namespace("ndrpdr-ci-run-tg") is None
+    assert parse_namespace("other-123-abcd-tg") is None
+
+
+def test_cpu_mask() -> None:
+    assert cpu_mask(0) == "1"
+    assert cpu_mask(1) == "2"
+    assert cpu_mask(31) == "80000000"
+    assert cpu_mask(32) == "1,00000000"
+    assert cpu_mask(65) == "2,00000000,00000000"
+
+
+def test_plan_of_the_2n1l_topology() -> None:
+    plan = make_plan(topology_2n1l(dut_options={"cpu": 3}), "42-beef", cpu_count=2)
+    assert plan.node_namespaces == {"TG": "ndrpdr-42-beef-tg", "DUT1": "ndrpdr-42-beef-dut"}
+    tg, dut = plan.setups
+    assert tg.up == ("lo", "tg-if1", "tg-if2")
+    assert tg.sink == ("tg-if1", "tg-if2")
+    assert tg.rps == ()
+    assert dut.rps == (("dut-if1", "2"), ("dut-if2", "2"))  # CPU 3 mod 2 = 1
+    assert dut.sink == ()
+    batch = veth_batch(plan.veths)
+    assert batch.splitlines() == [
+        "link add tg-if1 address 02:00:00:00:01:01 netns ndrpdr-42-beef-tg type veth "
+        "peer name dut-if1 address 02:00:00:00:01:02 netns ndrpdr-42-beef-dut",
+        "link add tg-if2 address 02:00:00:00:02:01 netns ndrpdr-42-beef-tg type veth "
+        "peer name dut-if2 address 02:00:00:00:02:02 netns ndrpdr-42-beef-dut",
+    ]
+    script = namespace_script(dut)
+    assert "echo 2 > /sys/class/net/dut-if1/queues/rx-0/rps_cpus" in script
+    assert "nft" not in script
+    assert "nft -f -" in namespace_script(tg)
+    assert sink_ruleset(tg.sink).count("counter drop") == 2
+
+
+def test_a_link_without_macs_gets_random_ones() -> None:
+    topology = topology_2n1l(macs={("TG", "port1"): None})
+    plan = make_plan(topology, "1-0000", cpu_count=1)
+    assert "link add tg-if1 netns" in veth_batch(plan.veths)
+
+
+@pytest.mark.parametrize("run_id", ["", "has space", "a/b", "x" * 40, "-lead"])
+def test_bad_run_ids_are_refused(run_id: str) -> None:
+    with pytest.raises(LocalTestbedError, match="run id"):
+        LocalTestbed(topology_2n1l(), run_id=run_id)
+
+
+def test_bad_topologies_are_refused_without_io() -> None:
+    topology = topology_2n1l()
+    tg = topology.tg
+    nameless = dataclasses.replace(
+        tg, interfaces={**tg.interfaces, "port1": Interface("port1", None, link="link1")}
+    )
+    with pytest.raises(LocalTestbedError, match="TG: interface port1 has no name"):
+        LocalTestbed(dataclasses.replace(topology, nodes={**topology.nodes, "TG": nameless}))
+    long_name = dataclasses.replace(
+        tg, interfaces={**tg.interfaces, "port1": Interface("port1", "x" * 16, link="link1")}
+    )
+    with pytest.raises(LocalTestbedError, match="not valid"):
+        LocalTestbed(dataclasses.replace(topology, nodes={**topology.nodes, "TG": long_name}))
+    with pytest.raises(LocalTestbedError, match=r"options\.cpu"):
+        LocalTestbed(topology_2n1l(dut_options={"cpu": "one"}))
+    local = {k: dataclasses.replace(n, access=LocalAccess()) for k, n in topology.nodes.items()}
+    with pytest.raises(LocalTestbedError, match="no node has netns access"):
+        LocalTestbed(dataclasses.replace(topology, nodes=local))

@@ -1,0 +1,283 @@
+"""The local TG driver against a real local testbed whose DUT is an nft cross-connect.
+
+The DUT forwards everything entering dut-if1 out of dut-if2 and back
+(nft netdev ``fwd``), set up here through the DUT's transport: the real
+DUT drivers are tested elsewhere. Needs root, iproute2, nftables, tcpreplay.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import shutil
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ndrpdr.trafficgen.local.driver as driver_module
+from ndrpdr.localbed import LocalTestbed, read_counters
+from ndrpdr.localbed.counters import NetdevCounters
+from ndrpdr.profiles import get_profile, read_pcap
+from ndrpdr.testbed.loader import load_topology
+from ndrpdr.testbed.model import Topology
+from ndrpdr.trafficgen.base import TrafficGeneratorError
+from ndrpdr.trafficgen.local import LocalTrafficGenerator
+from ndrpdr.trafficgen.local.tcpreplay import TcpreplayReport, parse_report
+
+_TOPOLOGY = Path(__file__).resolve().parents[2] / "topologies" / "local-linux.yaml"
+_TOOLS = ("ip", "nft", "taskset", "tcpreplay")
+
+_CROSS_CONNECT = """
+table netdev xconnect {
+  chain c1 { type filter hook ingress device "dut-if1" priority 0; fwd to "dut-if2"; }
+  chain c2 { type filter hook ingress device "dut-if2" priority 0; fwd to "dut-if1"; }
+}
+"""
+
+TestbedFactory = Callable[..., LocalTestbed]
+
+
+def topology(**tg_options: Any) -> Topology:
+    """local-linux.yaml, with extra TG options."""
+    base = load_topology(_TOPOLOGY)
+    tg = dataclasses.replace(base.tg, options={**base.tg.options, **tg_options})
+    return dataclasses.replace(base, nodes={**base.nodes, tg.key: tg})
+
+
+def tcpreplay_children() -> list[int]:
+    out = subprocess.run(
+        ["pgrep", "-P", str(os.getpid()), "-x", "tcpreplay"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    return [int(p) for p in out.split()]
+
+
+def run_namespaces(run_id: str) -> list[str]:
+    return [n for n in os.listdir("/run/netns") if n.startswith(f"ndrpdr-{run_id}-")]
+
+
+@pytest.fixture
+def testbeds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestbedFactory]:
+    """Set-up testbeds with a cross-connect DUT; afterwards nothing of them may be left."""
+    if os.geteuid() != 0 or any(shutil.which(t) is None for t in _TOOLS):
+        pytest.skip(f"the local TG needs root and {', '.join(_TOOLS)}")
+    monkeypatch.setenv("NDRPDR_STATE_DIR", str(tmp_path / "state"))
+    made: list[LocalTestbed] = []
+
+    def make(topo: Topology | None = None) -> LocalTestbed:
+        testbed = LocalTestbed(topo or topology())
+        made.append(testbed)
+        testbed.setup()
+        testbed.access("DUT1").run(["nft", "-f", "-"], stdin=_CROSS_CONNECT)
+        return testbed
+
+    yield make
+    senders = tcpreplay_children()
+    for testbed in made:
+        testbed.teardown()
+    assert not senders, f"tcpreplay processes left: {senders}"
+    for testbed in made:
+        assert not run_namespaces(testbed.run_id)
+        assert not testbed.state_file.exists()
+
+
+def generator(testbed: LocalTestbed, **kwargs: Any) -> LocalTrafficGenerator:
+    return LocalTrafficGenerator(
+        testbed,
+        testbed.topology,
+        get_profile("ethip4-ip4base"),
+        64,
+        **{"settle_s": 0.2, **kwargs},
+    )
+
+
+def test_zero_loss_at_20kpps_bidirectional(testbeds: TestbedFactory) -> None:
+    testbed = testbeds()
+    tg = generator(testbed)
+    try:
+        result = tg.measure(1.0, 20_000)
+    finally:
+        tg.close()
+    assert result.load == 20_000
+    assert result.intended_count == 20_000
+    assert result.offered_count == 20_000
+    assert result.forwarded_count == 20_000
+    assert result.loss_count == 0
+    assert result.loss_ratio == 0
+    # Only a CPU shared with other work can slow tcpreplay down (a rate warning, not a failure).
+    assert all("achieved" in w for w in result.warnings), result.warnings
+    if not result.warnings:
+        assert 0.95 <= result.effective_seconds <= 1.1
+
+
+def test_unidirectional_sends_direction_0_only(testbeds: TestbedFactory) -> None:
+    testbed = testbeds()
+    tg = generator(testbed, bidirectional=False)
+    dut = testbed.namespace("DUT1")
+    before = read_counters(dut)
+    try:
+        result = tg.measure(0.5, 10_000)
+    finally:
+        tg.close()
+    after = read_counters(dut)
+    assert (result.offered_count, result.forwarded_count) == (5_000, 5_000)
+    assert after["dut-if1"].rx_packets - before["dut-if1"].rx_packets == 5_000
+    assert after["dut-if2"].rx_packets - before["dut-if2"].rx_packets == 0
+
+
+def test_everything_is_lost_when_a_dut_port_is_down(testbeds: TestbedFactory) -> None:
+    testbed = testbeds()
+    testbed.access("DUT1").run(["ip", "link", "set", "dut-if2", "down"])
+    tg = generator(testbed)
+    try:
+        result = tg.measure(0.5, 20_000)
+    finally:
+        tg.close()
+    # direction 0 dies in the DUT; direction 1 is dropped by tg-if2 (peer down): tx_dropped
+    assert result.offered_count == 10_000
+    assert result.forwarded_count == 0
+    assert result.loss_count == result.offered_count
+    assert result.loss_ratio == 1.0
+
+
+def test_one_lost_direction_halves_what_is_forwarded(testbeds: TestbedFactory) -> None:
+    testbed = testbeds()
+    testbed.access("DUT1").run(["nft", "delete", "chain", "netdev", "xconnect", "c1"])
+    tg = generator(testbed)
+    try:
+        result = tg.measure(0.5, 20_000)
+    finally:
+        tg.close()
+    assert result.offered_count == 10_000
+    assert result.forwarded_count == 5_000
+    assert result.loss_count == result.offered_count - 5_000
+    assert math.isclose(result.loss_ratio, 0.5)
+
+
+def test_zero_load_sends_nothing(testbeds: TestbedFactory) -> None:
+    testbed = testbeds()
+    tg = generator(testbed)
+    result = tg.measure(1.0, 0)
+    assert (result.offered_count, result.forwarded_count, result.intended_count) == (0, 0, 0)
+    assert not tcpreplay_children()
+    tg.close()
+
+
+def test_bad_arguments_are_rejected(testbeds: TestbedFactory) -> None:
+    testbed = testbeds(topology(max_rate_pps=50_000))
+    tg = generator(testbed)
+    assert tg.max_load_pps == 50_000
+    assert generator(testbed, max_rate_pps=1000).max_load_pps == 1000
+    for duration in (-1.0, 0.0, math.nan, math.inf):
+        with pytest.raises(TrafficGeneratorError, match="duration"):
+            tg.measure(duration, 1000)
+    with pytest.raises(TrafficGeneratorError, match="not a number"):
+        tg.measure("1", 1000)  # type: ignore[arg-type]
+    for load in (-1.0, math.nan):
+        with pytest.raises(TrafficGeneratorError, match="load"):
+            tg.measure(1.0, load)
+    with pytest.raises(TrafficGeneratorError, match=r"60000 pps .*50000 pps"):
+        tg.measure(1.0, 60_000)
+    for bad in ({"cpu": -1}, {"min_rate_ratio": 0}, {"settle_s": -1}, {"max_rate_pps": 0}):
+        with pytest.raises(TrafficGeneratorError):
+            generator(testbed, **bad)
+    assert not tcpreplay_children()
+    tg.close()
+
+
+def test_a_tcpreplay_failure_is_reported_and_traffic_stopped(testbeds: TestbedFactory) -> None:
+    testbed = testbeds()
+    tg = generator(testbed)
+    tg.measure(0.2, 1_000)
+    assert tg._workdir is not None
+    (tg._workdir / "dir1.pcap").write_bytes(b"not a pcap")
+    with pytest.raises(TrafficGeneratorError) as caught:
+        tg.measure(0.5, 2_000)
+    message = str(caught.value)
+    assert "tcpreplay failed with exit code" in message
+    assert "--pps=1000.000000" in message
+    assert "dir1.pcap" in message
+    tg.stop_traffic()
+    tg.stop_traffic()
+    assert not tcpreplay_children()
+    tg.close()
+
+
+def test_a_hung_sender_is_stopped(
+    testbeds: TestbedFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(driver_module, "WAIT_FACTOR", 0.0)
+    monkeypatch.setattr(driver_module, "WAIT_MARGIN_S", 0.3)
+    testbed = testbeds()
+    tg = generator(testbed)
+    with pytest.raises(TrafficGeneratorError, match="did not finish"):
+        tg.measure(5.0, 1_000)
+    assert not tcpreplay_children()
+    tg.close()
+
+
+def test_pcaps_use_macs_read_from_the_namespaces(testbeds: TestbedFactory) -> None:
+    base = topology()
+    dut = base.nodes["DUT1"]
+    no_macs = {k: dataclasses.replace(i, mac_address=None) for k, i in dut.interfaces.items()}
+    testbed = testbeds(
+        dataclasses.replace(
+            base, nodes={**base.nodes, "DUT1": dataclasses.replace(dut, interfaces=no_macs)}
+        )
+    )
+    tg = generator(testbed)
+    result = tg.measure(0.2, 2_000)
+    assert result.forwarded_count == result.offered_count == 400
+    workdir = tg._workdir
+    assert workdir is not None
+    assert str(workdir) in testbed.state_file.read_text()
+    # the TG read the MAC with `ip -j link`; compare with what sysfs says
+    out = testbed.access("DUT1").run(["cat", "/sys/class/net/dut-if1/address"]).stdout
+    frame = read_pcap(workdir / "dir0.pcap")[0]
+    assert frame[:6] == bytes.fromhex(out.strip().replace(":", ""))
+    tg.close()
+    assert not workdir.exists()
+    assert str(workdir) not in testbed.state_file.read_text()
+
+
+def test_short_rates_and_stray_frames_give_warnings(testbeds: TestbedFactory) -> None:
+    tg = generator(testbeds())
+    zero = NetdevCounters(0, 0, 0, 0, 0, 0)
+    before = {"tg-if1": zero, "tg-if2": zero}
+    after = {
+        "tg-if1": NetdevCounters(10_010, 0, 9_000, 0, 0, 0),
+        "tg-if2": NetdevCounters(9_000, 0, 9_000, 0, 0, 0),
+    }
+    reports = {
+        0: TcpreplayReport(9_000, 540_000, 1.2, 7_500.0, 0),
+        1: TcpreplayReport(9_000, 540_000, 1.0, 9_990.0, 3),
+    }
+    result = tg._result(1.0, 20_000, 20_000, 10_000, reports, before, after)
+    assert result.offered_count == 18_000
+    assert result.forwarded_count == 18_000  # 19 010 received, capped
+    text = "\n".join(result.warnings)
+    assert "received 19010 frames > offered 18000" in text
+    assert "achieved 18000 pps < 98% of intended 20000 pps" in text
+    assert "direction 0: tcpreplay achieved 7500 pps < 98% of intended 10000 pps" in text
+    assert "direction 1: tcpreplay achieved" not in text
+    assert "direction 1: tcpreplay failed 3 packets" in text
+    assert result.effective_seconds == 1.2
+    tg.close()
+
+
+def test_parse_report() -> None:
+    output = (
+        "Actual: 20000 packets (1200000 bytes) sent in 0.999950 seconds\n"
+        "Rated: 1200059.9 Bps, 9.60 Mbps, 20001.00 pps\n"
+        "Statistics for network device: tg-if1\n"
+        "\tSuccessful packets:        20000\n"
+        "\tFailed packets:            2\n"
+    )
+    assert parse_report(output) == TcpreplayReport(20_000, 1_200_000, 0.99995, 20_001.0, 2)
+    assert parse_report("Fatal Error in tcpreplay.c") is None
