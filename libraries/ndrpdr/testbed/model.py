@@ -13,11 +13,21 @@ take them as input.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 NodeType = Literal["TG", "DUT"]
+
+
+def natural_key(text: str) -> tuple[tuple[int, str], ...]:
+    """Sort key that orders embedded numbers by value: "port2" < "port10", "DUT2" < "DUT10"."""
+    return tuple(
+        (0, part.zfill(20)) if part.isdigit() else (1, part)
+        for part in re.split(r"([0-9]+)", text)
+        if part
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,7 +84,7 @@ class Interface:
 
     ``key`` is the topology key ("port1"); ``name`` the OS interface name
     (for local testbeds, the veth name inside the node's namespace);
-    ``speed_bps`` the line rate [bit/s] if known.
+    ``speed_bps`` the line rate [bit/s] if known; ``vlan`` the VLAN ID (CSIT).
     """
 
     key: str
@@ -86,6 +96,7 @@ class Interface:
     driver: str | None = None
     ip4_address: str | None = None
     speed_bps: float | None = None
+    vlan: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -158,7 +169,10 @@ class Topology:
     def duts(self) -> tuple[Node, ...]:
         """DUT nodes in key order (DUT1, DUT2, ...)."""
         return tuple(
-            sorted((n for n in self.nodes.values() if n.type == "DUT"), key=lambda n: n.key)
+            sorted(
+                (n for n in self.nodes.values() if n.type == "DUT"),
+                key=lambda n: natural_key(n.key),
+            )
         )
 
     def peer(self, node: str, interface: str) -> LinkEnd | None:
@@ -171,4 +185,5 @@ class Topology:
     def tg_ports(self) -> tuple[Interface, ...]:
         """TG interfaces that are linked, in key order (port1, port2, ...)."""
         tg = self.tg
-        return tuple(i for k, i in sorted(tg.interfaces.items()) if self.peer(tg.key, k))
+        ports = sorted(tg.interfaces.items(), key=lambda item: natural_key(item[0]))
+        return tuple(i for k, i in ports if self.peer(tg.key, k))

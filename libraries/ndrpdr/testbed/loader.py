@@ -1,0 +1,533 @@
+"""Topology files (YAML) -> validated, typed ``Topology`` objects.
+
+Three steps, each stopping at the first problem in file order:
+
+1. ``yamlsafe`` reads the file safely and remembers the line of every field;
+2. the JSON Schema (``schemas/topology.schema.json``, shipped with the
+   package, also usable by editors) checks the shape; its errors are
+   rewritten into plain sentences;
+3. the checks a schema cannot express: node keys against types, drivers
+   against access, links with exactly two ends, unique addresses and names.
+
+Every problem is a ``TopologyError`` reading
+``<path>:<line>: <field.path>: <what is wrong>``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import ipaddress
+import json
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema  # type: ignore[import-untyped, unused-ignore]
+
+from ndrpdr.testbed.errors import TopologyError
+from ndrpdr.testbed.model import (
+    Access,
+    Interface,
+    Link,
+    LinkEnd,
+    LocalAccess,
+    NetnsAccess,
+    Node,
+    NodeType,
+    SshAccess,
+    Topology,
+)
+from ndrpdr.testbed.yamlsafe import FieldPath, YamlDocument, dotted, load_yaml
+
+SCHEMA_FILE = "schemas/topology.schema.json"
+"""The JSON Schema, relative to the ``ndrpdr.testbed`` package."""
+
+LOCAL_DRIVERS: Mapping[NodeType, frozenset[str]] = {
+    "TG": frozenset({"local"}),
+    "DUT": frozenset({"linux", "testpmd", "l3fwd", "ovs"}),
+}
+"""Drivers that run in a network namespace of this machine (need netns access)."""
+
+CSIT_SSH_FIELDS = ("host", "port", "username", "password", "priv_key")
+"""CSIT's flat node fields that mean SSH access."""
+
+NODE_FIELDS = frozenset({"type", "driver", "access", "options", "interfaces", *CSIT_SSH_FIELDS})
+"""Node fields the loader consumes; every other node field goes to ``Node.extra``."""
+
+_TYPO_CANDIDATES = NODE_FIELDS | {"subtype"}
+_SPEED = re.compile(r"([0-9]+(?:\.[0-9]+)?) ?([kKMGT]?)(?:bps|b/s|bit/s)?")
+# The schema's patterns end in "$", which also matches before a final newline;
+# names that reach OS commands are checked again with fullmatch.
+_IFACE_NAME = re.compile(r"[^/\s]{1,15}")
+_NAMESPACE = re.compile(r"[a-z0-9-]{1,12}")
+_SPEED_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+
+def load_topology(path: str | os.PathLike[str]) -> Topology:
+    """Load and validate the topology file ``path``.
+
+    Raises TopologyError (message ``<path>:<line>: <field>: <problem>``,
+    with ``path`` as given) if the file is missing, unreadable, not safe
+    YAML or not a valid topology.
+    """
+    shown = os.fspath(path)
+    document = load_yaml(shown, error=TopologyError)
+    return topology_from_document(document, path=shown)
+
+
+def validate_file(path: str | os.PathLike[str]) -> None:
+    """Raise TopologyError unless ``path`` is a valid topology file."""
+    load_topology(path)
+
+
+def topology_from_document(document: YamlDocument, *, path: str) -> Topology:
+    """Validate already parsed YAML and build the Topology (``path`` names it in messages)."""
+    checker = _Checker(document, path)
+    if not isinstance(document.data, dict):
+        raise checker.fail(
+            (), f"a topology is a mapping with 'nodes:' at the top, not {_describe(document.data)}"
+        )
+    checker.check_schema()
+    return checker.build()
+
+
+@functools.cache
+def topology_schema() -> dict[str, Any]:
+    """The topology JSON Schema (draft 2020-12) as a dict."""
+    text = resources.files("ndrpdr.testbed").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+@functools.cache
+def _validator() -> Any:
+    return jsonschema.Draft202012Validator(topology_schema())
+
+
+def parse_speed_bps(value: str | float) -> float:
+    """A line speed as written in a topology (``10Gbps``, ``25G``, ``100 Mb/s`` or a number
+    of bit/s) -> bit/s. Raises ValueError for anything else."""
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a line speed")
+    if isinstance(value, int | float):
+        return float(value)
+    match = _SPEED.fullmatch(value)
+    if match is None:
+        raise ValueError(f"{value!r} is not a line speed")
+    return float(match.group(1)) * _SPEED_PREFIX[match.group(2)]
+
+
+class _Checker:
+    """Validation and building of one parsed topology file."""
+
+    def __init__(self, document: YamlDocument, path: str) -> None:
+        self.doc = document
+        self.path = path
+
+    def fail(self, where: FieldPath, problem: str) -> TopologyError:
+        """An error about field ``where``, on its line (or its nearest ancestor's)."""
+        line = self.doc.line(where)
+        return TopologyError(problem, path=self.path, line=line, field=dotted(where))
+
+    # -- step 2: the schema ------------------------------------------------------
+    def check_schema(self) -> None:
+        errors = list(_validator().iter_errors(self.doc.data))
+        if not errors:
+            return
+        located = [(self._schema_error(e), e) for e in errors]
+        (where, problem), _ = min(
+            located, key=lambda item: (self.doc.line(item[0][0]), -len(item[0][0]))
+        )
+        raise self.fail(where, problem)
+
+    def _schema_error(self, error: Any) -> tuple[FieldPath, str]:
+        """(field path, sentence) for one jsonschema error."""
+        where: FieldPath = tuple(error.absolute_path)
+        kind = error.validator
+        value = error.validator_value
+        instance = error.instance
+        if "propertyNames" in error.schema_path:
+            where = (*where, instance)
+        if kind == "required":
+            missing = next(name for name in value if name not in instance)
+            hint = error.schema.get("properties", {}).get(missing, {}).get("enum")
+            extra = f" ({', '.join(hint)})" if hint else ""
+            return where, f"missing required field {missing!r}{extra}"
+        if kind == "additionalProperties":
+            known = sorted(error.schema.get("properties", {}))
+            unknown = next(key for key in instance if key not in known)
+            return (*where, unknown), self._unknown_field(where, unknown, known)
+        if "errorMessage" in error.schema and kind in ("pattern", "const"):
+            return where, f"{instance!r} {error.schema['errorMessage']}"
+        if kind in ("enum", "const"):
+            allowed = value if kind == "enum" else [value]
+            return where, f"{instance!r} is not one of: {', '.join(map(str, allowed))}" + _suggest(
+                instance, [str(a) for a in allowed]
+            )
+        if kind == "type":
+            return where, self._type_problem(where, value, instance)
+        if kind == "pattern":
+            return where, f"{instance!r} does not match {value!r}"
+        if kind == "minimum":
+            return where, f"must be at least {value}, got {instance!r}"
+        if kind == "exclusiveMinimum":
+            return where, f"must be greater than {value}, got {instance!r}"
+        if kind == "maximum":
+            return where, f"must be at most {value}, got {instance!r}"
+        if kind == "minLength":
+            return where, "must not be empty"
+        return where, str(error.message)
+
+    def _unknown_field(self, where: FieldPath, unknown: str, known: list[str]) -> str:
+        known = [k for k in known if k != "kind"]
+        parent = self.doc.data
+        for part in where:
+            parent = parent[part]
+        if where and where[-1] == "access" and unknown == "password":
+            return (
+                "unknown field 'password': an inline password is only accepted in CSIT's flat "
+                "node fields; put the NAME of an environment variable holding it in password_env"
+            )
+        if where and where[-1] == "options":
+            node = self.doc.data["nodes"][where[1]]
+            driver = node.get("driver", "?")
+            listing = ", ".join(known)
+            return f"unknown option {unknown!r} for driver {driver} (known: {listing})" + _suggest(
+                unknown, known
+            )
+        if where and where[-1] == "access":
+            kind = parent.get("kind")
+            return (
+                f"unknown field {unknown!r} for access kind {kind} (known: {', '.join(known)})"
+                + _suggest(unknown, known)
+            )
+        if not where:
+            return (
+                f"unknown top-level field {unknown!r} (a topology has 'metadata' and 'nodes')"
+                + _suggest(unknown, known)
+            )
+        return f"unknown field {unknown!r}{_suggest(unknown, known)}"
+
+    def _type_problem(self, where: FieldPath, expected: str | list[str], instance: Any) -> str:
+        wanted = [expected] if isinstance(expected, str) else list(expected)
+        names = " or ".join(_TYPE_NAMES.get(w, w) for w in wanted)
+        if instance is None:
+            return f"has no value; expected {names}"
+        source = self.doc.source(where)
+        if "string" in wanted and source is not None and isinstance(instance, int | float):
+            read_as = "true/false" if isinstance(instance, bool) else "a number"
+            return (
+                f"{source!r} was read as {read_as} ({instance!r}), not text; "
+                f'write it in quotes: "{source}"'
+            )
+        return f"expected {names}, got {_describe(instance)}"
+
+    # -- step 3: semantic checks and building -----------------------------------
+    def build(self) -> Topology:
+        data = self.doc.data
+        specs: dict[str, dict[str, Any]] = data["nodes"]
+        for key, spec in specs.items():
+            self._check_node_typos(key, spec)
+        nodes = {key: self._node(key, spec) for key, spec in specs.items()}
+        if "TG" not in nodes:
+            raise self.fail(("nodes",), "no TG node: add a node 'TG' with 'type: TG'")
+        if not any(node.type == "DUT" for node in nodes.values()):
+            raise self.fail(("nodes",), "no DUT node: add a node 'DUT1' with 'type: DUT'")
+        self._check_unique_names(nodes)
+        links = self._links(nodes)
+        if not any(iface.link for iface in nodes["TG"].interfaces.values()):
+            raise self.fail(
+                ("nodes", "TG", "interfaces"),
+                "the TG has no linked interface: give its ports a 'link' shared with a DUT port",
+            )
+        return Topology(
+            nodes=nodes,
+            links=links,
+            source=Path(self.path),
+            metadata=dict(data.get("metadata") or {}),
+        )
+
+    def _check_node_typos(self, key: str, spec: Mapping[str, Any]) -> None:
+        for field in spec:
+            if field in _TYPO_CANDIDATES:
+                continue
+            close = [c for c in _TYPO_CANDIDATES if c.lower() == field.lower()]
+            close = close or difflib.get_close_matches(
+                field, sorted(_TYPO_CANDIDATES), n=1, cutoff=0.8
+            )
+            if close:
+                raise self.fail(
+                    ("nodes", key, field), f"unknown field {field!r} (did you mean {close[0]!r}?)"
+                )
+
+    def _node(self, key: str, spec: dict[str, Any]) -> Node:
+        where: FieldPath = ("nodes", key)
+        node_type: NodeType = spec["type"]
+        driver = self._driver(where, node_type, spec)
+        access = self._access(where, driver, spec)
+        if isinstance(access, NetnsAccess) and not _NAMESPACE.fullmatch(access.namespace):
+            raise self.fail(
+                (*where, "access", "namespace"),
+                f"{access.namespace!r} is not a namespace name (1 to 12 characters: a-z, 0-9, '-')",
+            )
+        self._check_access(where, node_type, driver, access, spec)
+        interfaces = {
+            port: self._interface((*where, "interfaces", port), port, iface)
+            for port, iface in spec["interfaces"].items()
+        }
+        if isinstance(access, NetnsAccess):
+            for port, iface in interfaces.items():
+                if iface.name is None:
+                    raise self.fail(
+                        (*where, "interfaces", port),
+                        "missing 'name': with netns access every interface needs its "
+                        "interface name inside the namespace (e.g. name: tg-if1)",
+                    )
+        return Node(
+            key=key,
+            type=node_type,
+            driver=driver,
+            access=access,
+            interfaces=interfaces,
+            options=dict(spec.get("options") or {}),
+            extra={k: v for k, v in spec.items() if k not in NODE_FIELDS},
+        )
+
+    def _driver(self, where: FieldPath, node_type: NodeType, spec: Mapping[str, Any]) -> str:
+        driver = spec.get("driver")
+        if driver is not None:
+            return str(driver)
+        if node_type == "DUT":
+            return "vpp"  # CSIT labs run VPP
+        subtype = spec.get("subtype")
+        if subtype == "TREX":
+            return "trex"
+        because = f" (subtype {subtype!r} has no driver)" if subtype is not None else ""
+        raise self.fail(
+            where, f"no driver{because}: add 'driver: sim', 'driver: local' or 'driver: trex'"
+        )
+
+    def _access(self, where: FieldPath, driver: str, spec: Mapping[str, Any]) -> Access:
+        flat = [field for field in CSIT_SSH_FIELDS if field in spec]
+        given = spec.get("access")
+        if given is not None and flat:
+            raise self.fail(
+                (*where, flat[0]),
+                f"both 'access' and CSIT's SSH field(s) {', '.join(flat)}: give one or the other",
+            )
+        if given is not None:
+            return _access_from_mapping(given)
+        if flat:
+            if "host" not in spec:
+                raise self.fail(
+                    where,
+                    f"CSIT SSH field(s) {', '.join(flat)} given without 'host': add 'host:'",
+                )
+            return SshAccess(
+                host=spec["host"],
+                port=int(spec.get("port", 22)),
+                username=spec.get("username", "root"),
+                password=spec.get("password"),
+                priv_key=spec.get("priv_key"),
+            )
+        if driver == "sim":
+            return LocalAccess()
+        if driver in LOCAL_DRIVERS["TG"] | LOCAL_DRIVERS["DUT"]:
+            raise self.fail(
+                where,
+                f"no access given: driver {driver} runs in a network namespace of this "
+                "machine; add 'access: {kind: netns, namespace: <name>}'",
+            )
+        raise self.fail(
+            where,
+            "no access given: add 'host:' (CSIT style, with port and username), "
+            "'access: {kind: ssh, host: <host>}', or 'access: {kind: local}' for this machine",
+        )
+
+    def _check_access(
+        self,
+        where: FieldPath,
+        node_type: NodeType,
+        driver: str,
+        access: Access,
+        spec: Mapping[str, Any],
+    ) -> None:
+        at: FieldPath = (*where, "access") if "access" in spec else where
+        if "access" not in spec and "host" in spec:
+            at = (*where, "host")
+        if driver in LOCAL_DRIVERS[node_type] and not isinstance(access, NetnsAccess):
+            raise self.fail(
+                at,
+                f"driver {driver} runs in a network namespace of this machine: "
+                "use 'access: {kind: netns, namespace: <name>}'",
+            )
+        if driver == "sim" and not isinstance(access, LocalAccess):
+            raise self.fail(
+                at,
+                "driver sim runs inside this process: use 'access: {kind: local}' "
+                "or leave access out",
+            )
+
+    def _interface(self, where: FieldPath, key: str, spec: Mapping[str, Any]) -> Interface:
+        speed_bps = None
+        if "speed" in spec:
+            speed_bps = parse_speed_bps(spec["speed"])  # the schema admits only valid speeds
+            if speed_bps <= 0:
+                raise self.fail((*where, "speed"), f"must be greater than 0, got {spec['speed']!r}")
+        name = spec.get("name")
+        if name is not None and not _IFACE_NAME.fullmatch(name):
+            raise self.fail(
+                (*where, "name"),
+                f"{name!r} is not an interface name (1 to 15 characters, no '/', no whitespace)",
+            )
+        ip4 = spec.get("ip4_address")
+        if ip4 is not None:
+            try:
+                ipaddress.IPv4Interface(ip4)
+            except ValueError:
+                raise self.fail(
+                    (*where, "ip4_address"), f"{ip4!r} is not an IPv4 address"
+                ) from None
+        return Interface(
+            key=key,
+            name=name,
+            mac_address=spec.get("mac_address"),
+            pci_address=spec.get("pci_address"),
+            link=spec.get("link"),
+            model=spec.get("model"),
+            driver=spec.get("driver"),
+            ip4_address=ip4,
+            speed_bps=speed_bps,
+            vlan=None if spec.get("vlan") is None else int(spec["vlan"]),
+        )
+
+    def _check_unique_names(self, nodes: Mapping[str, Node]) -> None:
+        """MAC addresses in the topology, namespaces, and names and PCI addresses per node."""
+        self._unique(
+            "MAC address",
+            (
+                (("nodes", n.key, "interfaces", i.key, "mac_address"), i.mac_address.lower())
+                for n in nodes.values()
+                for i in n.interfaces.values()
+                if i.mac_address
+            ),
+        )
+        self._unique(
+            "namespace",
+            (
+                (("nodes", n.key, "access", "namespace"), n.access.namespace)
+                for n in nodes.values()
+                if isinstance(n.access, NetnsAccess)
+            ),
+        )
+        for node in nodes.values():
+            for field, normal in (("name", str), ("pci_address", str.lower)):
+                self._unique(
+                    f"interface {field}",
+                    (
+                        (("nodes", node.key, "interfaces", i.key, field), _apply(normal, value))
+                        for i in node.interfaces.values()
+                        if (value := getattr(i, field)) is not None
+                    ),
+                )
+
+    def _unique(self, what: str, items: Iterable[tuple[FieldPath, str]]) -> None:
+        seen: dict[str, FieldPath] = {}
+        for where, value in items:
+            if value in seen:
+                raise self.fail(
+                    where, f"{what} {value!r} is also used by {dotted(seen[value][:-1])}"
+                )
+            seen[value] = where
+
+    def _links(self, nodes: Mapping[str, Node]) -> dict[str, Link]:
+        ends: dict[str, list[LinkEnd]] = {}
+        for node in nodes.values():
+            for iface in node.interfaces.values():
+                if iface.link is not None:
+                    ends.setdefault(iface.link, []).append(LinkEnd(node.key, iface.key))
+        links: dict[str, Link] = {}
+        for name, found in ends.items():
+            named = [f"nodes.{e.node}.interfaces.{e.interface}" for e in found]
+            last = ("nodes", found[-1].node, "interfaces", found[-1].interface, "link")
+            if len(found) == 1:
+                raise self.fail(
+                    last,
+                    f"link {name!r} has only one end ({named[0]}); a link joins exactly two "
+                    "interfaces on two nodes",
+                )
+            if len(found) > 2:
+                raise self.fail(
+                    ("nodes", found[2].node, "interfaces", found[2].interface, "link"),
+                    f"link {name!r} is used by {len(found)} interfaces ({', '.join(named)}); "
+                    "a link joins exactly two",
+                )
+            if found[0].node == found[1].node:
+                raise self.fail(
+                    last,
+                    f"link {name!r} joins two interfaces of the same node ({named[0]} and "
+                    f"{named[1]}); a link joins two different nodes",
+                )
+            links[name] = Link(name=name, ends=(found[0], found[1]))
+        return links
+
+
+def _access_from_mapping(spec: Mapping[str, Any]) -> Access:
+    """Our ``access:`` mapping (already checked by the schema) -> the access object."""
+    kind = spec["kind"]
+    if kind == "local":
+        return LocalAccess(sudo=spec.get("sudo", False))
+    if kind == "netns":
+        return NetnsAccess(namespace=spec["namespace"])
+    fields = {k: v for k, v in spec.items() if k != "kind"}
+    for name in ("connect_timeout_s", "keepalive_s"):
+        if name in fields:
+            fields[name] = float(fields[name])
+    if "port" in fields:
+        fields["port"] = int(fields["port"])  # the schema admits 22.0 as an integer
+    return SshAccess(**fields)
+
+
+def _apply(normal: Callable[[str], str], value: Any) -> str:
+    return normal(str(value))
+
+
+_TYPE_NAMES = {
+    "object": "a mapping",
+    "array": "a list",
+    "string": "text",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "nothing",
+}
+
+
+def _describe(value: Any) -> str:
+    """A value's kind in words, for messages."""
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"a boolean ({value!r})"
+    if isinstance(value, int | float):
+        return f"a number ({value!r})"
+    if isinstance(value, str):
+        return f"text ({value!r})"
+    if isinstance(value, list):
+        return "a list"
+    return "a mapping"
+
+
+def _suggest(value: Any, known: list[str]) -> str:
+    """`` (did you mean 'x'?)`` when ``value`` is close to one of ``known``, else ""."""
+    if not isinstance(value, str):
+        return ""
+    close = difflib.get_close_matches(value, known, n=1, cutoff=0.6)
+    if not close:
+        lowered = {k.lower(): k for k in known}
+        close = [lowered[value.lower()]] if value.lower() in lowered else []
+    return f" (did you mean {close[0]!r}?)" if close else ""
