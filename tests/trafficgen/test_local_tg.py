@@ -281,3 +281,19 @@ def test_parse_report() -> None:
     )
     assert parse_report(output) == TcpreplayReport(20_000, 1_200_000, 0.99995, 20_001.0, 2)
     assert parse_report("Fatal Error in tcpreplay.c") is None
+
+
+def test_a_sender_behind_schedule_is_cut_at_the_duration(
+    testbeds: TestbedFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trial lasts its duration: what the sender did not send by then is lost, not late."""
+    monkeypatch.setattr(driver_module, "STRETCH_TOLERANCE", -0.8)  # cut 0.2 s into 1 s
+    monkeypatch.setattr(driver_module, "STRETCH_GRACE_S", 0.0)
+    tg = generator(testbeds())
+    result = tg.measure(1.0, 20_000)
+    assert result.intended_count == 20_000
+    assert result.offered_count < 10_000
+    assert result.loss_ratio > 0.5
+    assert any("stopped, frames not sent count as lost" in w for w in result.warnings)
+    assert not tcpreplay_children()
+    tg.close()

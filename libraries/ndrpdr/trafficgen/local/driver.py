@@ -48,6 +48,10 @@ WAIT_MARGIN_S = 10.0
 
 #: How often running senders are polled [s].
 POLL_S = 0.01
+#: A sender still running STRETCH_TOLERANCE x duration + STRETCH_GRACE_S [s] after the
+#: trial started is stopped: a trial lasts its duration, as with TRex; unsent frames are lost.
+STRETCH_TOLERANCE = 0.01
+STRETCH_GRACE_S = 0.1
 
 
 def _finite(what: str, value: object) -> float:
@@ -123,6 +127,7 @@ class LocalTrafficGenerator:
         self._workdir: Path | None = None
         self._pcaps: dict[int, Path] = {}
         self._running: list[LocalProcess] = []
+        self._cut: list[int] = []  # directions whose sender was stopped at the cutoff
         self._lock = threading.Lock()
 
     # -- TrafficGenerator ------------------------------------------------------------
@@ -262,11 +267,19 @@ class LocalTrafficGenerator:
             with self._lock:
                 self._running.append(process)
             started[direction] = process
-        deadline = time.monotonic() + WAIT_FACTOR * duration + WAIT_MARGIN_S
+        now = time.monotonic()
+        cutoff = now + duration * (1 + STRETCH_TOLERANCE) + STRETCH_GRACE_S
+        deadline = now + WAIT_FACTOR * duration + WAIT_MARGIN_S
         pending = dict(started)
         reports: dict[int, tcpreplay.TcpreplayReport] = {}
+        self._cut = []
         while pending:
             for direction, process in list(pending.items()):
+                if process.is_running() and time.monotonic() > cutoff:
+                    # The sender fell behind: stop it as TRex trials stop at their
+                    # duration; what it did not send counts as unsent (lost).
+                    process.stop(timeout_s=WAIT_MARGIN_S)
+                    self._cut.append(direction)
                 if process.is_running():
                     continue
                 del pending[direction]
@@ -330,6 +343,12 @@ class LocalTrafficGenerator:
                 )
             if report.failed:
                 warnings.append(f"direction {direction}: tcpreplay failed {report.failed} packets")
+        for direction in self._cut:
+            warnings.append(
+                f"direction {direction}: tcpreplay was still sending {duration:g} s "
+                f"(+{STRETCH_TOLERANCE:.0%} +{STRETCH_GRACE_S:g} s) after the start; stopped, "
+                "frames not sent count as lost"
+            )
         seconds = max((r.seconds for r in reports.values()), default=0.0)
         return TrialResult(
             duration=duration,
