@@ -214,7 +214,17 @@ class LocalTransport:
                 return Path(path).read_bytes()
             except OSError as exc:
                 raise NodeAccessError(f"{self._node}: cannot read {path}: {exc}") from exc
-        return self.run(["cat", "--", path], sudo=sudo).stdout.encode()
+        full = self._argv(["cat", "--", path], sudo)
+        try:
+            done = subprocess.run(full, capture_output=True, timeout=60.0, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise NodeAccessError(f"{self._node}: cannot read {path}: {exc}") from exc
+        if done.returncode != 0:
+            result = CommandResult(
+                self._node, tuple(full), done.returncode, "", _decode(done.stderr), 0.0
+            )
+            raise CommandError(result, f"reading {path}")
+        return done.stdout
 
     def close(self) -> None:
         """Stop background processes this transport started; remove their log files."""
