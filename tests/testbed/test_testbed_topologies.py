@@ -74,7 +74,7 @@ def test_sim_topology() -> None:
     tg, dut = topology.tg, topology.duts[0]
     assert (tg.driver, dut.driver) == ("sim", "sim")
     assert tg.access == LocalAccess() and dut.access == LocalAccess()
-    assert tg.options == {"overhead_s": 0.5, "max_rate_pps": 14880952}
+    assert tg.options == {"overhead_s": 0.5, "max_rate_pps": 29761904}
     assert dut.options == {"model": "sharp", "seed": 1}
     assert all(i.speed_bps == 10e9 for n in topology.nodes.values() for i in n.interfaces.values())
     assert topology.peer("TG", "port1") is not None
