@@ -1,0 +1,5 @@
+"""``python -m ndrpdr``: the command line."""
+
+from ndrpdr.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The ``ndrpdr`` command line: validate, trial, search."""

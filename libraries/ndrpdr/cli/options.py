@@ -1,0 +1,44 @@
+"""Options shared by the commands that drive traffic, and turning them into objects."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ndrpdr.profiles import PROFILE_NAMES, FrameSize, Profile, get_profile, parse_frame_size
+from ndrpdr.testbed.loader import load_topology
+from ndrpdr.testbed.model import Topology
+
+DEFAULT_TOPOLOGY = "topologies/sim.yaml"
+DEFAULT_PROFILE = "ethip4-ip4base"
+
+
+def add_traffic_options(parser: argparse.ArgumentParser) -> None:
+    """--topology, --profile, --frame-size, --flows, --unidirectional."""
+    parser.add_argument(
+        "--topology",
+        default=DEFAULT_TOPOLOGY,
+        metavar="FILE",
+        help=f"topology file (default {DEFAULT_TOPOLOGY}, the simulator)",
+    )
+    parser.add_argument(
+        "--profile",
+        default=DEFAULT_PROFILE,
+        choices=PROFILE_NAMES,
+        help=f"traffic profile (default {DEFAULT_PROFILE})",
+    )
+    parser.add_argument(
+        "--frame-size", default="64", metavar="B", help="64..9018 or IMIX (default 64)"
+    )
+    parser.add_argument("--flows", type=int, default=None, help="flows per direction")
+    parser.add_argument(
+        "--unidirectional", action="store_true", help="send TG port 1 -> port 2 only"
+    )
+
+
+def traffic_from(args: argparse.Namespace) -> tuple[Topology, Profile, FrameSize]:
+    """Load the topology and the profile named by the options (NdrPdrError if bad)."""
+    topology = load_topology(Path(args.topology))
+    profile = get_profile(args.profile, flows=args.flows)
+    frame_size = parse_frame_size(args.frame_size)
+    return topology, profile, frame_size

@@ -1,0 +1,38 @@
+"""``ndrpdr trial``: set the testbed up, run one trial, print its counts, tear down."""
+
+from __future__ import annotations
+
+import argparse
+
+from ndrpdr.cli.options import add_traffic_options, traffic_from
+from ndrpdr.testbed.active import ActiveTestbed, forwarding_mode
+from ndrpdr.units import format_rate, parse_duration, parse_rate
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the command."""
+    parser = commands.add_parser("trial", help="one trial at a rate, counts printed")
+    add_traffic_options(parser)
+    parser.add_argument("--rate", required=True, help="aggregate rate: 100kpps, 1Mpps, 50%%, 1Gbps")
+    parser.add_argument("--duration", default="1s", help="trial duration (default 1s)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print intended, offered, received and loss of one trial; 0 on success."""
+    topology, profile, frame_size = traffic_from(args)
+    duration = parse_duration(args.duration)
+    with ActiveTestbed(topology) as testbed:
+        testbed.configure_duts(forwarding_mode(profile))
+        tg = testbed.traffic_generator(profile, frame_size, bidirectional=not args.unidirectional)
+        rate = parse_rate(args.rate, max_rate_pps=tg.max_load_pps, frame_size=frame_size)
+        trial = tg.measure(duration, rate)
+    lost = (trial.loss_count or 0) + trial.unsent_count
+    print(f"rate:      {format_rate(rate)} for {duration:g} s ({profile.name}, {frame_size} B)")
+    print(f"intended:  {trial.intended_count:.0f} frames")
+    print(f"offered:   {trial.offered_count:.0f} frames")
+    print(f"received:  {trial.forwarded_count:.0f} frames")
+    print(f"loss:      {lost:.0f} frames ({100 * trial.loss_ratio:.4f} %)")
+    for warning in trial.warnings:
+        print(f"WARNING:   {warning}")
+    return 0

@@ -1,0 +1,1 @@
+"""Results: the versioned JSON record of one NDR/PDR search."""

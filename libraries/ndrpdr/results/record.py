@@ -1,0 +1,164 @@
+"""The result record of one search: a plain JSON document with a versioned schema.
+
+Loads are aggregate over the traffic's directions, in frames per second
+(``*_pps``); bandwidths include 20 B of L1 overhead per frame (``*_bps``).
+``ndr`` / ``pdr`` are the first goals with loss ratio 0 and 0.005; every
+goal is also in ``goals``. ``trials`` holds every trial measured, even when
+the search failed (``status`` "failed" and ``error`` say why).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import ndrpdr
+from ndrpdr.profiles import FrameSize, Profile, average_frame_size, bandwidth_bps
+from ndrpdr.search.goal import Goal
+from ndrpdr.search.result import GoalResult, SearchResult
+from ndrpdr.search.trial import TrialResult
+from ndrpdr.testbed.model import Topology
+
+#: Version of the record format; bump the major part on incompatible changes.
+RECORD_VERSION = "1.0.0"
+
+NDR_LOSS_RATIO = 0.0
+PDR_LOSS_RATIO = 0.005
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchSettings:
+    """What the search was asked to do."""
+
+    algorithm: str
+    goals: tuple[Goal, ...]
+    min_load_pps: float
+    max_load_pps: float
+
+
+def _number(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+def _goal_entry(goal: Goal, result: GoalResult | None, frame_size: FrameSize) -> dict[str, Any]:
+    lower = result.lower_bound if result else None
+    entry: dict[str, Any] = {
+        "loss_ratio": goal.loss_ratio,
+        "exceed_ratio": goal.exceed_ratio,
+        "relative_width": goal.relative_width,
+        "initial_trial_duration_s": goal.initial_trial_duration,
+        "final_trial_duration_s": goal.final_trial_duration,
+        "duration_sum_s": goal.duration_sum,
+        "lower_bound": _number(lower),
+        "upper_bound": _number(result.upper_bound if result else None),
+        "conditional_throughput": _number(result.conditional_throughput if result else None),
+        "lower_bound_bps": None if lower is None else bandwidth_bps(lower, frame_size),
+        "regular": bool(result and result.regular),
+        "irregular_reason": result.irregular_reason if result else "no result",
+    }
+    return entry
+
+
+def _bounds(goals: list[dict[str, Any]], settings: SearchSettings, loss: float) -> Any:
+    for goal, entry in zip(settings.goals, goals, strict=True):
+        if goal.loss_ratio == loss:
+            keys = ("lower_bound", "upper_bound", "conditional_throughput", "lower_bound_bps")
+            return {key: entry[key] for key in keys}
+    return None
+
+
+def trial_entry(index: int, trial: TrialResult) -> dict[str, Any]:
+    """One trial as a JSON object."""
+    reason = trial.reason
+    return {
+        "index": index,
+        "duration_s": trial.duration,
+        "load_pps": trial.load,
+        "intended_count": trial.intended_count,
+        "offered_count": trial.offered_count,
+        "forwarded_count": trial.forwarded_count,
+        "loss_count": trial.loss_count,
+        "loss_ratio": trial.loss_ratio,
+        "effective_duration_s": trial.effective_duration,
+        "reason": None
+        if reason is None
+        else {
+            "algorithm": reason.algorithm,
+            "phase": reason.phase,
+            "strategy": reason.strategy,
+            "goal": reason.goal,
+            "detail": reason.detail,
+        },
+        "warnings": list(trial.warnings),
+    }
+
+
+def build_record(
+    *,
+    topology: Topology,
+    profile: Profile,
+    frame_size: FrameSize,
+    settings: SearchSettings,
+    result: SearchResult | None,
+    trials: Sequence[TrialResult],
+    started: datetime.datetime,
+    finished: datetime.datetime,
+    error: str | None = None,
+    telemetry: Mapping[str, Mapping[str, str]] | None = None,
+    directions: int = 2,
+) -> dict[str, Any]:
+    """The record as a JSON-ready dict (validate with ``ndrpdr.results.schema``)."""
+    goal_results: Sequence[GoalResult | None] = (
+        result.goal_results if result is not None else [None] * len(settings.goals)
+    )
+    goals = [
+        _goal_entry(goal, res, frame_size)
+        for goal, res in zip(settings.goals, goal_results, strict=True)
+    ]
+    tg = topology.tg
+    return {
+        "version": RECORD_VERSION,
+        "kind": "ndrpdr",
+        "tool": {"name": "ndrpdr", "version": ndrpdr.__version__},
+        "status": "failed" if error else "passed",
+        "error": error,
+        "started": started.isoformat(timespec="seconds"),
+        "finished": finished.isoformat(timespec="seconds"),
+        "testbed": {
+            "topology": str(topology.source) if topology.source else None,
+            "tg": {"node": tg.key, "driver": tg.driver},
+            "duts": [{"node": d.key, "driver": d.driver} for d in topology.duts],
+        },
+        "profile": {
+            "name": profile.name,
+            "layer": profile.layer,
+            "flows_per_direction": profile.flows_per_direction,
+            "frame_size": frame_size,
+            "average_frame_size_b": average_frame_size(frame_size),
+            "directions": directions,
+        },
+        "search": {
+            "algorithm": settings.algorithm,
+            "min_load_pps": settings.min_load_pps,
+            "max_load_pps": settings.max_load_pps,
+            "trial_count": len(trials),
+            "search_time_s": sum(t.effective_duration or t.duration for t in trials),
+            "wall_time_s": result.wall_time if result else None,
+        },
+        "ndr": _bounds(goals, settings, NDR_LOSS_RATIO),
+        "pdr": _bounds(goals, settings, PDR_LOSS_RATIO),
+        "goals": goals,
+        "trials": [trial_entry(i, t) for i, t in enumerate(trials)],
+        "telemetry": {k: dict(v) for k, v in (telemetry or {}).items()},
+    }
+
+
+def write_record(record: Mapping[str, Any], path: Path) -> None:
+    """Write ``record`` as indented JSON (parent directories created)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=2, sort_keys=False) + "\n")

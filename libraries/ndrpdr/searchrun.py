@@ -1,0 +1,115 @@
+"""One NDR/PDR search on a traffic generator, kept whole even when it fails.
+
+``run_search`` records every trial as it is measured, so a search that
+stops half way (a TG error, a time limit, Ctrl-C) still yields a record
+with the trials measured so far; traffic is stopped before it returns or
+re-raises.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ndrpdr.errors import NdrPdrError
+from ndrpdr.profiles import FrameSize, Profile
+from ndrpdr.results.record import SearchSettings, build_record
+from ndrpdr.search import Goal, SearchAbortedError, SearchResult, TrialResult, search
+from ndrpdr.testbed.model import Topology
+from ndrpdr.trafficgen.base import TrafficGenerator
+
+
+@dataclasses.dataclass
+class SearchRun:
+    """The outcome: the search result (None if it failed), the record, the error text."""
+
+    result: SearchResult | None
+    record: dict[str, Any]
+    error: str | None
+    interrupted: bool = False
+
+
+def default_min_load(max_load_pps: float) -> float:
+    """The lowest load a search tries by default [pps]: 1/1000 of the max, at least 10 kpps."""
+    return min(max_load_pps / 2, max(10_000.0, max_load_pps / 1000))
+
+
+def _now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def run_search(
+    tg: TrafficGenerator,
+    *,
+    topology: Topology,
+    profile: Profile,
+    frame_size: FrameSize,
+    goals: Sequence[Goal],
+    algorithm: str = "mlr",
+    min_load_pps: float | None = None,
+    max_load_pps: float | None = None,
+    max_search_time_s: float | None = None,
+    directions: int = 2,
+    progress: Callable[[int, TrialResult], None] | None = None,
+    telemetry: Callable[[], Mapping[str, Mapping[str, str]]] | None = None,
+) -> SearchRun:
+    """Run one search over ``tg`` and build its record.
+
+    Loads are aggregate [pps]; ``max_load_pps`` defaults to the TG's limit,
+    ``min_load_pps`` to ``default_min_load``. An NdrPdrError (a TG or DUT
+    failure, a time limit) or Ctrl-C does not propagate: the run comes back
+    failed, with the error text and every trial measured so far;
+    ``interrupted`` tells the caller to stop after writing the record.
+    ``progress(n, trial)`` is called after every trial.
+    """
+    high = tg.max_load_pps if max_load_pps is None else max_load_pps
+    low = default_min_load(high) if min_load_pps is None else min_load_pps
+    settings = SearchSettings(algorithm, tuple(goals), low, high)
+    trials: list[TrialResult] = []
+
+    def record_trial(trial: TrialResult) -> None:
+        trials.append(trial)
+        if progress is not None:
+            progress(len(trials), trial)
+
+    started = _now()
+    result: SearchResult | None = None
+    error: str | None = None
+    interrupted = False
+    try:
+        result = search(
+            tg,
+            goals,
+            low,
+            high,
+            algorithm,
+            max_search_time=max_search_time_s,
+            progress=record_trial,
+        )
+    except SearchAbortedError as exc:
+        error = str(exc)
+        result = exc.partial
+    except NdrPdrError as exc:
+        error = str(exc)
+    except KeyboardInterrupt:
+        error = "interrupted (Ctrl-C or SIGTERM)"
+        interrupted = True
+    finally:
+        tg.stop_traffic()
+    texts = telemetry() if telemetry is not None else None
+    record = build_record(
+        topology=topology,
+        profile=profile,
+        frame_size=frame_size,
+        settings=settings,
+        result=result if error is None else None,
+        trials=trials,
+        started=started,
+        finished=_now(),
+        error=error,
+        telemetry=texts,
+        directions=directions,
+    )
+    return SearchRun(result=result, record=record, error=error, interrupted=interrupted)
