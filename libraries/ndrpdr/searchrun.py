@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -20,10 +21,17 @@ from ndrpdr.search import Goal, SearchAbortedError, SearchResult, TrialResult, s
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.base import TrafficGenerator
 
+_log = logging.getLogger(__name__)
+
 
 @dataclasses.dataclass
 class SearchRun:
-    """The outcome: the search result (None if it failed), the record, the error text."""
+    """The outcome: the search result, the record, the error text (None if it passed).
+
+    ``result`` is None when the search failed, except after a time limit
+    (SearchAbortedError): then it is the partial result. The record of a
+    failed run never claims bounds.
+    """
 
     result: SearchResult | None
     record: dict[str, Any]
@@ -34,6 +42,10 @@ class SearchRun:
 def default_min_load(max_load_pps: float) -> float:
     """The lowest load a search tries by default [pps]: 1/1000 of the max, at least 10 kpps."""
     return min(max_load_pps / 2, max(10_000.0, max_load_pps / 1000))
+
+
+def _join(error: str | None, more: str) -> str:
+    return more if error is None else f"{error}; {more}"
 
 
 def _now() -> datetime.datetime:
@@ -62,7 +74,9 @@ def run_search(
     failure, a time limit) or Ctrl-C does not propagate: the run comes back
     failed, with the error text and every trial measured so far;
     ``interrupted`` tells the caller to stop after writing the record.
-    ``progress(n, trial)`` is called after every trial.
+    ``progress(n, trial)`` is called after every trial. Traffic is stopped
+    in every case; a failure to stop it fails the run too. ``telemetry()``
+    is read after the search; if it fails, the record has none (logged).
     """
     high = tg.max_load_pps if max_load_pps is None else max_load_pps
     low = default_min_load(high) if min_load_pps is None else min_load_pps
@@ -97,8 +111,16 @@ def run_search(
         error = "interrupted (Ctrl-C or SIGTERM)"
         interrupted = True
     finally:
-        tg.stop_traffic()
-    texts = telemetry() if telemetry is not None else None
+        try:
+            tg.stop_traffic()
+        except NdrPdrError as exc:  # the trials so far are still recorded
+            error = _join(error, f"stopping traffic: {exc}")
+    texts: Mapping[str, Mapping[str, str]] | None = None
+    if telemetry is not None:
+        try:
+            texts = telemetry()
+        except NdrPdrError as exc:  # a DUT that cannot report must not lose the record
+            _log.warning("telemetry after the search could not be collected: %s", exc)
     record = build_record(
         topology=topology,
         profile=profile,

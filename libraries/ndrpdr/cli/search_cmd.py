@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ndrpdr.cli.console import bounds_lines, print_to, trial_line
 from ndrpdr.cli.options import add_traffic_options, traffic_from
+from ndrpdr.errors import NdrPdrError
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.results.record import write_record
 from ndrpdr.search import ALGORITHMS, TrialResult
@@ -53,6 +54,11 @@ def run(args: argparse.Namespace) -> int:
         high = tg.max_load_pps
         if args.max_rate is not None:
             high = parse_rate(args.max_rate, max_rate_pps=high, frame_size=frame_size)
+            if high > tg.max_load_pps * (1 + 1e-9):
+                raise NdrPdrError(
+                    f"--max-rate {args.max_rate} ({high:.6g} pps) is above the TG's maximum "
+                    f"{tg.max_load_pps:.6g} pps"
+                )
         low = None
         if args.min_rate is not None:
             low = parse_rate(args.min_rate, max_rate_pps=high, frame_size=frame_size)
@@ -75,9 +81,15 @@ def run(args: argparse.Namespace) -> int:
             progress=show,
             telemetry=testbed.collect_telemetry,
         )
+    status = 0
     if args.json is not None:
-        write_record(outcome.record, args.json)
-        print_to(sys.stdout, f"result record: {args.json}")
+        try:
+            write_record(outcome.record, args.json)
+        except OSError as exc:  # the bounds are still printed below
+            print_to(sys.stderr, f"ndrpdr search: cannot write the result record: {exc}")
+            status = 1
+        else:
+            print_to(sys.stdout, f"result record: {args.json}")
     for line in bounds_lines(outcome.record):
         print_to(sys.stdout, line)
     if outcome.interrupted:
@@ -85,4 +97,4 @@ def run(args: argparse.Namespace) -> int:
     if outcome.error:
         print_to(sys.stderr, f"search failed: {outcome.error}")
         return 1
-    return 0
+    return status

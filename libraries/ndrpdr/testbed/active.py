@@ -31,6 +31,8 @@ _log = logging.getLogger(__name__)
 class TestbedError(NdrPdrError):
     """The testbed could not be set up or used (names the node and step)."""
 
+    __test__ = False  # not a pytest test class despite the name
+
 
 def uses_local_testbed(topology: Topology) -> bool:
     """True when some node lives in a network namespace of this machine."""
@@ -79,24 +81,32 @@ class ActiveTestbed:
             raise
 
     def teardown(self) -> None:
-        """Stop traffic, stop DUTs (keeping their telemetry), remove the testbed. Idempotent."""
+        """Stop traffic, stop DUTs (keeping their telemetry), remove the testbed. Idempotent.
+
+        The local namespaces are removed even when Ctrl-C interrupts the steps
+        before (removing them also ends the processes left in them).
+        """
         errors: list[str] = []
-        self._guard(errors, "stop traffic", self._close_tg)
-        for dut in reversed(self._started):
-            keep = functools.partial(self._keep_telemetry, dut)
-            self._guard(errors, f"{dut.node} telemetry", keep)
-            self._guard(errors, f"{dut.node} stop", dut.stop)
-        self._started.clear()
-        self._duts.clear()
-        for access in self._access.values():
-            self._guard(errors, f"{access.node} close", access.close)
-        self._access.clear()
-        if self._localbed is not None:
-            self._guard(errors, "local testbed teardown", self._localbed.teardown)
-            self._localbed = None
-        self._up = False
-        if errors:
-            _log.warning("teardown finished with errors:\n%s", "\n".join(errors))
+        try:
+            self._guard(errors, "stop traffic", self._close_tg)
+            while self._started:
+                dut = self._started.pop()
+                keep = functools.partial(self._keep_telemetry, dut)
+                self._guard(errors, f"{dut.node} telemetry", keep)
+                self._guard(errors, f"{dut.node} stop", dut.stop)
+            while self._access:
+                _, access = self._access.popitem()
+                self._guard(errors, f"{access.node} close", access.close)
+        finally:
+            self._started.clear()
+            self._duts.clear()
+            self._access.clear()
+            localbed, self._localbed = self._localbed, None
+            if localbed is not None:
+                self._guard(errors, "local testbed teardown", localbed.teardown)
+            self._up = False
+            if errors:
+                _log.warning("teardown finished with errors:\n%s", "\n".join(errors))
 
     def __enter__(self) -> ActiveTestbed:
         self.setup()

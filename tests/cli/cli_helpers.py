@@ -1,0 +1,71 @@
+"""Shared pieces of the command line tests: paths, a TRex variant of sim.yaml, output parsing."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TOPOLOGIES = ROOT / "topologies"
+SIM = TOPOLOGIES / "sim.yaml"
+INVALID = ROOT / "tests" / "testbed" / "invalid"
+
+_SIM_TG = """    driver: sim
+    access: {kind: local}
+    options:
+"""
+
+
+def write_trex_topology(directory: Path) -> Path:
+    """sim.yaml with a TRex TG (over SSH) before the simulated DUT, written to ``directory``."""
+    text = SIM.read_text()
+    assert _SIM_TG in text, "sim.yaml changed: update write_trex_topology"
+    start = text.index(_SIM_TG)
+    end = text.index("    interfaces:", start)
+    trex = "    driver: trex\n    access: {kind: ssh, host: 192.0.2.1}\n"
+    path = directory / "trex.yaml"
+    path.write_text(text[:start] + trex + text[end:])
+    return path
+
+
+def error_line(path: Path) -> int | None:
+    """The line an invalid example marks with ``# <- error`` (None if unmarked)."""
+    lines = path.read_bytes().decode("utf-8", "replace").splitlines()
+    marked = [number for number, line in enumerate(lines, start=1) if "# <- error" in line]
+    return marked[0] if marked else None
+
+
+def trial_lines(stdout: str) -> list[str]:
+    """The per-trial console lines of a search (they start with '#')."""
+    return [line for line in stdout.splitlines() if line.startswith("#")]
+
+
+def counts(stdout: str) -> dict[str, float]:
+    """``{"intended": .., "offered": .., "received": .., "loss": .., "loss_percent": ..}``
+    from the output of ``ndrpdr trial``."""
+    found: dict[str, float] = {}
+    for name in ("intended", "offered", "received", "loss"):
+        match = re.search(rf"^{name}:\s+([0-9]+) frames", stdout, re.MULTILINE)
+        assert match is not None, f"no {name!r} line in:\n{stdout}"
+        found[name] = float(match.group(1))
+    percent = re.search(r"^loss:.*\(([0-9.]+) %\)", stdout, re.MULTILINE)
+    assert percent is not None, stdout
+    found["loss_percent"] = float(percent.group(1))
+    return found
+
+
+def run_cli(*args: str, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
+    """``python3 -m ndrpdr ARGS`` in a child process (PYTHONPATH=libraries), from the repo root."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "libraries")}
+    return subprocess.run(
+        [sys.executable, "-m", "ndrpdr", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )

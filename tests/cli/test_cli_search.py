@@ -1,0 +1,243 @@
+"""``ndrpdr search`` on the simulator, in process: the record, the console, the options."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import ROOT, SIM, trial_lines, write_trex_topology
+
+from ndrpdr.cli.main import main
+from ndrpdr.results.schema import validate_record
+from ndrpdr.search.trial import TrialResult
+from ndrpdr.testbed.loader import load_topology
+from ndrpdr.trafficgen.base import TrafficGeneratorError
+from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+
+#: Quick search settings: 1 s trials, 2 s per load, 2 % goal width.
+QUICK = ["--duration-sum", "2s", "--width", "0.02"]
+
+
+def _search(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str, status: int = 0
+) -> tuple[dict[str, Any], str, str]:
+    """Run ``search`` on sim.yaml with --json; (record, stdout, stderr)."""
+    out_file = tmp_path / "out" / "record.json"  # the directory is created
+    code = main(["search", "--topology", str(SIM), "--json", str(out_file), *args])
+    out, err = capsys.readouterr()
+    assert code == status, err
+    record: dict[str, Any] = json.loads(out_file.read_text())
+    return record, out, err
+
+
+def _truth(duration_s: float = 1.0) -> tuple[float, float]:
+    """(true NDR, true PDR) [pps] of sim.yaml's DUT model for trials of ``duration_s``."""
+    model = SimTrafficGenerator(load_topology(SIM)).model
+    return model.true_ndr(duration_s), model.true_pdr(duration_s)
+
+
+def _check_bounds(record: dict[str, Any], width: float) -> None:
+    """NDR <= PDR, lower <= upper within the width, and the model's truth in between."""
+    ndr, pdr = record["ndr"], record["pdr"]
+    true_ndr, true_pdr = _truth(record["goals"][0]["final_trial_duration_s"])
+    for bounds, truth in ((ndr, true_ndr), (pdr, true_pdr)):
+        lower, upper = bounds["lower_bound"], bounds["upper_bound"]
+        assert lower is not None and upper is not None
+        assert lower <= truth <= upper
+        assert lower >= upper * (1 - width) * (1 - 1e-9)
+        assert bounds["conditional_throughput"] <= upper
+    assert ndr["lower_bound"] <= pdr["lower_bound"]
+    assert ndr["upper_bound"] <= pdr["upper_bound"]
+    assert all(goal["regular"] for goal in record["goals"])
+
+
+def test_search_default_settings_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    record, out, err = _search(tmp_path, capsys)
+    validate_record(record)
+    assert record["status"] == "passed"
+    assert record["error"] is None
+    assert err == ""
+    _check_bounds(record, width=0.005)
+    # One console line per trial, numbered from 1, and nothing else starts with '#'.
+    lines = trial_lines(out)
+    assert len(lines) == len(record["trials"]) == record["search"]["trial_count"] > 2
+    assert [int(line[1:].split()[0]) for line in lines] == list(range(1, len(lines) + 1))
+    assert f"result record: {tmp_path / 'out' / 'record.json'}" in out
+    assert out.splitlines()[0].startswith(f"{SIM}: ethip4-ip4base 64 B, mlr search up to")
+    ndr_line = next(line for line in out.splitlines() if line.startswith("NDR: lower "))
+    assert "Gbps" in ndr_line
+    assert any(line.startswith("PDR: lower ") for line in out.splitlines())
+    assert record["telemetry"]["DUT1"]["state"].startswith("simulated DUT")
+    assert record["testbed"]["topology"] == str(SIM)
+    assert record["testbed"]["tg"] == {"node": "TG", "driver": "sim"}
+
+
+@pytest.mark.parametrize("algorithm", ["mlr", "binary", "bswlv"])
+def test_search_algorithms(
+    algorithm: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record, out, _ = _search(tmp_path, capsys, "--algorithm", algorithm, *QUICK)
+    validate_record(record)
+    assert record["search"]["algorithm"] == algorithm
+    assert f", {algorithm} search up to" in out
+    _check_bounds(record, width=0.02)
+    assert len(trial_lines(out)) == len(record["trials"])
+
+
+def test_bswlv_repeats_failing_loads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    binary, _, _ = _search(tmp_path, capsys, "--algorithm", "binary", *QUICK)
+    bswlv, _, _ = _search(tmp_path, capsys, "--algorithm", "bswlv", *QUICK)
+    assert len(bswlv["trials"]) > len(binary["trials"])
+
+
+def test_unidirectional_halves_max_load(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    both, _, _ = _search(tmp_path, capsys, *QUICK)
+    one, out, _ = _search(tmp_path, capsys, "--unidirectional", *QUICK)
+    validate_record(one)
+    assert one["profile"]["directions"] == 1
+    assert both["profile"]["directions"] == 2
+    assert one["search"]["max_load_pps"] == pytest.approx(both["search"]["max_load_pps"] / 2)
+    assert max(t["load_pps"] for t in one["trials"]) <= one["search"]["max_load_pps"]
+    assert "up to 1.4881e+07 pps" in out
+
+
+def test_max_and_min_rate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    record, _, _ = _search(tmp_path, capsys, "--max-rate", "8Mpps", "--min-rate", "1Mpps", *QUICK)
+    assert record["search"]["max_load_pps"] == 8e6
+    assert record["search"]["min_load_pps"] == 1e6
+    assert all(1e6 <= t["load_pps"] <= 8e6 for t in record["trials"])
+    _check_bounds(record, width=0.02)
+
+
+def test_max_rate_above_tg_maximum(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out_file = tmp_path / "r.json"
+    code = main(["search", "--topology", str(SIM), "--max-rate", "50Mpps", "--json", str(out_file)])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert "--max-rate 50Mpps" in err
+    assert "above the TG's maximum" in err
+    assert trial_lines(out) == []  # rejected before any trial
+    assert not out_file.exists()
+
+
+def test_default_topology_is_sim(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(ROOT)
+    assert main(["search", *QUICK]) == 0
+    out, _ = capsys.readouterr()
+    assert out.startswith("topologies/sim.yaml: ethip4-ip4base 64 B, mlr search")
+    assert "result record" not in out  # no --json, no file
+
+
+def test_imix_l2_profile(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    record, out, _ = _search(
+        tmp_path, capsys, "--profile", "eth-l2xcbase", "--frame-size", "imix", *QUICK
+    )
+    validate_record(record)
+    assert record["profile"]["frame_size"] == "IMIX"
+    assert record["profile"]["layer"] == "L2"
+    assert "mode=l2xc" in record["telemetry"]["DUT1"]["state"]
+    assert "eth-l2xcbase IMIX B" in out
+
+
+class _Failing:
+    """Patches SimTrafficGenerator.measure to raise ``error`` on trial ``at`` (1-based)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, at: int, error: BaseException) -> None:
+        self.calls = 0
+        original = SimTrafficGenerator.measure
+
+        def measure(tg: SimTrafficGenerator, duration: float, load: float) -> TrialResult:
+            self.calls += 1
+            if self.calls == at:
+                raise error
+            return original(tg, duration, load)
+
+        monkeypatch.setattr(SimTrafficGenerator, "measure", measure)
+
+
+def test_tg_failure_keeps_trials(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _Failing(monkeypatch, 3, TrafficGeneratorError("TG: the link went down"))
+    record, out, err = _search(tmp_path, capsys, status=1)
+    validate_record(record)
+    assert record["status"] == "failed"
+    assert record["error"] == "TG: the link went down"
+    assert len(record["trials"]) == 2 == len(trial_lines(out))
+    assert "search failed: TG: the link went down" in err
+    assert "Traceback" not in err
+
+
+def test_ctrl_c_writes_record_and_exits_130(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _Failing(monkeypatch, 4, KeyboardInterrupt())
+    record, out, err = _search(tmp_path, capsys, status=130)
+    validate_record(record)
+    assert record["status"] == "failed"
+    assert "interrupted" in (record["error"] or "")
+    assert len(record["trials"]) == 3 == len(trial_lines(out))
+    assert "ndrpdr search: interrupted" in err
+
+
+def test_unwritable_record_is_an_error_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    code = main(["search", "--topology", str(SIM), "--json", str(blocker / "r.json"), *QUICK])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert "cannot write the result record" in err
+    assert str(blocker) in err
+    assert any(line.startswith("NDR: lower") for line in out.splitlines())  # still shown
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "status", "message"),
+    [
+        ("--profile", "nope", 2, "argument --profile: invalid choice: 'nope'"),
+        ("--algorithm", "linear", 2, "argument --algorithm: invalid choice: 'linear'"),
+        ("--width", "x", 2, "argument --width: invalid float value"),
+        ("--frame-size", "10", 1, "frame size '10' is out of range"),
+        ("--frame-size", "jumbo", 1, "frame size 'jumbo' is not valid"),
+        ("--max-rate", "fast", 1, "rate 'fast' is not valid"),
+        ("--min-rate", "0", 1, "rate '0' must be finite and > 0"),
+        ("--width", "0", 1, "relative_width=0.0 must be in (0, 1)"),
+        ("--final-trial-duration", "soon", 1, "duration 'soon' is not valid"),
+        ("--flows", "5", 1, "has one flow per direction"),
+    ],
+)
+def test_bad_options(
+    option: str, value: str, status: int, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["search", "--topology", str(SIM), option, value]
+    if status == 2:
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+        code = exited.value.code
+    else:
+        code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == status
+    assert message in err
+    assert "Traceback" not in err
+    assert trial_lines(out) == []
+
+
+def test_trex_tg_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    topology = write_trex_topology(tmp_path)
+    assert main(["validate", str(topology)]) == 0  # the file itself is fine
+    capsys.readouterr()
+    code = main(["search", "--topology", str(topology), "--json", str(tmp_path / "r.json")])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert err.startswith("ndrpdr search: ")
+    assert "nodes.TG.driver 'trex' has no driver yet" in err
+    assert "Traceback" not in err
+    assert trial_lines(out) == []
+    assert not (tmp_path / "r.json").exists()

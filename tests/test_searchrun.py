@@ -1,0 +1,217 @@
+"""run_search: a record in every case, trials kept on failure, traffic always stopped."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ndrpdr.dut.base import DutError
+from ndrpdr.goals import ndr_pdr_goals
+from ndrpdr.profiles import get_profile
+from ndrpdr.results.schema import validate_record
+from ndrpdr.search import SearchResult, TrialResult
+from ndrpdr.searchrun import SearchRun, default_min_load, run_search
+from ndrpdr.testbed.loader import load_topology
+from ndrpdr.testbed.model import Topology
+from ndrpdr.trafficgen.base import TrafficGeneratorError
+from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+
+SIM = Path(__file__).resolve().parents[1] / "topologies" / "sim.yaml"
+PROFILE = get_profile("ethip4-ip4base")
+#: Quick goals: 1 s trials, 2 s per load, 2 % width.
+GOALS = ndr_pdr_goals(duration_sum_s=2.0, relative_width=0.02)
+
+
+class SpyTG:
+    """The sim TG, failing with ``error`` on trial ``fail_at`` (1-based); counts stop_traffic."""
+
+    def __init__(
+        self,
+        topology: Topology,
+        *,
+        fail_at: int | None = None,
+        error: BaseException | None = None,
+        stop_error: Exception | None = None,
+    ) -> None:
+        self.sim = SimTrafficGenerator(topology)
+        self.fail_at = fail_at
+        self.error = error
+        self.stop_error = stop_error
+        self.calls = 0
+        self.stops = 0
+
+    @property
+    def max_load_pps(self) -> float:
+        return self.sim.max_load_pps
+
+    def measure(self, duration: float, load: float) -> TrialResult:
+        self.calls += 1
+        if self.calls == self.fail_at:
+            assert self.error is not None
+            raise self.error
+        return self.sim.measure(duration, load)
+
+    def stop_traffic(self) -> None:
+        self.stops += 1
+        if self.stop_error is not None:
+            raise self.stop_error
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+@pytest.fixture(scope="module")
+def topology() -> Topology:
+    return load_topology(SIM)
+
+
+def _run(tg: SpyTG, topology: Topology, **kwargs: Any) -> SearchRun:
+    return run_search(tg, topology=topology, profile=PROFILE, frame_size=64, goals=GOALS, **kwargs)
+
+
+def test_passed_run(topology: Topology) -> None:
+    tg = SpyTG(topology)
+    seen: list[tuple[int, TrialResult]] = []
+    outcome = _run(
+        tg,
+        topology,
+        progress=lambda n, trial: seen.append((n, trial)),
+        telemetry=lambda: {"DUT1": {"state": "fine"}},
+    )
+    record = outcome.record
+    validate_record(record)
+    assert outcome.error is None
+    assert outcome.interrupted is False
+    assert isinstance(outcome.result, SearchResult)
+    assert record["status"] == "passed"
+    assert record["error"] is None
+    assert tg.stops == 1
+    assert [n for n, _ in seen] == list(range(1, tg.calls + 1))
+    assert len(record["trials"]) == tg.calls == len(outcome.result.trials)
+    assert [t["load_pps"] for t in record["trials"]] == [t.load for _, t in seen]
+    assert record["telemetry"] == {"DUT1": {"state": "fine"}}
+    assert record["search"]["max_load_pps"] == tg.max_load_pps
+    assert record["search"]["min_load_pps"] == default_min_load(tg.max_load_pps)
+    truth = tg.sim.model.true_ndr(1.0)
+    assert record["ndr"]["lower_bound"] <= truth <= record["ndr"]["upper_bound"]
+    ndr_result = outcome.result.goal_results[0]
+    assert record["ndr"]["lower_bound"] == ndr_result.lower_bound
+
+
+def test_tg_error_on_third_trial(topology: Topology) -> None:
+    tg = SpyTG(topology, fail_at=3, error=TrafficGeneratorError("TG: tcpreplay died"))
+    seen: list[int] = []
+    outcome = _run(tg, topology, progress=lambda n, _: seen.append(n))
+    assert outcome.error == "TG: tcpreplay died"
+    assert outcome.interrupted is False
+    assert outcome.result is None
+    record = outcome.record
+    validate_record(record)
+    assert record["status"] == "failed"
+    assert record["error"] == "TG: tcpreplay died"
+    assert len(record["trials"]) == 2
+    assert record["search"]["trial_count"] == 2
+    assert seen == [1, 2]
+    assert tg.stops == 1
+    assert record["ndr"]["lower_bound"] is None  # a failed search claims no bounds
+    assert all(goal["irregular_reason"] == "no result" for goal in record["goals"])
+
+
+def test_ctrl_c(topology: Topology) -> None:
+    tg = SpyTG(topology, fail_at=3, error=KeyboardInterrupt())
+    outcome = _run(tg, topology)
+    assert outcome.interrupted is True
+    assert outcome.error is not None and "interrupted" in outcome.error
+    validate_record(outcome.record)
+    assert outcome.record["status"] == "failed"
+    assert len(outcome.record["trials"]) == 2
+    assert tg.stops == 1
+
+
+def test_dut_error_during_search(topology: Topology) -> None:
+    tg = SpyTG(topology, fail_at=1, error=DutError("DUT1: l3fwd exited"))
+    outcome = _run(tg, topology)
+    assert outcome.error == "DUT1: l3fwd exited"
+    assert outcome.record["trials"] == []
+    validate_record(outcome.record)
+    assert tg.stops == 1
+
+
+def test_time_limit_keeps_partial_result(topology: Topology) -> None:
+    tg = SpyTG(topology)
+    outcome = _run(tg, topology, max_search_time_s=3.0)
+    assert outcome.error is not None and "max_search_time" in outcome.error
+    assert outcome.result is not None  # the partial result, for the caller
+    assert len(outcome.record["trials"]) == len(outcome.result.trials) == 3
+    validate_record(outcome.record)
+    assert outcome.record["status"] == "failed"
+    assert tg.stops == 1
+
+
+def test_unexpected_exception_propagates_after_stopping(topology: Topology) -> None:
+    tg = SpyTG(topology, fail_at=2, error=RuntimeError("a bug"))
+    with pytest.raises(RuntimeError, match="a bug"):
+        _run(tg, topology)
+    assert tg.stops == 1
+
+
+def test_stop_traffic_failure_is_recorded(topology: Topology) -> None:
+    tg = SpyTG(
+        topology,
+        fail_at=3,
+        error=TrafficGeneratorError("TG: trial failed"),
+        stop_error=TrafficGeneratorError("TG: tcpreplay does not stop"),
+    )
+    outcome = _run(tg, topology)
+    assert outcome.error == "TG: trial failed; stopping traffic: TG: tcpreplay does not stop"
+    assert len(outcome.record["trials"]) == 2
+    validate_record(outcome.record)
+
+
+def test_stop_traffic_failure_fails_a_finished_search(topology: Topology) -> None:
+    tg = SpyTG(topology, stop_error=TrafficGeneratorError("TG: stuck"))
+    outcome = _run(tg, topology)
+    assert outcome.error == "stopping traffic: TG: stuck"
+    assert outcome.record["status"] == "failed"
+    assert len(outcome.record["trials"]) == tg.calls > 0
+
+
+def test_telemetry_failure_keeps_the_record(
+    topology: Topology, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken() -> Mapping[str, Mapping[str, str]]:
+        raise DutError("DUT1: telemetry: the namespace is gone")
+
+    outcome = _run(SpyTG(topology), topology, telemetry=broken)
+    assert outcome.error is None
+    assert outcome.record["status"] == "passed"
+    assert outcome.record["telemetry"] == {}
+    assert "the namespace is gone" in caplog.text
+
+
+def test_bad_load_range_is_a_failed_run(topology: Topology) -> None:
+    tg = SpyTG(topology)
+    outcome = _run(tg, topology, min_load_pps=5e6, max_load_pps=1e6)
+    assert outcome.error is not None and "must be below max_load" in outcome.error
+    assert tg.calls == 0
+    assert tg.stops == 1
+    validate_record(outcome.record)
+
+
+def test_unidirectional_record(topology: Topology) -> None:
+    outcome = _run(SpyTG(topology), topology, directions=1, algorithm="binary")
+    assert outcome.record["profile"]["directions"] == 1
+    assert outcome.record["search"]["algorithm"] == "binary"
+    validate_record(outcome.record)
+
+
+@pytest.mark.parametrize(
+    ("high", "low"),
+    [(29_761_904.0, 29_761.904), (800_000.0, 10_000.0), (15_000.0, 7_500.0)],
+)
+def test_default_min_load(high: float, low: float) -> None:
+    assert default_min_load(high) == pytest.approx(low)
+    assert default_min_load(high) < high

@@ -1,0 +1,299 @@
+"""ActiveTestbed: set-up, DUT configuration, TG drivers and teardown, on sim and for real.
+
+The sim tests run anywhere. The local-linux tests build real namespaces
+(root, iproute2, nftables, tc, tcpreplay) and check that nothing of their
+run is left: no namespace, no state file, no child process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ndrpdr.dut.base import DutError
+from ndrpdr.dut.sim import SimDutDriver
+from ndrpdr.profiles import get_profile
+from ndrpdr.testbed.active import (
+    ActiveTestbed,
+    TestbedError,
+    forwarding_mode,
+    uses_local_testbed,
+)
+from ndrpdr.testbed.loader import load_topology
+from ndrpdr.testbed.model import LocalAccess, Topology
+from ndrpdr.trafficgen.base import TrafficGeneratorError
+from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+
+TOPOLOGIES = Path(__file__).resolve().parents[2] / "topologies"
+L3 = get_profile("ethip4-ip4base")
+L2 = get_profile("eth-l2xcbase")
+LOCAL_TOOLS = ("ip", "nft", "tc", "sysctl", "taskset", "tcpreplay")
+
+
+@pytest.fixture(scope="module")
+def sim() -> Topology:
+    return load_topology(TOPOLOGIES / "sim.yaml")
+
+
+def _sim_dut(testbed: ActiveTestbed) -> SimDutDriver:
+    dut = testbed.duts["DUT1"]
+    assert isinstance(dut, SimDutDriver)
+    return dut
+
+
+# -- sim ------------------------------------------------------------------------------------
+
+
+def test_forwarding_mode() -> None:
+    assert forwarding_mode(L3) == "ip4base"
+    assert forwarding_mode(get_profile("ethip4udp-ip4base")) == "ip4base"
+    assert forwarding_mode(L2) == "l2xc"
+
+
+def test_uses_local_testbed(sim: Topology) -> None:
+    assert not uses_local_testbed(sim)
+    assert uses_local_testbed(load_topology(TOPOLOGIES / "local-linux.yaml"))
+
+
+def test_nothing_before_setup(sim: Topology) -> None:
+    testbed = ActiveTestbed(sim)
+    assert testbed.duts == {}
+    assert testbed.run_id is None
+    with pytest.raises(TestbedError, match=r"not set up: call setup\(\) first"):
+        testbed.traffic_generator(L3, 64)
+    with pytest.raises(TestbedError, match="not set up"):
+        testbed.configure_duts("ip4base")
+    testbed.teardown()  # harmless before setup
+
+
+def test_sim_lifecycle(sim: Topology) -> None:
+    testbed = ActiveTestbed(sim)
+    testbed.setup()
+    testbed.setup()  # idempotent
+    dut = _sim_dut(testbed)
+    assert dut.running is False
+    testbed.configure_duts("ip4base")
+    assert dut.running is True
+    assert dut.starts == 1
+    assert dut.config is not None
+    assert dut.config.mode == "ip4base"
+    assert [p.routed_prefix for p in dut.config.ports] == ["198.18.0.0/24", "198.18.1.0/24"]
+    testbed.configure_duts("l2xc")  # reconfigure: stop, configure, start again
+    assert dut.starts == 2
+    assert dut.config.mode == "l2xc"
+    tg = testbed.traffic_generator(L3, 64)
+    assert isinstance(tg, SimTrafficGenerator)
+    assert tg.max_load_pps == 29761904
+    assert testbed.traffic_generator(L3, 64, bidirectional=False).max_load_pps < tg.max_load_pps
+    assert testbed.collect_telemetry()["DUT1"]["state"].endswith("running, started 2 time(s)")
+    testbed.teardown()
+    assert dut.running is False
+    assert testbed.duts == {}
+    assert "mode=l2xc" in testbed.telemetry["DUT1"]["state"]
+    assert "stopped" not in testbed.telemetry["DUT1"]["state"]  # taken before the stop
+    with pytest.raises(TestbedError):
+        testbed.traffic_generator(L3, 64)
+    testbed.teardown()  # idempotent
+
+
+def test_sim_context_manager(sim: Topology) -> None:
+    with ActiveTestbed(sim) as testbed:
+        testbed.configure_duts(forwarding_mode(L3))
+        dut = _sim_dut(testbed)
+        trial = testbed.traffic_generator(L3, 64).measure(1.0, 1e6)
+        assert trial.loss_count == 0
+    assert dut.running is False
+    assert "DUT1" in testbed.telemetry
+
+
+@pytest.mark.parametrize("error", [RuntimeError("boom"), KeyboardInterrupt()])
+def test_sim_teardown_when_the_body_raises(sim: Topology, error: BaseException) -> None:
+    with pytest.raises(type(error)), ActiveTestbed(sim) as testbed:
+        testbed.configure_duts("ip4base")
+        dut = _sim_dut(testbed)
+        raise error
+    assert dut.running is False
+    assert testbed.duts == {}
+    assert "DUT1" in testbed.telemetry
+
+
+def test_unknown_node(sim: Topology) -> None:
+    with ActiveTestbed(sim) as testbed, pytest.raises(TestbedError, match="no node 'DUT9'"):
+        testbed.access("DUT9")
+
+
+def test_trex_tg_is_not_available_yet(sim: Topology) -> None:
+    tg = dataclasses.replace(sim.tg, driver="trex")
+    topology = dataclasses.replace(sim, nodes={**sim.nodes, "TG": tg})
+    with ActiveTestbed(topology) as testbed:
+        testbed.configure_duts("ip4base")
+        with pytest.raises(TrafficGeneratorError) as raised:
+            testbed.traffic_generator(L3, 64)
+    assert "nodes.TG.driver 'trex' has no driver yet" in str(raised.value)
+
+
+def test_failed_setup_is_undone(sim: Topology) -> None:
+    dut = dataclasses.replace(sim.duts[0], driver="vpp", access=LocalAccess())
+    topology = dataclasses.replace(sim, nodes={**sim.nodes, "DUT1": dut})
+    testbed = ActiveTestbed(topology)
+    with pytest.raises(DutError, match="driver vpp is the lab driver"):
+        testbed.setup()
+    assert testbed.duts == {}
+    with pytest.raises(TestbedError, match="not set up"):
+        testbed.configure_duts("ip4base")
+
+
+def test_failing_dut_start_is_still_stopped(sim: Topology, monkeypatch: pytest.MonkeyPatch) -> None:
+    stopped: list[str] = []
+
+    def bad_health(self: SimDutDriver) -> None:
+        raise DutError(f"{self.node}: not forwarding")
+
+    original_stop = SimDutDriver.stop
+
+    def stop(self: SimDutDriver) -> None:
+        stopped.append(self.node)
+        original_stop(self)
+
+    monkeypatch.setattr(SimDutDriver, "health_check", bad_health)
+    monkeypatch.setattr(SimDutDriver, "stop", stop)
+    with pytest.raises(DutError, match="not forwarding"), ActiveTestbed(sim) as testbed:
+        testbed.configure_duts("ip4base")
+    assert stopped == ["DUT1"]
+    assert "DUT1" in testbed.telemetry
+
+
+def test_ctrl_c_during_teardown(sim: Topology, monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(self: SimDutDriver) -> None:
+        raise KeyboardInterrupt
+
+    testbed = ActiveTestbed(sim)
+    testbed.setup()
+    testbed.configure_duts("ip4base")
+    monkeypatch.setattr(SimDutDriver, "stop", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        testbed.teardown()
+    assert testbed.duts == {}
+    with pytest.raises(TestbedError, match="not set up"):
+        testbed.traffic_generator(L3, 64)
+    testbed.teardown()  # nothing left to do
+
+
+# -- local-linux (real) -------------------------------------------------------------------
+
+
+def _descendants(root: int) -> set[int]:
+    """PIDs of every process below ``root`` (zombies included)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry)] = int(fields[1])
+    found: set[int] = set()
+    frontier = {root}
+    while frontier:
+        children = {pid for pid, ppid in parents.items() if ppid in frontier} - found
+        found |= children
+        frontier = children
+    return found
+
+
+def _run_namespaces(run_id: str) -> list[str]:
+    listing = subprocess.run(
+        ["ip", "netns", "list"], capture_output=True, text=True, check=True
+    ).stdout
+    return [line.split()[0] for line in listing.splitlines() if f"ndrpdr-{run_id}-" in line]
+
+
+@pytest.fixture
+def local_linux(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Topology]:
+    """topologies/local-linux.yaml with a private state directory; checks nothing is left."""
+    missing = [t for t in LOCAL_TOOLS if shutil.which(t) is None]
+    if os.geteuid() != 0 or missing:
+        pytest.skip(f"the local testbed needs root and {', '.join(missing) or 'its tools'}")
+    state = tmp_path / "state"
+    monkeypatch.setenv("NDRPDR_STATE_DIR", str(state))
+    before = _descendants(os.getpid())
+    yield load_topology(TOPOLOGIES / "local-linux.yaml")
+    assert _descendants(os.getpid()) <= before, "child processes left"
+    assert not state.exists() or list(state.iterdir()) == [], "state files left"
+
+
+def test_local_linux_trial(local_linux: Topology) -> None:
+    with ActiveTestbed(local_linux) as testbed:
+        run_id = testbed.run_id
+        assert run_id is not None
+        assert sorted(_run_namespaces(run_id)) == [
+            f"ndrpdr-{run_id}-dut",
+            f"ndrpdr-{run_id}-tg",
+        ]
+        testbed.configure_duts("ip4base")
+        tg = testbed.traffic_generator(L3, 64)
+        assert tg.max_load_pps == 800_000
+        trial = tg.measure(0.5, 20_000)
+    assert trial.intended_count == 10_000
+    assert trial.offered_count == 10_000
+    assert trial.forwarded_count == 10_000
+    assert trial.loss_count == 0
+    assert trial.loss_ratio == 0.0
+    assert _run_namespaces(run_id) == []
+    telemetry = testbed.telemetry["DUT1"]
+    assert telemetry["state"] == "linux mode=ip4base: running"  # read before the stop
+    assert "198.18.1.0/24 via 192.168.20.2 dev dut-if2" in telemetry["ip_route"]
+    assert "dut-if1" in telemetry["ip_link"]
+
+
+@pytest.mark.parametrize("error", [RuntimeError("boom"), KeyboardInterrupt()])
+def test_local_linux_teardown_when_the_body_raises(
+    local_linux: Topology, error: BaseException
+) -> None:
+    run_ids: list[str] = []
+    with pytest.raises(type(error)), ActiveTestbed(local_linux) as testbed:
+        assert testbed.run_id is not None
+        run_ids.append(testbed.run_id)
+        testbed.configure_duts("ip4base")
+        assert len(_run_namespaces(testbed.run_id)) == 2
+        raise error
+    assert _run_namespaces(run_ids[0]) == []
+    assert testbed.telemetry["DUT1"]["state"] == "linux mode=ip4base: running"
+    assert testbed.duts == {}
+
+
+def test_local_linux_given_run_id(local_linux: Topology) -> None:
+    run_id = f"t{os.getpid()}-active"
+    testbed = ActiveTestbed(local_linux, run_id=run_id)
+    assert testbed.run_id == run_id
+    try:
+        testbed.setup()
+        assert testbed.run_id == run_id
+        assert len(_run_namespaces(run_id)) == 2
+    finally:
+        testbed.teardown()
+    assert _run_namespaces(run_id) == []
+
+
+def test_local_linux_ctrl_c_during_teardown(
+    local_linux: Topology, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ndrpdr.dut.linux import LinuxDriver
+
+    def interrupted(self: LinuxDriver) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(LinuxDriver, "stop", interrupted)
+    with pytest.raises(KeyboardInterrupt), ActiveTestbed(local_linux) as testbed:
+        run_id = testbed.run_id
+        assert run_id is not None
+        testbed.configure_duts("ip4base")
+    assert _run_namespaces(run_id) == []  # removed although the DUT stop was cut short
