@@ -18,6 +18,11 @@ from ndrpdr.errors import NdrPdrError
 TAIL_CHARS = 2000
 
 
+def decode_output(data: bytes | None) -> str:
+    """Captured command output as text (bytes that are not UTF-8 are replaced)."""
+    return (data or b"").decode("utf-8", errors="replace")
+
+
 def tail(text: str, limit: int = TAIL_CHARS) -> str:
     """The last ``limit`` characters of ``text``, marked when cut."""
     return text if len(text) <= limit else "..." + text[-limit:]

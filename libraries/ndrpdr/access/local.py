@@ -21,6 +21,7 @@ from ndrpdr.access.base import (
     CommandResult,
     CommandTimeoutError,
     NodeAccessError,
+    decode_output,
 )
 
 #: Seconds to wait after each signal before escalating (SIGINT -> SIGTERM -> SIGKILL).
@@ -29,10 +30,6 @@ _SIGNAL_STEPS = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
 
 def _needs_sudo(sudo: bool) -> bool:
     return sudo and os.geteuid() != 0
-
-
-def _decode(data: bytes | None) -> str:
-    return (data or b"").decode("utf-8", errors="replace")
 
 
 class LocalProcess:
@@ -149,15 +146,20 @@ class LocalTransport:
             _kill_group(popen.pid)
             out, err = popen.communicate()
             result = CommandResult(
-                self._node, tuple(full), -9, _decode(out), _decode(err), time.monotonic() - started
+                self._node,
+                tuple(full),
+                -9,
+                decode_output(out),
+                decode_output(err),
+                time.monotonic() - started,
             )
             raise CommandTimeoutError(result, timeout_s) from None
         result = CommandResult(
             self._node,
             tuple(full),
             popen.returncode,
-            _decode(out),
-            _decode(err),
+            decode_output(out),
+            decode_output(err),
             time.monotonic() - started,
         )
         if check and result.exit_code != 0:
@@ -221,7 +223,7 @@ class LocalTransport:
             raise NodeAccessError(f"{self._node}: cannot read {path}: {exc}") from exc
         if done.returncode != 0:
             result = CommandResult(
-                self._node, tuple(full), done.returncode, "", _decode(done.stderr), 0.0
+                self._node, tuple(full), done.returncode, "", decode_output(done.stderr), 0.0
             )
             raise CommandError(result, f"reading {path}")
         return done.stdout

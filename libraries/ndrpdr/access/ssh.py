@@ -43,6 +43,7 @@ from ndrpdr.access.base import (
     CommandResult,
     CommandTimeoutError,
     NodeAccessError,
+    decode_output,
 )
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.testbed.model import SshAccess
@@ -110,10 +111,6 @@ _READ_CHUNK = 1 << 20
 _POLL_S = 0.2
 #: How long a timed-out command may still take to report its PID (so it can be killed) [s].
 _PID_GRACE_S = 5.0
-
-
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", errors="replace")
 
 
 def _is_pseudo_file(path: str) -> bool:
@@ -649,11 +646,10 @@ class SshTransport:
         """True when the remote user is root (asked once with ``id -u``)."""
         if self._is_root_cache is None:
             outcome = self._exec(["id", "-u"], timeout_s=30.0, stdin=None, sudo_kill=False)
-            uid = _decode(outcome.stdout).strip()
+            uid = decode_output(outcome.stdout).strip()
             if outcome.exit_code != 0 or not uid.isdigit():
-                message = (
-                    f"{self._node}: 'id -u' failed on {self.address}: {_decode(outcome.stderr)}"
-                )
+                stderr = decode_output(outcome.stderr)
+                message = f"{self._node}: 'id -u' failed on {self.address}: {stderr}"
                 raise NodeAccessError(message)
             self._is_root_cache = int(uid) == 0
         return self._is_root_cache
@@ -691,8 +687,8 @@ class SshTransport:
             self._node,
             tuple(full),
             outcome.exit_code,
-            _decode(outcome.stdout),
-            _decode(outcome.stderr),
+            decode_output(outcome.stdout),
+            decode_output(outcome.stderr),
             outcome.duration_s,
         )
         if outcome.timed_out:
@@ -777,7 +773,7 @@ class SshTransport:
                     tuple(full),
                     outcome.exit_code,
                     "",
-                    _decode(outcome.stderr),
+                    decode_output(outcome.stderr),
                     outcome.duration_s,
                 )
                 raise CommandError(result, "reading a file")

@@ -10,11 +10,9 @@ leaves the DUT on the port facing TG port *i + 1*.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig, ForwardingMode
 from ndrpdr.profiles import DIRECTION_PREFIXES
-from ndrpdr.testbed.model import Interface, Topology
+from ndrpdr.testbed.model import Topology, natural_key
 
 
 def _link_subnet(index: int) -> tuple[str, str]:
@@ -43,7 +41,7 @@ def plan_dut(
         )
     dut = duts[0]
     tg = topology.tg
-    tg_ports = [k for k, _ in _sorted_ports(tg.interfaces)]
+    tg_ports = sorted(tg.interfaces, key=natural_key)
     pairs: list[tuple[str, str]] = []  # (TG port key, DUT port key)
     for tg_port in tg_ports:
         peer = topology.peer(tg.key, tg_port)
@@ -79,13 +77,3 @@ def plan_dut(
     return DutTestConfig(
         mode=mode, ports=(ports[0], ports[1]), cores=cores, max_frame_size_b=max_frame_size_b
     )
-
-
-def _sorted_ports(interfaces: Mapping[str, Interface]) -> list[tuple[str, Interface]]:
-    return sorted(interfaces.items(), key=lambda item: _natural(item[0]))
-
-
-def _natural(key: str) -> tuple[str, int]:
-    head = key.rstrip("0123456789")
-    tail = key[len(head) :]
-    return head, int(tail) if tail else -1

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import ndrpdr
+from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO
 from ndrpdr.profiles import FrameSize, Profile, average_frame_size, bandwidth_bps
 from ndrpdr.search.goal import Goal
 from ndrpdr.search.result import GoalResult, SearchResult
@@ -26,9 +27,6 @@ from ndrpdr.testbed.model import Topology
 
 #: Version of the record format; bump the major part on incompatible changes.
 RECORD_VERSION = "1.0.0"
-
-NDR_LOSS_RATIO = 0.0
-PDR_LOSS_RATIO = 0.005
 
 
 @dataclasses.dataclass(frozen=True)

@@ -42,6 +42,7 @@ from ndrpdr.testbed.model import (
     Topology,
 )
 from ndrpdr.testbed.yamlsafe import FieldPath, YamlDocument, dotted, load_yaml
+from ndrpdr.units import UnitError, parse_bitrate
 
 SCHEMA_FILE = "schemas/topology.schema.json"
 """The JSON Schema, relative to the ``ndrpdr.testbed`` package."""
@@ -59,12 +60,10 @@ NODE_FIELDS = frozenset({"type", "driver", "access", "options", "interfaces", *C
 """Node fields the loader consumes; every other node field goes to ``Node.extra``."""
 
 _TYPO_CANDIDATES = NODE_FIELDS | {"subtype"}
-_SPEED = re.compile(r"([0-9]+(?:\.[0-9]+)?) ?([kKMGT]?)(?:bps|b/s|bit/s)?")
 # The schema's patterns end in "$", which also matches before a final newline;
 # names that reach OS commands are checked again with fullmatch.
 _IFACE_NAME = re.compile(r"[^/\s]{1,15}")
 _NAMESPACE = re.compile(r"[a-z0-9-]{1,12}")
-_SPEED_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
 
 def load_topology(path: str | os.PathLike[str]) -> Topology:
@@ -106,19 +105,6 @@ def topology_schema() -> dict[str, Any]:
 @functools.cache
 def _validator() -> Any:
     return jsonschema.Draft202012Validator(topology_schema())
-
-
-def parse_speed_bps(value: str | float) -> float:
-    """A line speed as written in a topology (``10Gbps``, ``25G``, ``100 Mb/s`` or a number
-    of bit/s) -> bit/s. Raises ValueError for anything else."""
-    if isinstance(value, bool):
-        raise ValueError(f"{value!r} is not a line speed")
-    if isinstance(value, int | float):
-        return float(value)
-    match = _SPEED.fullmatch(value)
-    if match is None:
-        raise ValueError(f"{value!r} is not a line speed")
-    return float(match.group(1)) * _SPEED_PREFIX[match.group(2)]
 
 
 class _Checker:
@@ -375,9 +361,12 @@ class _Checker:
     def _interface(self, where: FieldPath, key: str, spec: Mapping[str, Any]) -> Interface:
         speed_bps = None
         if "speed" in spec:
-            speed_bps = parse_speed_bps(spec["speed"])  # the schema admits only valid speeds
-            if speed_bps <= 0:
-                raise self.fail((*where, "speed"), f"must be greater than 0, got {spec['speed']!r}")
+            try:  # the schema admits only well-formed speeds; what is left is a zero speed
+                speed_bps = parse_bitrate(spec["speed"])
+            except UnitError:
+                raise self.fail(
+                    (*where, "speed"), f"must be greater than 0, got {spec['speed']!r}"
+                ) from None
         name = spec.get("name")
         if name is not None and not _IFACE_NAME.fullmatch(name):
             raise self.fail(
