@@ -1,0 +1,128 @@
+"""NdrPdrLibrary: Robot Framework keywords that find how fast a network data plane forwards."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from robotlibcore import DynamicCore
+
+import ndrpdr
+from ndrpdr.errors import NdrPdrError
+from NdrPdrLibrary.argtypes import CONVERTERS
+from NdrPdrLibrary.context import DEFAULT_TOPOLOGY, LibraryContext
+from NdrPdrLibrary.keywords.dut import DutKeywords
+from NdrPdrLibrary.keywords.results import ResultsKeywords
+from NdrPdrLibrary.keywords.search import SearchKeywords
+from NdrPdrLibrary.keywords.testbed import TestbedKeywords
+from NdrPdrLibrary.keywords.traffic import TrafficKeywords
+
+__version__ = ndrpdr.__version__
+
+
+class KeywordError(RuntimeError):
+    """A known failure: Robot shows its message alone, without the exception's name."""
+
+    ROBOT_SUPPRESS_NAME = True
+
+
+class NdrPdrLibrary(DynamicCore):  # type: ignore[misc]
+    """NdrPdrLibrary finds how fast a network data plane forwards packets without loss.
+
+    It drives a traffic generator (TG) and the devices under test (DUTs)
+    described by a topology file, and runs one search that finds both
+    NDR (no drop rate, zero loss) and PDR (partial drop rate, loss ratio
+    at most 0.5 %), with short trials first and full-length trials only at
+    the end (MLRsearch, RFC 9971).
+
+    %TOC%
+
+    = Topology =
+
+    The library's one argument is the topology file, a YAML description of
+    the TG node, the DUT nodes and the links between them. The default,
+    ``topologies/sim.yaml``, is a simulator that runs anywhere in seconds.
+    ``topologies/local-*.yaml`` send real packets through network
+    namespaces on this machine (root needed); lab topologies reach a TRex
+    host and DUT hosts over SSH. The same suites run on all of them:
+
+    | ***** Settings *****
+    | Library    NdrPdrLibrary    ${TOPOLOGY}
+    | ***** Variables *****
+    | ${TOPOLOGY}    topologies/sim.yaml
+
+    and ``robot --variable TOPOLOGY:topologies/local-linux.yaml suites/``.
+    Nothing is read or connected when the library is imported (so Libdoc
+    and ``robot --dryrun`` need no testbed): the file is read and the
+    testbed set up by `Set Up Testbed`, or by the first keyword needing it.
+
+    = Rates, durations and frame sizes =
+
+    Rates (`Rate`) are aggregate over the traffic's directions: ``10Mpps``,
+    ``250kpps``, ``10Gbps`` (on the wire, with 20 B of L1 overhead per
+    frame) or ``50%`` of the TG's maximum. Durations (`Duration`): ``30s``,
+    ``1 min``, ``250ms`` or a number of seconds. Frame sizes (`FrameSize`)
+    count bytes including the FCS (``64``, ``1518``, ``9000``) or are
+    ``IMIX`` (64, 570 and 1518 B in the ratio 7:4:1).
+
+    = Results =
+
+    Each search leaves, for its test:
+    - a test message with NDR and PDR: lower and upper bounds in Mpps and
+      Gbps, and the conditional throughput;
+    - test metadata with plain numbers in frames per second: ``NDR_LOWER``,
+      ``NDR_UPPER``, ``NDR_CONDITIONAL``, ``PDR_LOWER``, ``PDR_UPPER``,
+      ``PDR_CONDITIONAL`` (a bound that was not found is left out), read
+      from output.xml with ``robot.api.ExecutionResult``;
+    - a JSON record next to output.xml, named after the test and linked
+      from log.html, holding the settings, the bounds and every trial;
+    - in log.html, a plot of the search (load over time, each goal's
+      bounds) and a table of the trials;
+    - on the console, one line per trial while the search runs.
+
+    A search that fails (a TG or DUT error, the time cap, a min load that
+    already loses frames) fails its test with a message that says why;
+    traffic is stopped and the trials measured so far stay in the record.
+    A test whose traffic the testbed cannot carry (jumbo frames on local
+    veths) is skipped.
+
+    = Example =
+
+    | ***** Settings *****
+    | Library           NdrPdrLibrary
+    | Suite Setup       Set Up Testbed
+    | Suite Teardown    Tear Down Testbed
+    |
+    | ***** Test Cases *****
+    | 64B-1c-ethip4-ip4base-ndrpdr
+    |     Configure DUTs For Traffic    ethip4-ip4base    64
+    |     ${result} =    Find NDR And PDR    ethip4-ip4base    64
+    |     Should Be True    ${result}[ndr][lower] > 0
+    """
+
+    ROBOT_LIBRARY_SCOPE = "GLOBAL"
+    ROBOT_LIBRARY_VERSION = __version__
+    ROBOT_LIBRARY_DOC_FORMAT = "ROBOT"
+    ROBOT_LIBRARY_CONVERTERS = CONVERTERS
+
+    def __init__(self, topology: str = DEFAULT_TOPOLOGY) -> None:
+        """``topology`` is the topology file (default: the simulator); it is read on first use."""
+        self.ctx = LibraryContext(topology)
+        DynamicCore.__init__(
+            self,
+            [
+                TestbedKeywords(self.ctx),
+                DutKeywords(self.ctx),
+                TrafficKeywords(self.ctx),
+                SearchKeywords(self.ctx),
+                ResultsKeywords(self.ctx),
+            ],
+        )
+
+    def run_keyword(
+        self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None
+    ) -> Any:
+        """Run a keyword; a known failure (NdrPdrError) shows as its plain message."""
+        try:
+            return DynamicCore.run_keyword(self, name, args, kwargs)
+        except NdrPdrError as exc:
+            raise KeywordError(str(exc)) from exc

@@ -1,0 +1,1 @@
+"""Keyword components, one per area: testbed, DUT, traffic, search, results."""

@@ -1,0 +1,90 @@
+"""DUT keywords: configure the devices under test for a test, stop them, show their telemetry."""
+
+from __future__ import annotations
+
+import html
+
+from ndrpdr.profiles import frame_sizes, get_profile
+from ndrpdr.testbed.active import forwarding_mode
+from NdrPdrLibrary import robotout
+from NdrPdrLibrary.argtypes import DutMode, FrameSize, TrafficProfile
+from NdrPdrLibrary.keywords.component import Component, keyword
+
+
+def _largest(frame_size: FrameSize) -> int:
+    return max(frame_sizes(frame_size.value))
+
+
+class DutKeywords(Component):
+    """Configure DUTs, Configure DUTs For Traffic, Stop DUTs, Show DUT Telemetry."""
+
+    @keyword("Configure DUTs", tags=("dut",))
+    def configure_duts(
+        self,
+        mode: DutMode = DutMode.IP4BASE,
+        cores: int = 1,
+        max_frame_size: FrameSize = FrameSize(1518),
+    ) -> None:
+        """Configure every DUT to forward between its two test ports, start it, check it.
+
+        ``mode`` is ``ip4base`` (IPv4 routing of the 198.18.0.0/15 test
+        networks) or ``l2xc`` (L2 cross-connect, or MAC swap where the data
+        plane has no cross-connect). ``cores`` is the number of data-plane
+        worker cores; ``max_frame_size`` the largest frame of the test (for
+        MTU settings). A DUT that is running is restarted with the new
+        configuration.
+
+        Example:
+        | Configure DUTs    l2xc
+        | Configure DUTs    ip4base    cores=2    max_frame_size=9000
+        """
+        size = _largest(max_frame_size)
+        self.ctx.testbed.configure_duts(mode.value, cores=cores, max_frame_size_b=size)
+        robotout.info(f"DUTs configured: {mode.value}, {cores} core(s), frames up to {size} B")
+
+    @keyword("Configure DUTs For Traffic", tags=("dut",))
+    def configure_duts_for_traffic(
+        self, profile: TrafficProfile, frame_size: FrameSize, cores: int = 1
+    ) -> None:
+        """Configure the DUTs the way ``profile`` needs (L3 profiles route, L2 ones cross-connect).
+
+        Same as `Configure DUTs` with the mode taken from the profile and the
+        MTU from ``frame_size``.
+
+        Example:
+        | Configure DUTs For Traffic    ethip4-ip4base    IMIX
+        """
+        mode = DutMode(forwarding_mode(get_profile(profile.value)))
+        self.configure_duts(mode, cores=cores, max_frame_size=frame_size)
+
+    @keyword("Stop DUTs", tags=("dut",))
+    def stop_duts(self) -> None:
+        """Stop the DUTs' data planes (their telemetry is kept first); the testbed stays up.
+
+        Example:
+        | Stop DUTs
+        """
+        if self.ctx.is_set_up:
+            self.ctx.testbed.stop_duts()
+
+    @keyword("Show DUT Telemetry", tags=("dut",))
+    def show_dut_telemetry(self) -> dict[str, dict[str, str]]:
+        """Log every DUT's telemetry now (counters, runtime statistics) and return it.
+
+        The result maps a DUT node to its texts by name, e.g.
+        ``${telemetry}[DUT1][show runtime]``. Nothing is logged when the
+        testbed is not set up.
+
+        Example:
+        | [Teardown]    Show DUT Telemetry
+        """
+        if not self.ctx.is_set_up:
+            robotout.info("no testbed set up: no DUT telemetry")
+            return {}
+        telemetry = self.ctx.testbed.collect_telemetry()
+        for node, texts in telemetry.items():
+            parts = [f"<h4>{html.escape(node)}</h4>"]
+            for name, text in texts.items():
+                parts.append(f"<b>{html.escape(name)}</b><pre>{html.escape(text)}</pre>")
+            robotout.info("".join(parts), html=True)
+        return telemetry

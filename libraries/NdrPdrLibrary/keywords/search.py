@@ -1,0 +1,292 @@
+"""Search keywords: Find NDR And PDR (one search for both), Find Throughput With Binary Search."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypedDict
+
+from ndrpdr.cli.console import trial_line
+from ndrpdr.errors import NdrPdrError
+from ndrpdr.goals import PDR_LOSS_RATIO, ndr_pdr_goals
+from ndrpdr.search import Goal, TrialResult
+from ndrpdr.searchrun import run_search
+from ndrpdr.units import format_rate
+from NdrPdrLibrary import robotout
+from NdrPdrLibrary.argtypes import (
+    BinaryAlgorithm,
+    Duration,
+    FrameSize,
+    Rate,
+    SearchAlgorithm,
+    TrafficProfile,
+)
+from NdrPdrLibrary.keywords.component import Component, keyword
+from NdrPdrLibrary.publish import publish_record
+from NdrPdrLibrary.traffic import open_traffic
+
+
+class GoalBounds(TypedDict):
+    """One goal's result [frames per second, aggregate over directions].
+
+    | =Key= | =Value= |
+    | ``lower`` | relevant lower bound, None if not found |
+    | ``upper`` | relevant upper bound, None if the max load was a lower bound |
+    | ``conditional`` | conditional throughput (RFC 9971), None if not found |
+    """
+
+    lower: float | None
+    upper: float | None
+    conditional: float | None
+
+
+class SearchOutcome(TypedDict):
+    """What a search keyword returns: bounds per goal and where the record is.
+
+    | =Key= | =Value= |
+    | ``ndr`` | `GoalBounds` of the zero-loss goal (None if not searched) |
+    | ``pdr`` | `GoalBounds` of the 0.5 % loss goal (None if not searched) |
+    | ``goals`` | list of `GoalBounds`, one per goal in order |
+    | ``trials`` | number of trials measured |
+    | ``record`` | path of the JSON result record (None if it could not be written) |
+    """
+
+    ndr: GoalBounds | None
+    pdr: GoalBounds | None
+    goals: list[GoalBounds]
+    trials: int
+    record: str | None
+
+
+class SearchFailedError(NdrPdrError):
+    """The search did not find the bounds asked for (the message says why)."""
+
+
+def _bounds(entry: Any) -> GoalBounds | None:
+    if not entry:
+        return None
+    return GoalBounds(
+        lower=entry.get("lower_bound"),
+        upper=entry.get("upper_bound"),
+        conditional=entry.get("conditional_throughput"),
+    )
+
+
+def _goal_label(loss_ratio: float) -> str:
+    if loss_ratio == 0:
+        return "NDR"
+    if loss_ratio == PDR_LOSS_RATIO:
+        return "PDR"
+    return f"loss <= {100 * loss_ratio:g} %"
+
+
+def _min_load_failures(record: dict[str, Any]) -> list[str]:
+    """Goals whose min load was already an upper bound: the search could not succeed."""
+    first_at_min = next(
+        (t for t in record["trials"] if t["load_pps"] <= record["search"]["min_load_pps"] * 1.0001),
+        None,
+    )
+    seen = "" if first_at_min is None else f", loss ratio {first_at_min['loss_ratio']:.4%} there"
+    return [
+        f"{_goal_label(goal['loss_ratio'])}: the min load "
+        f"{format_rate(record['search']['min_load_pps'])} already loses too much{seen}"
+        for goal in record["goals"]
+        if goal["irregular_reason"] == "min load is an upper bound"
+    ]
+
+
+class SearchKeywords(Component):
+    """Find NDR And PDR, Find Throughput With Binary Search."""
+
+    def _search(
+        self,
+        *,
+        kind: str,
+        profile: TrafficProfile,
+        frame_size: FrameSize,
+        goals: Sequence[Goal],
+        algorithm: str,
+        min_rate: Rate | None,
+        max_rate: Rate | None,
+        max_search_time: Duration | None,
+        bidirectional: bool,
+        flows: int | None,
+    ) -> SearchOutcome:
+        ctx = self.ctx
+        traffic = open_traffic(ctx, profile, frame_size, bidirectional=bidirectional, flows=flows)
+        high = traffic.rate_pps(max_rate, "max_rate") if max_rate is not None else None
+        low = traffic.rate_pps(min_rate, "min_rate") if min_rate is not None else None
+        robotout.console(f"\n{kind} search ({algorithm}): {traffic.describe()}")
+
+        def progress(index: int, trial: TrialResult) -> None:
+            robotout.console(trial_line(index, trial))
+
+        outcome = run_search(
+            traffic.tg,
+            topology=ctx.topology,
+            profile=traffic.profile,
+            frame_size=traffic.frame_size,
+            goals=goals,
+            algorithm=algorithm,
+            min_load_pps=low,
+            max_load_pps=high,
+            max_search_time_s=max_search_time,
+            directions=traffic.directions,
+            progress=progress,
+            telemetry=ctx.testbed.collect_telemetry,
+        )
+        record = outcome.record
+        path = publish_record(ctx, record, kind=kind.lower())
+        if outcome.pending is not None:
+            raise outcome.pending
+        if outcome.interrupted:
+            raise KeyboardInterrupt
+        kept = f" ({record['search']['trial_count']} trials kept in {path or 'the log'})"
+        if outcome.error is not None:
+            raise SearchFailedError(f"{kind} search failed: {outcome.error}{kept}")
+        failures = _min_load_failures(record)
+        if failures:
+            raise SearchFailedError(
+                f"{kind} search cannot succeed: {'; '.join(failures)}. Give a lower min_rate, "
+                f"or check that the DUT forwards at all{kept}"
+            )
+        goal_bounds = [b for b in (_bounds(g) for g in record["goals"]) if b is not None]
+        return SearchOutcome(
+            ndr=_bounds(record["ndr"]),
+            pdr=_bounds(record["pdr"]),
+            goals=goal_bounds,
+            trials=record["search"]["trial_count"],
+            record=None if path is None else str(path),
+        )
+
+    @keyword("Find NDR And PDR", tags=("search",))
+    def find_ndr_and_pdr(
+        self,
+        profile: TrafficProfile = TrafficProfile.ETHIP4_IP4BASE,
+        frame_size: FrameSize = FrameSize(64),
+        *,
+        final_trial_duration: Duration = Duration(1.0),
+        initial_trial_duration: Duration = Duration(1.0),
+        duration_sum: Duration = Duration(21.0),
+        goal_width: float = 0.005,
+        exceed_ratio: float = 0.5,
+        pdr_loss_ratio: float = PDR_LOSS_RATIO,
+        min_rate: Rate | None = None,
+        max_rate: Rate | None = None,
+        max_search_time: Duration | None = Duration(1200.0),
+        bidirectional: bool = True,
+        flows: int | None = None,
+        algorithm: SearchAlgorithm = SearchAlgorithm.MLR,
+    ) -> SearchOutcome:
+        """Find NDR (zero loss) and PDR (loss ratio <= 0.5 %) with one search.
+
+        The defaults are FD.io CSIT's production goals (RFC 9971 terms):
+        1 s trials, 21 s of full-length trials to settle a load, exceed
+        ratio 0.5, goal width 0.5 %. Short trials come first; full-length
+        trials only near the end.
+
+        | =Argument= | =Meaning= |
+        | ``profile``, ``frame_size`` | the traffic (`TrafficProfile`, `FrameSize`) |
+        | ``final_trial_duration`` | a trial this long is full-length |
+        | ``initial_trial_duration`` | the shortest trials, early in the search |
+        | ``duration_sum`` | full-length seconds that settle a load (several trials) |
+        | ``goal_width`` | stop when upper / lower - 1 is at most this |
+        | ``exceed_ratio`` | share of seconds at a lower bound that may be lossy |
+        | ``pdr_loss_ratio`` | PDR's loss ratio (0.005 = 0.5 %) |
+        | ``min_rate`` | the lowest load (`Rate`); default max / 1000, at least 10 kpps |
+        | ``max_rate`` | the highest load (`Rate`); default the TG's maximum |
+        | ``max_search_time`` | cap on the sum of trial durations; ``None`` for no cap |
+        | ``bidirectional`` | both directions (default) or TG port 1 -> port 2 only |
+        | ``flows`` | flows per direction for multi-flow profiles |
+        | ``algorithm`` | ``mlr`` (default), ``binary`` or ``bswlv`` (`SearchAlgorithm`) |
+
+        Rates are aggregate over directions. The test gets a message with
+        both bounds in Mpps and Gbps, metadata ``NDR_LOWER``, ``NDR_UPPER``,
+        ``NDR_CONDITIONAL``, ``PDR_...`` in frames per second, and a JSON
+        record next to output.xml; log.html shows a plot of the search and a
+        table of its trials; the console a line per trial.
+
+        The keyword fails when the search fails (a TG or DUT error, the time
+        cap) or cannot succeed (the min load already loses frames); the
+        trials measured so far stay in the record either way.
+
+        Example:
+        | ${result} =    Find NDR And PDR    ethip4-ip4base    64
+        | Find NDR And PDR    eth-l2xcbase    IMIX    final_trial_duration=10s    duration_sum=30s
+        | Should Be True    ${result}[ndr][lower] <= ${result}[pdr][lower]
+        """
+        goals = ndr_pdr_goals(
+            final_trial_duration_s=float(final_trial_duration),
+            initial_trial_duration_s=float(initial_trial_duration),
+            duration_sum_s=float(duration_sum),
+            relative_width=goal_width,
+            exceed_ratio=exceed_ratio,
+            pdr_loss_ratio=pdr_loss_ratio,
+        )
+        return self._search(
+            kind="NDRPDR",
+            profile=profile,
+            frame_size=frame_size,
+            goals=goals,
+            algorithm=algorithm.value,
+            min_rate=min_rate,
+            max_rate=max_rate,
+            max_search_time=max_search_time,
+            bidirectional=bidirectional,
+            flows=flows,
+        )
+
+    @keyword("Find Throughput With Binary Search", tags=("search",))
+    def find_throughput_with_binary_search(
+        self,
+        profile: TrafficProfile = TrafficProfile.ETHIP4_IP4BASE,
+        frame_size: FrameSize = FrameSize(64),
+        *,
+        loss_ratio: float = 0.0,
+        trial_duration: Duration = Duration(60.0),
+        goal_width: float = 0.005,
+        algorithm: BinaryAlgorithm = BinaryAlgorithm.BINARY,
+        min_rate: Rate | None = None,
+        max_rate: Rate | None = None,
+        max_search_time: Duration | None = None,
+        bidirectional: bool = True,
+        flows: int | None = None,
+    ) -> SearchOutcome:
+        """Find the throughput for one loss ratio with a classic binary search.
+
+        ``binary`` is RFC 2544's search: every trial ``trial_duration`` long
+        (RFC 2544 asks for 60 s), the interval halved until it is narrower
+        than ``goal_width``; one lossy trial makes a load an upper bound.
+        ``bswlv`` is ETSI GS NFV-TST 009 binary search with loss
+        verification: a lossy load is measured again before it is believed.
+        For comparison with `Find NDR And PDR`, which needs far fewer
+        seconds for the same answer. Results, logs and failures are as for
+        `Find NDR And PDR`; ``ndr`` is set when ``loss_ratio`` is 0 and
+        ``pdr`` when it is 0.005.
+
+        Example:
+        | ${result} =    Find Throughput With Binary Search    ethip4-ip4base    64
+        | ...    trial_duration=10s
+        | Log    ${result}[goals][0][lower]
+        """
+        exceed = 0.5 if algorithm is BinaryAlgorithm.BSWLV else 0.0
+        duration = float(trial_duration)
+        goal = Goal(
+            loss_ratio=loss_ratio,
+            exceed_ratio=exceed,
+            relative_width=goal_width,
+            initial_trial_duration=duration,
+            final_trial_duration=duration,
+            duration_sum=duration,
+        )
+        return self._search(
+            kind="Binary",
+            profile=profile,
+            frame_size=frame_size,
+            goals=[goal],
+            algorithm=algorithm.value,
+            min_rate=min_rate,
+            max_rate=max_rate,
+            max_search_time=max_search_time,
+            bidirectional=bidirectional,
+            flows=flows,
+        )

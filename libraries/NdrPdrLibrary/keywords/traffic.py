@@ -1,0 +1,169 @@
+"""Traffic keywords: one trial at a given rate, and MRR (maximum receive rate) trials."""
+
+from __future__ import annotations
+
+import statistics
+from typing import TypedDict
+
+from ndrpdr.cli.console import trial_line
+from ndrpdr.results.record import trial_entry
+from ndrpdr.results.summary import plain_number
+from ndrpdr.results.trialtable import trials_html
+from ndrpdr.search import TrialResult
+from ndrpdr.units import format_rate
+from NdrPdrLibrary import robotout
+from NdrPdrLibrary.argtypes import Duration, FrameSize, Rate, TrafficProfile
+from NdrPdrLibrary.keywords.component import Component, keyword
+from NdrPdrLibrary.traffic import Traffic, open_traffic
+
+
+class TrialSummary(TypedDict):
+    """One trial's counts [frames] and rates [frames per second, aggregate].
+
+    | =Key= | =Value= |
+    | ``load`` | intended load |
+    | ``duration`` | intended duration [s] |
+    | ``offered``, ``forwarded`` | frames sent, frames received back |
+    | ``lost`` | frames lost (unsent frames count as lost) |
+    | ``loss_ratio`` | lost / intended |
+    | ``receive_rate`` | forwarded / duration |
+    | ``warnings`` | what the TG noticed (e.g. it could not send at the load) |
+    """
+
+    load: float
+    duration: float
+    offered: float
+    forwarded: float
+    lost: float
+    loss_ratio: float
+    receive_rate: float
+    warnings: list[str]
+
+
+def _forwarded(trial: TrialResult) -> float:
+    """Frames forwarded (the counts are complete after construction)."""
+    return float(trial.forwarded_count or 0.0)
+
+
+def _summary(trial: TrialResult) -> TrialSummary:
+    return TrialSummary(
+        load=trial.load,
+        duration=trial.duration,
+        offered=trial.offered_count,
+        forwarded=_forwarded(trial),
+        lost=float(trial.loss_count or 0.0),
+        loss_ratio=trial.loss_ratio,
+        receive_rate=_forwarded(trial) / trial.duration,
+        warnings=list(trial.warnings),
+    )
+
+
+def _measure(traffic: Traffic, duration: float, load: float) -> TrialResult:
+    """One trial; traffic is stopped even when the trial fails or is interrupted."""
+    try:
+        return traffic.tg.measure(duration, load)
+    finally:
+        traffic.tg.stop_traffic()
+
+
+class TrafficKeywords(Component):
+    """Send Traffic At Rate For Duration, Measure MRR."""
+
+    @keyword("Send Traffic At Rate For Duration", tags=("traffic",))
+    def send_traffic_at_rate_for_duration(
+        self,
+        rate: Rate,
+        duration: Duration,
+        profile: TrafficProfile = TrafficProfile.ETHIP4_IP4BASE,
+        frame_size: FrameSize = FrameSize(64),
+        *,
+        bidirectional: bool = True,
+        flows: int | None = None,
+    ) -> TrialSummary:
+        """Offer ``rate`` (aggregate) for ``duration`` and return the counts of that trial.
+
+        A trial in the RFC 2544 sense: traffic for the duration, then the
+        counters are read once the last frames have arrived. Warnings of the
+        TG (for example that it could not keep up) are logged as warnings.
+
+        Example:
+        | ${trial} =    Send Traffic At Rate For Duration    2Mpps    10s    ethip4-ip4base    64
+        | Should Be Equal As Numbers    ${trial}[lost]    0
+        """
+        traffic = open_traffic(
+            self.ctx, profile, frame_size, bidirectional=bidirectional, flows=flows
+        )
+        trial = _measure(traffic, float(duration), traffic.rate_pps(rate, "rate"))
+        line = trial_line(1, trial)
+        robotout.console(line)
+        robotout.info(f"{traffic.describe()}: {line}")
+        for warning in trial.warnings:
+            robotout.warn(warning)
+        return _summary(trial)
+
+    @keyword("Measure MRR", tags=("traffic",))
+    def measure_mrr(
+        self,
+        profile: TrafficProfile = TrafficProfile.ETHIP4_IP4BASE,
+        frame_size: FrameSize = FrameSize(64),
+        *,
+        trial_duration: Duration = Duration(1.0),
+        trials: int = 10,
+        rate: Rate = Rate("100%"),
+        bidirectional: bool = True,
+        flows: int | None = None,
+    ) -> list[float]:
+        """Maximum receive rate: ``trials`` trials at ``rate`` (default the TG's maximum).
+
+        CSIT's MRR test type: no search, just the rate the DUT forwards when
+        offered as much as the TG can send. Returns one receive rate per
+        trial [frames per second, aggregate]. The test gets the message
+        ``MRR: avg ... Mpps ...`` and metadata ``MRR_AVG``, ``MRR_STDEV``,
+        ``MRR_MIN``, ``MRR_MAX`` (frames per second) and ``MRR_RATES`` (every
+        trial's receive rate, comma separated).
+
+        Example:
+        | ${rates} =    Measure MRR    ethip4-ip4base    64    trial_duration=1s    trials=10
+        """
+        if trials < 1:
+            raise ValueError(f"trials={trials} must be at least 1")
+        traffic = open_traffic(
+            self.ctx, profile, frame_size, bidirectional=bidirectional, flows=flows
+        )
+        load = traffic.rate_pps(rate, "rate")
+        duration = float(trial_duration)
+        robotout.console(
+            f"\nMRR: {trials} trials of {duration:g} s at {format_rate(load)}, {traffic.describe()}"
+        )
+        measured: list[TrialResult] = []
+        try:
+            for index in range(1, trials + 1):
+                trial = traffic.tg.measure(duration, load)
+                measured.append(trial)
+                robotout.console(trial_line(index, trial))
+        finally:
+            traffic.tg.stop_traffic()
+            robotout.info(
+                trials_html({"trials": [trial_entry(i, t) for i, t in enumerate(measured)]}),
+                html=True,
+            )
+        rates = [_forwarded(t) / t.duration for t in measured]
+        average = statistics.fmean(rates)
+        stdev = statistics.stdev(rates) if len(rates) > 1 else 0.0
+        message = (
+            f"MRR: avg {average / 1e6:.4f} Mpps, stdev {stdev / 1e6:.4f} Mpps "
+            f"(min {min(rates) / 1e6:.4f}, max {max(rates) / 1e6:.4f}; "
+            f"{trials} x {duration:g} s at {load / 1e6:.4f} Mpps)"
+        )
+        robotout.info(message)
+        robotout.set_test_result(
+            message,
+            {
+                "MRR_AVG": plain_number(average),
+                "MRR_STDEV": plain_number(stdev),
+                "MRR_MIN": plain_number(min(rates)),
+                "MRR_MAX": plain_number(max(rates)),
+                "MRR_RATES": ",".join(plain_number(r) for r in rates),
+            },
+        )
+        return rates

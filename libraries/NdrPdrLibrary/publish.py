@@ -1,0 +1,70 @@
+"""What a search leaves in a Robot run: JSON record, log table and plot, message, metadata."""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ndrpdr.results.record import write_record
+from ndrpdr.results.summary import search_message, search_metadata
+from ndrpdr.results.traceplot import trace_svg
+from ndrpdr.results.trialtable import trials_html
+from NdrPdrLibrary import robotout
+from NdrPdrLibrary.context import LibraryContext
+
+#: Rows of the trial table in log.html before the middle ones are elided.
+MAX_LOGGED_TRIALS = 400
+
+
+def record_path(ctx: LibraryContext, kind: str) -> Path:
+    """Where this search's record goes: ``<output dir>/<test name>.json`` (unique in the run)."""
+    ctx.records_written += 1
+    name = robotout.test_name() or f"{kind}-{ctx.records_written}"
+    directory = robotout.output_dir()
+    path = directory / f"{robotout.safe_file_name(name)}.json"
+    if path.exists() and path in ctx.written_paths:
+        path = directory / f"{robotout.safe_file_name(name)}-{ctx.records_written}.json"
+    ctx.written_paths.add(path)
+    return path
+
+
+def _link(path: Path) -> str:
+    log_file = robotout.log_file()
+    base = log_file.parent if log_file is not None else robotout.output_dir()
+    try:
+        href = os.path.relpath(path, base)
+    except ValueError:  # another drive (Windows)
+        href = str(path)
+    href = Path(href).as_posix()
+    return f'<a href="{html.escape(href)}">{html.escape(path.name)}</a>'
+
+
+def publish_record(ctx: LibraryContext, record: Mapping[str, Any], *, kind: str) -> Path | None:
+    """Write the record next to output.xml, log it, set the test's message and metadata.
+
+    Returns the record's path, or None when it could not be written (a
+    warning says why; the test message and metadata are set anyway).
+    """
+    ctx.last_record = dict(record)
+    path: Path | None = record_path(ctx, kind)
+    assert path is not None
+    try:
+        write_record(record, path)
+    except OSError as exc:
+        robotout.warn(f"cannot write the result record {path}: {exc}")
+        path = None
+    message = search_message(record)
+    robotout.info(
+        "<b>"
+        + html.escape(message).replace("\n", "<br>")
+        + "</b>"
+        + (f"<br>result record: {_link(path)}" if path is not None else ""),
+        html=True,
+    )
+    robotout.info(trace_svg(record), html=True)
+    robotout.info(trials_html(record, max_rows=MAX_LOGGED_TRIALS), html=True)
+    robotout.set_test_result(message, search_metadata(record))
+    return path

@@ -1,0 +1,98 @@
+"""The few Robot Framework calls the keywords make: log, console, test message and metadata.
+
+Kept in one place so the components read as plain Python, and so the
+calls degrade gracefully outside a test (a suite setup, or plain Python
+with Robot not running): then there is no test to set a message on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from robot.api import logger
+from robot.libraries.BuiltIn import BuiltIn, RobotNotRunningError
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def _variable(name: str) -> object:
+    try:
+        return BuiltIn().get_variable_value(name)
+    except RobotNotRunningError:
+        return None
+
+
+def robot_running() -> bool:
+    """True inside a Robot Framework run (not in plain Python or Libdoc)."""
+    try:
+        return bool(BuiltIn().robot_running)
+    except RobotNotRunningError:
+        return False
+
+
+def test_name() -> str | None:
+    """The running test's name, None in suite setup / teardown or outside Robot."""
+    name = _variable("${TEST NAME}")
+    return str(name) if name is not None else None
+
+
+def output_dir() -> Path:
+    """Robot's output directory (the working directory outside Robot)."""
+    value = _variable("${OUTPUT DIR}")
+    return Path(str(value)) if value is not None else Path.cwd()
+
+
+def log_file() -> Path | None:
+    """The log.html being written, None without one (``--log NONE``) or outside Robot."""
+    value = _variable("${LOG FILE}")
+    if value is None or str(value).upper() == "NONE":
+        return None
+    return Path(str(value))
+
+
+def safe_file_name(text: str) -> str:
+    """``text`` made safe as a file name: letters, digits, ``.``, ``_``, ``-``."""
+    return _UNSAFE.sub("_", text).strip("._") or "search"
+
+
+def console(line: str) -> None:
+    """Write one line to the console now (main thread; also outside Robot)."""
+    logger.console(line)
+
+
+def info(text: str, *, html: bool = False) -> None:
+    """Log at INFO level (HTML when ``html``)."""
+    logger.info(text, html=html)
+
+
+def warn(text: str) -> None:
+    """Log a warning (also listed at the top of log.html)."""
+    logger.warn(text)
+
+
+def set_test_result(message: str, metadata: Mapping[str, str]) -> bool:
+    """Set the running test's message and metadata; False when no test is running."""
+    if test_name() is None:
+        return False
+    builtin = BuiltIn()
+    builtin.set_test_message(message)
+    for key, value in metadata.items():
+        builtin.set_test_metadata(key, value)
+    return True
+
+
+def set_suite_metadata(metadata: Mapping[str, str]) -> None:
+    """Set metadata on the running suite (nothing outside Robot)."""
+    if not robot_running():
+        return
+    builtin = BuiltIn()
+    for key, value in metadata.items():
+        builtin.set_suite_metadata(key, value)
+
+
+def add_tags(*tags: str) -> None:
+    """Tag the running test, or every test of the suite when called from a suite setup."""
+    if robot_running() and tags:
+        BuiltIn().set_tags(*tags)

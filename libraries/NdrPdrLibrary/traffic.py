@@ -1,0 +1,63 @@
+"""Opening traffic for a keyword: profile, frame size and TG, and rates in frames per second."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from robot.api import SkipExecution
+
+from ndrpdr.errors import NdrPdrError
+from ndrpdr.profiles import FrameSize as FrameSizeValue
+from ndrpdr.profiles import Profile, get_profile
+from ndrpdr.trafficgen.base import TrafficGenerator, UnsupportedTrafficError
+from ndrpdr.units import format_rate
+from NdrPdrLibrary.argtypes import FrameSize, Rate, TrafficProfile
+from NdrPdrLibrary.context import LibraryContext
+
+#: Slack accepted above the TG's maximum when a rate is compared with it.
+_SLACK = 1e-9
+
+
+@dataclasses.dataclass(frozen=True)
+class Traffic:
+    """The traffic of one keyword call and the TG driver that sends it."""
+
+    profile: Profile
+    frame_size: FrameSizeValue
+    tg: TrafficGenerator
+    directions: int
+
+    def rate_pps(self, rate: Rate, argument: str) -> float:
+        """``rate`` in frames per second, checked against the TG's maximum."""
+        value = rate.resolve(self.tg.max_load_pps, self.frame_size)
+        if value > self.tg.max_load_pps * (1 + _SLACK):
+            raise NdrPdrError(
+                f"{argument}={rate} ({format_rate(value)}) is above the traffic generator's "
+                f"maximum {format_rate(self.tg.max_load_pps)} for {self.frame_size} frames"
+            )
+        return value
+
+    def describe(self) -> str:
+        """``ethip4-ip4base 64B, 2 directions, max 29.762 Mpps``."""
+        size = self.frame_size if isinstance(self.frame_size, str) else f"{self.frame_size}B"
+        return (
+            f"{self.profile.name} {size}, {self.directions} direction(s), "
+            f"max {format_rate(self.tg.max_load_pps)}"
+        )
+
+
+def open_traffic(
+    ctx: LibraryContext,
+    profile: TrafficProfile,
+    frame_size: FrameSize,
+    *,
+    bidirectional: bool = True,
+    flows: int | None = None,
+) -> Traffic:
+    """The TG driver for this traffic; a testbed that cannot carry it skips the test."""
+    chosen = get_profile(profile.value, flows=flows)
+    try:
+        tg = ctx.testbed.traffic_generator(chosen, frame_size.value, bidirectional=bidirectional)
+    except UnsupportedTrafficError as exc:
+        raise SkipExecution(f"this testbed cannot run the test: {exc}") from exc
+    return Traffic(chosen, frame_size.value, tg, 2 if bidirectional else 1)

@@ -1,0 +1,97 @@
+"""Short summaries of a result record: the Robot test message and the test metadata.
+
+Both read only the record (``ndrpdr.results.record``), so what a test
+reports is exactly what its JSON record says. Rates are aggregate over the
+traffic's directions; bandwidths include 20 B of L1 overhead per frame.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from ndrpdr.profiles import bandwidth_bps
+
+#: The goals a message and metadata name, as (record key, label).
+_NAMED_GOALS = (("ndr", "NDR"), ("pdr", "PDR"))
+
+
+def _mpps(pps: float) -> str:
+    return f"{pps / 1e6:.4f} Mpps"
+
+
+def _gbps(bps: float) -> str:
+    return f"{bps / 1e9:.3f} Gbps"
+
+
+def plain_number(value: float) -> str:
+    """A number as metadata: plain decimal, at most 3 decimals, no exponent."""
+    text = f"{value:.3f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
+def _rate_and_bandwidth(pps: float, record: Mapping[str, Any]) -> str:
+    frame_size = record["profile"]["frame_size"]
+    return f"{_mpps(pps)} {_gbps(bandwidth_bps(pps, frame_size))}"
+
+
+def search_message(record: Mapping[str, Any]) -> str:
+    """The test message: one line per goal (NDR, PDR), lower / upper / conditional.
+
+    Example::
+
+        NDR: lower 4.4140 Mpps 2.966 Gbps, upper 4.4360 Mpps 2.981 Gbps, conditional 4.4140 Mpps
+        PDR: lower 4.4360 Mpps 2.981 Gbps, upper 4.4580 Mpps 2.996 Gbps, conditional 4.4190 Mpps
+
+    A missing upper bound (the max load was a lower bound) reads
+    ``upper none (max load 0.2772 Mpps reached)``. A failed record gives
+    ``search failed: <error>`` followed by what was measured.
+    """
+    lines: list[str] = []
+    if record.get("status") == "failed":
+        count = record["search"]["trial_count"]
+        lines.append(f"search failed: {record.get('error')} ({count} trials kept in the record)")
+    for key, label in _NAMED_GOALS:
+        bounds = record.get(key)
+        if not bounds or bounds.get("lower_bound") is None:
+            continue
+        parts = [f"lower {_rate_and_bandwidth(bounds['lower_bound'], record)}"]
+        upper = bounds.get("upper_bound")
+        if upper is None:
+            parts.append(f"upper none (max load {_mpps(record['search']['max_load_pps'])} reached)")
+        else:
+            parts.append(f"upper {_rate_and_bandwidth(upper, record)}")
+        conditional = bounds.get("conditional_throughput")
+        if conditional is not None:
+            parts.append(f"conditional {_mpps(conditional)}")
+        lines.append(f"{label}: " + ", ".join(parts))
+    if not lines:
+        lines.append("no bounds found")
+    return "\n".join(lines)
+
+
+def search_metadata(record: Mapping[str, Any]) -> dict[str, str]:
+    """Machine-readable numbers for output.xml: plain frames per second, aggregate.
+
+    Keys: ``NDR_LOWER``, ``NDR_UPPER``, ``NDR_CONDITIONAL`` and the same for
+    ``PDR``; a bound the search did not find is left out (e.g. ``NDR_UPPER``
+    when the max load was a lower bound). Also ``FRAME_SIZE``, ``TRIALS``,
+    ``SEARCH_TIME_S`` (sum of trial durations) and ``STATUS``.
+    """
+    values: dict[str, str] = {}
+    for key, label in _NAMED_GOALS:
+        bounds = record.get(key) or {}
+        for field, suffix in (
+            ("lower_bound", "LOWER"),
+            ("upper_bound", "UPPER"),
+            ("conditional_throughput", "CONDITIONAL"),
+        ):
+            value = bounds.get(field)
+            if value is not None and math.isfinite(value):
+                values[f"{label}_{suffix}"] = plain_number(value)
+    values["FRAME_SIZE"] = str(record["profile"]["frame_size"])
+    values["TRIALS"] = str(record["search"]["trial_count"])
+    values["SEARCH_TIME_S"] = plain_number(record["search"]["search_time_s"])
+    values["STATUS"] = str(record.get("status"))
+    return values

@@ -1,0 +1,138 @@
+"""The trials of one search as an HTML table, for Robot Framework's log.html.
+
+``trials_html`` lists every trial of a result record (see
+``ndrpdr.results.record``): why it was measured, its duration, load and
+counts, its loss and the measurer's warnings. Rows are tinted by loss class
+with the colours of the trace chart (``ndrpdr.results.traceplot``). Inline
+styles only, every text escaped; pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ndrpdr.results.traceplot import (
+    LOSS_COLOURS,
+    LOSS_TINTS,
+    escape,
+    format_percent,
+    goal_names,
+    is_full_length,
+    loss_class,
+    phase_text,
+)
+from ndrpdr.units import format_rate
+
+#: Column headings, in order.
+COLUMNS = (
+    "#",
+    "phase/strategy (goal)",
+    "duration [s]",
+    "load",
+    "offered",
+    "forwarded",
+    "lost",
+    "loss [%]",
+    "warnings",
+)
+_NUMERIC = frozenset({0, 2, 3, 4, 5, 6, 7})
+_CELL = "padding:2px 6px;border:1px solid #ddd"
+_TABLE = "border-collapse:collapse;font-family:sans-serif;font-size:12px"
+
+
+def _count(value: object) -> str:
+    """A frame count with thousands separators ("4,418,557"); "-" when missing."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return "-"
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.1f}"
+
+
+def _seconds(value: object) -> str:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return "-"
+    return f"{round(float(value), 9):g}"
+
+
+def _row(trial: Mapping[str, Any], goals: Sequence[Mapping[str, Any]], names: Sequence[str]) -> str:
+    """One ``<tr>`` for ``trial``, tinted by its loss class."""
+    ratio = float(trial.get("loss_ratio", 0.0))
+    kind = loss_class(ratio)
+    duration = _seconds(trial.get("duration_s"))
+    if not is_full_length(trial, goals):
+        duration += " (short)"
+    warnings = trial.get("warnings") or []
+    cells = (
+        str(trial.get("index", "?")),
+        phase_text(trial, names) or "-",
+        duration,
+        format_rate(float(trial.get("load_pps", 0.0))),
+        _count(trial.get("offered_count")),
+        _count(trial.get("forwarded_count")),
+        _count(trial.get("loss_count")),
+        format_percent(ratio),
+        "; ".join(map(str, warnings)),
+    )
+    tds = []
+    for column, text in enumerate(cells):
+        style = _CELL
+        if column in _NUMERIC:
+            style += ";text-align:right;white-space:nowrap"
+        if column == 7:
+            style += f";color:{LOSS_COLOURS[kind]};font-weight:bold"
+        if column == 8 and warnings:
+            style += ";color:#8a4b00"
+        tds.append(f'<td style="{style}">{escape(text)}</td>')
+    return f'<tr style="background:{LOSS_TINTS[kind]}">{"".join(tds)}</tr>'
+
+
+def trials_html(record: Mapping[str, Any], *, max_rows: int | None = None) -> str:
+    """The trials of a result record as an HTML ``<table>`` with inline styles.
+
+    Columns: index, phase/strategy (and the goal that asked for the trial),
+    duration [s] (marked "(short)" below the goal's final trial duration),
+    load, offered / forwarded / lost frame counts, loss [%] and warnings.
+    Rows are tinted green (no loss), amber (loss ratio at most 0.005) or red
+    (more). With ``max_rows`` and more trials than that, the first and last
+    trials are shown around one row "… N trials not shown (see the JSON
+    record) …". Without trials: a paragraph "no trials measured".
+
+    Args:
+        record: A result record (``ndrpdr.results.record.build_record``).
+        max_rows: The most trial rows to show; None shows all.
+
+    Returns:
+        The ``<table>`` (or ``<p>``) as a string (well-formed XML, all text escaped).
+
+    Raises:
+        ValueError: ``max_rows`` is negative.
+    """
+    if max_rows is not None and max_rows < 0:
+        raise ValueError(f"trials_html: max_rows={max_rows} must be >= 0 or None")
+    trials: Sequence[Mapping[str, Any]] = record.get("trials") or []
+    if not trials:
+        return '<p style="font-family:sans-serif;font-size:12px;color:#666">no trials measured</p>'
+    goals: Sequence[Mapping[str, Any]] = record.get("goals") or []
+    names = goal_names(goals)
+    head = "".join(
+        f'<th style="{_CELL};background:#eee;text-align:left">{escape(name)}</th>'
+        for name in COLUMNS
+    )
+    shown_first, hidden = len(trials), 0
+    if max_rows is not None and len(trials) > max_rows:
+        shown_first, hidden = (max_rows + 1) // 2, len(trials) - max_rows
+    rows = [_row(trial, goals, names) for trial in trials[:shown_first]]
+    if hidden:
+        noun = "trial" if hidden == 1 else "trials"
+        rows.append(
+            f'<tr><td colspan="{len(COLUMNS)}" style="{_CELL};text-align:center;color:#666;'
+            f'font-style:italic">\u2026 {hidden} {noun} not shown (see the JSON record) \u2026'
+            "</td></tr>"
+        )
+        rows.extend(_row(trial, goals, names) for trial in trials[shown_first + hidden :])
+    return (
+        f'<table style="{_TABLE}"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )

@@ -1,0 +1,210 @@
+"""The trial table: well-formed HTML, one row per trial, loss tints, escaping, elision."""
+
+from __future__ import annotations
+
+import copy
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ndrpdr.goals import ndr_pdr_goals
+from ndrpdr.profiles import get_profile
+from ndrpdr.results.schema import validate_record
+from ndrpdr.results.traceplot import HIGH_LOSS, LOSS_TINTS, LOW_LOSS, ZERO_LOSS, loss_class
+from ndrpdr.results.trialtable import COLUMNS, trials_html
+from ndrpdr.search import Goal, TrialResult
+from ndrpdr.searchrun import run_search
+from ndrpdr.testbed.loader import load_topology
+from ndrpdr.testbed.model import Topology
+from ndrpdr.trafficgen.base import TrafficGeneratorError
+from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+from ndrpdr.units import format_rate
+
+SIM = Path(__file__).resolve().parents[2] / "topologies" / "sim.yaml"
+NASTY = 'rate <b>short</b> & "odd" \x07'
+
+
+class FailingTG:
+    """The sim TG, failing on trial ``fail_at`` (1-based)."""
+
+    def __init__(self, topology: Topology, fail_at: int) -> None:
+        self.sim = SimTrafficGenerator(topology)
+        self.fail_at = fail_at
+        self.calls = 0
+
+    @property
+    def max_load_pps(self) -> float:
+        return self.sim.max_load_pps
+
+    def measure(self, duration: float, load: float) -> TrialResult:
+        self.calls += 1
+        if self.calls == self.fail_at:
+            raise TrafficGeneratorError("TG: gone")
+        return self.sim.measure(duration, load)
+
+    def stop_traffic(self) -> None:
+        """Nothing runs between trials."""
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+@pytest.fixture(scope="module")
+def topology() -> Topology:
+    return load_topology(SIM)
+
+
+def _record(
+    topology: Topology, *, goals: Sequence[Goal] | None = None, fail_at: int | None = None
+) -> dict[str, Any]:
+    """The record of a real search on the simulator (validated)."""
+    tg: Any = SimTrafficGenerator(topology) if fail_at is None else FailingTG(topology, fail_at)
+    run = run_search(
+        tg,
+        topology=topology,
+        profile=get_profile("ethip4-ip4base"),
+        frame_size=64,
+        goals=ndr_pdr_goals() if goals is None else goals,
+    )
+    validate_record(run.record)
+    return run.record
+
+
+@pytest.fixture(scope="module")
+def passed(topology: Topology) -> dict[str, Any]:
+    """64 B, default goals: 34 trials of 1 s, all three loss classes."""
+    return _record(topology)
+
+
+def _parse(html: str) -> ET.Element:
+    root = ET.fromstring(html)
+    assert root.tag == "table"
+    return root
+
+
+def _rows(root: ET.Element) -> list[list[str]]:
+    """The body's rows as lists of cell texts."""
+    return [
+        ["".join(td.itertext()) for td in tr] for tr in root.iter("tr") if tr.find("td") is not None
+    ]
+
+
+def test_table_of_a_real_search(passed: dict[str, Any]) -> None:
+    html = trials_html(passed)
+    root = _parse(html)
+    heads = ["".join(th.itertext()) for th in root.iter("th")]
+    assert heads == list(COLUMNS)
+    rows = _rows(root)
+    trials = passed["trials"]
+    assert len(rows) == len(trials) == 34
+    assert [row[0] for row in rows] == [str(t["index"]) for t in trials]
+    assert all(len(row) == len(COLUMNS) for row in rows)
+    assert "<style" not in html
+    assert "class=" not in html
+
+
+def test_cells(passed: dict[str, Any]) -> None:
+    rows = _rows(_parse(trials_html(passed)))
+    trial = passed["trials"][1]
+    assert trial["reason"]["phase"] == "short"
+    assert rows[1] == [
+        "1",
+        "short/expect-fail (NDR)",
+        "1",
+        format_rate(trial["load_pps"]),
+        f"{trial['offered_count']:,}",
+        f"{trial['forwarded_count']:,}",
+        f"{trial['loss_count']:,}",
+        "0.389",
+        "",
+    ]
+    assert rows[0][:4] == ["0", "probe/probe", "1", "29.762 Mpps"]
+    assert rows[0][4] == "29,761,904"
+    assert rows[0][7] == "85.2"
+    assert rows[-1][1] == "final/continue (PDR)"
+
+
+def test_rows_tinted_by_loss(passed: dict[str, Any]) -> None:
+    root = _parse(trials_html(passed))
+    body = [tr for tr in root.iter("tr") if tr.find("td") is not None]
+    classes = [loss_class(t["loss_ratio"]) for t in passed["trials"]]
+    assert set(classes) == {ZERO_LOSS, LOW_LOSS, HIGH_LOSS}
+    for tr, kind in zip(body, classes, strict=True):
+        assert tr.get("style") == f"background:{LOSS_TINTS[kind]}"
+    assert len(set(LOSS_TINTS.values())) == 3
+
+
+def test_short_trials_are_marked(topology: Topology) -> None:
+    goals = ndr_pdr_goals(
+        final_trial_duration_s=2.0, initial_trial_duration_s=0.5, duration_sum_s=4.0
+    )
+    record = _record(topology, goals=goals)
+    durations = [row[2] for row in _rows(_parse(trials_html(record)))]
+    assert sorted(durations) == ["0.5 (short)"] * 3 + ["2"] * 3
+
+
+def test_text_is_escaped(passed: dict[str, Any]) -> None:
+    record = copy.deepcopy(passed)
+    record["trials"][2]["warnings"] = [NASTY, "second"]
+    record["trials"][3]["reason"]["strategy"] = "<i>&"
+    html = trials_html(record)
+    assert "<b>" not in html
+    assert "<i>" not in html
+    assert "\x07" not in html
+    assert "rate &lt;b&gt;short&lt;/b&gt; &amp; &quot;odd&quot;" in html
+    rows = _rows(_parse(html))
+    assert rows[2][8] == 'rate <b>short</b> & "odd" \ufffd; second'
+    assert rows[3][1] == "final/<i>& (NDR)"
+
+
+def test_failed_search_without_reasons(topology: Topology) -> None:
+    record = _record(topology, fail_at=3)
+    rows = _rows(_parse(trials_html(record)))
+    assert len(rows) == 2
+    assert [row[1] for row in rows] == ["probe/probe", "short/expect-fail (NDR)"]
+    record["trials"][0]["reason"] = None
+    assert _rows(_parse(trials_html(record)))[0][1] == "-"
+
+
+def test_no_trials(topology: Topology) -> None:
+    record = _record(topology, fail_at=1)
+    html = trials_html(record)
+    root = ET.fromstring(html)
+    assert root.tag == "p"
+    assert root.text == "no trials measured"
+
+
+@pytest.mark.parametrize(
+    ("max_rows", "first", "last"),
+    [(10, 5, 5), (11, 6, 5), (1, 1, 0), (0, 0, 0), (33, 17, 16)],
+)
+def test_elision(passed: dict[str, Any], max_rows: int, first: int, last: int) -> None:
+    rows = _rows(_parse(trials_html(passed, max_rows=max_rows)))
+    hidden = 34 - max_rows
+    assert len(rows) == max_rows + 1
+    marker = rows[first]
+    noun = "trial" if hidden == 1 else "trials"
+    assert marker == [f"\u2026 {hidden} {noun} not shown (see the JSON record) \u2026"]
+    assert [row[0] for row in rows[:first]] == [str(i) for i in range(first)]
+    assert [row[0] for row in rows[first + 1 :]] == [str(i) for i in range(34 - last, 34)]
+
+
+def test_elision_row_spans_the_table(passed: dict[str, Any]) -> None:
+    root = _parse(trials_html(passed, max_rows=4))
+    spans = [td.get("colspan") for td in root.iter("td") if td.get("colspan")]
+    assert spans == [str(len(COLUMNS))]
+
+
+@pytest.mark.parametrize("max_rows", [34, 35, 1000, None])
+def test_no_elision_when_everything_fits(passed: dict[str, Any], max_rows: int | None) -> None:
+    html = trials_html(passed, max_rows=max_rows)
+    assert "not shown" not in html
+    assert len(_rows(_parse(html))) == 34
+
+
+def test_negative_max_rows() -> None:
+    with pytest.raises(ValueError, match="max_rows=-1"):
+        trials_html({"trials": []}, max_rows=-1)
