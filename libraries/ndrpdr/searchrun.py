@@ -30,13 +30,16 @@ class SearchRun:
 
     ``result`` is None when the search failed, except after a time limit
     (SearchAbortedError): then it is the partial result. The record of a
-    failed run never claims bounds.
+    failed run never claims bounds. ``pending`` is an exception that is not
+    a known failure (a bug, a Robot Framework timeout): the caller re-raises
+    it once the record is safe.
     """
 
     result: SearchResult | None
     record: dict[str, Any]
     error: str | None
     interrupted: bool = False
+    pending: BaseException | None = None
 
 
 def default_min_load(max_load_pps: float) -> float:
@@ -73,7 +76,8 @@ def run_search(
     ``min_load_pps`` to ``default_min_load``. An NdrPdrError (a TG or DUT
     failure, a time limit) or Ctrl-C does not propagate: the run comes back
     failed, with the error text and every trial measured so far;
-    ``interrupted`` tells the caller to stop after writing the record.
+    ``interrupted`` tells the caller to stop after writing the record. Any
+    other exception comes back as ``pending``, with the same record.
     ``progress(n, trial)`` is called after every trial. Traffic is stopped
     in every case; a failure to stop it fails the run too. ``telemetry()``
     is read after the search; if it fails, the record has none (logged).
@@ -92,6 +96,7 @@ def run_search(
     result: SearchResult | None = None
     error: str | None = None
     interrupted = False
+    pending: BaseException | None = None
     try:
         result = search(
             tg,
@@ -110,6 +115,9 @@ def run_search(
     except KeyboardInterrupt:
         error = "interrupted (Ctrl-C or SIGTERM)"
         interrupted = True
+    except BaseException as exc:  # kept with the trials; the caller re-raises it
+        error = f"stopped by {type(exc).__name__}: {exc}"
+        pending = exc
     finally:
         try:
             tg.stop_traffic()
@@ -134,4 +142,6 @@ def run_search(
         telemetry=texts,
         directions=directions,
     )
-    return SearchRun(result=result, record=record, error=error, interrupted=interrupted)
+    return SearchRun(
+        result=result, record=record, error=error, interrupted=interrupted, pending=pending
+    )

@@ -92,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
             print_to(sys.stdout, f"result record: {args.json}")
     for line in bounds_lines(outcome.record):
         print_to(sys.stdout, line)
+    if outcome.pending is not None:
+        raise outcome.pending
     if outcome.interrupted:
         raise KeyboardInterrupt
     if outcome.error:
