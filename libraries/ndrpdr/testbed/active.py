@@ -158,6 +158,15 @@ class ActiveTestbed:
             dut.start()
             dut.health_check()
 
+    def stop_duts(self) -> None:
+        """Stop every started DUT, keeping its telemetry first (the testbed stays up)."""
+        while self._started:
+            dut = self._started.pop()
+            try:
+                self._keep_telemetry(dut)
+            finally:
+                dut.stop()
+
     def traffic_generator(
         self, profile: Profile, frame_size: FrameSize, *, bidirectional: bool = True
     ) -> TrafficGenerator:

@@ -18,6 +18,13 @@ class TrafficGeneratorError(NdrPdrError):
     """A trial could not be run (names the node, the rate and what failed)."""
 
 
+class UnsupportedTrafficError(TrafficGeneratorError):
+    """This testbed cannot carry the traffic asked for (e.g. jumbo frames on 1500 B MTU veths).
+
+    Not a failure of the device under test: test runners may skip such a test.
+    """
+
+
 class TrafficGenerator(Protocol):
     """A search Measurer that also reports its limit and stops traffic on demand."""
 

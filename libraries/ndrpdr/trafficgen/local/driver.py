@@ -30,10 +30,17 @@ from pathlib import Path
 from ndrpdr.access.base import CommandError, NodeAccessError, tail
 from ndrpdr.access.local import LocalProcess
 from ndrpdr.localbed import LocalTestbed, LocalTestbedError, NetdevCounters, read_counters
-from ndrpdr.profiles import FrameSize, Profile, ProfileError, build_frames, write_pcap
+from ndrpdr.profiles import (
+    FrameSize,
+    Profile,
+    ProfileError,
+    build_frames,
+    frame_sizes,
+    write_pcap,
+)
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
-from ndrpdr.trafficgen.base import TrafficGeneratorError
+from ndrpdr.trafficgen.base import TrafficGeneratorError, UnsupportedTrafficError
 from ndrpdr.trafficgen.local import tcpreplay
 
 #: Highest aggregate load without options.max_rate_pps [pps]: tcpreplay's accurate range on 1 CPU.
@@ -41,6 +48,9 @@ DEFAULT_MAX_RATE_PPS = 800_000.0
 
 #: CPU the senders run on unless the TG node's options say "cpu".
 DEFAULT_TG_CPU = 0
+
+#: Largest frame the local veths carry [B incl. FCS]: MTU 1500 + 14 B header + 4 B FCS.
+MAX_LOCAL_FRAME_SIZE = 1518
 
 #: A sender may run WAIT_FACTOR x duration + WAIT_MARGIN_S [s] before it is stopped as hung.
 WAIT_FACTOR = 2.0
@@ -106,6 +116,12 @@ class LocalTrafficGenerator:
                 f"{self.node}: the local TG needs two linked ports, found {len(ports)}"
             )
         self._ports = ports[:2]
+        largest = max(frame_sizes(frame_size))
+        if largest > MAX_LOCAL_FRAME_SIZE:
+            raise UnsupportedTrafficError(
+                f"{self.node}: {largest} B frames do not fit the local testbed's veths "
+                f"(MTU 1500: frames up to {MAX_LOCAL_FRAME_SIZE} B incl. FCS)"
+            )
         cpu_value = tg.options.get("cpu", DEFAULT_TG_CPU) if cpu is None else cpu
         if isinstance(cpu_value, bool) or not isinstance(cpu_value, int) or cpu_value < 0:
             raise TrafficGeneratorError(f"{self.node}: cpu={cpu_value!r} is not a CPU number")
