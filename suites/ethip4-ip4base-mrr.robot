@@ -1,0 +1,32 @@
+*** Settings ***
+Documentation     ethip4-ip4base, MRR.
+...               IPv4 routing: one flow per direction; the DUTs route the 198.18.0.0/15 test networks.
+...               Measures the maximum receive rate: trials at the traffic generator's maximum rate.
+...               Any topology: ``robot --variable TOPOLOGY:<file> suites/ethip4-ip4base-mrr.robot``.
+
+Resource          ../resources/performance.resource
+
+Suite Setup       Set Up Performance Suite
+Suite Teardown    Tear Down Performance Suite
+Test Template     MRR Test
+
+Test Tags         MRR    ETH    IP4FWD    IP4BASE    ethip4-ip4base
+
+
+*** Variables ***
+${PROFILE}    ethip4-ip4base
+
+
+*** Test Cases ***
+64B-1c-ethip4-ip4base-mrr
+    [Tags]    64B    1C
+    ${PROFILE}    frame_size=64    cores=1
+1518B-1c-ethip4-ip4base-mrr
+    [Tags]    1518B    1C
+    ${PROFILE}    frame_size=1518    cores=1
+9000B-1c-ethip4-ip4base-mrr
+    [Tags]    9000B    1C
+    ${PROFILE}    frame_size=9000    cores=1
+IMIX-1c-ethip4-ip4base-mrr
+    [Tags]    IMIX    1C
+    ${PROFILE}    frame_size=IMIX    cores=1
