@@ -33,15 +33,19 @@ class Traffic:
         if value > self.tg.max_load_pps * (1 + _SLACK):
             raise NdrPdrError(
                 f"{argument}={rate} ({format_rate(value)}) is above the traffic generator's "
-                f"maximum {format_rate(self.tg.max_load_pps)} for {self.frame_size} frames"
+                f"maximum {format_rate(self.tg.max_load_pps)} for {self.size_label} frames"
             )
         return value
 
+    @property
+    def size_label(self) -> str:
+        """``64B`` or ``IMIX``."""
+        return self.frame_size if isinstance(self.frame_size, str) else f"{self.frame_size}B"
+
     def describe(self) -> str:
-        """``ethip4-ip4base 64B, 2 directions, max 29.762 Mpps``."""
-        size = self.frame_size if isinstance(self.frame_size, str) else f"{self.frame_size}B"
+        """``ethip4-ip4base 64B, 2 direction(s), max 29.762 Mpps``."""
         return (
-            f"{self.profile.name} {size}, {self.directions} direction(s), "
+            f"{self.profile.name} {self.size_label}, {self.directions} direction(s), "
             f"max {format_rate(self.tg.max_load_pps)}"
         )
 

@@ -79,19 +79,22 @@ def _goal_label(loss_ratio: float) -> str:
     return f"loss <= {100 * loss_ratio:g} %"
 
 
-def _min_load_failures(record: dict[str, Any]) -> list[str]:
-    """Goals whose min load was already an upper bound: the search could not succeed."""
-    first_at_min = next(
-        (t for t in record["trials"] if t["load_pps"] <= record["search"]["min_load_pps"] * 1.0001),
-        None,
-    )
-    seen = "" if first_at_min is None else f", loss ratio {first_at_min['loss_ratio']:.4%} there"
-    return [
-        f"{_goal_label(goal['loss_ratio'])}: the min load "
-        f"{format_rate(record['search']['min_load_pps'])} already loses too much{seen}"
+def _min_load_failure(record: dict[str, Any]) -> str | None:
+    """Why the search could not succeed: the min load was already an upper bound for goals."""
+    names = [
+        _goal_label(goal["loss_ratio"])
         for goal in record["goals"]
         if goal["irregular_reason"] == "min load is an upper bound"
     ]
+    if not names:
+        return None
+    low = record["search"]["min_load_pps"]
+    at_min = [t["loss_ratio"] for t in record["trials"] if t["load_pps"] <= low * 1.0001]
+    seen = f" (loss ratio {min(at_min):.3%} at best)" if at_min else ""
+    return (
+        f"{' and '.join(names)}: the min load {format_rate(low)} already loses too much{seen}. "
+        "Give a lower min_rate, or check that the DUT forwards at all"
+    )
 
 
 class SearchKeywords(Component):
@@ -143,12 +146,9 @@ class SearchKeywords(Component):
         kept = f" ({record['search']['trial_count']} trials kept in {path or 'the log'})"
         if outcome.error is not None:
             raise SearchFailedError(f"{kind} search failed: {outcome.error}{kept}")
-        failures = _min_load_failures(record)
-        if failures:
-            raise SearchFailedError(
-                f"{kind} search cannot succeed: {'; '.join(failures)}. Give a lower min_rate, "
-                f"or check that the DUT forwards at all{kept}"
-            )
+        failure = _min_load_failure(record)
+        if failure is not None:
+            raise SearchFailedError(f"{kind} search cannot succeed: {failure}{kept}")
         goal_bounds = [b for b in (_bounds(g) for g in record["goals"]) if b is not None]
         return SearchOutcome(
             ndr=_bounds(record["ndr"]),
