@@ -25,6 +25,9 @@ CONTROLLER_CPU_PER_TRIAL_S = 1e-3
 """Our controller's CPU time per trial must not exceed this [s] (and must be
 below MLRsearch 1.2.1's)."""
 
+LIBRARY_OVERHEAD_PER_TRIAL_S = 5e-3
+"""NdrPdrLibrary's wall time per trial on top of a plain run_search, on the simulator [s]."""
+
 
 def mlrsearch_ratio_target(goal_set: str, model: str) -> float:
     """The time(mlr) / time(MLRsearch 1.2.1) ceiling for this goal set and model."""
