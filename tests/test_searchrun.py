@@ -151,11 +151,71 @@ def test_time_limit_keeps_partial_result(topology: Topology) -> None:
     assert tg.stops == 1
 
 
-def test_unexpected_exception_propagates_after_stopping(topology: Topology) -> None:
-    tg = SpyTG(topology, fail_at=2, error=RuntimeError("a bug"))
-    with pytest.raises(RuntimeError, match="a bug"):
-        _run(tg, topology)
+class FakeTimeout(BaseException):
+    """Like Robot Framework's TimeoutExceeded: not an Exception, not a KeyboardInterrupt."""
+
+
+def test_foreign_base_exception_is_pending(topology: Topology) -> None:
+    """A Robot timeout mid-search: the record keeps the trials, the caller re-raises."""
+    timeout = FakeTimeout("Test timeout 1 minute exceeded.")
+    tg = SpyTG(topology, fail_at=3, error=timeout)
+    seen: list[int] = []
+    outcome = _run(tg, topology, progress=lambda n, _: seen.append(n))
+    assert outcome.pending is timeout
+    assert outcome.interrupted is False
+    assert outcome.result is None
+    assert outcome.error == "stopped by FakeTimeout: Test timeout 1 minute exceeded."
+    record = outcome.record
+    validate_record(record)
+    assert record["status"] == "failed"
+    assert record["error"] == outcome.error
+    assert len(record["trials"]) == record["search"]["trial_count"] == 2
+    assert seen == [1, 2]
+    assert record["ndr"]["lower_bound"] is None
+    assert tg.calls == 3
+    assert tg.stops == 1  # traffic stopped before coming back
+
+
+def test_unexpected_exception_is_pending_after_stopping(topology: Topology) -> None:
+    error = RuntimeError("a bug")
+    tg = SpyTG(topology, fail_at=2, error=error)
+    outcome = _run(tg, topology)
+    assert outcome.pending is error
+    assert outcome.error == "stopped by RuntimeError: a bug"
+    assert len(outcome.record["trials"]) == 1
+    assert outcome.record["status"] == "failed"
     assert tg.stops == 1
+
+
+def test_pending_with_a_failing_stop(topology: Topology) -> None:
+    timeout = FakeTimeout("timeout")
+    tg = SpyTG(
+        topology,
+        fail_at=2,
+        error=timeout,
+        stop_error=TrafficGeneratorError("TG: tcpreplay does not stop"),
+    )
+    outcome = _run(tg, topology, telemetry=lambda: {"DUT1": {"state": "kept"}})
+    assert outcome.pending is timeout
+    assert outcome.error == (
+        "stopped by FakeTimeout: timeout; stopping traffic: TG: tcpreplay does not stop"
+    )
+    assert outcome.record["telemetry"] == {"DUT1": {"state": "kept"}}
+    assert tg.stops == 1
+    validate_record(outcome.record)
+
+
+@pytest.mark.parametrize(
+    "error", [KeyboardInterrupt(), TrafficGeneratorError("TG: known"), DutError("DUT1: known")]
+)
+def test_known_failures_are_not_pending(topology: Topology, error: BaseException) -> None:
+    outcome = _run(SpyTG(topology, fail_at=2, error=error), topology)
+    assert outcome.pending is None
+    assert outcome.record["status"] == "failed"
+
+
+def test_passed_run_has_nothing_pending(topology: Topology) -> None:
+    assert _run(SpyTG(topology), topology).pending is None
 
 
 def test_stop_traffic_failure_is_recorded(topology: Topology) -> None:

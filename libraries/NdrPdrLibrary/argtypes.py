@@ -62,6 +62,12 @@ class Duration(float):
         """Converter for Robot Framework (raises UnitError for anything else)."""
         return cls(parse_duration(text if isinstance(text, str) else float(text)))
 
+    def __str__(self) -> str:
+        return f"{float(self):g}s"
+
+    def __repr__(self) -> str:
+        return f"Duration({float(self)!r})"
+
 
 class FrameSize:
     """A frame size in bytes including the FCS (``64``, ``1518``, ``9000``, ``64B``) or ``IMIX``.

@@ -185,6 +185,60 @@ def test_ctrl_c_during_teardown(sim: Topology, monkeypatch: pytest.MonkeyPatch) 
     testbed.teardown()  # nothing left to do
 
 
+def test_stop_duts_keeps_the_testbed_up(sim: Topology) -> None:
+    testbed = ActiveTestbed(sim)
+    testbed.setup()
+    try:
+        testbed.stop_duts()  # nothing started yet: nothing to do
+        assert testbed.telemetry == {}
+        testbed.configure_duts("ip4base")
+        dut = _sim_dut(testbed)
+        assert dut.running is True
+        testbed.stop_duts()
+        assert dut.running is False
+        state = testbed.telemetry["DUT1"]["state"]
+        assert "mode=ip4base" in state
+        assert "running, started 1 time(s)" in state  # kept before the stop
+        assert testbed.duts == {"DUT1": dut}  # the testbed stays up
+        assert testbed.collect_telemetry()["DUT1"]["state"] == state  # no started DUT to read
+        trial = testbed.traffic_generator(L3, 64).measure(1.0, 1e6)
+        assert trial.offered_count > 0
+        testbed.stop_duts()  # again: nothing left to stop
+        assert dut.running is False
+        testbed.configure_duts("l2xc")  # and the DUTs start again
+        assert dut.running is True
+        assert dut.starts == 2
+    finally:
+        testbed.teardown()
+    assert dut.running is False
+    assert "mode=l2xc" in testbed.telemetry["DUT1"]["state"]
+
+
+def test_stop_duts_before_setup(sim: Topology) -> None:
+    testbed = ActiveTestbed(sim)
+    testbed.stop_duts()  # harmless
+    assert testbed.duts == {}
+    assert testbed.telemetry == {}
+
+
+def test_stop_duts_stops_even_when_telemetry_fails(
+    sim: Topology, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: SimDutDriver) -> dict[str, str]:
+        raise DutError(f"{self.node}: telemetry: gone")
+
+    with ActiveTestbed(sim) as testbed:
+        testbed.configure_duts("ip4base")
+        dut = _sim_dut(testbed)
+        monkeypatch.setattr(SimDutDriver, "telemetry", broken)
+        with pytest.raises(TestbedError, match="DUT1 telemetry: DUT1: telemetry: gone"):
+            testbed.stop_duts()
+        assert dut.running is False
+        monkeypatch.undo()
+        testbed.stop_duts()  # the DUT is no longer counted as started
+        assert "DUT1" not in testbed.telemetry
+
+
 # -- local-linux (real) -------------------------------------------------------------------
 
 

@@ -24,7 +24,7 @@ from ndrpdr.localbed.counters import NetdevCounters
 from ndrpdr.profiles import get_profile, read_pcap
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
-from ndrpdr.trafficgen.base import TrafficGeneratorError
+from ndrpdr.trafficgen.base import TrafficGeneratorError, UnsupportedTrafficError
 from ndrpdr.trafficgen.local import LocalTrafficGenerator
 from ndrpdr.trafficgen.local.tcpreplay import TcpreplayReport, parse_report
 
@@ -297,3 +297,38 @@ def test_a_sender_behind_schedule_is_cut_at_the_duration(
     assert any("stopped, frames not sent count as lost" in w for w in result.warnings)
     assert not tcpreplay_children()
     tg.close()
+
+
+# -- frame sizes the veths carry (no I/O: the testbed is never set up) -----------------------
+
+
+@pytest.mark.parametrize("frame_size", [9000, 1519, 9018])
+def test_jumbo_frames_are_unsupported(frame_size: int) -> None:
+    topo = topology()
+    testbed = LocalTestbed(topo)  # planned, not set up
+    with pytest.raises(UnsupportedTrafficError) as raised:
+        LocalTrafficGenerator(testbed, topo, get_profile("ethip4-ip4base"), frame_size)
+    message = str(raised.value)
+    assert message.startswith(f"{topo.tg.key}: ")
+    assert f"{frame_size} B frames" in message
+    assert "MTU 1500" in message
+    assert f"{driver_module.MAX_LOCAL_FRAME_SIZE} B" in message
+    assert isinstance(raised.value, TrafficGeneratorError)  # callers that skip need not know it
+    assert not testbed.state_file.exists()
+
+
+@pytest.mark.parametrize("frame_size", [64, 1518, "IMIX"])
+def test_frames_up_to_1518_are_fine(frame_size: int | str) -> None:
+    topo = topology()
+    testbed = LocalTestbed(topo)
+    tg = LocalTrafficGenerator(
+        testbed,
+        topo,
+        get_profile("eth-l2xcbase"),
+        frame_size,  # type: ignore[arg-type]
+    )
+    assert tg.frame_size == frame_size
+    assert tg.max_load_pps > 0
+    assert driver_module.MAX_LOCAL_FRAME_SIZE == 1518
+    tg.close()  # nothing was started
+    assert not testbed.state_file.exists()

@@ -70,7 +70,7 @@ class TestbedKeywords(Component):
 
         ``password`` is a Robot Framework ``Secret``, so it never shows in
         the logs: give it with ``--variable "DUT1_PASSWORD: Secret:$PASS"``
-        or from an environment variable (``%{DUT1_PASSWORD: Secret}``).
+        or from an environment variable (``VAR    ${pw: Secret}    %{DUT1_PASSWORD}``).
         Call it before the testbed is set up.
 
         Example:

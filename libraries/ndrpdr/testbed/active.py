@@ -159,13 +159,20 @@ class ActiveTestbed:
             dut.health_check()
 
     def stop_duts(self) -> None:
-        """Stop every started DUT, keeping its telemetry first (the testbed stays up)."""
+        """Stop every started DUT, keeping its telemetry first (the testbed stays up).
+
+        Every DUT is stopped even when another fails; the failures are then
+        raised together as one TestbedError.
+        """
+        errors: list[str] = []
         while self._started:
             dut = self._started.pop()
-            try:
-                self._keep_telemetry(dut)
-            finally:
-                dut.stop()
+            self._guard(
+                errors, f"{dut.node} telemetry", functools.partial(self._keep_telemetry, dut)
+            )
+            self._guard(errors, f"{dut.node} stop", dut.stop)
+        if errors:
+            raise TestbedError("stopping the DUTs: " + "; ".join(errors))
 
     def traffic_generator(
         self, profile: Profile, frame_size: FrameSize, *, bidirectional: bool = True

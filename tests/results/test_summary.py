@@ -1,0 +1,295 @@
+"""The test message and metadata of a search, from real records of searches on the simulator."""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ndrpdr.goals import ndr_pdr_goals
+from ndrpdr.profiles import FrameSize, bandwidth_bps, get_profile
+from ndrpdr.results.schema import validate_record
+from ndrpdr.results.summary import plain_number, search_message, search_metadata
+from ndrpdr.search import Goal, TrialResult
+from ndrpdr.searchrun import run_search
+from ndrpdr.testbed.loader import load_topology
+from ndrpdr.testbed.model import Topology
+from ndrpdr.trafficgen.base import TrafficGeneratorError
+from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+
+SIM = Path(__file__).resolve().parents[2] / "topologies" / "sim.yaml"
+PROFILE = get_profile("ethip4-ip4base")
+#: Quick goals: 1 s trials, 2 s per load, 2 % width.
+GOALS = ndr_pdr_goals(duration_sum_s=2.0, relative_width=0.02)
+BOUND_KEYS = ("LOWER", "UPPER", "CONDITIONAL")
+PLAIN = re.compile(r"-?\d+(?:\.\d{1,3})?")
+GOAL_LINE = re.compile(
+    r"(?P<label>NDR|PDR): lower (?P<lower>[\d.]+) Mpps (?P<lower_gbps>[\d.]+) Gbps, "
+    r"upper (?:(?P<upper>[\d.]+) Mpps (?P<upper_gbps>[\d.]+) Gbps"
+    r"|none \(max load (?P<max>[\d.]+) Mpps reached\)), "
+    r"conditional (?P<conditional>[\d.]+) Mpps"
+)
+
+
+class FailingTG:
+    """The sim TG, failing with a TG error on trial ``fail_at``."""
+
+    def __init__(self, topology: Topology, fail_at: int) -> None:
+        self.sim = SimTrafficGenerator(topology)
+        self.fail_at = fail_at
+        self.calls = 0
+
+    @property
+    def max_load_pps(self) -> float:
+        return self.sim.max_load_pps
+
+    def measure(self, duration: float, load: float) -> TrialResult:
+        self.calls += 1
+        if self.calls == self.fail_at:
+            raise TrafficGeneratorError("TG: the sender died")
+        return self.sim.measure(duration, load)
+
+    def stop_traffic(self) -> None:
+        """Nothing to stop."""
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+@pytest.fixture(scope="module")
+def topology() -> Topology:
+    return load_topology(SIM)
+
+
+def _record(topology: Topology, frame_size: FrameSize, **kwargs: Any) -> dict[str, Any]:
+    tg = SimTrafficGenerator(topology, frame_size)
+    outcome = run_search(
+        tg,
+        topology=topology,
+        profile=PROFILE,
+        frame_size=frame_size,
+        goals=kwargs.pop("goals", GOALS),
+        **kwargs,
+    )
+    assert outcome.error is None, outcome.error
+    validate_record(outcome.record)
+    return outcome.record
+
+
+@pytest.fixture(scope="module")
+def records(topology: Topology) -> dict[str, dict[str, Any]]:
+    """Passed records for 64 B, IMIX and 9000 B frames (no upper bound at 9000 B)."""
+    return {
+        "64": _record(topology, 64),
+        "IMIX": _record(topology, "IMIX"),
+        "9000": _record(topology, 9000),
+    }
+
+
+@pytest.fixture(scope="module")
+def failed(topology: Topology) -> dict[str, Any]:
+    outcome = run_search(
+        FailingTG(topology, fail_at=3),
+        topology=topology,
+        profile=PROFILE,
+        frame_size=64,
+        goals=GOALS,
+    )
+    assert outcome.record["status"] == "failed"
+    return outcome.record
+
+
+def _mpps(pps: float) -> str:
+    return f"{pps / 1e6:.4f}"
+
+
+def _gbps(pps: float, frame_size: FrameSize) -> str:
+    return f"{bandwidth_bps(pps, frame_size) / 1e9:.3f}"
+
+
+# -- search_message -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", ["64", "IMIX"])
+def test_message_has_both_goals_with_bounds(records: dict[str, dict[str, Any]], size: str) -> None:
+    record = records[size]
+    frame_size = record["profile"]["frame_size"]
+    lines = search_message(record).splitlines()
+    assert len(lines) == 2
+    for line, key in zip(lines, ("ndr", "pdr"), strict=True):
+        match = GOAL_LINE.fullmatch(line)
+        assert match is not None, line
+        assert match["label"] == key.upper()
+        bounds = record[key]
+        assert bounds["upper_bound"] is not None
+        assert match["lower"] == _mpps(bounds["lower_bound"])
+        assert match["upper"] == _mpps(bounds["upper_bound"])
+        assert match["conditional"] == _mpps(bounds["conditional_throughput"])
+        assert match["lower_gbps"] == _gbps(bounds["lower_bound"], frame_size)
+        assert match["upper_gbps"] == _gbps(bounds["upper_bound"], frame_size)
+        assert match["max"] is None
+
+
+def test_imix_bandwidth_uses_the_average_frame(records: dict[str, dict[str, Any]]) -> None:
+    record = records["IMIX"]
+    lower = record["ndr"]["lower_bound"]
+    match = GOAL_LINE.fullmatch(search_message(record).splitlines()[0])
+    assert match is not None
+    # (4246 B / 12 + 20 B) * 8 bits per frame, not 64 B frames
+    assert float(match["lower_gbps"]) == pytest.approx(lower * (4246 / 12 + 20) * 8 / 1e9, abs=6e-4)
+    assert match["lower_gbps"] != _gbps(lower, 64)
+
+
+def test_message_without_upper_bound_at_9000(records: dict[str, dict[str, Any]]) -> None:
+    record = records["9000"]
+    assert record["ndr"]["upper_bound"] is None  # the max load was a lower bound
+    maximum = record["search"]["max_load_pps"]
+    lines = search_message(record).splitlines()
+    assert len(lines) == 2
+    for line, key in zip(lines, ("ndr", "pdr"), strict=True):
+        match = GOAL_LINE.fullmatch(line)
+        assert match is not None, line
+        assert match["upper"] is None
+        assert f"upper none (max load {_mpps(maximum)} Mpps reached)" in line
+        assert match["lower"] == _mpps(record[key]["lower_bound"])
+    assert _mpps(maximum) == "0.2772"
+
+
+def test_message_of_a_failed_record(failed: dict[str, Any]) -> None:
+    message = search_message(failed)
+    assert message == "search failed: TG: the sender died (2 trials kept in the record)"
+    assert "NDR" not in message  # a failed search claims no bounds
+
+
+def test_message_with_the_ndr_goal_only(topology: Topology) -> None:
+    goal = Goal(
+        loss_ratio=0.0,
+        exceed_ratio=0.0,
+        relative_width=0.02,
+        initial_trial_duration=1.0,
+        final_trial_duration=1.0,
+        duration_sum=1.0,
+    )
+    record = _record(topology, 64, goals=[goal], algorithm="binary")
+    lines = search_message(record).splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("NDR: lower ")
+    metadata = search_metadata(record)
+    assert not [key for key in metadata if key.startswith("PDR_")]
+    assert {f"NDR_{suffix}" for suffix in BOUND_KEYS} <= set(metadata)
+
+
+def test_message_when_nothing_was_found(records: dict[str, dict[str, Any]]) -> None:
+    record = copy.deepcopy(records["64"])
+    record["ndr"] = None
+    record["pdr"]["lower_bound"] = None
+    assert search_message(record) == "no bounds found"
+
+
+# -- search_metadata ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", ["64", "IMIX"])
+def test_metadata_of_a_passed_record(records: dict[str, dict[str, Any]], size: str) -> None:
+    record = records[size]
+    metadata = search_metadata(record)
+    expected_keys = {f"{goal}_{suffix}" for goal in ("NDR", "PDR") for suffix in BOUND_KEYS}
+    expected_keys |= {"FRAME_SIZE", "TRIALS", "SEARCH_TIME_S", "STATUS"}
+    assert set(metadata) == expected_keys
+    for goal in ("ndr", "pdr"):
+        for field, suffix in zip(
+            ("lower_bound", "upper_bound", "conditional_throughput"), BOUND_KEYS, strict=True
+        ):
+            text = metadata[f"{goal.upper()}_{suffix}"]
+            assert PLAIN.fullmatch(text), text
+            assert float(text) == pytest.approx(record[goal][field], abs=5e-4)
+    assert metadata["FRAME_SIZE"] == size
+    assert metadata["TRIALS"] == str(len(record["trials"]))
+    assert float(metadata["SEARCH_TIME_S"]) == pytest.approx(
+        sum(t["duration_s"] for t in record["trials"]), abs=5e-4
+    )
+    assert metadata["STATUS"] == "passed"
+    assert float(metadata["NDR_LOWER"]) <= float(metadata["NDR_UPPER"])
+
+
+def test_metadata_leaves_out_the_missing_upper_bound(records: dict[str, dict[str, Any]]) -> None:
+    metadata = search_metadata(records["9000"])
+    assert "NDR_UPPER" not in metadata
+    assert "PDR_UPPER" not in metadata
+    assert float(metadata["NDR_LOWER"]) == pytest.approx(
+        records["9000"]["search"]["max_load_pps"], abs=5e-4
+    )
+    assert "NDR_CONDITIONAL" in metadata
+    assert metadata["FRAME_SIZE"] == "9000"
+
+
+def test_metadata_of_a_failed_record(failed: dict[str, Any]) -> None:
+    metadata = search_metadata(failed)
+    assert metadata == {
+        "FRAME_SIZE": "64",
+        "TRIALS": "2",
+        "SEARCH_TIME_S": plain_number(failed["search"]["search_time_s"]),
+        "STATUS": "failed",
+    }
+    assert float(metadata["SEARCH_TIME_S"]) > 0
+
+
+def test_metadata_leaves_out_non_finite_bounds(records: dict[str, dict[str, Any]]) -> None:
+    record = copy.deepcopy(records["64"])
+    record["pdr"]["upper_bound"] = math.inf
+    record["pdr"]["conditional_throughput"] = math.nan
+    metadata = search_metadata(record)
+    assert "PDR_UPPER" not in metadata
+    assert "PDR_CONDITIONAL" not in metadata
+    assert "PDR_LOWER" in metadata
+
+
+def test_all_metadata_numbers_parse(records: dict[str, dict[str, Any]]) -> None:
+    for record in records.values():
+        for key, text in search_metadata(record).items():
+            if key in ("FRAME_SIZE", "STATUS") and not text[:1].isdigit():
+                continue
+            assert PLAIN.fullmatch(text), (key, text)
+            assert math.isfinite(float(text))
+            assert "e" not in text.lower()
+
+
+# -- plain_number ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (4413663.484, "4413663.484"),
+        (4458104.01, "4458104.01"),
+        (34.0, "34"),
+        (1.5, "1.5"),
+        (0.0, "0"),
+        (0.0004, "0"),
+        (0.0006, "0.001"),
+        (2.0004, "2"),
+        (1e20, "100000000000000000000"),
+        (29_761_904.76190476, "29761904.762"),
+        (1e-9, "0"),
+        (100.0, "100"),
+        (10, "10"),
+    ],
+)
+def test_plain_number(value: float, text: str) -> None:
+    assert plain_number(value) == text
+    float(text)  # parseable
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(st.floats(min_value=0, max_value=1e15, allow_nan=False, allow_infinity=False))
+def test_plain_number_is_a_plain_decimal(value: float) -> None:
+    text = plain_number(value)
+    assert PLAIN.fullmatch(text), text
+    assert abs(float(text) - value) <= 5e-4 + value * 1e-15
+    assert not text.endswith(("0", ".")) or text == "0" or "." not in text
