@@ -56,6 +56,8 @@ class LibraryContext:
         self.records_written = 0
         #: Records written by this instance (a rerun of a test name gets a new file).
         self.written_paths: set[Path] = set()
+        #: Metadata keys a search set on a test, by test name (only the current test).
+        self.metadata_keys: dict[str, set[str]] = {}
 
     @property
     def topology(self) -> Topology:

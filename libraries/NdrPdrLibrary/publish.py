@@ -66,5 +66,9 @@ def publish_record(ctx: LibraryContext, record: Mapping[str, Any], *, kind: str)
     )
     robotout.info(trace_svg(record), html=True)
     robotout.info(trials_html(record, max_rows=MAX_LOGGED_TRIALS), html=True)
-    robotout.set_test_result(message, search_metadata(record))
+    metadata = search_metadata(record)
+    test = robotout.test_name()
+    previous = ctx.metadata_keys.get(test, set()) if test is not None else set()
+    if robotout.set_test_result(message, metadata, replaces=previous) and test is not None:
+        ctx.metadata_keys = {test: set(metadata)}
     return path

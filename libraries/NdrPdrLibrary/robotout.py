@@ -8,7 +8,7 @@ with Robot not running): then there is no test to set a message on.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from robot.api import logger
@@ -72,15 +72,36 @@ def warn(text: str) -> None:
     logger.warn(text)
 
 
-def set_test_result(message: str, metadata: Mapping[str, str]) -> bool:
-    """Set the running test's message and metadata; False when no test is running."""
+def set_test_result(
+    message: str, metadata: Mapping[str, str], *, replaces: Iterable[str] = ()
+) -> bool:
+    """Set the running test's message and metadata; False when no test is running.
+
+    Keys in ``replaces`` that ``metadata`` lacks are removed, so a second
+    search in one test leaves no number of the first one behind.
+    """
     if test_name() is None:
         return False
     builtin = BuiltIn()
     builtin.set_test_message(message)
+    stale = set(replaces) - set(metadata)
+    if stale:
+        _remove_test_metadata(builtin, stale)
     for key, value in metadata.items():
         builtin.set_test_metadata(key, value)
     return True
+
+
+def _remove_test_metadata(builtin: BuiltIn, keys: set[str]) -> None:
+    """Remove metadata keys of the running test (Robot has no keyword for it)."""
+    test = getattr(getattr(builtin, "_context", None), "test", None)
+    metadata = getattr(test, "metadata", None)
+    if metadata is None:  # another Robot version: blank them instead
+        for key in keys:
+            builtin.set_test_metadata(key, "")
+        return
+    for key in keys:
+        metadata.pop(key, None)
 
 
 def set_suite_metadata(metadata: Mapping[str, str]) -> None:

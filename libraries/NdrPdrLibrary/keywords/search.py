@@ -138,6 +138,10 @@ class SearchKeywords(Component):
             telemetry=ctx.testbed.collect_telemetry,
         )
         record = outcome.record
+        failure = _min_load_failure(record) if outcome.error is None else None
+        if failure is not None:  # the record must say so too, not only the test status
+            record["status"] = "failed"
+            record["error"] = f"search cannot succeed: {failure}"
         path = publish_record(ctx, record, kind=kind.lower())
         if outcome.pending is not None:
             raise outcome.pending
@@ -146,7 +150,6 @@ class SearchKeywords(Component):
         kept = f" ({record['search']['trial_count']} trials kept in {path or 'the log'})"
         if outcome.error is not None:
             raise SearchFailedError(f"{kind} search failed: {outcome.error}{kept}")
-        failure = _min_load_failure(record)
         if failure is not None:
             raise SearchFailedError(f"{kind} search cannot succeed: {failure}{kept}")
         goal_bounds = [b for b in (_bounds(g) for g in record["goals"]) if b is not None]
