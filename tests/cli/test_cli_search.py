@@ -241,3 +241,24 @@ def test_trex_tg_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "Traceback" not in err
     assert trial_lines(out) == []
     assert not (tmp_path / "r.json").exists()
+
+
+def test_trial_line_shows_the_first_warning_and_counts_the_rest() -> None:
+    from ndrpdr.cli.console import trial_line
+    from ndrpdr.search import TrialResult
+
+    trial = TrialResult(
+        duration=1.0,
+        load=1000.0,
+        offered_count=900.0,
+        forwarded_count=900.0,
+        intended_count=1000.0,
+        warnings=("TG sent 900 of 1000", "direction 0 slow", "direction 1 slow"),
+    )
+    line = trial_line(3, trial)
+    assert line.endswith("WARNING: TG sent 900 of 1000 (+2 more)")
+    assert "direction 0" not in line
+    one = TrialResult(
+        duration=1.0, load=1000.0, offered_count=1000.0, loss_count=0.0, warnings=("x",)
+    )
+    assert trial_line(1, one).endswith("WARNING: x")

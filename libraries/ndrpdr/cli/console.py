@@ -15,7 +15,10 @@ def trial_line(index: int, trial: TrialResult) -> str:
         r = trial.reason
         who = "all" if r.goal is None else f"goal {r.goal}"
         reason = f"  ({r.phase}/{r.strategy}, {who})"
-    warn = f"  WARNING: {'; '.join(trial.warnings)}" if trial.warnings else ""
+    warn = ""
+    if trial.warnings:  # the first says the most; the record and the log keep them all
+        more = len(trial.warnings) - 1
+        warn = f"  WARNING: {trial.warnings[0]}" + (f" (+{more} more)" if more else "")
     return (
         f"#{index:>3}  {format_rate(trial.load):>13} x {trial.duration:g} s"
         f"  loss {100 * trial.loss_ratio:.4f} %{reason}{warn}"
