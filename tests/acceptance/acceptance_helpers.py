@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 import subprocess
 import sys
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from robot.api import ExecutionResult, ResultVisitor
 from robot.result import Message, Result, TestCase, TestSuite
 
-ROOT = Path(__file__).resolve().parents[2]
-LIBRARIES = ROOT / "libraries"
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for robot_runner
+import robot_runner
+
+# LIBRARIES and child_env: for the tests that import them from here
+from robot_runner import LIBRARIES, ROOT, child_env  # noqa: F401
+
 SUITES = ROOT / "suites"
 RESOURCES = ROOT / "resources"
 TOPOLOGIES = ROOT / "topologies"
@@ -60,45 +63,24 @@ def suite_test_name(frame_size: str, profile: str, kind: str) -> str:
     return f"{frame_size_tag(frame_size)}-1c-{profile}-{kind}"
 
 
-def child_env(**extra: str) -> dict[str, str]:
-    """This process's environment with ``libraries`` first on PYTHONPATH (plus ``extra``)."""
-    paths = [str(LIBRARIES)]
-    if os.environ.get("PYTHONPATH"):
-        paths.append(os.environ["PYTHONPATH"])
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths), **extra}
-
-
 def run_python_module(
-    module: str,
-    *args: str,
-    timeout: float = 120.0,
-    env: dict[str, str] | None = None,
+    module: str, *args: str, timeout: float = 120.0
 ) -> subprocess.CompletedProcess[str]:
     """``python3 -m MODULE ARGS`` in a child process, from the project root."""
-    return subprocess.run(
-        [sys.executable, "-m", module, *args],
-        cwd=ROOT,
-        env=env if env is not None else child_env(),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    return robot_runner.run_python(["-m", module, *args], timeout=timeout)
 
 
 def run_robot(
-    outputdir: Path, *args: str, timeout: float = 120.0, env: dict[str, str] | None = None
+    outputdir: Path,
+    *args: str,
+    timeout: float = 120.0,
+    env_extra: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """``python3 -m robot --outputdir OUTPUTDIR ARGS`` from the project root."""
-    return run_python_module(
-        "robot",
-        "--outputdir",
-        str(outputdir),
-        "--console",
-        "dotted",
-        *args,
+    return robot_runner.run_robot(
+        ["--outputdir", str(outputdir), "--console", "dotted", *args],
         timeout=timeout,
-        env=env,
+        env_extra=env_extra,
     )
 
 

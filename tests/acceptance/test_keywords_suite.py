@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 from acceptance_helpers import (
     ACCEPTANCE,
-    child_env,
     close,
     index_tests,
     log_html_strings,
@@ -58,8 +57,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> KeywordsRun:
     """``python3 -m robot tests/acceptance/keywords.robot`` with a random dummy SSH password."""
     outputdir = tmp_path_factory.mktemp("keywords-suite")
     password = f"pw-{secrets.token_hex(8)}"
-    env = child_env(NDRPDR_ACCEPTANCE_PASSWORD=password)
-    process = run_robot(outputdir, str(SUITE), env=env)
+    process = run_robot(outputdir, str(SUITE), env_extra={"NDRPDR_ACCEPTANCE_PASSWORD": password})
     assert (outputdir / "output.xml").exists(), process.stdout + process.stderr
     result = read_output(outputdir)
     return KeywordsRun(outputdir, process, result, index_tests(result), password)

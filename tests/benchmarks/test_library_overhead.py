@@ -2,30 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for robot_runner
+from robot_runner import ROOT, run_python
+
 NUMBER = r"-?[0-9]+\.[0-9]+"
 
 
 def _run_script(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    paths = [str(ROOT / "libraries"), str(ROOT)]
-    if os.environ.get("PYTHONPATH"):
-        paths.append(os.environ["PYTHONPATH"])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
-    return subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "library_overhead.py"), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=600,
-        check=False,
-    )
+    script = ROOT / "benchmarks" / "library_overhead.py"
+    return run_python([str(script), *args], cwd=tmp_path, timeout=600)
 
 
 def test_library_overhead_one_round_prints_the_table(tmp_path: Path) -> None:

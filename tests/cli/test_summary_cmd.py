@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -13,6 +11,9 @@ from cli_helpers import ROOT, run_cli
 from ndrpdr.cli.main import main
 from ndrpdr.cli.summary_cmd import summary_lines
 from ndrpdr.results.outputxml import TestOutcome, read_outcomes
+
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for robot_runner
+from robot_runner import robot_output
 
 _MIXED = """\
 *** Test Cases ***
@@ -37,54 +38,28 @@ Is Skipped
 """
 
 
-def robot_output(directory: Path, *args: str) -> Path:
-    """Run ``python3 -m robot ARGS`` in ``directory``; the output.xml it wrote."""
-    output = directory / "output.xml"
-    process = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "robot",
-            "--output",
-            str(output),
-            "--log",
-            "NONE",
-            "--report",
-            "NONE",
-            "--console",
-            "dotted",
-            *args,
-        ],
-        cwd=directory,
-        env={**os.environ, "PYTHONPATH": str(ROOT / "libraries")},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert output.exists(), process.stdout + process.stderr
-    return output
-
-
 def _suite(directory: Path, text: str) -> Path:
     path = directory / "mixed.robot"
     path.write_text(text)
-    return robot_output(directory, str(path))
+    return robot_output(directory, [str(path)])[1]
 
 
 @pytest.fixture(scope="module")
 def passing_output(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The 64 B NDRPDR and MRR tests of the project's suites, on the simulator."""
     directory = tmp_path_factory.mktemp("passing")
-    return robot_output(
+    _, output = robot_output(
         directory,
-        "--include",
-        "64B",
-        "--variable",
-        "MRR_TRIALS:2",
-        str(ROOT / "suites" / "ethip4-ip4base-ndrpdr.robot"),
-        str(ROOT / "suites" / "ethip4-ip4base-mrr.robot"),
+        [
+            "--include",
+            "64B",
+            "--variable",
+            "MRR_TRIALS:2",
+            str(ROOT / "suites" / "ethip4-ip4base-ndrpdr.robot"),
+            str(ROOT / "suites" / "ethip4-ip4base-mrr.robot"),
+        ],
     )
+    return output
 
 
 @pytest.fixture(scope="module")

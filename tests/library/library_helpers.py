@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +9,9 @@ from pathlib import Path
 from robot.api import ExecutionResult
 from robot.result import TestCase
 
-ROOT = Path(__file__).resolve().parents[2]
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for robot_runner
+from robot_runner import ROOT, robot_output
+
 TOPOLOGIES = ROOT / "topologies"
 SIM = TOPOLOGIES / "sim.yaml"
 CSIT = TOPOLOGIES / "csit-2n-example.yaml"
@@ -25,33 +26,7 @@ def run_robot(
     """
     path = directory / name
     path.write_text(suite)
-    output = directory / "output.xml"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "libraries"), str(ROOT)])}
-    process = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "robot",
-            "--output",
-            str(output),
-            "--log",
-            "NONE",
-            "--report",
-            "NONE",
-            "--console",
-            "dotted",
-            *options,
-            str(path),
-        ],
-        cwd=directory,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert output.exists(), f"robot wrote no output.xml:\n{process.stdout}\n{process.stderr}"
-    return process, output
+    return robot_output(directory, [*options, str(path)], timeout=120)
 
 
 def robot_results(output: Path) -> dict[str, TestCase]:

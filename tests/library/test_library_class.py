@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from library_helpers import ROOT, SIM, robot_results, run_robot
+from library_helpers import SIM, robot_results, run_robot
 
 import ndrpdr
 from ndrpdr.errors import NdrPdrError
 from NdrPdrLibrary import KeywordError, NdrPdrLibrary, __version__
 from NdrPdrLibrary.argtypes import CONVERTERS, Duration, FrameSize, Rate, TrafficProfile
+
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for robot_runner
+from robot_runner import run_python
 
 KEYWORDS = {
     "Set Up Testbed",
@@ -55,16 +56,7 @@ print(json.dumps({"seen": seen, "names": names, "loaded": library.ctx._topology 
 
 
 def test_import_and_instance_do_no_io() -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "libraries")}
-    process = subprocess.run(
-        [sys.executable, "-c", _AUDIT],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    process = run_python(["-c", _AUDIT], timeout=60)
     assert process.returncode == 0, process.stderr
     report = json.loads(process.stdout)
     assert report["seen"]["instance"] == []  # constructing and listing keywords: no I/O at all

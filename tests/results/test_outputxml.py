@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -13,7 +11,9 @@ from robot.api import ExecutionResult
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.results.outputxml import OutputXmlError, TestOutcome, read_outcomes
 
-ROOT = Path(__file__).resolve().parents[2]
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for robot_runner
+from robot_runner import ROOT, robot_output
+
 SUITES = ROOT / "suites"
 
 _TINY = """\
@@ -37,58 +37,29 @@ Is Skipped
 """
 
 
-def run_robot(directory: Path, *args: str) -> Path:
-    """``python3 -m robot ARGS`` writing only output.xml into ``directory``; its path."""
-    output = directory / "output.xml"
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "libraries")}
-    process = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "robot",
-            "--outputdir",
-            str(directory),
-            "--output",
-            str(output),
-            "--log",
-            "NONE",
-            "--report",
-            "NONE",
-            "--console",
-            "dotted",
-            *args,
-        ],
-        cwd=directory,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert output.exists(), process.stdout + process.stderr
-    return output
-
-
 @pytest.fixture(scope="module")
 def suites_output(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """NDRPDR and MRR tests (64 B, 9000 B) of the project's suites on the simulator."""
     directory = tmp_path_factory.mktemp("suites")
-    return run_robot(
+    _, output = robot_output(
         directory,
-        "--include",
-        "64BOR9000B",
-        "--variable",
-        "MRR_TRIALS:2",
-        str(SUITES / "ethip4-ip4base-ndrpdr.robot"),
-        str(SUITES / "eth-l2xcbase-mrr.robot"),
+        [
+            "--include",
+            "64BOR9000B",
+            "--variable",
+            "MRR_TRIALS:2",
+            str(SUITES / "ethip4-ip4base-ndrpdr.robot"),
+            str(SUITES / "eth-l2xcbase-mrr.robot"),
+        ],
     )
+    return output
 
 
 @pytest.fixture(scope="module")
 def tiny_output(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("tiny")
     (directory / "tiny.robot").write_text(_TINY)
-    return run_robot(directory, str(directory / "tiny.robot"))
+    return robot_output(directory, [str(directory / "tiny.robot")])[1]
 
 
 def _agree(output: Path) -> list[TestOutcome]:

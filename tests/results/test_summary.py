@@ -5,26 +5,21 @@ from __future__ import annotations
 import copy
 import math
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from record_helpers import SIM, sim_search
 
 from ndrpdr.goals import ndr_pdr_goals
-from ndrpdr.profiles import FrameSize, bandwidth_bps, get_profile
+from ndrpdr.profiles import FrameSize, bandwidth_bps
 from ndrpdr.results.schema import validate_record
 from ndrpdr.results.summary import plain_number, search_message, search_metadata
-from ndrpdr.search import Goal, TrialResult
-from ndrpdr.searchrun import run_search
+from ndrpdr.search import Goal
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
-from ndrpdr.trafficgen.base import TrafficGeneratorError
-from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
-SIM = Path(__file__).resolve().parents[2] / "topologies" / "sim.yaml"
-PROFILE = get_profile("ethip4-ip4base")
 #: Quick goals: 1 s trials, 2 s per load, 2 % width.
 GOALS = ndr_pdr_goals(duration_sum_s=2.0, relative_width=0.02)
 BOUND_KEYS = ("LOWER", "UPPER", "CONDITIONAL")
@@ -37,45 +32,14 @@ GOAL_LINE = re.compile(
 )
 
 
-class FailingTG:
-    """The sim TG, failing with a TG error on trial ``fail_at``."""
-
-    def __init__(self, topology: Topology, fail_at: int) -> None:
-        self.sim = SimTrafficGenerator(topology)
-        self.fail_at = fail_at
-        self.calls = 0
-
-    @property
-    def max_load_pps(self) -> float:
-        return self.sim.max_load_pps
-
-    def measure(self, duration: float, load: float) -> TrialResult:
-        self.calls += 1
-        if self.calls == self.fail_at:
-            raise TrafficGeneratorError("TG: the sender died")
-        return self.sim.measure(duration, load)
-
-    def stop_traffic(self) -> None:
-        """Nothing to stop."""
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-
 @pytest.fixture(scope="module")
 def topology() -> Topology:
     return load_topology(SIM)
 
 
 def _record(topology: Topology, frame_size: FrameSize, **kwargs: Any) -> dict[str, Any]:
-    tg = SimTrafficGenerator(topology, frame_size)
-    outcome = run_search(
-        tg,
-        topology=topology,
-        profile=PROFILE,
-        frame_size=frame_size,
-        goals=kwargs.pop("goals", GOALS),
-        **kwargs,
+    outcome = sim_search(
+        topology, frame_size=frame_size, goals=kwargs.pop("goals", GOALS), **kwargs
     )
     assert outcome.error is None, outcome.error
     validate_record(outcome.record)
@@ -94,13 +58,7 @@ def records(topology: Topology) -> dict[str, dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def failed(topology: Topology) -> dict[str, Any]:
-    outcome = run_search(
-        FailingTG(topology, fail_at=3),
-        topology=topology,
-        profile=PROFILE,
-        frame_size=64,
-        goals=GOALS,
-    )
+    outcome = sim_search(topology, goals=GOALS, fail_at=3, message="TG: the sender died")
     assert outcome.record["status"] == "failed"
     return outcome.record
 

@@ -7,16 +7,13 @@ import dataclasses
 import itertools
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
+from record_helpers import SIM, sim_record
 
 from ndrpdr.goals import ndr_pdr_goals
-from ndrpdr.profiles import FrameSize, get_profile
 from ndrpdr.results.record import trial_entry
-from ndrpdr.results.schema import validate_record
 from ndrpdr.results.traceplot import (
     HIGH_LOSS,
     LOSS_COLOURS,
@@ -29,44 +26,15 @@ from ndrpdr.results.traceplot import (
     loss_class,
     trace_svg,
 )
-from ndrpdr.search import Goal, TrialResult
 from ndrpdr.search.trial import TrialReason
-from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
-from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 from ndrpdr.units import format_rate
 
-SIM = Path(__file__).resolve().parents[2] / "topologies" / "sim.yaml"
 SVG = "{http://www.w3.org/2000/svg}"
 #: An error text with everything XML fears: markup, entities, quotes, a control character.
 NASTY = 'TG <trex> said "a < b & c" \x1b[31m' + "and on " * 40 + "</svg>"
-
-
-class FailingTG:
-    """The sim TG, raising TrafficGeneratorError(NASTY) on trial ``fail_at`` (1-based)."""
-
-    def __init__(self, topology: Topology, fail_at: int) -> None:
-        self.sim = SimTrafficGenerator(topology)
-        self.fail_at = fail_at
-        self.calls = 0
-
-    @property
-    def max_load_pps(self) -> float:
-        return self.sim.max_load_pps
-
-    def measure(self, duration: float, load: float) -> TrialResult:
-        self.calls += 1
-        if self.calls == self.fail_at:
-            raise TrafficGeneratorError(NASTY)
-        return self.sim.measure(duration, load)
-
-    def stop_traffic(self) -> None:
-        """Nothing runs between trials."""
-
-    def close(self) -> None:
-        """Nothing to release."""
 
 
 @pytest.fixture(scope="module")
@@ -74,32 +42,10 @@ def topology() -> Topology:
     return load_topology(SIM)
 
 
-def _record(
-    topology: Topology,
-    *,
-    frame_size: FrameSize = 64,
-    goals: Sequence[Goal] | None = None,
-    fail_at: int | None = None,
-) -> dict[str, Any]:
-    """The record of a real search on the simulator (validated)."""
-    tg: Any = SimTrafficGenerator(topology, frame_size)
-    if fail_at is not None:
-        tg = FailingTG(topology, fail_at)
-    run = run_search(
-        tg,
-        topology=topology,
-        profile=get_profile("ethip4-ip4base"),
-        frame_size=frame_size,
-        goals=ndr_pdr_goals() if goals is None else goals,
-    )
-    validate_record(run.record)
-    return run.record
-
-
 @pytest.fixture(scope="module")
 def passed(topology: Topology) -> dict[str, Any]:
     """64 B, default goals: 1 s trials, all three loss classes."""
-    return _record(topology)
+    return sim_record(topology)
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +54,7 @@ def mixed(topology: Topology) -> dict[str, Any]:
     goals = ndr_pdr_goals(
         final_trial_duration_s=2.0, initial_trial_duration_s=0.5, duration_sum_s=4.0
     )
-    return _record(topology, goals=goals)
+    return sim_record(topology, goals=goals)
 
 
 def _parse(svg: str) -> ET.Element:
@@ -292,7 +238,7 @@ def test_title_of_passed_search(passed: dict[str, Any]) -> None:
 
 
 def test_jumbo_frames_without_upper_bound(topology: Topology) -> None:
-    record = _record(topology, frame_size=9000)
+    record = sim_record(topology, frame_size=9000)
     assert record["ndr"]["upper_bound"] is None
     assert record["pdr"]["upper_bound"] is None
     root = _parse(trace_svg(record))
@@ -308,7 +254,7 @@ def test_jumbo_frames_without_upper_bound(topology: Topology) -> None:
 
 
 def test_failed_search_title_is_escaped_and_cut(topology: Topology) -> None:
-    record = _record(topology, fail_at=4)
+    record = sim_record(topology, message=NASTY, fail_at=4)
     assert record["status"] == "failed"
     assert len(record["trials"]) == 3
     svg = trace_svg(record)
@@ -334,7 +280,7 @@ def test_failed_search_title_is_escaped_and_cut(topology: Topology) -> None:
 
 
 def test_no_trials(topology: Topology) -> None:
-    record = _record(topology, fail_at=1)
+    record = sim_record(topology, message=NASTY, fail_at=1)
     assert record["trials"] == []
     svg = trace_svg(record)
     root = _parse(svg)

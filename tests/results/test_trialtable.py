@@ -4,52 +4,19 @@ from __future__ import annotations
 
 import copy
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
+from record_helpers import SIM, sim_record
 
 from ndrpdr.goals import ndr_pdr_goals
-from ndrpdr.profiles import get_profile
-from ndrpdr.results.schema import validate_record
 from ndrpdr.results.traceplot import HIGH_LOSS, LOSS_TINTS, LOW_LOSS, ZERO_LOSS, loss_class
 from ndrpdr.results.trialtable import COLUMNS, trials_html
-from ndrpdr.search import Goal, TrialResult
-from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
-from ndrpdr.trafficgen.base import TrafficGeneratorError
-from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 from ndrpdr.units import format_rate
 
-SIM = Path(__file__).resolve().parents[2] / "topologies" / "sim.yaml"
 NASTY = 'rate <b>short</b> & "odd" \x07'
-
-
-class FailingTG:
-    """The sim TG, failing on trial ``fail_at`` (1-based)."""
-
-    def __init__(self, topology: Topology, fail_at: int) -> None:
-        self.sim = SimTrafficGenerator(topology)
-        self.fail_at = fail_at
-        self.calls = 0
-
-    @property
-    def max_load_pps(self) -> float:
-        return self.sim.max_load_pps
-
-    def measure(self, duration: float, load: float) -> TrialResult:
-        self.calls += 1
-        if self.calls == self.fail_at:
-            raise TrafficGeneratorError("TG: gone")
-        return self.sim.measure(duration, load)
-
-    def stop_traffic(self) -> None:
-        """Nothing runs between trials."""
-
-    def close(self) -> None:
-        """Nothing to release."""
 
 
 @pytest.fixture(scope="module")
@@ -57,26 +24,10 @@ def topology() -> Topology:
     return load_topology(SIM)
 
 
-def _record(
-    topology: Topology, *, goals: Sequence[Goal] | None = None, fail_at: int | None = None
-) -> dict[str, Any]:
-    """The record of a real search on the simulator (validated)."""
-    tg: Any = SimTrafficGenerator(topology) if fail_at is None else FailingTG(topology, fail_at)
-    run = run_search(
-        tg,
-        topology=topology,
-        profile=get_profile("ethip4-ip4base"),
-        frame_size=64,
-        goals=ndr_pdr_goals() if goals is None else goals,
-    )
-    validate_record(run.record)
-    return run.record
-
-
 @pytest.fixture(scope="module")
 def passed(topology: Topology) -> dict[str, Any]:
     """64 B, default goals: 34 trials of 1 s, all three loss classes."""
-    return _record(topology)
+    return sim_record(topology)
 
 
 def _parse(html: str) -> ET.Element:
@@ -141,7 +92,7 @@ def test_short_trials_are_marked(topology: Topology) -> None:
     goals = ndr_pdr_goals(
         final_trial_duration_s=2.0, initial_trial_duration_s=0.5, duration_sum_s=4.0
     )
-    record = _record(topology, goals=goals)
+    record = sim_record(topology, goals=goals)
     durations = [row[2] for row in _rows(_parse(trials_html(record)))]
     assert sorted(durations) == ["0.5 (short)"] * 3 + ["2"] * 3
 
@@ -161,7 +112,7 @@ def test_text_is_escaped(passed: dict[str, Any]) -> None:
 
 
 def test_failed_search_without_reasons(topology: Topology) -> None:
-    record = _record(topology, fail_at=3)
+    record = sim_record(topology, fail_at=3)
     rows = _rows(_parse(trials_html(record)))
     assert len(rows) == 2
     assert [row[1] for row in rows] == ["probe/probe", "short/expect-fail (NDR)"]
@@ -170,7 +121,7 @@ def test_failed_search_without_reasons(topology: Topology) -> None:
 
 
 def test_no_trials(topology: Topology) -> None:
-    record = _record(topology, fail_at=1)
+    record = sim_record(topology, fail_at=1)
     html = trials_html(record)
     root = ET.fromstring(html)
     assert root.tag == "p"

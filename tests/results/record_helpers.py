@@ -1,0 +1,83 @@
+"""Shared pieces of the result tests: real records of searches on the simulator."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ndrpdr.goals import ndr_pdr_goals
+from ndrpdr.profiles import FrameSize, get_profile
+from ndrpdr.results.schema import validate_record
+from ndrpdr.search import Goal, TrialResult
+from ndrpdr.searchrun import SearchRun, run_search
+from ndrpdr.testbed.model import Topology
+from ndrpdr.trafficgen.base import TrafficGeneratorError
+from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+
+SIM = Path(__file__).resolve().parents[2] / "topologies" / "sim.yaml"
+PROFILE = get_profile("ethip4-ip4base")
+
+
+class FailingTG:
+    """The sim TG, raising TrafficGeneratorError(``message``) on trial ``fail_at`` (1-based)."""
+
+    def __init__(
+        self, topology: Topology, fail_at: int, message: str, frame_size: FrameSize = 64
+    ) -> None:
+        self.sim = SimTrafficGenerator(topology, frame_size)
+        self.fail_at = fail_at
+        self.message = message
+        self.calls = 0
+
+    @property
+    def max_load_pps(self) -> float:
+        return self.sim.max_load_pps
+
+    def measure(self, duration: float, load: float) -> TrialResult:
+        self.calls += 1
+        if self.calls == self.fail_at:
+            raise TrafficGeneratorError(self.message)
+        return self.sim.measure(duration, load)
+
+    def stop_traffic(self) -> None:
+        """Nothing runs between trials."""
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def sim_search(
+    topology: Topology,
+    *,
+    frame_size: FrameSize = 64,
+    goals: Sequence[Goal] | None = None,
+    fail_at: int | None = None,
+    message: str = "TG: gone",
+    **options: Any,
+) -> SearchRun:
+    """A real search of PROFILE on the simulator (``ndr_pdr_goals()`` unless ``goals``).
+
+    With ``fail_at``, the TG raises TrafficGeneratorError(``message``) on that trial.
+    ``options`` go to ``run_search`` as they are (``algorithm``, ...).
+    """
+    tg: Any = (
+        SimTrafficGenerator(topology, frame_size)
+        if fail_at is None
+        else FailingTG(topology, fail_at, message, frame_size)
+    )
+    return run_search(
+        tg,
+        topology=topology,
+        profile=PROFILE,
+        frame_size=frame_size,
+        goals=ndr_pdr_goals() if goals is None else goals,
+        **options,
+    )
+
+
+def sim_record(topology: Topology, **kwargs: Any) -> dict[str, Any]:
+    """The record of ``sim_search(topology, **kwargs)``, validated against the schema."""
+    record = sim_search(topology, **kwargs).record
+    validate_record(record)
+    return record
