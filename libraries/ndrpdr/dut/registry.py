@@ -33,6 +33,12 @@ def _ovs(node: Node, access: NodeAccess) -> DutDriver:
     return OvsDriver(node, access)
 
 
+def _vpp(node: Node, access: NodeAccess) -> DutDriver:
+    from ndrpdr.dut.vpp import VppDriver  # noqa: PLC0415
+
+    return VppDriver(node, access)
+
+
 def _sim(node: Node, access: NodeAccess) -> DutDriver:
     from ndrpdr.dut.sim import SimDutDriver  # noqa: PLC0415
 
@@ -45,19 +51,15 @@ _DRIVERS: dict[str, Callable[[Node, NodeAccess], DutDriver]] = {
     "l3fwd": _l3fwd,
     "ovs": _ovs,
     "sim": _sim,
+    "vpp": _vpp,
 }
 
 #: DUT driver names make_dut_driver knows.
-DUT_DRIVERS: tuple[str, ...] = (*_DRIVERS, "vpp")
+DUT_DRIVERS: tuple[str, ...] = tuple(_DRIVERS)
 
 
 def make_dut_driver(node: Node, access: NodeAccess) -> DutDriver:
     """The driver for DUT ``node`` using ``access`` (no I/O; DutError for an unknown driver)."""
-    if node.driver == "vpp":
-        raise DutError(
-            f"{node.key}: driver vpp is the lab driver and comes in a later release "
-            f"(VPP is not packaged in Debian 12); locally use one of {', '.join(_DRIVERS)}"
-        )
     factory = _DRIVERS.get(node.driver)
     if factory is None:
         raise DutError(

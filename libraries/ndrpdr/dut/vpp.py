@@ -1,0 +1,327 @@
+"""VPP DUT (the lab driver): startup.conf, the service, forwarding set up through vppctl.
+
+``configure`` checks the test configuration, renders startup.conf
+(``ndrpdr.dut.vpp_config``) and writes it to ``options.startup_conf`` on
+the node. ``start`` (re)starts VPP: ``systemctl restart <unit>``
+(``options.service: systemd``, the default) or ``<binary> -c <startup_conf>``
+as a background process of the node access (``service: direct``).
+``health_check`` waits, up to ``options.start_timeout_s``, until
+``vppctl show version`` answers; after each start it then sets up the
+forwarding with one vppctl call per command. ``stop`` stops the service
+(or ends the process) and restores nothing else: startup.conf stays as
+written. ``telemetry`` keeps the texts of ``show runtime``, ``show
+errors``, ``show interface`` and ``show hardware``, the end of VPP's log
+and the startup.conf in use.
+
+Every node command is an argument vector run as root through the node's
+NodeAccess; every failure is a DutError naming the node, the step, the
+command, its exit code and the tail of its output. vppctl prints a failed
+command's error on stdout and may exit 0, so its output is checked too
+(``vpp_config.cli_error``).
+
+VPP's Python API (vpp_papi) is not used: it talks to VPP's API socket on
+the machine it runs on, while the node may be remote; vppctl through the
+node access works on any node.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+import time
+from collections.abc import Callable
+
+from ndrpdr.access.base import BackgroundProcess, CommandResult, NodeAccess, tail
+from ndrpdr.dut.base import DutError, DutTestConfig
+from ndrpdr.dut.dpdk_common import LOG_TAIL_LINES, NodeSteps, bounded_log, log_tail
+from ndrpdr.dut.vpp_config import (
+    VppOptions,
+    cli_commands,
+    cli_error,
+    parse_options,
+    startup_conf,
+)
+from ndrpdr.errors import NdrPdrError
+from ndrpdr.testbed.model import Node
+
+#: Pause between two ``vppctl show version`` attempts while VPP starts [s].
+POLL_INTERVAL_S = 1.0
+#: Time limit of one vppctl call [s].
+VPPCTL_TIMEOUT_S = 30.0
+#: The CLI texts telemetry keeps, by name.
+TELEMETRY_COMMANDS: tuple[tuple[str, str], ...] = (
+    ("show_runtime", "show runtime"),
+    ("show_errors", "show errors"),
+    ("show_interface", "show interface"),
+    ("show_hardware", "show hardware"),
+)
+
+
+class VppDriver:
+    """VPP on a lab DUT, driven through the node access with systemctl and vppctl."""
+
+    driver_name = "vpp"
+
+    def __init__(
+        self,
+        node: Node,
+        access: NodeAccess,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """Read and check the options (DutError names ``nodes.<key>.options.<field>``); no I/O.
+
+        ``sleep`` and ``clock`` pace the start-up wait (tests pass fakes).
+        """
+        self._node = node
+        self._steps = NodeSteps(node.key, self.driver_name, access)
+        self.options: VppOptions = parse_options(node)
+        self._sleep = sleep
+        self._clock = clock
+        self._config: DutTestConfig | None = None
+        self._conf_text = ""
+        self._commands: list[str] = []
+        self._running = False
+        self._applied = False
+        self._process: BackgroundProcess | None = None
+        self._stopped_log = ""
+
+    @property
+    def node(self) -> str:
+        """The node key."""
+        return self._node.key
+
+    @property
+    def startup_conf_text(self) -> str:
+        """The startup.conf last written ("" before configure)."""
+        return self._conf_text
+
+    @property
+    def cli(self) -> tuple[str, ...]:
+        """The vppctl commands that set up the configured forwarding."""
+        return tuple(self._commands)
+
+    # -- contract ------------------------------------------------------------------
+    def configure(self, config: DutTestConfig) -> None:
+        """Check ``config``, write startup.conf; if VPP runs, restart it and set up forwarding."""
+        text = startup_conf(self._node, config, self.options)
+        commands = cli_commands(config)
+        self._write_startup_conf(text)
+        self._config, self._conf_text, self._commands = config, text, commands
+        if self._running:
+            self._restart()
+            self._ready()
+
+    def start(self) -> None:
+        """Start VPP with the written startup.conf (the forwarding follows in health_check)."""
+        if self._config is None:
+            raise self._steps.error("start", "configure() was not called")
+        if self._running and (self._process is None or self._alive("start", self._process)):
+            return
+        self._restart()
+
+    def health_check(self) -> None:
+        """Wait until vppctl answers; the first time after a start, set up the forwarding."""
+        if not self._running:
+            raise self._steps.error("health check", "vpp is not running")
+        self._ready()
+
+    def stop(self) -> None:
+        """Stop VPP (systemctl stop, or end the process); idempotent."""
+        if not self._running:
+            return
+        self._running = False
+        self._applied = False
+        process, self._process = self._process, None
+        if process is None:
+            argv = ["systemctl", "stop", self.options.systemd_unit]
+            self._steps.run("stop", argv, timeout_s=120.0)
+            return
+        self._end(process)
+
+    def telemetry(self) -> dict[str, str]:
+        """CLI texts by name (while running), VPP's state, log tail and startup.conf."""
+        out: dict[str, str] = {"state": self._state()}
+        if self._running:
+            for name, command in TELEMETRY_COMMANDS:
+                out[name] = bounded_log(self._steps.text(self._vppctl_argv(command)))
+        out["log"] = self._log_text(200)
+        if self.options.service == "direct":
+            out["output"] = bounded_log(self._process_text())
+        out["startup_conf"] = self._conf_text
+        return out
+
+    # -- steps ---------------------------------------------------------------------
+    def _write_startup_conf(self, text: str) -> None:
+        path = self.options.startup_conf
+        self._steps.run(
+            "configure: create the startup.conf directory",
+            ["mkdir", "-p", "--", posixpath.dirname(path)],
+        )
+        try:
+            self._steps.access.put_file(text.encode(), path, mode=0o644, sudo=True)
+        except NdrPdrError as exc:
+            raise self._steps.error(f"configure: write {path}", str(exc)) from exc
+
+    def _restart(self) -> None:
+        """(Re)start VPP; the forwarding must be set up again afterwards."""
+        self._applied = False
+        options = self.options
+        if options.service == "direct":
+            process, self._process = self._process, None
+            self._running = False
+            if process is not None:
+                self._end(process)
+            self._process = self._steps.start("start", [options.binary, "-c", options.startup_conf])
+            self._running = True
+            return
+        argv = ["systemctl", "restart", options.systemd_unit]
+        try:
+            self._steps.run("start", argv, timeout_s=120.0)
+        except DutError as exc:
+            self._running = False
+            raise DutError(f"{exc}\n{self._logs()}") from exc
+        self._running = True
+
+    def _ready(self) -> None:
+        self._wait_for_cli()
+        if not self._applied:
+            self._apply()
+            self._applied = True
+
+    def _wait_for_cli(self) -> None:
+        """Poll ``vppctl show version`` until it answers or ``start_timeout_s`` passes."""
+        timeout_s = self.options.start_timeout_s
+        deadline = self._clock() + timeout_s
+        argv = self._vppctl_argv("show version")
+        attempts = 0
+        last = ""
+        while True:
+            process = self._process
+            if process is not None and not self._alive("health check", process):
+                self._stopped_log = self._output("health check", process)
+                raise self._steps.error(
+                    "health check",
+                    f"{self.options.binary} (pid {process.pid}) has exited; its output:\n"
+                    f"{log_tail(self._stopped_log)}\n{self._logs()}",
+                )
+            attempts += 1
+            try:
+                result = self._steps.run(
+                    "health check", argv, timeout_s=min(VPPCTL_TIMEOUT_S, timeout_s), check=False
+                )
+            except DutError as exc:  # vppctl hung or the node did not answer: try again
+                last = str(exc.__cause__ or exc)
+            else:
+                if result.exit_code == 0 and "vpp v" in result.stdout:
+                    return
+                last = _describe(result)
+            now = self._clock()
+            if now >= deadline:
+                break
+            self._sleep(min(POLL_INTERVAL_S, deadline - now))
+        raise self._steps.error(
+            "health check",
+            f"VPP did not answer within {timeout_s:g} s ({attempts} attempts); "
+            f"last {last}\n{self._logs()}",
+        )
+
+    def _apply(self) -> None:
+        """Run the forwarding commands, one vppctl call each; the first failure raises."""
+        assert self._config is not None
+        step = f"set up {self._config.mode}"
+        for command in self._commands:
+            result = self._steps.run(
+                step, self._vppctl_argv(command), timeout_s=VPPCTL_TIMEOUT_S, check=False
+            )
+            said = cli_error(command, result.stdout + "\n" + result.stderr)
+            if result.exit_code != 0 or said is not None:
+                reason = f"VPP says: {said}; " if said is not None else ""
+                raise self._steps.error(step, f"{reason}{_describe(result)}")
+
+    # -- helpers -------------------------------------------------------------------
+    def _alive(self, step: str, process: BackgroundProcess) -> bool:
+        try:
+            return process.is_running()
+        except NdrPdrError as exc:
+            detail = f"cannot tell whether pid {process.pid} runs: {exc}"
+            raise self._steps.error(step, detail) from exc
+
+    def _output(self, step: str, process: BackgroundProcess) -> str:
+        try:
+            return process.output()
+        except NdrPdrError as exc:
+            detail = f"cannot read the output of pid {process.pid}: {exc}"
+            raise self._steps.error(step, detail) from exc
+
+    def _end(self, process: BackgroundProcess) -> None:
+        """Stop the background VPP (SIGINT, escalating) and keep its output."""
+        what = f"{self.options.binary} (pid {process.pid})"
+        try:
+            process.stop(15.0)
+            self._stopped_log = process.output()
+        except (NdrPdrError, OSError) as exc:
+            raise self._steps.error("stop", f"could not end {what}: {exc}") from exc
+
+    def _process_text(self) -> str:
+        """What the background VPP printed (direct service), for telemetry (no raise)."""
+        process = self._process
+        if process is None:
+            return self._stopped_log
+        try:
+            return process.output()
+        except NdrPdrError as exc:
+            return f"unavailable: {exc}"
+
+    def _vppctl_argv(self, command: str) -> list[str]:
+        return [self.options.vppctl, "-s", self.options.cli_socket, *command.split()]
+
+    def _log_text(self, lines: int) -> str:
+        argv = ["tail", "-n", str(lines), "--", self.options.log_file]
+        return bounded_log(self._steps.text(argv))
+
+    def _logs(self) -> str:
+        """The end of VPP's log file, and of its journal (systemd) for an error message."""
+        parts = [
+            f"VPP log tail ({self.options.log_file}):\n"
+            f"{log_tail(self._log_text(LOG_TAIL_LINES)) or '(empty)'}"
+        ]
+        if self.options.service == "systemd":
+            unit = self.options.systemd_unit
+            journal = self._steps.text(
+                ["journalctl", "--no-pager", "-o", "cat", "-n", str(LOG_TAIL_LINES), "-u", unit]
+            )
+            parts.append(f"journal tail ({unit}):\n{log_tail(journal) or '(empty)'}")
+        return "\n".join(parts)
+
+    def _state(self) -> str:
+        options = self.options
+        how = (
+            f"systemd unit {options.systemd_unit}"
+            if options.service == "systemd"
+            else f"{options.binary} -c {options.startup_conf}"
+        )
+        if not self._running:
+            return f"vpp ({how}): stopped"
+        process = self._process
+        alive = ""
+        if process is not None:
+            try:
+                alive = f" pid={process.pid}" + ("" if process.is_running() else " (exited)")
+            except NdrPdrError as exc:
+                alive = f" pid={process.pid} (state unknown: {exc})"
+        config = self._config
+        doing = (
+            f", {config.mode} with {config.cores} worker core(s)"
+            if config is not None and self._applied
+            else ", forwarding not set up yet"
+        )
+        return f"vpp ({how}): running{alive}{doing}"
+
+
+def _describe(result: CommandResult) -> str:
+    """The command, its exit code and the tail of its output, for an error message."""
+    output = "\n".join(t.rstrip() for t in (result.stdout, result.stderr) if t.strip())
+    shown = tail(output) if output else "(no output)"
+    return f"`{shlex.join(result.argv)}` exited {result.exit_code}; output tail:\n{shown}"

@@ -1,0 +1,272 @@
+"""VPP startup.conf and CLI commands from the CSIT example topology, against expected files.
+
+No real VPP ran for these tests (VPP is not installed here). The expected
+files under ``expected/`` were written and reviewed by hand against VPP's
+documented startup.conf sections (unix, cpu, buffers, dpdk, plugins) and
+CLI commands (set interface state / ip address / l2 xconnect / mtu, set ip
+neighbor, ip route add); ``vpp_tokens`` below reads a startup.conf the way
+VPP's ``vpp -c`` does (whitespace-separated words, a word starting with
+'#' ends the line) to check that the braces pair up and every section is
+one VPP knows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ndrpdr.dut.base import DutError, DutTestConfig, ForwardingMode
+from ndrpdr.dut.plan import plan_dut
+from ndrpdr.dut.vpp_config import (
+    OPTION_KEYS,
+    VppOptions,
+    cli_commands,
+    cli_error,
+    corelist,
+    parse_options,
+    plugin_file,
+    startup_conf,
+)
+from ndrpdr.testbed.loader import load_topology
+from ndrpdr.testbed.model import Node, Topology
+
+ROOT = Path(__file__).resolve().parents[2]
+EXPECTED = Path(__file__).resolve().parent / "expected"
+#: startup.conf sections this generator may write (all documented VPP sections).
+SECTIONS = {"unix", "cpu", "buffers", "dpdk", "plugins"}
+
+
+@pytest.fixture(scope="module")
+def csit() -> Topology:
+    return load_topology(ROOT / "topologies" / "csit-2n-example.yaml")
+
+
+def dut(topology: Topology, **options: Any) -> Node:
+    node = topology.duts[0]
+    return dataclasses.replace(node, options=options) if options else node
+
+
+def vpp_tokens(text: str) -> list[str]:
+    """The words VPP reads from a startup.conf (comments dropped)."""
+    words: list[str] = []
+    for line in text.splitlines():
+        for word in line.split():
+            if word.startswith("#"):
+                break
+            words.append(word)
+    return words
+
+
+def check_structure(text: str) -> None:
+    """Top-level words are known sections, each followed by a balanced { ... } block."""
+    words = vpp_tokens(text)
+    index = 0
+    while index < len(words):
+        assert words[index] in SECTIONS, words[index]
+        assert words[index + 1] == "{", words[index : index + 2]
+        depth = 0
+        index += 1
+        while True:
+            depth += {"{": 1, "}": -1}.get(words[index], 0)
+            index += 1
+            if depth == 0:
+                break
+            assert index < len(words), "unbalanced braces"
+
+
+# -- expected files -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["ip4base", "l2xc"])
+@pytest.mark.parametrize("cores", [1, 2])
+def test_startup_conf_matches_the_expected_file(
+    csit: Topology, mode: ForwardingMode, cores: int
+) -> None:
+    node = dut(csit)
+    text = startup_conf(node, plan_dut(csit, mode, cores=cores), parse_options(node))
+    assert text == (EXPECTED / f"vpp_startup_{mode}_{cores}c.conf").read_text()
+    check_structure(text)
+
+
+def test_startup_conf_with_options_and_jumbo_frames(csit: Topology) -> None:
+    node = dut(
+        csit,
+        main_core=0,
+        worker_cores=[7, 5, 9],
+        rx_queues=1,
+        buffers_per_numa=65536,
+        log_file="/tmp/vpp/vpp.log",
+        cli_socket="/run/vpp/cli-dut1.sock",
+        plugins=["ping", "perfmon_plugin.so", "dpdk", "ping_plugin.so"],
+    )
+    config = plan_dut(csit, "l2xc", cores=2, max_frame_size_b=9000)
+    text = startup_conf(node, config, parse_options(node))
+    assert text == (EXPECTED / "vpp_startup_l2xc_2c_9000b_options.conf").read_text()
+    assert "no-multi-seg" not in text  # jumbo frames need chained buffers
+    check_structure(text)
+
+
+@pytest.mark.parametrize(("mode", "frame", "name"), [
+    ("ip4base", 1518, "vpp_cli_ip4base.txt"),
+    ("l2xc", 1518, "vpp_cli_l2xc.txt"),
+    ("l2xc", 9000, "vpp_cli_l2xc_9000b.txt"),
+])  # fmt: skip
+def test_cli_commands_match_the_expected_file(
+    csit: Topology, mode: ForwardingMode, frame: int, name: str
+) -> None:
+    config = plan_dut(csit, mode, max_frame_size_b=frame)
+    assert cli_commands(config) == (EXPECTED / name).read_text().splitlines()
+
+
+def test_ip4base_uses_the_plan_addresses_and_tg_macs(csit: Topology) -> None:
+    config = plan_dut(csit, "ip4base")
+    commands = cli_commands(config)
+    tg = csit.tg.interfaces
+    for port, tg_port in zip(config.ports, ("port1", "port2"), strict=True):
+        assert f"set ip neighbor {port.key} {port.peer_ip4} {tg[tg_port].mac_address} static" in (
+            commands
+        )
+        assert f"ip route add {port.routed_prefix} via {port.peer_ip4} {port.key}" in commands
+
+
+# -- options --------------------------------------------------------------------------
+
+
+def test_defaults(csit: Topology) -> None:
+    assert parse_options(dut(csit)) == VppOptions()
+    assert OPTION_KEYS[0] == "service" and "start_timeout_s" in OPTION_KEYS
+
+
+@pytest.mark.parametrize(("options", "field", "message"), [
+    ({"servce": "direct"}, "servce", "unknown option; vpp takes service, systemd_unit"),
+    ({"service": "upstart"}, "service", "'upstart' is not one of systemd, direct"),
+    ({"binary": "vpp"}, "binary", "'vpp' is not an absolute path"),
+    ({"startup_conf": "/etc/vpp/my conf"}, "startup_conf",
+     "'/etc/vpp/my conf' is not an absolute path"),
+    ({"cli_socket": 5}, "cli_socket", "5 is not an absolute path"),
+    ({"vppctl": "vppctl -s x"}, "vppctl", "'vppctl -s x' is not a command name"),
+    ({"systemd_unit": "vpp service"}, "systemd_unit", "'vpp service' is not a systemd unit"),
+    ({"start_timeout_s": 0}, "start_timeout_s", "0 is not a number > 0"),
+    ({"start_timeout_s": True}, "start_timeout_s", "True is not a number > 0"),
+    ({"main_core": -1}, "main_core", "-1 is not an integer >= 0"),
+    ({"worker_cores": "2-3"}, "worker_cores", "'2-3' is not a non-empty list of CPU numbers"),
+    ({"worker_cores": []}, "worker_cores", r"\[\] is not a non-empty list"),
+    ({"worker_cores": [2, 2]}, "worker_cores", r"\[2, 2\] lists a CPU twice"),
+    ({"worker_cores": [1, 2]}, "worker_cores", r"\[1, 2\] holds the main core 1"),
+    ({"rx_queues": 0}, "rx_queues", "0 is not an integer >= 1"),
+    ({"buffers_per_numa": 1.5}, "buffers_per_numa", "1.5 is not an integer >= 1"),
+    ({"no_multi_seg": "yes"}, "no_multi_seg", "'yes' is not true or false"),
+    ({"plugins": "ping"}, "plugins", "'ping' is not a list of plugin names"),
+    ({"plugins": ["../x"]}, "plugins", "'../x' is not a plugin name"),
+    ({"default_plugins": 1}, "default_plugins", "1 is not true or false"),
+])  # fmt: skip
+def test_bad_options_name_the_field(
+    csit: Topology, options: dict[str, Any], field: str, message: str
+) -> None:
+    with pytest.raises(DutError, match=rf"^DUT1 \(vpp\): nodes\.DUT1\.options\.{field}: {message}"):
+        parse_options(dut(csit, **options))
+
+
+def test_plugin_names() -> None:
+    assert plugin_file("ping") == "ping_plugin.so"
+    assert plugin_file("ping_plugin.so") == "ping_plugin.so"
+    assert plugin_file("a b") is None and plugin_file("") is None
+
+
+def test_default_plugins_enabled(csit: Topology) -> None:
+    node = dut(csit, default_plugins=True)
+    text = startup_conf(node, plan_dut(csit, "l2xc"), parse_options(node))
+    assert "  plugin default { enable }\n" in text
+
+
+# -- what the test asks -------------------------------------------------------------------
+
+
+def test_too_few_worker_cores_for_the_test(csit: Topology) -> None:
+    node = dut(csit, worker_cores=[4])
+    with pytest.raises(
+        DutError,
+        match=r"DUT1 \(vpp\): nodes\.DUT1\.options\.worker_cores: the test asks for 2 worker "
+        r"cores and the option lists 1 \(\[4\]\)",
+    ):
+        startup_conf(node, plan_dut(csit, "l2xc", cores=2), parse_options(node))
+
+
+def test_no_workers_leaves_forwarding_to_the_main_thread(csit: Topology) -> None:
+    node = dut(csit)
+    text = startup_conf(node, plan_dut(csit, "l2xc", cores=0), parse_options(node))
+    assert "corelist-workers" not in text and "num-rx-queues 1" in text
+
+
+def test_no_multi_seg_option(csit: Topology) -> None:
+    off = dut(csit, no_multi_seg=False)
+    text = startup_conf(off, plan_dut(csit, "l2xc"), parse_options(off))
+    assert "no-multi-seg" not in text
+    on = dut(csit, no_multi_seg=True)
+    with pytest.raises(DutError, match=r"options\.no_multi_seg: true, but the test's frames reach"):
+        startup_conf(on, plan_dut(csit, "l2xc", max_frame_size_b=9000), parse_options(on))
+
+
+def test_uio_driver_comes_from_the_node_field(csit: Topology) -> None:
+    node = dut(csit)
+    without = dataclasses.replace(node, extra={})
+    assert "uio-driver" not in startup_conf(without, plan_dut(csit, "l2xc"), VppOptions())
+    bad = dataclasses.replace(node, extra={"uio_driver": "vfio pci"})
+    with pytest.raises(DutError, match=r"DUT1 \(vpp\): nodes\.DUT1\.uio_driver: 'vfio pci'"):
+        startup_conf(bad, plan_dut(csit, "l2xc"), VppOptions())
+
+
+def _with_port(config: DutTestConfig, index: int, **changes: Any) -> DutTestConfig:
+    ports = list(config.ports)
+    ports[index] = dataclasses.replace(ports[index], **changes)
+    return dataclasses.replace(config, ports=(ports[0], ports[1]))
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"pci_address": None}, r"ports\[1\] \(port2\): no PCI address; .*"
+                            r"add nodes\.DUT1\.interfaces\.port2\.pci_address"),
+    ({"pci_address": "17:00.1"}, r"nodes\.DUT1\.interfaces\.port2\.pci_address '17:00.1' is not"),
+    ({"pci_address": "0000:17:00.0"}, "both ports have PCI address 0000:17:00.0"),
+    ({"name": "port 2"}, r"'port 2' cannot name a VPP interface"),
+    ({"name": "port1"}, "both ports are named 'port1'"),
+    ({"peer_ip4": "192.168.20"}, r"ports\[1\] \(port2\): .*192\.168\.20"),
+    ({"peer_mac": "b4:96:91:00:00"}, "peer_mac 'b4:96:91:00:00' is not a MAC address"),
+])  # fmt: skip
+def test_unusable_ports_are_named(csit: Topology, changes: dict[str, Any], message: str) -> None:
+    config = _with_port(plan_dut(csit, "ip4base"), 1, **changes)
+    with pytest.raises(DutError, match=rf"^DUT1 \(vpp\): configure: .*{message}"):
+        startup_conf(dut(csit), config, VppOptions())
+
+
+def test_the_os_interface_name_names_the_vpp_interface(csit: Topology) -> None:
+    config = _with_port(plan_dut(csit, "l2xc"), 0, name="xe0")
+    assert "    name xe0\n" in startup_conf(dut(csit), config, VppOptions())
+    assert "set interface l2 xconnect xe0 port2" in cli_commands(config)
+
+
+# -- helpers --------------------------------------------------------------------------
+
+
+def test_corelist() -> None:
+    assert corelist([2]) == "2"
+    assert corelist([2, 3]) == "2-3"
+    assert corelist([7, 2, 3, 4, 9, 10]) == "2-4,7,9-10"
+
+
+@pytest.mark.parametrize(("output", "found"), [
+    ("", None),
+    ("\n", None),
+    ("unknown input `frobnicate'\n", "unknown input `frobnicate'"),
+    ("set interface state: unknown interface `port9 up'\n",
+     "set interface state: unknown interface `port9 up'"),
+    ("set interface: unknown input `stat port1 up'",
+     "set interface: unknown input `stat port1 up'"),
+    ("error: interface port1 is in use\n", "error: interface port1 is in use"),
+    ("Error: bad\n", "Error: bad"),
+    ("vpp v24.02-release built by root on host at 2024-02-27T12:00:00\n", None),
+])  # fmt: skip
+def test_cli_error(output: str, found: str | None) -> None:
+    assert cli_error("set interface state port9 up", output) == found
