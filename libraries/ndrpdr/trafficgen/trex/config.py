@@ -1,0 +1,156 @@
+"""trex_cfg.yaml from the topology: pure functions, no I/O.
+
+TRex numbers its ports in the order of the config's ``interfaces`` list.
+Here that is the order of the TG's linked ports (``Topology.tg_ports()``:
+port1, port2), so TRex port 0 is the topology's first linked TG port and
+direction 0 (see ``ndrpdr.profiles.addressing``) leaves TRex port 0.
+
+Each port's ``port_info`` has ``src_mac`` (the TG port's MAC) and
+``dest_mac`` (the MAC of the DUT port at the other end of its link). The
+DPDK variant lists the ports by PCI address and may carry the
+``platform`` section (threads); the software-mode variant lists Linux
+interface names and sets ``low_end`` (TRex then ignores ``platform``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+
+from ndrpdr.testbed.model import Interface, Topology
+from ndrpdr.trafficgen.base import TrafficGeneratorError
+from ndrpdr.trafficgen.trex.options import (
+    DEFAULT_ASYNC_PORT,
+    DEFAULT_SYNC_PORT,
+    TrexOptions,
+    where,
+)
+
+#: TRex ports the driver uses: one pair (direction 0 leaves port 0, direction 1 port 1).
+PORT_COUNT = 2
+
+_PCI = re.compile(r"^([0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
+_IFNAME = re.compile(r"^[^/\s\"']{1,15}$")
+_MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
+
+
+@dataclasses.dataclass(frozen=True)
+class TrexPort:
+    """One TRex port: its topology key, what the config lists, its MACs and line rate.
+
+    ``device`` is the PCI address (DPDK) or the Linux interface name
+    (software mode); ``speed_bps`` the interface's speed from the
+    topology [bit/s], if given.
+    """
+
+    index: int
+    key: str
+    device: str
+    src_mac: str
+    dest_mac: str
+    speed_bps: float | None = None
+
+
+def trex_ports(topology: Topology, options: TrexOptions) -> tuple[TrexPort, ...]:
+    """The two TRex ports of the TG, in port order (errors name the missing field)."""
+    tg = topology.tg
+    linked = topology.tg_ports()
+    if len(linked) < PORT_COUNT:
+        raise TrafficGeneratorError(
+            f"{where(topology, tg, 'interfaces')}: the trex TG needs {PORT_COUNT} linked ports, "
+            f"found {len(linked)}: give two TG interfaces a 'link' shared with a DUT port"
+        )
+    ports = []
+    for index, iface in enumerate(linked[:PORT_COUNT]):
+        peer = topology.peer(tg.key, iface.key)
+        assert peer is not None  # tg_ports() lists linked ports only
+        peer_iface = topology.nodes[peer.node].interface(peer.interface)
+        ports.append(
+            TrexPort(
+                index=index,
+                key=iface.key,
+                device=_device(topology, iface, options.software_mode),
+                src_mac=_mac(topology, tg.key, iface),
+                dest_mac=_mac(topology, peer.node, peer_iface),
+                speed_bps=iface.speed_bps,
+            )
+        )
+    return tuple(ports)
+
+
+def _device(topology: Topology, iface: Interface, software_mode: bool) -> str:
+    tg = topology.tg
+    if software_mode:
+        name = iface.name
+        if name is None or not _IFNAME.match(name):
+            raise TrafficGeneratorError(
+                f"{where(topology, tg, f'interfaces.{iface.key}.name')}: {name!r} is not a Linux "
+                "interface name; a software_mode TRex needs the name of each TG port"
+            )
+        return name
+    pci = iface.pci_address
+    if pci is None or not _PCI.match(pci):
+        raise TrafficGeneratorError(
+            f"{where(topology, tg, f'interfaces.{iface.key}.pci_address')}: {pci!r} is not a "
+            "PCI address like 0000:17:00.0; TRex takes its DPDK ports by PCI address "
+            "(or set options.software_mode for Linux interfaces)"
+        )
+    return pci
+
+
+def _mac(topology: Topology, node_key: str, iface: Interface) -> str:
+    mac = iface.mac_address
+    if mac is None or not _MAC.match(mac):
+        node = topology.nodes[node_key]
+        raise TrafficGeneratorError(
+            f"{where(topology, node, f'interfaces.{iface.key}.mac_address')}: {mac!r} is not a "
+            "MAC address; the trex TG needs the MACs of its ports and of the DUT ports they face"
+        )
+    return mac.lower()
+
+
+def _quoted(text: str) -> str:
+    """A YAML double-quoted scalar (JSON strings are valid YAML)."""
+    return json.dumps(text)
+
+
+def render_config(ports: tuple[TrexPort, ...], options: TrexOptions) -> str:
+    """The text of trex_cfg.yaml for ``ports`` and ``options`` (a list of one mapping)."""
+    lines = [
+        "# trex_cfg.yaml written by ndrpdr (trex TG driver)",
+        "- version: 2",
+        f"  port_limit: {len(ports)}",
+        "  interfaces: [" + ", ".join(_quoted(p.device) for p in ports) + "]",
+    ]
+    if options.sync_port != DEFAULT_SYNC_PORT:
+        lines.append(f"  zmq_rpc_port: {options.sync_port}")
+    if options.async_port != DEFAULT_ASYNC_PORT:
+        lines.append(f"  zmq_pub_port: {options.async_port}")
+    if options.limit_memory is not None:
+        lines.append(f"  limit_memory: {options.limit_memory}")
+    if options.software_mode:
+        lines.append("  low_end: true")
+        if options.low_end_core is not None:
+            lines.append(f"  low_end_core: {options.low_end_core}")
+    else:
+        lines.append(f"  c: {options.cores}")
+    lines.append("  port_info:")
+    for port in ports:
+        lines.append(f"    - src_mac: {_quoted(port.src_mac)}")
+        lines.append(f"      dest_mac: {_quoted(port.dest_mac)}")
+    if not options.software_mode and options.master_thread_id is not None:
+        assert options.threads is not None  # parse_options gives both or neither
+        lines.append("  platform:")
+        lines.append(f"    master_thread_id: {options.master_thread_id}")
+        if options.latency_thread_id is not None:
+            lines.append(f"    latency_thread_id: {options.latency_thread_id}")
+        lines.append("    dual_if:")
+        lines.append(f"      - socket: {options.socket}")
+        lines.append("        threads: [" + ", ".join(str(t) for t in options.threads) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def config_text(topology: Topology, options: TrexOptions) -> str:
+    """trex_cfg.yaml for the topology's TG (``trex_ports`` then ``render_config``)."""
+    return render_config(trex_ports(topology, options), options)

@@ -1,0 +1,405 @@
+"""TrexTrafficGenerator: trials on a TRex server (STL mode), counted by TRex's port counters.
+
+The constructor only checks (options, ports, MACs, the config text); the
+first call that needs TRex starts the server over the TG's node access
+(unless ``options.start_server`` is false), waits for its API, connects
+the client, checks the server's version and acquires TRex ports 0 and 1.
+
+One trial (``measure``), as CSIT's ``trex_stl_profile.py`` does it but
+with one client kept connected between trials:
+
+1. ``reset`` the ports (stops them, removes streams, clears counters);
+2. add each direction's streams to its sending port (direction 0 leaves
+   port 0 for port 1, direction 1 the reverse), rates adding up to
+   load / directions per port;
+3. ``start`` the sending ports with ``mult="<rate>pps"`` for the duration;
+4. wait for the traffic to end; traffic still running at duration x 1.01 +
+   0.25 s is stopped (a trial lasts its duration; what was not sent is
+   unsent, counted as lost);
+5. wait ``settle_s``, read the counters and TRex's warnings, and let
+   ``counts.trex_trial`` make the TrialResult (latency in ``last_trial``).
+
+The maximum load is the line rate of the sending ports at the frame size
+(interface ``speed`` in the topology, else the speed TRex reports, which
+needs the server), capped by ``options.max_rate_pps``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from ndrpdr.access.base import NodeAccess
+from ndrpdr.profiles import FrameSize, Profile, ProfileError, frame_sizes, max_load_pps
+from ndrpdr.search.trial import TrialResult
+from ndrpdr.testbed.model import Topology
+from ndrpdr.trafficgen.base import TrafficGeneratorError
+from ndrpdr.trafficgen.trex.client import (
+    ClientFactory,
+    ClientSettings,
+    TrexClient,
+    TrexClientError,
+    error_text,
+    is_version_refusal,
+    make_stl_client,
+    version_refusal_message,
+)
+from ndrpdr.trafficgen.trex.config import TrexPort, render_config, trex_ports
+from ndrpdr.trafficgen.trex.counts import (
+    STRETCH_GRACE_S,
+    STRETCH_TOLERANCE,
+    TrexTrial,
+    trex_trial,
+)
+from ndrpdr.trafficgen.trex.options import TrexOptions, parse_options, where
+from ndrpdr.trafficgen.trex.server import TrexServer, wait_for_api
+from ndrpdr.trafficgen.trex.streams import (
+    DirectionTraffic,
+    direction_traffic,
+    rate_per_direction,
+)
+
+#: Load slack accepted above max_load_pps (float rounding of rates computed by callers).
+_LOAD_SLACK = 1e-9
+#: Longest single wait on the traffic, so that stop_traffic is seen quickly [s].
+POLL_S = 0.1
+#: TRex ports of the pair the driver uses.
+PORTS = (0, 1)
+
+_T = TypeVar("_T")
+
+
+class _RefusedError(Exception):
+    """The server refused the client's API version (not worth retrying)."""
+
+
+def _trex_text(exc: BaseException) -> str:
+    """TRex's own text of a client error (without the adapter's prefix), else the message."""
+    text = exc.trex_text if isinstance(exc, TrexClientError) else None
+    return text if text is not None else error_text(exc)
+
+
+def _finite(node: str, what: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise TrafficGeneratorError(f"{node}: trial {what}={value!r} is not a finite number")
+    return float(value)
+
+
+class TrexTrafficGenerator:
+    """The ``trex`` TG driver (a TrafficGenerator) over one TRex STL client."""
+
+    def __init__(
+        self,
+        topology: Topology,
+        profile: Profile,
+        frame_size: FrameSize,
+        *,
+        bidirectional: bool = True,
+        access: NodeAccess | None = None,
+        client_factory: ClientFactory | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        """Check the TG node and its options; no I/O.
+
+        ``access`` is the TG's node access (needed unless
+        ``options.start_server`` is false); ``client_factory`` makes the
+        client (default: TRex's real STL client, see ``client.py``);
+        ``clock`` / ``sleep`` time the traffic and the waits (tests
+        replace them).
+        """
+        self.topology = topology
+        self.profile = profile
+        self.frame_size = frame_size
+        self.bidirectional = bidirectional
+        tg = topology.tg
+        self.node = tg.key
+        if tg.driver != "trex":
+            raise TrafficGeneratorError(
+                f"{where(topology, tg, 'driver')}: {tg.driver!r} is not trex"
+            )
+        self.options: TrexOptions = parse_options(topology)
+        self.ports: tuple[TrexPort, ...] = trex_ports(topology, self.options)
+        self.config_text = render_config(self.ports, self.options)
+        try:
+            frame_sizes(frame_size)
+        except ProfileError as exc:
+            raise TrafficGeneratorError(f"{self.node}: {exc}") from exc
+        if self.options.start_server and access is None:
+            raise TrafficGeneratorError(
+                f"{self.node}: the TG's node access is needed to start the TRex server "
+                f"(or set nodes.{tg.key}.options.start_server to false to use a running one)"
+            )
+        self.access = access
+        self._factory: ClientFactory = client_factory or make_stl_client
+        self._clock = clock
+        self._sleep = sleep
+        pairs = ((0, 1), (1, 0)) if bidirectional else ((0, 1),)
+        self.directions: tuple[tuple[int, int], ...] = pairs
+        self._max_load = self._static_max_load()
+        self._traffic: dict[int, DirectionTraffic] = {}
+        self._client: TrexClient | None = None
+        self._server: TrexServer | None = None
+        self._lock = threading.RLock()
+        self._stop_requested = threading.Event()
+        self.server_version: str | None = None
+        self.last_trial: TrexTrial | None = None
+
+    # -- TrafficGenerator ------------------------------------------------------------
+    @property
+    def max_load_pps(self) -> float:
+        """Highest aggregate load [pps]; may start the server to read the port speeds."""
+        if self._max_load is None:
+            self._max_load = self._server_max_load()
+        return self._max_load
+
+    def measure(self, duration: float, load: float) -> TrialResult:
+        """One trial: ``duration`` [s] at aggregate ``load`` [pps], split evenly per direction."""
+        duration = _finite(self.node, "duration", duration)
+        if duration <= 0:
+            raise TrafficGeneratorError(f"{self.node}: trial duration={duration!r} s must be > 0")
+        load = _finite(self.node, "load", load)
+        if load < 0:
+            raise TrafficGeneratorError(f"{self.node}: trial load={load!r} pps must be >= 0")
+        limit = self.max_load_pps
+        if load > limit * (1 + _LOAD_SLACK):
+            raise TrafficGeneratorError(
+                f"{self.node}: trial load {load:.6g} pps is above the maximum {limit:.6g} pps"
+            )
+        if load == 0:
+            return TrialResult(duration, load, 0, forwarded_count=0, intended_count=0)
+        self._stop_requested.clear()
+        client = self._open()
+        rate = rate_per_direction(load, len(self.directions))
+        try:
+            trial = self._trial(client, duration, load, rate)
+        except BaseException:
+            with contextlib.suppress(TrafficGeneratorError):
+                self.stop_traffic()
+            raise
+        self.last_trial = trial
+        return trial.result
+
+    def stop_traffic(self) -> None:
+        """Stop both TRex ports (idempotent; also ends a trial running in another thread)."""
+        self._stop_requested.set()
+        client = self._client
+        if client is None:
+            return
+        with self._lock:
+            self._call("stop", lambda: client.stop(PORTS))
+
+    def close(self) -> None:
+        """Stop traffic, release the ports, disconnect, stop the server (idempotent)."""
+        errors: list[str] = []
+        client, self._client = self._client, None
+        if client is not None:
+            for what, action in (
+                ("stop", lambda: client.stop(PORTS)),
+                ("release", lambda: client.release(PORTS)),
+                ("disconnect", client.disconnect),
+            ):
+                try:
+                    with self._lock:
+                        self._call(what, action)
+                except TrafficGeneratorError as exc:
+                    errors.append(str(exc))
+        server, self._server = self._server, None
+        if server is not None:
+            try:
+                server.stop()
+            except TrafficGeneratorError as exc:
+                errors.append(str(exc))
+        if errors:
+            raise TrafficGeneratorError(f"{self.node}: closing TRex: " + "; ".join(errors))
+
+    # -- parts -----------------------------------------------------------------------
+    @property
+    def sending_ports(self) -> tuple[int, ...]:
+        """TRex ports that send: (0, 1) bidirectional, (0,) unidirectional."""
+        return tuple(tx for tx, _ in self.directions)
+
+    def _static_max_load(self) -> float | None:
+        """The limit from the topology (speeds, max_rate_pps); None: needs the server's speeds."""
+        speeds = [self.ports[tx].speed_bps for tx in self.sending_ports]
+        limits: list[float] = []
+        if self.options.max_rate_pps is not None:
+            limits.append(self.options.max_rate_pps)
+        if all(s is not None for s in speeds):
+            limits.append(sum(max_load_pps(s or 0.0, self.frame_size) for s in speeds))
+        return min(limits) if limits else None
+
+    def _server_max_load(self) -> float:
+        client = self._open()
+        total = 0.0
+        for port in self.sending_ports:
+            attr = self._call("get_port_attr", functools.partial(client.get_port_attr, port))
+            speed = attr.get("speed")
+            if isinstance(speed, bool) or not isinstance(speed, (int, float)) or speed <= 0:
+                key = self.ports[port].key
+                raise TrafficGeneratorError(
+                    f"{self.node}: TRex reports no speed for port {port} ({speed!r}); give "
+                    f"{where(self.topology, self.topology.tg, f'interfaces.{key}.speed')} "
+                    "or options.max_rate_pps"
+                )
+            total += max_load_pps(float(speed) * 1e9, self.frame_size)
+        cap = self.options.max_rate_pps
+        return total if cap is None else min(cap, total)
+
+    def _call(self, what: str, action: Callable[[], _T]) -> _T:
+        """Run a client call; its failure becomes TrafficGeneratorError naming the node."""
+        try:
+            return action()
+        except Exception as exc:
+            raise TrafficGeneratorError(f"{self.node}: TRex {what}: {_trex_text(exc)}") from exc
+
+    def _open(self) -> TrexClient:
+        """The connected client (first call: start the server, connect, acquire the ports)."""
+        with self._lock:
+            if self._client is not None:
+                return self._client
+            # Frames first: scapy is then this project's when TRex's client is imported
+            # (TRex's package would otherwise put its bundled scapy on sys.path first).
+            for tx in self.sending_ports:
+                self._direction_traffic(tx)
+            settings = ClientSettings(
+                node=self.node,
+                server=self.options.server or "localhost",
+                sync_port=self.options.sync_port,
+                async_port=self.options.async_port,
+                client_path=self.options.client_path,
+            )
+            client = self._call("client", lambda: self._factory(settings))
+            try:
+                self._connect(client, settings)
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    client.disconnect()
+                server, self._server = self._server, None
+                if server is not None:
+                    with contextlib.suppress(TrafficGeneratorError):
+                        server.stop()
+                raise
+            self._client = client
+            return client
+
+    def _connect(self, client: TrexClient, settings: ClientSettings) -> None:
+        process = None
+        if self.options.start_server:
+            assert self.access is not None  # checked in the constructor
+            self._server = TrexServer(self.access, self.options, self.config_text)
+            self._server.start()
+            process = self._server.process
+
+        def connect() -> None:
+            try:
+                client.connect()
+            except Exception as exc:
+                text = _trex_text(exc)
+                if is_version_refusal(text):
+                    raise _RefusedError(text) from exc
+                raise
+
+        try:
+            wait_for_api(
+                self.node,
+                connect,
+                process=process,
+                retries=self.options.api_retries,
+                interval_s=self.options.api_retry_interval_s,
+                is_fatal=lambda exc: isinstance(exc, _RefusedError),
+                sleep=self._sleep,
+            )
+        except _RefusedError as exc:
+            raise TrafficGeneratorError(
+                version_refusal_message(settings, str(exc), self.options.install_dir)
+            ) from exc
+        version = self._call("get_server_version", client.get_server_version)
+        self.server_version = str(version.get("version", "unknown"))
+        self._call("acquire", lambda: client.acquire(PORTS, force=True))
+
+    def _direction_traffic(self, direction: int) -> DirectionTraffic:
+        if direction not in self._traffic:
+            port = self.ports[direction]
+            try:
+                self._traffic[direction] = direction_traffic(
+                    self.profile, self.frame_size, direction, port.src_mac, port.dest_mac
+                )
+            except ProfileError as exc:
+                raise TrafficGeneratorError(
+                    f"{self.node}: cannot build the direction {direction} frames: {exc}"
+                ) from exc
+        return self._traffic[direction]
+
+    def _trial(self, client: TrexClient, duration: float, load: float, rate: float) -> TrexTrial:
+        streams = {
+            tx: self._direction_traffic(tx).streams(rate, self.options.latency_pps)
+            for tx, _ in self.directions
+        }
+        sending = list(self.sending_ports)
+        with self._lock:
+            self._call("reset", lambda: client.reset(PORTS))
+            for port, specs in streams.items():
+                self._call("add_streams", functools.partial(client.add_streams, specs, [port]))
+            self._call("clear_events", client.clear_events)
+            started = self._clock()
+            self._call(
+                f"start at {rate:.3f} pps per port for {duration:g} s",
+                lambda: client.start(
+                    sending, mult=f"{rate:.3f}pps", duration=duration, force=True, core_mask="pin"
+                ),
+            )
+        cut = self._wait(client, sending, started, duration)
+        traffic_s = self._clock() - started
+        self._sleep(self.options.settle_s)
+        with self._lock:
+            stats = self._call("get_stats", lambda: client.get_stats(PORTS))
+            warnings = self._call("get_warnings", client.get_warnings)
+        return trex_trial(
+            stats,
+            duration=duration,
+            load=load,
+            directions=self.directions,
+            traffic_duration_s=traffic_s,
+            stopped_at_cutoff=cut,
+            trex_warnings=warnings,
+        )
+
+    def _wait(
+        self, client: TrexClient, sending: Sequence[int], started: float, duration: float
+    ) -> bool:
+        """Wait for the traffic to end; True if it had to be stopped at the cutoff."""
+        cutoff = started + duration * (1 + STRETCH_TOLERANCE) + STRETCH_GRACE_S
+        while True:
+            if self._stop_requested.is_set():
+                raise TrafficGeneratorError(
+                    f"{self.node}: the trial was stopped on request (stop_traffic)"
+                )
+            remaining = cutoff - self._clock()
+            if remaining <= 0:
+                with self._lock:
+                    self._call("stop at the cutoff", lambda: client.stop(sending))
+                return True
+            wait = functools.partial(
+                client.wait_on_traffic, sending, timeout_s=min(POLL_S, remaining)
+            )
+            with self._lock:
+                ended = self._call("wait_on_traffic", wait)
+            if ended:
+                if self._stop_requested.is_set():
+                    raise TrafficGeneratorError(
+                        f"{self.node}: the trial was stopped on request (stop_traffic)"
+                    )
+                return False
+
+    def __repr__(self) -> str:
+        return (
+            f"TrexTrafficGenerator(node={self.node!r}, server={self.options.server!r}, "
+            f"profile={self.profile.name!r}, frame_size={self.frame_size!r}, "
+            f"bidirectional={self.bidirectional!r})"
+        )

@@ -1,0 +1,181 @@
+"""The TRex server on the TG: write trex_cfg.yaml, start ``t-rex-64 -i``, wait for its API, stop it.
+
+Everything goes through the TG's NodeAccess (SSH for a lab TG), as root:
+
+1. the config text is written to ``options.config_path``;
+2. ``<install_dir>/t-rex-64 -i --cfg <config_path> [--software] <extra_args>``
+   starts as a background process of the access (its output is the
+   server log). t-rex-64 is a bash wrapper that must run from its own
+   directory and runs the server ``_t-rex-64`` as its child, so a small
+   ``sh`` starts it in a session (process group) of its own and passes
+   SIGINT / SIGTERM on to that whole group: stopping the background
+   process stops the server (TRex shuts down cleanly on either signal),
+   not just the wrapper;
+3. ``wait_for_api`` tries the client's ``connect`` up to ``api_retries``
+   times, ``api_retry_interval_s`` apart (CSIT: 20 tries); a server that
+   exits or never answers gives an error with the tail of its log.
+
+A TRex that is already running on the TG is not touched (nothing here
+kills processes by name): stop it first, or set ``start_server: false``
+to use it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+from ndrpdr.access.base import BackgroundProcess, NodeAccess, NodeAccessError, tail
+from ndrpdr.errors import NdrPdrError
+from ndrpdr.trafficgen.base import TrafficGeneratorError
+from ndrpdr.trafficgen.trex.client import error_text
+from ndrpdr.trafficgen.trex.options import TrexOptions
+
+_log = logging.getLogger(__name__)
+
+#: Runs t-rex-64 from its directory ($1) in its own process group (setsid) and passes
+#: SIGINT / SIGTERM to that group; waits until the job has really ended.
+SERVER_SCRIPT = """\
+cd "$1" || exit 1
+shift
+setsid ./t-rex-64 "$@" &
+job=$!
+trap 'kill -INT "-$job" 2>/dev/null' INT
+trap 'kill -TERM "-$job" 2>/dev/null' TERM
+wait "$job"
+status=$?
+while kill -0 "$job" 2>/dev/null; do wait "$job"; status=$?; done
+exit "$status"
+"""
+
+#: How long ``stop`` gives the server to exit (SIGINT, SIGTERM, SIGKILL) [s].
+STOP_TIMEOUT_S = 30.0
+
+
+def server_command(options: TrexOptions) -> list[str]:
+    """The argv that starts the server (see SERVER_SCRIPT)."""
+    argv = ["sh", "-c", SERVER_SCRIPT, "t-rex-64", options.install_dir]
+    argv += ["-i", "--cfg", options.config_path]
+    if options.software_mode:
+        argv.append("--software")
+    argv += list(options.extra_args)
+    return argv
+
+
+def _log_tail(process: BackgroundProcess | None) -> str:
+    if process is None:
+        return "(no server log: the server was not started by this driver)"
+    try:
+        text = process.output().rstrip()
+    except NdrPdrError as exc:
+        return f"(the server log could not be read: {exc})"
+    return tail(text) if text else "(empty)"
+
+
+def wait_for_api(
+    node: str,
+    connect: Callable[[], None],
+    *,
+    process: BackgroundProcess | None,
+    retries: int,
+    interval_s: float,
+    is_fatal: Callable[[BaseException], bool] = lambda exc: False,
+    sleep: Callable[[float], None] = time.sleep,
+) -> int:
+    """Call ``connect`` until it succeeds, at most ``retries`` times; return the tries it took.
+
+    Stops at once (TrafficGeneratorError with the log tail) when the
+    server ``process`` exited; an error ``is_fatal`` says will not go away
+    (a version refusal) propagates at once.
+    """
+    last = "no try made"
+    for attempt in range(1, retries + 1):
+        if process is not None and not process.is_running():
+            raise TrafficGeneratorError(
+                f"{node}: the TRex server exited while starting (try {attempt} of {retries}); "
+                f"server log (tail):\n{_log_tail(process)}"
+            )
+        try:
+            connect()
+        except Exception as exc:
+            if is_fatal(exc):
+                raise
+            last = error_text(exc)
+            _log.debug("%s: TRex API not ready (try %d of %d): %s", node, attempt, retries, last)
+            if attempt < retries:
+                sleep(interval_s)
+            continue
+        if process is not None and not process.is_running():
+            raise TrafficGeneratorError(
+                f"{node}: a TRex API answered, but the server started here exited (another TRex "
+                f"running on {node}? stop it, or set start_server: false to use it); "
+                f"server log (tail):\n{_log_tail(process)}"
+            )
+        return attempt
+    raise TrafficGeneratorError(
+        f"{node}: the TRex API did not answer after {retries} tries, {interval_s:g} s apart: "
+        f"{last}; server log (tail):\n{_log_tail(process)}"
+    )
+
+
+class TrexServer:
+    """One TRex server process on the TG, started and stopped by this driver."""
+
+    def __init__(self, access: NodeAccess, options: TrexOptions, config_text: str) -> None:
+        """Remember what to start; no I/O."""
+        self.access = access
+        self.options = options
+        self.config_text = config_text
+        self.process: BackgroundProcess | None = None
+
+    @property
+    def node(self) -> str:
+        """The TG's node key."""
+        return self.access.node
+
+    def start(self) -> None:
+        """Write the config and start ``t-rex-64 -i`` in the background."""
+        if self.process is not None:
+            return
+        try:
+            self.access.put_file(
+                self.config_text.encode(), self.options.config_path, mode=0o644, sudo=True
+            )
+            self.process = self.access.start(server_command(self.options), sudo=True)
+        except (NodeAccessError, NdrPdrError) as exc:
+            raise TrafficGeneratorError(
+                f"{self.node}: cannot start the TRex server: {exc}"
+            ) from exc
+
+    def wait_for_api(
+        self,
+        connect: Callable[[], None],
+        *,
+        is_fatal: Callable[[BaseException], bool] = lambda exc: False,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> int:
+        """``wait_for_api`` for this server (``options.api_retries``, ``api_retry_interval_s``)."""
+        return wait_for_api(
+            self.node,
+            connect,
+            process=self.process,
+            retries=self.options.api_retries,
+            interval_s=self.options.api_retry_interval_s,
+            is_fatal=is_fatal,
+            sleep=sleep,
+        )
+
+    def log_tail(self) -> str:
+        """The end of the server's log (for error messages)."""
+        return _log_tail(self.process)
+
+    def stop(self) -> None:
+        """Stop the server (idempotent); a server that had already exited is fine."""
+        process, self.process = self.process, None
+        if process is None:
+            return
+        try:
+            process.stop(timeout_s=STOP_TIMEOUT_S)
+        except NdrPdrError as exc:
+            raise TrafficGeneratorError(f"{self.node}: cannot stop the TRex server: {exc}") from exc
