@@ -12,7 +12,7 @@ from ndrpdr.localbed import LocalTestbed, LocalTestbedError
 from ndrpdr.localbed.naming import new_run_id, parse_namespace
 from ndrpdr.localbed.plan import cpu_mask, make_plan
 from ndrpdr.localbed.plumbing import namespace_script, sink_ruleset, veth_batch
-from ndrpdr.testbed.model import Interface, LocalAccess
+from ndrpdr.testbed.model import Interface, LocalAccess, SshAccess
 
 
 def test_run_ids_carry_the_pid_and_differ() -> None:
@@ -87,3 +87,25 @@ def test_bad_topologies_are_refused_without_io() -> None:
     local = {k: dataclasses.replace(n, access=LocalAccess()) for k, n in topology.nodes.items()}
     with pytest.raises(LocalTestbedError, match="no node has netns access"):
         LocalTestbed(dataclasses.replace(topology, nodes=local))
+
+
+def test_host_namespaces_give_an_ssh_node_its_ports_in_a_namespace() -> None:
+    topology = topology_2n1l()
+    ssh = dataclasses.replace(topology.nodes["DUT1"], access=SshAccess("127.0.0.1", port=2222))
+    topology = dataclasses.replace(topology, nodes={**topology.nodes, "DUT1": ssh})
+    alone = make_plan(topology, "42-beef", cpu_count=2)
+    assert alone.node_namespaces == {"TG": "ndrpdr-42-beef-tg"}
+    assert alone.veths == ()  # no namespace for the SSH node: its links are not built
+    plan = make_plan(topology, "42-beef", cpu_count=2, host_namespaces={"DUT1": "dut"})
+    assert plan.node_namespaces == {"TG": "ndrpdr-42-beef-tg", "DUT1": "ndrpdr-42-beef-dut"}
+    assert [(p.a.name, p.b.name) for p in plan.veths] == [
+        ("tg-if1", "dut-if1"),
+        ("tg-if2", "dut-if2"),
+    ]
+    assert plan.setups[1].rps == (("dut-if1", "2"), ("dut-if2", "2"))
+    with pytest.raises(LocalTestbedError, match="nodes the topology does not have: DUT9"):
+        make_plan(topology, "42-beef", host_namespaces={"DUT9": "dut"})
+    with pytest.raises(LocalTestbedError, match="TG: host namespace 'x' given, but it has netns"):
+        make_plan(topology, "42-beef", host_namespaces={"TG": "x"})
+    with pytest.raises(LocalTestbedError, match="namespace 'a/b' is not valid"):
+        make_plan(topology, "42-beef", host_namespaces={"DUT1": "a/b"})

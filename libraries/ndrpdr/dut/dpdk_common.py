@@ -13,6 +13,11 @@ any failure into a DutError naming the node, the driver, the step and the
 command's output tail. ``DpdkAppDriver`` is the lifecycle both DPDK
 drivers share (EAL arguments, one process pinned to the DUT CPU, a unique
 ``--file-prefix``, wait for the "forwarding" line, SIGINT by PID, cleanup).
+
+Nothing here assumes the node is this machine: every command, file and
+process goes through the NodeAccess (local, netns or SSH), and a process
+handle whose node cannot be reached (an SSH connection lost) turns into a
+DutError or a telemetry line, never a transport error.
 """
 
 from __future__ import annotations
@@ -110,6 +115,20 @@ class NodeSteps:
             return self.access.start(argv, env=env, sudo=True)
         except NdrPdrError as exc:
             raise self.error(step, str(exc)) from exc
+
+    def process_output(self, step: str, process: BackgroundProcess) -> str:
+        """The log of ``process`` so far (DutError when the node cannot be reached)."""
+        try:
+            return process.output()
+        except NdrPdrError as exc:
+            raise self.error(step, f"cannot read the log of pid {process.pid}: {exc}") from exc
+
+    def process_running(self, step: str, process: BackgroundProcess) -> bool:
+        """True while ``process`` runs (DutError when the node cannot be reached)."""
+        try:
+            return process.is_running()
+        except NdrPdrError as exc:
+            raise self.error(step, f"cannot tell whether pid {process.pid} runs: {exc}") from exc
 
     def text(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> str:
         """For telemetry: the stdout of ``argv``, or a line saying why there is none (no raise)."""
@@ -279,6 +298,13 @@ class Options:
             raise self._error(key, f"{value!r} is not a non-empty string")
         return value
 
+    def boolean(self, key: str, default: bool) -> bool:
+        """A true/false option."""
+        value = self._values.get(key, default)
+        if not isinstance(value, bool):
+            raise self._error(key, f"{value!r} is not true or false")
+        return value
+
     def strings(self, key: str) -> tuple[str, ...]:
         """A list of strings (a single string is split on whitespace)."""
         value = self._values.get(key, ())
@@ -316,11 +342,26 @@ def vdev_args(pmd: str, names: Sequence[str]) -> list[str]:
     return args
 
 
-def eal_args(lcores: str, prefix: str, memory_mb: int, vdevs: Sequence[str]) -> list[str]:
-    """EAL arguments: ``lcores`` mapping, no PCI, no hugepages, ``memory_mb`` of memory."""
+def eal_args(
+    lcores: str,
+    prefix: str,
+    memory_mb: int,
+    vdevs: Sequence[str],
+    *,
+    pci_addresses: Sequence[str] = (),
+    hugepages: bool = False,
+) -> list[str]:
+    """EAL arguments: ``lcores`` mapping, ``memory_mb`` of memory.
+
+    By default no PCI device (``--no-pci``) and no hugepages (``--no-huge``);
+    ``pci_addresses`` allows just those devices (``-a``), ``hugepages``
+    takes the memory from hugepages.
+    """
+    devices = [arg for address in pci_addresses for arg in ("-a", address)] or ["--no-pci"]
+    memory = [] if hugepages else ["--no-huge"]
     return [
-        "--lcores", lcores, "--no-pci", "--file-prefix", prefix,
-        "--no-huge", "-m", str(memory_mb), *vdevs,
+        "--lcores", lcores, *devices, "--file-prefix", prefix,
+        *memory, "-m", str(memory_mb), *vdevs,
     ]  # fmt: skip
 
 
@@ -335,6 +376,8 @@ class DpdkAppDriver(abc.ABC):
     ready_pattern: re.Pattern[str] = re.compile(r"$^")
     #: Driver-specific option keys on top of DPDK_OPTIONS.
     extra_option_keys: tuple[str, ...] = ()
+    #: The values options.pmd may take.
+    pmds: tuple[str, ...] = PMDS
 
     def __init__(self, node: Node, access: NodeAccess) -> None:
         """Read and check the options; no I/O."""
@@ -344,16 +387,18 @@ class DpdkAppDriver(abc.ABC):
         self.cpu_option = self._options.integer("cpu", 1)
         #: The CPU in use (``cpu_option`` modulo the node's CPU count, set by start).
         self.cpu = self.cpu_option
-        self.pmd = self._options.choice("pmd", "af_packet", PMDS) or "af_packet"
+        self.pmd = self._options.choice("pmd", "af_packet", self.pmds) or "af_packet"
         self.binary = self._options.string("binary", self.default_binary)
         self.memory_mb = self._options.integer("memory_mb", 1024, minimum=64)
         self.extra_args = self._options.strings("extra_args")
         self.start_timeout_s = self._options.number("start_timeout_s", 30.0)
         self._config: DutTestConfig | None = None
+        #: What names each port to the app: interface names (vdevs) or PCI addresses.
         self._names: tuple[str, str] | None = None
         self._process: BackgroundProcess | None = None
         self._kernel: KernelHandsOff | None = None
         self._prefix: str | None = None
+        self._node_set_up = False
         self._stopped_log = ""
 
     @property
@@ -382,12 +427,34 @@ class DpdkAppDriver(abc.ABC):
     def _prepare(self) -> None:  # noqa: B027 - optional hook
         """Anything to do on the node before the first start (build the binary...)."""
 
+    @property
+    def uses_kernel_ports(self) -> bool:
+        """True when the app reads kernel interfaces (AF_PACKET / AF_XDP vdevs).
+
+        The kernel is then kept from forwarding on them (``KernelHandsOff``).
+        """
+        return True
+
+    def _port_devices(self, config: DutTestConfig) -> tuple[str, str]:
+        """How the app names the two ports (checked, no I/O): the interface names by default."""
+        return port_names(self.node, self.driver_name, config)
+
+    def _check_ports(self, config: DutTestConfig, devices: tuple[str, str]) -> None:
+        """DutError unless the ports exist on the node (``ip link show`` by default)."""
+        check_ports_exist(self._steps, config.ports)
+
+    def _setup_node(self) -> None:  # noqa: B027 - optional hook
+        """Node set-up before each start (NIC binding, hugepages...); undone by _restore_node."""
+
+    def _restore_node(self, prefix: str | None, errors: list[str]) -> None:  # noqa: B027
+        """Undo ``_setup_node`` after a stop (``prefix``: the stopped app's file prefix)."""
+
     # -- contract ------------------------------------------------------------------
     def configure(self, config: DutTestConfig) -> None:
         """Check ``config`` (port names, that the ports exist) and keep it; restart if running."""
-        names = port_names(self.node, self.driver_name, config)
+        names = self._port_devices(config)
         self._check_config(config)
-        check_ports_exist(self._steps, config.ports)
+        self._check_ports(config, names)
         running = self._process is not None
         if running:
             self.stop()
@@ -396,7 +463,7 @@ class DpdkAppDriver(abc.ABC):
             self.start()
 
     def start(self) -> None:
-        """Hands the ports from the kernel to the app, starts it and waits until it forwards."""
+        """Sets the node up, hands the ports to the app, starts it and waits until it forwards."""
         if self._config is None or self._names is None:
             raise self._steps.error("start", "configure() was not called")
         if self._process is not None:
@@ -404,8 +471,11 @@ class DpdkAppDriver(abc.ABC):
         self._prepare()
         self.cpu = effective_cpu(self._steps, self.cpu_option)
         try:
-            self._kernel = KernelHandsOff(self._steps, self._names, xdp=self.pmd == "af_xdp")
-            self._kernel.apply()
+            self._node_set_up = True
+            self._setup_node()
+            if self.uses_kernel_ports:
+                self._kernel = KernelHandsOff(self._steps, self._names, xdp=self.pmd == "af_xdp")
+                self._kernel.apply()
             self._prefix = new_file_prefix(self.node)
             argv = ["taskset", "-c", str(self.cpu), "stdbuf", "-oL", "-eL"]
             argv += self._app_argv(self._config, self._names, self._prefix)
@@ -417,11 +487,13 @@ class DpdkAppDriver(abc.ABC):
 
     def _wait_ready(self, process: BackgroundProcess) -> None:
         deadline = time.monotonic() + self.start_timeout_s
+        step = f"start {self.driver_name}"
         while True:
-            log = process.output()
+            log = self._steps.process_output(step, process)
             if self.ready_pattern.search(log):
                 return
-            if not process.is_running():
+            if not self._steps.process_running(step, process):
+                log = self._steps.process_output(step, process)  # what it wrote before exiting
                 raise self._steps.error(
                     f"start {self.driver_name}",
                     f"{self.binary} exited before forwarding; log tail:\n{log_tail(log)}",
@@ -439,11 +511,11 @@ class DpdkAppDriver(abc.ABC):
         process = self._process
         if process is None:
             raise self._steps.error("health check", f"{self.driver_name} is not running")
-        if not process.is_running():
+        if not self._steps.process_running("health check", process):
             raise self._steps.error(
                 "health check",
                 f"{self.binary} (pid {process.pid}) has exited; log tail:\n"
-                f"{log_tail(process.output())}",
+                f"{log_tail(self._steps.process_output('health check', process))}",
             )
 
     def stop(self) -> None:
@@ -460,11 +532,17 @@ class DpdkAppDriver(abc.ABC):
                 errors.append(f"stop pid {process.pid}: {exc}")
             except OSError as exc:
                 errors.append(f"stop pid {process.pid}: {exc}")
-            self._stopped_log = process.output()
+            try:
+                self._stopped_log = process.output()
+            except NdrPdrError as exc:
+                self._stopped_log = f"(log unavailable: {exc})"
         kernel, self._kernel = self._kernel, None
         if kernel is not None:
             kernel.restore(errors)
         prefix, self._prefix = self._prefix, None
+        if self._node_set_up:
+            self._node_set_up = False
+            self._restore_node(prefix, errors)
         if prefix is not None:
             _guard(
                 errors,
@@ -479,11 +557,14 @@ class DpdkAppDriver(abc.ABC):
     def telemetry(self) -> dict[str, str]:
         """``state``, ``log`` (the app's output incl. port stats) and ``ip_link``."""
         process = self._process
-        log = process.output() if process is not None else self._stopped_log
         if process is None:
-            state = "stopped"
+            log, state = self._stopped_log, "stopped"
         else:
-            alive = "running" if process.is_running() else "exited"
+            try:
+                log = process.output()
+                alive = "running" if process.is_running() else "exited"
+            except NdrPdrError as exc:
+                log, alive = f"(log unavailable: {exc})", "unknown (node unreachable)"
             state = f"{alive} pid={process.pid} file-prefix={self._prefix}"
         return {
             "state": f"{self.driver_name} pmd={self.pmd} cpu={self.cpu}: {state}",

@@ -1,6 +1,9 @@
 """From a topology to what the local testbed must create (pure: no I/O).
 
-* one namespace per logical namespace of the nodes with NetnsAccess;
+* one namespace per logical namespace of the nodes with NetnsAccess, and of
+  the nodes given in ``host_namespaces`` (nodes reached otherwise, e.g. over
+  SSH to an sshd the caller runs in that namespace: their ports are veths
+  there like any netns node's, only their commands take another way);
 * one veth pair per link whose two ends are such nodes, each end named,
   addressed (MAC) and placed as the topology says;
 * per namespace: the interfaces to bring up, the DUT-side interfaces that
@@ -99,15 +102,38 @@ def _end(topology: Topology, namespaces: Mapping[str, str], node: str, key: str)
     return VethEnd(node, namespaces[node], check_ifname(node, key, iface.name), iface.mac_address)
 
 
-def make_plan(topology: Topology, run_id: str, cpu_count: int | None = None) -> Plan:
-    """The plan for ``topology`` in run ``run_id`` (LocalTestbedError naming what is wrong)."""
+def make_plan(
+    topology: Topology,
+    run_id: str,
+    cpu_count: int | None = None,
+    *,
+    host_namespaces: Mapping[str, str] | None = None,
+) -> Plan:
+    """The plan for ``topology`` in run ``run_id`` (LocalTestbedError naming what is wrong).
+
+    ``host_namespaces`` maps keys of nodes without netns access to the
+    logical namespace that hosts their ports.
+    """
     check_run_id(run_id)
     cpus = cpu_count if cpu_count is not None else (os.cpu_count() or 1)
+    hosted = dict(host_namespaces or {})
     namespaces: dict[str, str] = {}
     for node in topology.nodes.values():
+        logical = hosted.pop(node.key, None)
         if isinstance(node.access, NetnsAccess):
-            logical = check_logical_name(node.key, node.access.namespace)
+            if logical is not None:
+                raise LocalTestbedError(
+                    f"node {node.key}: host namespace {logical!r} given, but it has netns "
+                    f"access (namespace {node.access.namespace!r}) already"
+                )
+            logical = node.access.namespace
+        if logical is not None:
+            check_logical_name(node.key, logical)
             namespaces[node.key] = namespace_name(run_id, logical)
+    if hosted:
+        raise LocalTestbedError(
+            f"host namespaces given for nodes the topology does not have: {', '.join(hosted)}"
+        )
     if not namespaces:
         raise LocalTestbedError(
             f"{topology.source or 'topology'}: no node has netns access; nothing to set up"

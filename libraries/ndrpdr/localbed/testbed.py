@@ -99,11 +99,21 @@ def remove_path(path: str) -> bool:
 class LocalTestbed:
     """The local (netns + veth) part of a topology, for one run."""
 
-    def __init__(self, topology: Topology, run_id: str | None = None) -> None:
-        """Plan the run (LocalTestbedError for a topology it cannot build); no I/O."""
+    def __init__(
+        self,
+        topology: Topology,
+        run_id: str | None = None,
+        *,
+        host_namespaces: Mapping[str, str] | None = None,
+    ) -> None:
+        """Plan the run (LocalTestbedError for a topology it cannot build); no I/O.
+
+        ``host_namespaces``: {node key: logical namespace} for nodes without
+        netns access whose ports live in a namespace of this run (see make_plan).
+        """
         self.topology = topology
         self.run_id = new_run_id() if run_id is None else check_run_id(run_id)
-        self.plan: Plan = make_plan(topology, self.run_id)
+        self.plan: Plan = make_plan(topology, self.run_id, host_namespaces=host_namespaces)
         self._store = StateStore()
         self._state: RunState | None = None
         self._lock = threading.RLock()

@@ -5,13 +5,17 @@ it builds the local namespaces when the topology asks for them, opens node
 access, makes the DUT drivers and the TG driver, and undoes all of it in
 ``teardown`` (on success, on failure, on Ctrl-C), collecting DUT telemetry
 on the way out. Nothing happens in ``__init__``.
+
+A node with SSH access is driven over SSH even when the local testbed builds
+its ports (``host_namespaces``: an sshd runs in that node's namespace, as
+the SSH tests of the DUT drivers do).
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import TracebackType
 
 from ndrpdr.access.base import NodeAccess
@@ -49,10 +53,21 @@ class ActiveTestbed:
 
     __test__ = False  # not a pytest test class despite the name
 
-    def __init__(self, topology: Topology, *, run_id: str | None = None) -> None:
-        """Remember ``topology``; ``run_id`` names the local namespaces (default: fresh)."""
+    def __init__(
+        self,
+        topology: Topology,
+        *,
+        run_id: str | None = None,
+        host_namespaces: Mapping[str, str] | None = None,
+    ) -> None:
+        """Remember ``topology``; ``run_id`` names the local namespaces (default: fresh).
+
+        ``host_namespaces``: {node key: logical namespace} for nodes without
+        netns access (SSH) whose ports the local testbed builds in that namespace.
+        """
         self.topology = topology
         self._run_id = run_id
+        self._host_namespaces = dict(host_namespaces or {})
         self._localbed: LocalTestbed | None = None
         self._access: dict[str, NodeAccess] = {}
         self._duts: dict[str, DutDriver] = {}
@@ -70,8 +85,10 @@ class ActiveTestbed:
         if self._up:
             return
         try:
-            if uses_local_testbed(self.topology):
-                self._localbed = LocalTestbed(self.topology, run_id=self._run_id)
+            if uses_local_testbed(self.topology) or self._host_namespaces:
+                self._localbed = LocalTestbed(
+                    self.topology, run_id=self._run_id, host_namespaces=self._host_namespaces
+                )
                 self._localbed.setup()
             for dut in self.topology.duts:
                 self._duts[dut.key] = make_dut_driver(dut, self.access(dut.key))
@@ -192,10 +209,20 @@ class ActiveTestbed:
             self._tg = LocalTrafficGenerator(
                 self._localbed, self.topology, profile, frame_size, bidirectional=bidirectional
             )
+        elif tg.driver == "trex":
+            from ndrpdr.trafficgen.trex import TrexTrafficGenerator  # noqa: PLC0415
+
+            self._tg = TrexTrafficGenerator(
+                self.topology,
+                profile,
+                frame_size,
+                bidirectional=bidirectional,
+                access=self.access(tg.key),
+            )
         else:
             raise TrafficGeneratorError(
-                f"{self.topology.source}: nodes.{tg.key}.driver {tg.driver!r} has no driver yet "
-                "(the lab drivers come in a later release); use sim or local"
+                f"{self.topology.source}: nodes.{tg.key}.driver {tg.driver!r} has no driver; "
+                "use sim, local or trex"
             )
         return self._tg
 

@@ -53,6 +53,9 @@ LOCAL_DRIVERS: Mapping[NodeType, frozenset[str]] = {
 }
 """Drivers that run in a network namespace of this machine (need netns access)."""
 
+SSH_CAPABLE_DRIVERS: frozenset[str] = frozenset({"testpmd"})
+"""Of LOCAL_DRIVERS, those that also drive a lab host over SSH (netns or ssh access)."""
+
 CSIT_SSH_FIELDS = ("host", "port", "username", "password", "priv_key")
 """CSIT's flat node fields that mean SSH access."""
 
@@ -345,7 +348,18 @@ class _Checker:
         at: FieldPath = (*where, "access") if "access" in spec else where
         if "access" not in spec and "host" in spec:
             at = (*where, "host")
-        if driver in LOCAL_DRIVERS[node_type] and not isinstance(access, NetnsAccess):
+        if driver in SSH_CAPABLE_DRIVERS and not isinstance(access, NetnsAccess | SshAccess):
+            raise self.fail(
+                at,
+                f"driver {driver} runs in a network namespace of this machine or on a lab host "
+                "over SSH: use 'access: {kind: netns, namespace: <name>}' or "
+                "'access: {kind: ssh, host: <host>}'",
+            )
+        if (
+            driver in LOCAL_DRIVERS[node_type]
+            and driver not in SSH_CAPABLE_DRIVERS
+            and not isinstance(access, NetnsAccess)
+        ):
             raise self.fail(
                 at,
                 f"driver {driver} runs in a network namespace of this machine: "
