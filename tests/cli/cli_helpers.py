@@ -25,7 +25,8 @@ def write_trex_topology(directory: Path) -> Path:
     assert _SIM_TG in text, "sim.yaml changed: update write_trex_topology"
     start = text.index(_SIM_TG)
     end = text.index("    interfaces:", start)
-    trex = "    driver: trex\n    access: {kind: ssh, host: 192.0.2.1}\n"
+    # Loopback, port 1: nothing listens, and nothing leaves this machine.
+    trex = "    driver: trex\n    access: {kind: ssh, host: 127.0.0.1, port: 1}\n"
     path = directory / "trex.yaml"
     path.write_text(text[:start] + trex + text[end:])
     return path

@@ -229,7 +229,9 @@ def test_bad_options(
     assert trial_lines(out) == []
 
 
-def test_trex_tg_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_trex_tg_without_pci_addresses_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     topology = write_trex_topology(tmp_path)
     assert main(["validate", str(topology)]) == 0  # the file itself is fine
     capsys.readouterr()
@@ -237,7 +239,7 @@ def test_trex_tg_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[
     out, err = capsys.readouterr()
     assert code == 1
     assert err.startswith("ndrpdr search: ")
-    assert "nodes.TG.driver 'trex' has no driver yet" in err
+    assert "nodes.TG.interfaces.port1.pci_address: None is not a PCI address" in err
     assert "Traceback" not in err
     assert trial_lines(out) == []
     assert not (tmp_path / "r.json").exists()

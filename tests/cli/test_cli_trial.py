@@ -142,4 +142,4 @@ def test_trex_tg(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     topology = write_trex_topology(tmp_path)
     assert main(["trial", "--topology", str(topology), "--rate", "1Mpps"]) == 1
     err = capsys.readouterr().err
-    assert "'trex' has no driver yet" in err
+    assert "nodes.TG.interfaces.port1.pci_address: None is not a PCI address" in err

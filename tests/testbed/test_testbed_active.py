@@ -128,14 +128,14 @@ def test_unknown_node(sim: Topology) -> None:
         testbed.access("DUT9")
 
 
-def test_trex_tg_is_not_available_yet(sim: Topology) -> None:
+def test_trex_tg_needs_pci_addresses(sim: Topology) -> None:
     tg = dataclasses.replace(sim.tg, driver="trex")
     topology = dataclasses.replace(sim, nodes={**sim.nodes, "TG": tg})
     with ActiveTestbed(topology) as testbed:
         testbed.configure_duts("ip4base")
         with pytest.raises(TrafficGeneratorError) as raised:
             testbed.traffic_generator(L3, 64)
-    assert "nodes.TG.driver 'trex' has no driver yet" in str(raised.value)
+    assert "nodes.TG.options.overhead_s: unknown option; trex takes" in str(raised.value)
 
 
 def test_failed_setup_is_undone(sim: Topology) -> None:
