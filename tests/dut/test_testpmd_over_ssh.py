@@ -22,19 +22,21 @@ no state file, no SSH process directory under /tmp.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
-import shutil
-import socket
-import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from dutbed import REQUIRED_TOOLS, pid_alive
+from ssh_dut_helpers import (
+    NamespacedSshd,
+    netns_id,
+    pids_in_netns,
+    same_netns,
+    serve_sshd,
+)
 
 from ndrpdr.access.ssh import SshTransport
 from ndrpdr.dut.testpmd import TestpmdDriver
@@ -46,7 +48,6 @@ from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.active import ActiveTestbed
 from ndrpdr.testbed.loader import load_topology
 
-SSHD = "/usr/sbin/sshd"
 TOOLS = (*REQUIRED_TOOLS, "dpdk-testpmd", "ssh-keygen", "unshare")
 PROFILE = get_profile("ethip4-ip4base")
 #: The whole search may take this much trial time at most [s].
@@ -82,191 +83,10 @@ nodes:
 """
 
 
-def _keygen(path: Path) -> str:
-    subprocess.run(
-        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "ndrpdr-test", "-f", str(path)],
-        check=True,
-        stdin=subprocess.DEVNULL,
-    )
-    return path.with_suffix(".pub").read_text().strip()
-
-
-def _root_shell_sh(line: str) -> str:
-    fields = line.split(":")
-    if fields[0] == "root" and len(fields) == 7:
-        fields[6] = "/bin/sh"
-    return ":".join(fields)
-
-
-@dataclasses.dataclass
-class NamespacedSshd:
-    """127.0.0.1:``port`` of this machine, served by ``sshd -i`` in network namespace ``netns``.
-
-    Each accepted connection becomes one sshd process (run through ``ip
-    netns exec``), tracked by PID and stopped by ``stop``.
-    """
-
-    directory: Path
-    listener: socket.socket
-    netns: str | None = None
-    served: list[subprocess.Popen[bytes]] = dataclasses.field(default_factory=list)
-    _stopping: threading.Event = dataclasses.field(default_factory=threading.Event)
-    _thread: threading.Thread | None = None
-
-    @property
-    def port(self) -> int:
-        return int(self.listener.getsockname()[1])
-
-    @property
-    def key_file(self) -> Path:
-        return self.directory / "user_ed25519"
-
-    @property
-    def known_hosts(self) -> Path:
-        return self.directory / "known_hosts"
-
-    def log(self) -> str:
-        path = self.directory / "sshd.log"
-        return path.read_text(errors="replace") if path.exists() else ""
-
-    def command(self, netns: str) -> list[str]:
-        bind = 'mount --bind "$1" /etc/passwd && shift && exec "$@"'
-        return [
-            "ip", "netns", "exec", netns,
-            "unshare", "--mount", "--propagation", "private",
-            "sh", "-c", bind, "sh", str(self.directory / "passwd"),
-            SSHD, "-i", "-e", "-f", str(self.directory / "sshd_config"),
-        ]  # fmt: skip
-
-    def serve(self) -> None:
-        self.listener.settimeout(0.1)
-        self._thread = threading.Thread(target=self._accept, name="sshd-inetd", daemon=True)
-        self._thread.start()
-
-    def _accept(self) -> None:
-        while not self._stopping.is_set():
-            try:
-                connection, _ = self.listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            with connection, (self.directory / "sshd.log").open("ab") as log:
-                if self.netns is None:
-                    continue  # not ready: the client sees the connection closed
-                self.served.append(
-                    subprocess.Popen(
-                        self.command(self.netns),
-                        stdin=connection.fileno(),
-                        stdout=connection.fileno(),
-                        stderr=log,
-                    )
-                )
-
-    def stop(self) -> None:
-        """Stop accepting; stop every sshd still serving, by PID."""
-        self._stopping.set()
-        if self._thread is not None:
-            self._thread.join(5)
-        self.listener.close()
-        for process in self.served:
-            if process.poll() is None:
-                process.terminate()
-            try:
-                process.wait(5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(5)
-
-
-def start_namespaced_sshd(directory: Path) -> NamespacedSshd:
-    """Keys, known_hosts, a passwd copy and sshd_config in ``directory``; listening, not serving."""
-    directory.chmod(0o755)
-    host_public = _keygen(directory / "host_ed25519")
-    user_public = _keygen(directory / "user_ed25519")
-    (directory / "authorized_keys").write_text(user_public + "\n")
-    lines = Path("/etc/passwd").read_text().splitlines()
-    passwd = "\n".join(_root_shell_sh(line) for line in lines)
-    (directory / "passwd").write_text(passwd + "\n")
-    (directory / "passwd").chmod(0o644)
-    (directory / "sshd_config").write_text(
-        "\n".join(
-            [
-                f"HostKey {directory / 'host_ed25519'}",
-                f"AuthorizedKeysFile {directory / 'authorized_keys'}",
-                "StrictModes no",
-                "UsePAM no",
-                "PermitRootLogin prohibit-password",
-                "PubkeyAuthentication yes",
-                "PasswordAuthentication no",
-                "KbdInteractiveAuthentication no",
-                "PrintMotd no",
-                "PrintLastLog no",
-                "UseDNS no",
-                "LogLevel VERBOSE",
-                "Subsystem sftp internal-sftp",
-                "",
-            ]
-        )
-    )
-    Path("/run/sshd").mkdir(parents=True, exist_ok=True)  # privilege separation directory
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(8)
-    server = NamespacedSshd(directory, listener)
-    (directory / "known_hosts").write_text(f"[127.0.0.1]:{server.port} {host_public}\n")
-    return server
-
-
 @pytest.fixture
 def sshd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[NamespacedSshd]:
     """An sshd for the DUT namespace; afterwards no sshd it started may run."""
-    if os.geteuid() != 0:
-        pytest.skip("needs root (network namespaces, sshd)")
-    missing = [t for t in TOOLS if shutil.which(t) is None]
-    if not os.access(SSHD, os.X_OK):
-        missing.append(SSHD)
-    if missing:
-        pytest.skip(f"not installed: {', '.join(missing)}")
-    monkeypatch.setenv("NDRPDR_STATE_DIR", str(tmp_path / "state"))
-    directory = tmp_path / "sshd"
-    directory.mkdir()
-    server = start_namespaced_sshd(directory)
-    server.serve()
-    try:
-        yield server
-    finally:
-        server.stop()
-    left = [p.pid for p in server.served if pid_alive(p.pid)]
-    assert not left, f"sshd processes left: {left}"
-
-
-def _log_file(pid: int) -> str:
-    """Where process ``pid`` writes its stdout."""
-    return os.readlink(f"/proc/{pid}/fd/1")
-
-
-def _netns_id(path: str | Path) -> tuple[int, int]:
-    """(device, inode) of a network namespace file (/run/netns/NAME, /proc/PID/ns/net)."""
-    found = os.stat(path)
-    return found.st_dev, found.st_ino
-
-
-def _same_netns(pid: int, namespace: str) -> bool:
-    return _netns_id(f"/proc/{pid}/ns/net") == _netns_id(NETNS_RUN_DIR / namespace)
-
-
-def _pids_in_netns(netns_id: tuple[int, int]) -> list[int]:
-    """Processes whose network namespace is ``netns_id`` (even once its name is deleted)."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                if _netns_id(f"/proc/{entry.name}/ns/net") == netns_id:
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
+    yield from serve_sshd(tmp_path, monkeypatch, TOOLS)
 
 
 def test_testpmd_over_ssh_finds_ndr_and_pdr(sshd: NamespacedSshd, tmp_path: Path) -> None:
@@ -281,7 +101,7 @@ def test_testpmd_over_ssh_finds_ndr_and_pdr(sshd: NamespacedSshd, tmp_path: Path
     testbed = ActiveTestbed(topology, run_id=run_id, host_namespaces={"DUT1": "dut"})
     with testbed:
         sshd.netns = dut_ns  # the namespace exists now: serve connections in it
-        namespaces = [_netns_id(NETNS_RUN_DIR / n) for n in (dut_ns, namespace_name(run_id, "tg"))]
+        namespaces = [netns_id(NETNS_RUN_DIR / n) for n in (dut_ns, namespace_name(run_id, "tg"))]
         access = testbed.access("DUT1")
         assert isinstance(access, SshTransport)
         assert access.address == f"root@127.0.0.1:{sshd.port}"
@@ -292,12 +112,12 @@ def test_testpmd_over_ssh_finds_ndr_and_pdr(sshd: NamespacedSshd, tmp_path: Path
         assert testpmd_pid is not None
         # testpmd runs in the DUT namespace, its output going to the SSH transport's
         # per-process directory (/tmp/ndrpdr-XXXXXXXXXX/log), not to a local log file.
-        assert _same_netns(testpmd_pid, dut_ns)
-        log_file = _log_file(testpmd_pid)
+        assert same_netns(testpmd_pid, dut_ns)
+        log_file = os.readlink(f"/proc/{testpmd_pid}/fd/1")  # its stdout
         assert re.fullmatch(r"/tmp/ndrpdr-\w{10}/log", log_file), log_file
         process_dir = os.path.dirname(log_file)
         assert sshd.served, "no SSH connection reached the namespaced sshd"
-        assert all(_same_netns(p.pid, dut_ns) for p in sshd.served if p.poll() is None)
+        assert all(same_netns(p.pid, dut_ns) for p in sshd.served if p.poll() is None)
         assert "Accepted publickey for root" in sshd.log()
         assert access.run(["sysctl", "-n", "net.ipv4.ip_forward"]).stdout.strip() == "0"
 
@@ -340,7 +160,7 @@ def test_testpmd_over_ssh_finds_ndr_and_pdr(sshd: NamespacedSshd, tmp_path: Path
     # Nothing is left: namespaces, processes in them, state file (sshd: the fixture checks).
     assert not (NETNS_RUN_DIR / dut_ns).exists()
     assert not (NETNS_RUN_DIR / namespace_name(run_id, "tg")).exists()
-    assert [_pids_in_netns(n) for n in namespaces] == [[], []]
+    assert [pids_in_netns(n) for n in namespaces] == [[], []]
     state = tmp_path / "state"
     assert not state.exists() or list(state.iterdir()) == []
     assert time.monotonic() - started < 60, "the SSH test should take well under a minute"

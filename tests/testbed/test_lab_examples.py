@@ -18,6 +18,7 @@ from robot.api import ExecutionResult
 
 from ndrpdr.access.base import BackgroundProcess, CommandResult
 from ndrpdr.dut.base import DutError
+from ndrpdr.dut.l3fwd import L3fwdDriver
 from ndrpdr.dut.registry import make_dut_driver
 from ndrpdr.dut.testpmd import TestpmdDriver
 from ndrpdr.testbed.loader import load_topology
@@ -70,6 +71,7 @@ def test_the_lab_examples_exist() -> None:
         "2n-trex-vpp.yaml.example",
         "3n-trex-vpp.yaml.example",
         "2n-trex-testpmd.yaml.example",
+        "2n-trex-l3fwd.yaml.example",
     }
 
 
@@ -110,7 +112,11 @@ def test_suites_dry_run_with_example(path: Path, tmp_path: Path) -> None:
 
 
 def test_2n_links() -> None:
-    for name in ("2n-trex-vpp.yaml.example", "2n-trex-testpmd.yaml.example"):
+    for name in (
+        "2n-trex-vpp.yaml.example",
+        "2n-trex-testpmd.yaml.example",
+        "2n-trex-l3fwd.yaml.example",
+    ):
         topology = load_topology(TOPOLOGIES / name)
         assert [d.key for d in topology.duts] == ["DUT1"]
         assert _links(topology) == {
@@ -137,6 +143,20 @@ def test_testpmd_example_makes_a_pci_testpmd_without_touching_the_node() -> None
     assert (driver.pmd, driver.bind_driver, driver.restore_driver) == ("pci", "vfio-pci", False)
     assert driver.uses_hugepages and not driver.uses_kernel_ports
     assert driver.hugepages * driver.hugepage_size_kb >= driver.memory_mb * 1024
+
+
+def test_l3fwd_example_makes_a_pci_l3fwd_without_touching_the_node() -> None:
+    topology = load_topology(TOPOLOGIES / "2n-trex-l3fwd.yaml.example")
+    dut = topology.duts[0]
+    driver = make_dut_driver(dut, NoIoAccess())
+    assert isinstance(driver, L3fwdDriver)
+    assert (driver.pmd, driver.bind_driver, driver.restore_driver) == ("pci", "vfio-pci", False)
+    assert driver.uses_hugepages and not driver.uses_kernel_ports
+    assert driver.hugepages * driver.hugepage_size_kb >= driver.memory_mb * 1024
+    assert driver.binary == dut.options["binary"]  # prebuilt: nothing is built on the node
+    # l3fwd's built-in routes follow the DPDK port ids, i.e. the PCI bus order.
+    addresses = [dut.interfaces[key].pci_address or "" for key in ("port1", "port2")]
+    assert addresses == sorted(addresses)
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=IDS)

@@ -13,6 +13,9 @@ namespace or locally, and a recording access can check every command):
 * ``Hugepages`` makes sure at least N pages of one size are reserved
   (``nr_hugepages``, never lowered) and that a hugetlbfs is mounted
   (mounting one at /dev/hugepages if none is, unmounted again on restore).
+* ``LabDpdkAppDriver`` is a ``DpdkAppDriver`` with ``pmd: pci`` and the lab
+  options (``bind_driver``, ``restore_driver``, ``hugepages``,
+  ``hugepage_size_kb``) wired into its node set-up hooks (l3fwd uses it).
 """
 
 from __future__ import annotations
@@ -21,8 +24,10 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
-from ndrpdr.dut.base import DutError
-from ndrpdr.dut.dpdk_common import NodeSteps
+from ndrpdr.access.base import NodeAccess
+from ndrpdr.dut.base import DutError, DutTestConfig
+from ndrpdr.dut.dpdk_common import PMDS, DpdkAppDriver, NodeSteps, eal_args, vdev_args
+from ndrpdr.testbed.model import Node
 
 #: Where sysfs lists PCI devices, and drivers.
 PCI_DEVICES = "/sys/bus/pci/devices"
@@ -306,3 +311,116 @@ class Hugepages:
                 self._steps.run("unmount hugetlbfs", ["umount", mounted])
             except DutError as exc:
                 errors.append(str(exc))
+
+
+# -- the lab options and node set-up of a DPDK application driver -----------------------
+
+#: The pmd value for NICs driven by DPDK itself (by PCI address).
+PCI_PMD = "pci"
+#: The driver a port's PCI device is bound to unless the options or the node say otherwise.
+DEFAULT_BIND_DRIVER = "vfio-pci"
+#: Options of the lab set-up.
+LAB_OPTIONS = ("bind_driver", "restore_driver", "hugepages", "hugepage_size_kb")
+
+
+class LabDpdkAppDriver(DpdkAppDriver):
+    """A DPDK application driver that also takes ``pmd: pci`` and the lab options.
+
+    ``bind_driver`` (default the node's CSIT ``uio_driver``, else vfio-pci;
+    ``none`` leaves the binding alone), ``restore_driver`` (default false),
+    ``hugepages`` (reserve at least this many before the start; > 0 also
+    makes af_packet / af_xdp use hugepages) and ``hugepage_size_kb`` (2048 or
+    1048576). With pmd pci the ports are named by PCI address, bound before
+    each start and the memory comes from hugepages.
+    """
+
+    extra_option_keys: tuple[str, ...] = LAB_OPTIONS
+    pmds: tuple[str, ...] = (*PMDS, PCI_PMD)
+
+    def __init__(self, node: Node, access: NodeAccess) -> None:
+        """Read and check the lab options; no I/O."""
+        super().__init__(node, access)
+        options = self._options
+        csit_driver = node.extra.get("uio_driver")
+        default_driver = csit_driver if isinstance(csit_driver, str) else DEFAULT_BIND_DRIVER
+        self.bind_driver = options.string("bind_driver", default_driver)
+        if self.bind_driver != NO_BINDING and not check_driver_name(self.bind_driver):
+            raise self._steps.error(
+                "options.bind_driver", f"{self.bind_driver!r} is not a kernel driver name"
+            )
+        self.restore_driver = options.boolean("restore_driver", False)
+        self.hugepages = options.integer("hugepages", 0)
+        self.hugepage_size_kb = options.integer("hugepage_size_kb", HUGEPAGE_SIZES_KB[0])
+        if self.hugepage_size_kb not in HUGEPAGE_SIZES_KB:
+            raise self._steps.error(
+                "options.hugepage_size_kb",
+                f"{self.hugepage_size_kb} is not one of {', '.join(map(str, HUGEPAGE_SIZES_KB))}",
+            )
+        if 0 < self.hugepages * self.hugepage_size_kb < self.memory_mb * 1024:
+            raise self._steps.error(
+                "options.hugepages",
+                f"{self.hugepages} pages of {self.hugepage_size_kb} kB hold less than "
+                f"memory_mb ({self.memory_mb} MiB): raise hugepages or lower memory_mb",
+            )
+        #: True when the app's memory comes from hugepages (pmd pci, or options.hugepages).
+        self.uses_hugepages = self.pmd == PCI_PMD or self.hugepages > 0
+        self._binding: PciBinding | None = None
+        self._huge = Hugepages(self._steps, self.hugepages, self.hugepage_size_kb)
+
+    @property
+    def uses_kernel_ports(self) -> bool:
+        """False with pmd pci: the NICs belong to the app, the kernel does not see them."""
+        return self.pmd != PCI_PMD
+
+    def pci_addresses(self, config: DutTestConfig) -> tuple[str, str]:
+        """The two ports' PCI addresses in sysfs form, checked (no I/O)."""
+        first, second = (
+            check_pci_address(self.node, self.driver_name, port.key, port.pci_address)
+            for port in config.ports
+        )
+        if first == second:
+            raise self._steps.error("configure", f"both ports are PCI device {first}")
+        return first, second
+
+    def port_ids(self, config: DutTestConfig) -> tuple[int, ...]:
+        """The DPDK port id of each of ``config.ports``: PCI bus order with pmd pci, else 0, 1."""
+        if self.pmd != PCI_PMD:
+            return (0, 1)
+        return dpdk_port_order(self.pci_addresses(config))
+
+    def lab_eal_args(self, lcores: str, names: tuple[str, str], prefix: str) -> list[str]:
+        """EAL arguments: ``-a`` per PCI device (pmd pci) or the vdevs, hugepages if in use."""
+        if self.pmd == PCI_PMD:
+            return eal_args(lcores, prefix, self.memory_mb, (), pci_addresses=names, hugepages=True)
+        vdevs = vdev_args(self.pmd, names)
+        return eal_args(lcores, prefix, self.memory_mb, vdevs, hugepages=self.uses_hugepages)
+
+    # -- lab hooks -------------------------------------------------------------------
+    def _port_devices(self, config: DutTestConfig) -> tuple[str, str]:
+        if self.pmd != PCI_PMD:
+            return super()._port_devices(config)
+        return self.pci_addresses(config)
+
+    def _check_ports(self, config: DutTestConfig, devices: tuple[str, str]) -> None:
+        if self.pmd != PCI_PMD:
+            super()._check_ports(config, devices)
+            return
+        pairs = [(port.key, device) for port, device in zip(config.ports, devices, strict=True)]
+        self._binding = PciBinding(
+            self._steps, pairs, self.bind_driver, restore=self.restore_driver
+        )
+        self._binding.check()
+
+    def _setup_node(self) -> None:
+        if self.uses_hugepages:
+            self._huge.apply()
+        if self._binding is not None:
+            self._binding.apply()
+
+    def _restore_node(self, prefix: str | None, errors: list[str]) -> None:
+        if self._binding is not None:
+            self._binding.restore(errors)
+        if self.uses_hugepages:
+            if prefix is not None:
+                self._huge.remove_files(prefix, errors)
+            self._huge.restore(errors)

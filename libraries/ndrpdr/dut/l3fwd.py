@@ -1,19 +1,31 @@
-"""DPDK l3fwd DUT: LPM IPv4 routing between two AF_PACKET or AF_XDP vdevs.
+"""DPDK l3fwd DUT: LPM IPv4 routing between the two DUT ports, locally or on a lab host.
 
-l3fwd's built-in LPM table routes 198.18.<i>.0/24 to port *i* (vdev *i* is
-``config.ports[i]``), which is the project's addressing
-(``ndrpdr.profiles.DIRECTION_PREFIXES``); ``configure`` checks that each
-port's ``routed_prefix`` lies inside its built-in route. Frames leave with
-the destination MAC of ``--eth-dest`` (the port's peer). l3fwd only
-routes, so mode ``l2xc`` is refused.
+The ports are AF_PACKET or AF_XDP vdevs on kernel interfaces (the local
+testbed's veths, or a lab host's NICs left to the kernel), or, with ``pmd:
+pci``, the NICs themselves by PCI address (``-a``), bound to a user-space
+I/O driver (vfio-pci) and fed from hugepages, as the testpmd driver does
+(``ndrpdr.dut.dpdk_lab``). The node is reached through its NodeAccess only
+(netns, local or SSH), so the same driver runs a lab DUT over SSH.
 
-Unless ``options.binary`` names a built l3fwd, the binary is built once per
-DPDK version from Debian's packages (see ``ndrpdr.dut.l3fwd_build``).
+l3fwd's built-in LPM table routes 198.18.<i>.0/24 to DPDK port *i*, which
+is the project's addressing (``ndrpdr.profiles.DIRECTION_PREFIXES``). DPDK
+port *i* is vdev *i* (``config.ports[i]``) or, with pmd pci, the *i*-th
+PCI device in bus order; ``configure`` checks that each port's
+``routed_prefix`` lies inside the built-in route of its DPDK port. Frames
+leave with the destination MAC of ``--eth-dest`` (the port's peer, the TG
+port it faces). l3fwd only routes, so mode ``l2xc`` is refused.
 
-Options: ``cpu`` (default 1), ``pmd`` (af_packet | af_xdp), ``binary``,
-``memory_mb`` (default 1024, no hugepages), ``start_timeout_s`` (default
+Unless ``options.binary`` names a built l3fwd (e.g. an installed
+``dpdk-l3fwd``), the binary is built once per DPDK version from Debian's
+packages on the node itself, through its NodeAccess (see
+``ndrpdr.dut.l3fwd_build``): over SSH the lab host then needs dpdk-doc,
+libdpdk-dev, pkg-config, make and gcc.
+
+Options: ``cpu`` (default 1), ``pmd`` (af_packet | af_xdp | pci),
+``binary``, ``memory_mb`` (default 1024), ``start_timeout_s`` (default
 30), ``cache_dir`` (default /var/cache/ndrpdr), ``extra_args`` (appended to
-l3fwd's own arguments).
+l3fwd's own arguments) and the lab options ``bind_driver``,
+``restore_driver``, ``hugepages`` and ``hugepage_size_kb`` (as testpmd's).
 """
 
 from __future__ import annotations
@@ -23,23 +35,26 @@ import re
 
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.dut.base import DutTestConfig
-from ndrpdr.dut.dpdk_common import DpdkAppDriver, eal_args, vdev_args
+from ndrpdr.dut.dpdk_lab import LAB_OPTIONS, LabDpdkAppDriver
 from ndrpdr.dut.l3fwd_build import CACHE_DIR, ensure_l3fwd
 from ndrpdr.testbed.model import Node
 
+#: l3fwd's port mask: DPDK ports 0 and 1 (the only two devices it is given).
+PORT_MASK = "0x3"
+
 
 def builtin_route(port_index: int) -> ipaddress.IPv4Network:
-    """The prefix l3fwd's built-in LPM table sends to port ``port_index``."""
+    """The prefix l3fwd's built-in LPM table sends to DPDK port ``port_index``."""
     return ipaddress.IPv4Network(f"198.18.{port_index}.0/24")
 
 
-class L3fwdDriver(DpdkAppDriver):
+class L3fwdDriver(LabDpdkAppDriver):
     """DPDK's l3fwd example (LPM lookup) on one lcore pinned to ``options.cpu``."""
 
     driver_name = "l3fwd"
     default_binary = "l3fwd"
     ready_pattern = re.compile(r"entering main loop on lcore")
-    extra_option_keys = ("cache_dir",)
+    extra_option_keys = ("cache_dir", *LAB_OPTIONS)
 
     def __init__(self, node: Node, access: NodeAccess) -> None:
         """Read and check the options; no I/O."""
@@ -54,19 +69,26 @@ class L3fwdDriver(DpdkAppDriver):
                 f"l3fwd only routes IPv4 (mode ip4base); mode {config.mode} is not "
                 "possible (use the testpmd, ovs or linux driver)",
             )
-        for index, port in enumerate(config.ports):
+        port_ids = self.port_ids(config)
+        for index, (port, port_id) in enumerate(zip(config.ports, port_ids, strict=True)):
             try:
                 prefix = ipaddress.IPv4Network(port.routed_prefix)
             except ValueError as exc:
                 raise self._steps.error(
                     "configure", f"ports[{index}].routed_prefix {port.routed_prefix!r}: {exc}"
                 ) from exc
-            route = builtin_route(index)
+            route = builtin_route(port_id)
             if not prefix.subnet_of(route):
+                order = (
+                    f" (port {port.key} {port.pci_address} is DPDK port {port_id} in PCI bus "
+                    "order: give the ports in PCI order or swap their links)"
+                    if port_id != index
+                    else ""
+                )
                 raise self._steps.error(
                     "configure",
                     f"ports[{index}].routed_prefix {prefix} is outside l3fwd's built-in route "
-                    f"{route} -> port {index}",
+                    f"{route} -> port {port_id}{order}",
                 )
 
     def _prepare(self) -> None:
@@ -75,12 +97,13 @@ class L3fwdDriver(DpdkAppDriver):
             self._build = False
 
     def _app_argv(self, config: DutTestConfig, names: tuple[str, str], prefix: str) -> list[str]:
-        dests = [f"--eth-dest={i},{port.peer_mac}" for i, port in enumerate(config.ports)]
+        pairs = sorted(zip(self.port_ids(config), config.ports, strict=True), key=lambda p: p[0])
+        dests = [f"--eth-dest={port_id},{port.peer_mac}" for port_id, port in pairs]
         return [
             self.binary,
-            *eal_args(f"0@{self.cpu}", prefix, self.memory_mb, vdev_args(self.pmd, names)),
+            *self.lab_eal_args(f"0@{self.cpu}", names, prefix),
             "--",
-            "-p", "0x3",
+            "-p", PORT_MASK,
             "-P",
             "--lookup=lpm",
             "--parse-ptype",

@@ -53,7 +53,7 @@ LOCAL_DRIVERS: Mapping[NodeType, frozenset[str]] = {
 }
 """Drivers that run in a network namespace of this machine (need netns access)."""
 
-SSH_CAPABLE_DRIVERS: frozenset[str] = frozenset({"testpmd"})
+SSH_CAPABLE_DRIVERS: frozenset[str] = frozenset({"testpmd", "l3fwd"})
 """Of LOCAL_DRIVERS, those that also drive a lab host over SSH (netns or ssh access)."""
 
 CSIT_SSH_FIELDS = ("host", "port", "username", "password", "priv_key")
