@@ -8,24 +8,36 @@ slow ~/.bashrc would slow every command). Every sshd is tracked by PID and
 stopped by ``stop``.
 
 Also: helpers to tell which network namespace a process is in and which
-processes are left in one.
+processes are left in one, and ``search_over_ssh``: the NDR/PDR search
+through a DUT app driven over SSH that the testpmd and l3fwd tests share.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import shutil
 import socket
 import subprocess
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Generic, TypeVar
 
 import pytest
 from dutbed import pid_alive
 
+from ndrpdr.access.ssh import SshTransport
+from ndrpdr.dut.dpdk_common import DpdkAppDriver
+from ndrpdr.goals import ndr_pdr_goals
+from ndrpdr.localbed.naming import namespace_name, new_run_id
 from ndrpdr.localbed.procs import NETNS_RUN_DIR
+from ndrpdr.profiles import get_profile
+from ndrpdr.searchrun import SearchRun, run_search
+from ndrpdr.testbed.active import ActiveTestbed
+from ndrpdr.testbed.loader import load_topology
 
 SSHD = "/usr/sbin/sshd"
 
@@ -216,3 +228,146 @@ def pids_in_netns(wanted: tuple[int, int]) -> list[int]:
             except OSError:
                 continue
     return found
+
+
+# -- a search through a DPDK app DUT driven over SSH ------------------------------------
+
+PROFILE = get_profile("ethip4-ip4base")
+#: The whole search may take this much trial time at most [s].
+MAX_SEARCH_TIME_S = 30.0
+
+#: A local TG and DUT1 reached over SSH at 127.0.0.1:{port}; {driver} and {options} vary.
+SSH_TOPOLOGY = """\
+# yaml-language-server: $schema=topology.schema.json
+nodes:
+  TG:
+    type: TG
+    driver: local
+    access: {{kind: netns, namespace: tg}}
+    options: {{cpu: 0, max_rate_pps: 400000}}
+    interfaces:
+      port1: {{name: tg-if1, mac_address: "02:00:00:00:01:01", link: link1}}
+      port2: {{name: tg-if2, mac_address: "02:00:00:00:02:01", link: link2}}
+  DUT1:
+    type: DUT
+    driver: {driver}
+    access:
+      kind: ssh
+      host: 127.0.0.1
+      port: {port}
+      username: root
+      key_file: {key_file}
+      known_hosts: {known_hosts}
+      use_agent: false
+      connect_timeout_s: 5
+    options: {{{options}}}
+    interfaces:
+      port1: {{name: dut-if1, mac_address: "02:00:00:00:01:02", link: link1}}
+      port2: {{name: dut-if2, mac_address: "02:00:00:00:02:02", link: link2}}
+"""
+
+_App = TypeVar("_App", bound=DpdkAppDriver)
+
+
+@dataclasses.dataclass
+class SshSearch(Generic[_App]):
+    """What ``search_over_ssh`` leaves for the app's own assertions."""
+
+    dut: _App
+    pid: int
+    run: SearchRun
+    #: The DUT's telemetry right after the stop, and the one the search collected.
+    stopped: dict[str, str]
+    telemetry: dict[str, str]
+
+
+def search_over_ssh(
+    sshd: NamespacedSshd, tmp_path: Path, driver: str, options: str, app: type[_App]
+) -> SshSearch[_App]:
+    """An NDR/PDR search through DUT1 (``driver`` with ``options``) driven over SSH.
+
+    Checks what every app shares: it runs in the DUT namespace with its log
+    in the SSH transport's process directory, the sshd served the
+    connections, the kernel does not forward, the search found NDR <= PDR
+    above 10 kpps, the stop leaves no app, log, nft table, namespace,
+    process in one or state file, and it all took well under a minute.
+    """
+    started = time.monotonic()
+    path = tmp_path / f"ssh-{driver}.yaml"
+    path.write_text(
+        SSH_TOPOLOGY.format(
+            driver=driver,
+            options=options,
+            port=sshd.port,
+            key_file=sshd.key_file,
+            known_hosts=sshd.known_hosts,
+        )
+    )
+    topology = load_topology(path)
+    run_id = new_run_id()
+    dut_ns = namespace_name(run_id, "dut")
+    testbed = ActiveTestbed(topology, run_id=run_id, host_namespaces={"DUT1": "dut"})
+    with testbed:
+        sshd.netns = dut_ns  # the namespace exists now: serve connections in it
+        namespaces = [netns_id(NETNS_RUN_DIR / n) for n in (dut_ns, namespace_name(run_id, "tg"))]
+        access = testbed.access("DUT1")
+        assert isinstance(access, SshTransport)
+        assert access.address == f"root@127.0.0.1:{sshd.port}"
+        testbed.configure_duts("ip4base")
+        dut = testbed.duts["DUT1"]
+        assert isinstance(dut, app)
+        pid = dut.pid
+        assert pid is not None
+        # The app runs in the DUT namespace, its output going to the SSH transport's
+        # per-process directory (/tmp/ndrpdr-XXXXXXXXXX/log), not to a local log file.
+        assert same_netns(pid, dut_ns)
+        log_file = os.readlink(f"/proc/{pid}/fd/1")  # its stdout
+        assert re.fullmatch(r"/tmp/ndrpdr-\w{10}/log", log_file), log_file
+        process_dir = os.path.dirname(log_file)
+        assert sshd.served, "no SSH connection reached the namespaced sshd"
+        assert all(same_netns(p.pid, dut_ns) for p in sshd.served if p.poll() is None)
+        assert "Accepted publickey for root" in sshd.log()
+        assert access.run(["sysctl", "-n", "net.ipv4.ip_forward"]).stdout.strip() == "0"
+
+        tg = testbed.traffic_generator(PROFILE, 64)
+        run = run_search(
+            tg,
+            topology=topology,
+            profile=PROFILE,
+            frame_size=64,
+            goals=ndr_pdr_goals(
+                initial_trial_duration_s=0.5,
+                final_trial_duration_s=1.0,
+                duration_sum_s=1.0,
+                relative_width=0.05,
+            ),
+            max_search_time_s=MAX_SEARCH_TIME_S,
+            telemetry=testbed.collect_telemetry,
+        )
+        dut.health_check()  # still forwarding after the search
+        testbed.stop_duts()  # over SSH: SIGINT, then the ports restored
+        assert not pid_alive(pid)
+        assert not os.path.exists(process_dir)  # the SSH transport collected the log
+        stopped = dut.telemetry()
+        assert stopped["state"].endswith("stopped")
+        assert access.run(["nft", "list", "tables"]).stdout.strip() == ""
+    assert run.error is None, run.error
+    assert run.result is not None
+    print(run.result.describe())  # shown with -s, or when an assertion below fails
+    ndr, pdr = run.result.goal_results
+    assert ndr.lower_bound is not None and pdr.lower_bound is not None
+    assert ndr.lower_bound > 10_000, run.result.describe()
+    assert ndr.lower_bound <= pdr.lower_bound, run.result.describe()
+    telemetry = testbed.telemetry["DUT1"]
+    assert f"running pid={pid}" in telemetry["state"]
+    assert '"ifname":"dut-if1"' in telemetry["ip_link"]
+    assert run.record["telemetry"]["DUT1"]["state"] == telemetry["state"]
+
+    # Nothing is left: namespaces, processes in them, state file (sshd: the fixture checks).
+    assert not (NETNS_RUN_DIR / dut_ns).exists()
+    assert not (NETNS_RUN_DIR / namespace_name(run_id, "tg")).exists()
+    assert [pids_in_netns(n) for n in namespaces] == [[], []]
+    state = tmp_path / "state"
+    assert not state.exists() or list(state.iterdir()) == []
+    assert time.monotonic() - started < 60, "the SSH test should take well under a minute"
+    return SshSearch(dut, pid, run, stopped, telemetry)

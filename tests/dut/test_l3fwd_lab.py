@@ -1,6 +1,6 @@
 """l3fwd's lab set-up (pmd pci, NIC binding, hugepages, over SSH) against a recording access.
 
-``LabHost`` (from test_testpmd_lab) records every command and models the
+``LabHost`` (from lab_host_helpers) records every command and models the
 sysfs files the driver touches, so the exact command sequence, the
 binding and the hugepage handling are checked as the kernel would answer
 them. No NIC is bound and nothing is built here.
@@ -13,14 +13,24 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
-from test_testpmd_lab import HUGE_2M, MOUNTS, NO_HUGE_MOUNTS, LabHost, Process
+from lab_host_helpers import (
+    BAD_LAB_OPTIONS,
+    HUGE_2M,
+    MOUNTS,
+    NO_HUGE_MOUNTS,
+    LabHost,
+    check_kernel_ports_start,
+    lab_dut_node,
+    on_kernel_ports,
+    refused_start,
+)
 
 from ndrpdr.access.base import CommandError, CommandResult
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.dut.dpdk_lab import PCI_DEVICES
 from ndrpdr.dut.l3fwd import L3fwdDriver
 from ndrpdr.dut.registry import make_dut_driver
-from ndrpdr.testbed.model import Interface, Node, SshAccess
+from ndrpdr.testbed.model import Node
 
 READY = "EAL: Detected 8 lcore(s)\nL3FWD: entering main loop on lcore 0\n"
 BINARY = "/opt/dpdk/dpdk-l3fwd"
@@ -42,15 +52,7 @@ IP4 = DutTestConfig(mode="ip4base", ports=ports(LOW, HIGH))
 
 
 def lab_node(first: str = LOW, second: str = HIGH, **options: Any) -> Node:
-    ifaces = {
-        "port1": Interface("port1", pci_address=first.upper(), link="link1"),
-        "port2": Interface("port2", pci_address=second, link="link2"),
-    }
-    access = SshAccess(host="10.0.0.2", username="testuser", key_file="/keys/lab")
-    return Node(
-        "DUT1", "DUT", "l3fwd", access, ifaces,
-        options={"pmd": "pci", "binary": BINARY, **options},
-    )  # fmt: skip
+    return lab_dut_node("l3fwd", first, second, {"binary": BINARY, **options})
 
 
 def host_for(*devices: str, **kwargs: Any) -> LabHost:
@@ -64,10 +66,6 @@ def started(host: LabHost, config: DutTestConfig = IP4, **options: Any) -> L3fwd
     driver.configure(config)
     driver.start()
     return driver
-
-
-def app_argv(host: LabHost) -> list[str]:
-    return next(c for c in reversed(host.commands) if c[0] == "taskset")
 
 
 def test_the_registry_makes_an_ssh_l3fwd_without_io() -> None:
@@ -153,7 +151,7 @@ def test_ports_out_of_pci_order_get_the_eth_dest_of_their_dpdk_port_id() -> None
     )
     host = host_for()
     started(host, config).stop()
-    argv = app_argv(host)
+    argv = host.app_argv()
     assert argv[argv.index("--lcores") : argv.index("--file-prefix")] == [
         "--lcores", "0@1", "-a", HIGH, "-a", LOW,
     ]  # fmt: skip
@@ -205,32 +203,22 @@ def test_bind_driver_none_leaves_the_devices_alone() -> None:
 
 def test_a_port_with_routes_is_not_unbound_and_nothing_starts() -> None:
     host = host_for(nets={HIGH: ["eno1"]}, routes={"eno1": "10.0.0.0/24 proto kernel scope link\n"})
-    driver = L3fwdDriver(lab_node(), host)
-    driver.configure(IP4)
-    with pytest.raises(DutError) as raised:
-        driver.start()
-    message = str(raised.value)
+    message = refused_start(host, L3fwdDriver(lab_node(), host), IP4)
     assert message.startswith(f"DUT1 (l3fwd): bind {HIGH} (port port2) to vfio-pci: ")
     assert "interface eno1 has routes" in message and "10.0.0.0/24" in message
-    assert host.started == [] and driver.pid is None
 
 
 def test_a_failed_probe_names_the_iommu() -> None:
     host = host_for(probe_binds=False)
     driver = L3fwdDriver(lab_node(), host)
-    driver.configure(IP4)
-    with pytest.raises(DutError, match=r"DUT1 \(l3fwd\): bind 0000:18:00\.0 .*IOMMU"):
-        driver.start()
-    assert host.started == [] and host.drivers == {LOW: "ice", HIGH: "ice"}
+    refused_start(host, driver, IP4, r"DUT1 \(l3fwd\): bind 0000:18:00\.0 .*IOMMU")
+    assert host.drivers == {LOW: "ice", HIGH: "ice"}
 
 
 def test_hugepages_that_cannot_be_reserved() -> None:
     host = host_for(hugepages=100, max_hugepages=300)
     driver = L3fwdDriver(lab_node(hugepages=512), host)
-    driver.configure(IP4)
-    with pytest.raises(DutError, match=r"DUT1 \(l3fwd\): reserve hugepages: only 300 of 512"):
-        driver.start()
-    assert host.started == []
+    refused_start(host, driver, IP4, r"DUT1 \(l3fwd\): reserve hugepages: only 300 of 512")
 
 
 def test_a_missing_pci_device_or_address_fails_configure() -> None:
@@ -254,11 +242,7 @@ def test_l2xc_is_refused() -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"hugepages": 100, "memory_mb": 1024}, r"options.hugepages: 100 pages of 2048 kB hold"),
-        ({"hugepage_size_kb": 4096}, r"options.hugepage_size_kb: 4096 is not one of 2048"),
-        ({"bind_driver": "../x"}, r"options.bind_driver: '../x' is not a kernel driver name"),
-        ({"restore_driver": "yes"}, r"options.restore_driver: 'yes' is not true or false"),
-        ({"pmd": "vfio"}, r"options.pmd: 'vfio' is not one of af_packet, af_xdp, pci"),
+        *BAD_LAB_OPTIONS,
         ({"forward_mode": "io"}, r"options.forward_mode: unknown option\(s\); l3fwd takes"),
     ],
 )
@@ -269,23 +253,13 @@ def test_bad_lab_options(options: dict[str, Any], message: str) -> None:
 
 def test_af_packet_on_a_lab_host_keeps_the_kernel_off_and_may_use_hugepages() -> None:
     host = LabHost({}, log=READY)
-    node = dataclasses.replace(
-        lab_node(pmd="af_packet", hugepages=512),
-        interfaces={f"port{i}": Interface(f"port{i}", f"ens{i}") for i in (1, 2)},
-    )
-    named = DutTestConfig("ip4base", tuple(  # type: ignore[arg-type]
-        dataclasses.replace(p, name=f"ens{i}", pci_address=None)
-        for i, p in enumerate(IP4.ports, 1)
-    ))  # fmt: skip
+    node, named = on_kernel_ports(lab_node(pmd="af_packet", hugepages=512), IP4)
     driver = L3fwdDriver(node, host)
     driver.configure(named)
     driver.start()
-    argv = app_argv(host)
-    assert "--no-huge" not in argv and "--no-pci" in argv
+    argv = check_kernel_ports_start(host, 512)
     assert "net_af_packet1,iface=ens2,framecnt=16384" in argv
     assert "--eth-dest=1,b4:96:91:00:00:41" in argv
-    assert host.hugepages == 512
-    assert ["sysctl", "-qw", "net.ipv4.ip_forward=0"] in host.commands
     driver.stop()
     assert ["nft", "delete", "table", "netdev", "ndrpdr_dut_sink"] in host.commands
 
@@ -320,7 +294,7 @@ def test_without_binary_the_build_helper_runs_through_the_node_access() -> None:
         ["pkg-config", "--modversion", "libdpdk"],
         ["test", "-x", binary],
     ]
-    assert app_argv(host)[6] == binary
+    assert host.app_argv()[6] == binary
     driver.stop()
 
 
@@ -335,28 +309,15 @@ def test_a_failing_command_names_node_command_exit_code_and_output_tail() -> Non
         return LabHost.run(host, argv, **kwargs)
 
     host.run = failing_run  # type: ignore[method-assign]
-    driver = L3fwdDriver(lab_node(), host)
-    driver.configure(IP4)
-    with pytest.raises(DutError) as raised:
-        driver.start()
-    message = str(raised.value)
+    message = refused_start(host, L3fwdDriver(lab_node(), host), IP4)
     assert message.startswith("DUT1 (l3fwd): load the vfio-pci module: "), message
     assert "command failed with exit code 1: modprobe vfio-pci" in message
     assert "Module vfio-pci not found" in message
-    assert host.started == []
 
 
 def test_an_l3fwd_that_exits_is_reported_with_its_log_tail() -> None:
-    host = host_for(hugepages=2048)
+    host = host_for(hugepages=2048, exits_at_once=True)
     host.log = "EAL: Detected 8 lcore(s)\nEAL: Cannot use IOVA as 'PA'\nEAL: Error - exiting\n"
-    real_start = host.start
-
-    def exiting_start(argv: Sequence[str], **kwargs: Any) -> Process:
-        process = real_start(argv, **kwargs)
-        process.running = False
-        return process
-
-    host.start = exiting_start  # type: ignore[method-assign]
     driver = L3fwdDriver(lab_node(), host)
     driver.configure(IP4)
     with pytest.raises(DutError) as raised:
