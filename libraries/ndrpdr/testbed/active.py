@@ -106,11 +106,7 @@ class ActiveTestbed:
         errors: list[str] = []
         try:
             self._guard(errors, "stop traffic", self._close_tg)
-            while self._started:
-                dut = self._started.pop()
-                keep = functools.partial(self._keep_telemetry, dut)
-                self._guard(errors, f"{dut.node} telemetry", keep)
-                self._guard(errors, f"{dut.node} stop", dut.stop)
+            self._stop_started(errors)
             while self._access:
                 _, access = self._access.popitem()
                 self._guard(errors, f"{access.node} close", access.close)
@@ -182,12 +178,7 @@ class ActiveTestbed:
         raised together as one TestbedError.
         """
         errors: list[str] = []
-        while self._started:
-            dut = self._started.pop()
-            self._guard(
-                errors, f"{dut.node} telemetry", functools.partial(self._keep_telemetry, dut)
-            )
-            self._guard(errors, f"{dut.node} stop", dut.stop)
+        self._stop_started(errors)
         if errors:
             raise TestbedError("stopping the DUTs: " + "; ".join(errors))
 
@@ -244,6 +235,14 @@ class ActiveTestbed:
                 tg.stop_traffic()
             finally:
                 tg.close()
+
+    def _stop_started(self, errors: list[str]) -> None:
+        """Keep each started DUT's telemetry, then stop it; failures go to ``errors``."""
+        while self._started:
+            dut = self._started.pop()
+            keep = functools.partial(self._keep_telemetry, dut)
+            self._guard(errors, f"{dut.node} telemetry", keep)
+            self._guard(errors, f"{dut.node} stop", dut.stop)
 
     def _keep_telemetry(self, dut: DutDriver) -> None:
         self.telemetry[dut.node] = dut.telemetry()
