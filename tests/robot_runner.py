@@ -14,6 +14,24 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARIES = ROOT / "libraries"
 
+#: The keywords NdrPdrLibrary must have, named exactly (acronyms kept).
+LIBRARY_KEYWORDS = (
+    "Set Up Testbed",
+    "Tear Down Testbed",
+    "Set SSH Password",
+    "Configure DUTs",
+    "Configure DUTs For Traffic",
+    "Stop DUTs",
+    "Show DUT Telemetry",
+    "Send Traffic At Rate For Duration",
+    "Measure MRR",
+    "Find NDR And PDR",
+    "Find Throughput With Binary Search",
+    "Get Last Search Record",
+    "Read Result Record",
+    "Log Result Record",
+)
+
 
 def child_env(**extra: str) -> dict[str, str]:
     """This process's environment, PYTHONPATH starting with ``libraries`` and the repo root.

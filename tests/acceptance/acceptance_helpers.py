@@ -30,22 +30,7 @@ PROFILES = ("ethip4-ip4base", "ethip4udp-ip4base", "eth-l2xcbase")
 FRAME_SIZES = ("64", "1518", "9000", "IMIX")
 
 #: The keywords NdrPdrLibrary must have, named exactly (acronyms kept).
-KEYWORDS = (
-    "Set Up Testbed",
-    "Tear Down Testbed",
-    "Set SSH Password",
-    "Configure DUTs",
-    "Configure DUTs For Traffic",
-    "Stop DUTs",
-    "Show DUT Telemetry",
-    "Send Traffic At Rate For Duration",
-    "Measure MRR",
-    "Find NDR And PDR",
-    "Find Throughput With Binary Search",
-    "Get Last Search Record",
-    "Read Result Record",
-    "Log Result Record",
-)
+KEYWORDS = robot_runner.LIBRARY_KEYWORDS
 
 #: Metadata keys whose values are plain numbers [frames per second].
 BOUND_KEYS = tuple(

@@ -15,24 +15,9 @@ from NdrPdrLibrary import KeywordError, NdrPdrLibrary, __version__
 from NdrPdrLibrary.argtypes import CONVERTERS, Duration, FrameSize, Rate, TrafficProfile
 
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for robot_runner
-from robot_runner import run_python
+from robot_runner import LIBRARY_KEYWORDS, run_python
 
-KEYWORDS = {
-    "Set Up Testbed",
-    "Tear Down Testbed",
-    "Set SSH Password",
-    "Configure DUTs",
-    "Configure DUTs For Traffic",
-    "Stop DUTs",
-    "Show DUT Telemetry",
-    "Send Traffic At Rate For Duration",
-    "Measure MRR",
-    "Find NDR And PDR",
-    "Find Throughput With Binary Search",
-    "Get Last Search Record",
-    "Read Result Record",
-    "Log Result Record",
-}
+KEYWORDS = set(LIBRARY_KEYWORDS)
 
 #: Imports and instantiates the library with an audit hook on; prints what it saw as JSON.
 _AUDIT = """
