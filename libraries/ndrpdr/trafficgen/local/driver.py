@@ -40,7 +40,12 @@ from ndrpdr.profiles import (
 )
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
-from ndrpdr.trafficgen.base import TrafficGeneratorError, UnsupportedTrafficError
+from ndrpdr.trafficgen.base import (
+    STRETCH_GRACE_S,
+    STRETCH_TOLERANCE,
+    TrafficGeneratorError,
+    UnsupportedTrafficError,
+)
 from ndrpdr.trafficgen.local import tcpreplay
 
 #: Highest aggregate load without options.max_rate_pps [pps]: tcpreplay's accurate range on 1 CPU.
@@ -58,10 +63,6 @@ WAIT_MARGIN_S = 10.0
 
 #: How often running senders are polled [s].
 POLL_S = 0.01
-#: A sender still running STRETCH_TOLERANCE x duration + STRETCH_GRACE_S [s] after the
-#: trial started is stopped: a trial lasts its duration, as with TRex; unsent frames are lost.
-STRETCH_TOLERANCE = 0.01
-STRETCH_GRACE_S = 0.25  # covers tcpreplay's start (pcap preload) on a busy CPU
 
 
 def _finite(what: str, value: object) -> float:

@@ -31,14 +31,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.trafficgen.base import TrafficGeneratorError
+from ndrpdr.trafficgen.base import (
+    STRETCH_GRACE_S,
+    STRETCH_TOLERANCE,
+    TrafficGeneratorError,
+)
 
 #: Frames worth this long may be missing without counting as unsent [s] (CSIT's 1e-5).
 MISSING_TOLERANCE_S = 1e-5
-#: Traffic that ran longer than duration x (1 + STRETCH_TOLERANCE) + STRETCH_GRACE_S
-#: was stretched (TRex could not send the frames in time).
-STRETCH_TOLERANCE = 0.01
-STRETCH_GRACE_S = 0.25
 #: TRex's CPU utilisation [%] above which its console marks it red; the TG may be the limit.
 HIGH_CPU_UTIL_PCT = 85.0
 

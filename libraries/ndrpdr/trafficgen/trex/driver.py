@@ -38,7 +38,7 @@ from ndrpdr.access.base import NodeAccess
 from ndrpdr.profiles import FrameSize, Profile, ProfileError, frame_sizes, max_load_pps
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
-from ndrpdr.trafficgen.base import TrafficGeneratorError
+from ndrpdr.trafficgen.base import STRETCH_GRACE_S, STRETCH_TOLERANCE, TrafficGeneratorError
 from ndrpdr.trafficgen.trex.client import (
     ClientFactory,
     ClientSettings,
@@ -50,12 +50,7 @@ from ndrpdr.trafficgen.trex.client import (
     version_refusal_message,
 )
 from ndrpdr.trafficgen.trex.config import TrexPort, render_config, trex_ports
-from ndrpdr.trafficgen.trex.counts import (
-    STRETCH_GRACE_S,
-    STRETCH_TOLERANCE,
-    TrexTrial,
-    trex_trial,
-)
+from ndrpdr.trafficgen.trex.counts import TrexTrial, trex_trial
 from ndrpdr.trafficgen.trex.options import TrexOptions, parse_options, where
 from ndrpdr.trafficgen.trex.server import TrexServer, wait_for_api
 from ndrpdr.trafficgen.trex.streams import (
