@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 
 from ndrpdr.profiles import FrameSize as FrameSizeValue
-from ndrpdr.profiles import parse_frame_size
+from ndrpdr.profiles import frame_size_label, parse_frame_size
 from ndrpdr.units import parse_duration, parse_rate
 
 #: Stand-ins used only to check the syntax of a rate at conversion time.
@@ -88,7 +88,7 @@ class FrameSize:
     @property
     def label(self) -> str:
         """As in test names and tags: ``64B`` or ``IMIX``."""
-        return self.value if isinstance(self.value, str) else f"{self.value}B"
+        return frame_size_label(self.value)
 
     def __repr__(self) -> str:
         return f"FrameSize({self.value!r})"

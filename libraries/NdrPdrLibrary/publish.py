@@ -25,7 +25,7 @@ def record_path(ctx: LibraryContext, kind: str) -> Path:
     name = robotout.test_name() or f"{kind}-{ctx.records_written}"
     directory = robotout.output_dir()
     path = directory / f"{robotout.safe_file_name(name)}.json"
-    if path.exists() and path in ctx.written_paths:
+    if path in ctx.written_paths:
         path = directory / f"{robotout.safe_file_name(name)}-{ctx.records_written}.json"
     ctx.written_paths.add(path)
     return path
@@ -49,12 +49,12 @@ def publish_record(ctx: LibraryContext, record: Mapping[str, Any], *, kind: str)
     warning says why; the test message and metadata are set anyway).
     """
     ctx.last_record = dict(record)
-    path: Path | None = record_path(ctx, kind)
-    assert path is not None
+    target = record_path(ctx, kind)
+    path: Path | None = target
     try:
-        write_record(record, path)
+        write_record(record, target)
     except OSError as exc:
-        robotout.warn(f"cannot write the result record {path}: {exc}")
+        robotout.warn(f"cannot write the result record {target}: {exc}")
         path = None
     message = search_message(record)
     robotout.info(

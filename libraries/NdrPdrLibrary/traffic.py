@@ -8,7 +8,7 @@ from robot.api import SkipExecution
 
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.profiles import FrameSize as FrameSizeValue
-from ndrpdr.profiles import Profile, get_profile
+from ndrpdr.profiles import Profile, frame_size_label, get_profile
 from ndrpdr.trafficgen.base import TrafficGenerator, UnsupportedTrafficError
 from ndrpdr.units import format_rate
 from NdrPdrLibrary.argtypes import FrameSize, Rate, TrafficProfile
@@ -40,7 +40,7 @@ class Traffic:
     @property
     def size_label(self) -> str:
         """``64B`` or ``IMIX``."""
-        return self.frame_size if isinstance(self.frame_size, str) else f"{self.frame_size}B"
+        return frame_size_label(self.frame_size)
 
     def describe(self) -> str:
         """``ethip4-ip4base 64B, 2 direction(s), max 29.762 Mpps``."""

@@ -24,6 +24,7 @@ from ndrpdr.profiles.framesize import (
     MIN_FRAME_SIZE,
     FrameSize,
     average_frame_size,
+    frame_size_label,
     frame_sizes,
     parse_frame_size,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "flow",
     "flows",
     "frame_count",
+    "frame_size_label",
     "frame_sizes",
     "get_profile",
     "max_load_pps",

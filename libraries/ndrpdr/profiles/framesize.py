@@ -63,6 +63,11 @@ def parse_frame_size(value: str | int) -> FrameSize:
     return size
 
 
+def frame_size_label(frame_size: FrameSize) -> str:
+    """As in CSIT test names and tags: ``64B``, ``9000B`` or ``IMIX``."""
+    return frame_size if isinstance(frame_size, str) else f"{frame_size}B"
+
+
 def frame_sizes(frame_size: FrameSize) -> tuple[int, ...]:
     """The sizes one cycle of ``frame_size`` sends [B]: ``(size,)`` or ``IMIX_SEQUENCE``."""
     size = parse_frame_size(frame_size)
