@@ -1,4 +1,4 @@
-"""plan_dut: the 2-node forwarding plan (ports facing TG port1/port2, addresses, prefixes)."""
+"""plan_duts / plan_dut: each DUT's forwarding plan on the path (ports, addresses, prefixes)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from ndrpdr.dut.base import DutError
-from ndrpdr.dut.plan import plan_dut
+from ndrpdr.dut.plan import plan_dut, plan_duts
 from ndrpdr.profiles import DIRECTION_PREFIXES
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Interface, Link, LinkEnd, LocalAccess, Node, Topology
+from ndrpdr.testbed.path import PathError, compute_path
 
 TOPOLOGIES = Path(__file__).resolve().parents[2] / "topologies"
 TWO_NODE = ["sim.yaml", *sorted(p.name for p in TOPOLOGIES.glob("local-*.yaml"))]
@@ -115,30 +116,77 @@ def test_cores_and_frame_size_pass_through() -> None:
     assert (config.cores, config.max_frame_size_b) == (3, 9018)
 
 
-def test_three_node_topology() -> None:
+def test_three_node_chain() -> None:
     topology = _topology(
         {"port1": "l1", "port2": "l3"},
         {"DUT1": {"port1": "l1", "port2": "l2"}, "DUT2": {"port1": "l2", "port2": "l3"}},
         source="three-node.yaml",
     )
-    with pytest.raises(DutError) as raised:
+    path = compute_path(topology)
+    configs = plan_duts(topology, path, "ip4base", cores=2)
+    assert list(configs) == ["DUT1", "DUT2"]
+    dut1, dut2 = configs["DUT1"], configs["DUT2"]
+    mac = {
+        (n.key, i.key): i.mac_address
+        for n in topology.nodes.values()
+        for i in n.interfaces.values()
+    }
+    # DUT1: in from TG port1 (link 0), out to DUT2 (the DUT - DUT link 1).
+    assert [p.key for p in dut1.ports] == ["port1", "port2"]
+    assert dut1.ports[0].ip4_address == "192.168.10.1/24"
+    assert dut1.ports[0].peer_ip4 == "192.168.10.2"
+    assert dut1.ports[0].peer_mac == mac[("TG", "port1")]
+    assert dut1.ports[1].ip4_address == "192.168.101.1/24"
+    assert dut1.ports[1].peer_ip4 == "192.168.101.2"
+    assert dut1.ports[1].peer_mac == mac[("DUT2", "port1")]
+    # DUT2: in from DUT1, out to TG port2 (the last link, 192.168.20.0/24 as on 2-node).
+    assert dut2.ports[0].ip4_address == "192.168.101.2/24"
+    assert dut2.ports[0].peer_ip4 == "192.168.101.1"
+    assert dut2.ports[0].peer_mac == mac[("DUT1", "port2")]
+    assert dut2.ports[1].ip4_address == "192.168.20.1/24"
+    assert dut2.ports[1].peer_mac == mac[("TG", "port2")]
+    for config in (dut1, dut2):
+        assert (config.ports[0].routed_prefix, config.ports[1].routed_prefix) == (
+            DIRECTION_PREFIXES
+        )
+        assert config.cores == 2
+    with pytest.raises(
+        DutError, match="plan_dut is for a 2-node path; this one crosses DUT1, DUT2"
+    ):
         plan_dut(topology, "ip4base")
-    assert str(raised.value).startswith("three-node.yaml: ")
-    assert "found 2" in str(raised.value)
+
+
+def test_dut_to_dut_link_needs_the_next_dut_mac() -> None:
+    topology = _topology(
+        {"port1": "l1", "port2": "l3"},
+        {"DUT1": {"port1": "l1", "port2": "l2"}, "DUT2": {"port1": "l2", "port2": "l3"}},
+        source="three-node.yaml",
+    )
+    dut2 = topology.nodes["DUT2"]
+    port1 = dataclasses.replace(dut2.interfaces["port1"], mac_address=None)
+    dut2 = dataclasses.replace(dut2, interfaces={**dut2.interfaces, "port1": port1})
+    topology = dataclasses.replace(topology, nodes={**topology.nodes, "DUT2": dut2})
+    with pytest.raises(DutError) as raised:
+        plan_duts(topology, compute_path(topology), "ip4base")
+    assert str(raised.value) == (
+        "three-node.yaml: nodes.DUT2.interfaces.port1.mac_address is needed "
+        "(frames leaving DUT1 port2 are addressed to it)"
+    )
 
 
 def test_single_link_topology() -> None:
     topology = _topology({"port1": "l1"}, {"DUT1": {"port1": "l1"}}, source="one-link.yaml")
-    with pytest.raises(DutError) as raised:
+    with pytest.raises(PathError) as raised:
         plan_dut(topology, "ip4base")
-    message = str(raised.value)
-    assert message.startswith("one-link.yaml: DUT1 needs two ports linked to TG ports")
-    assert "found 1 (port1-port1)" in message
+    assert str(raised.value).startswith(
+        "one-link.yaml: no TG - DUT1 - TG path: no free link from DUT1 to TG (links between "
+        "them: l1; each step"
+    )
 
 
 def test_topology_without_source_is_still_named() -> None:
     topology = _topology({"port1": "l1"}, {"DUT1": {"port1": "l1"}}, source=None)
-    with pytest.raises(DutError, match=r"^topology: DUT1 needs two ports"):
+    with pytest.raises(PathError, match=r"^topology: no TG - DUT1 - TG path"):
         plan_dut(topology, "ip4base")
 
 

@@ -124,7 +124,10 @@ def test_registry_makes_vpp_and_refuses_unknown_drivers() -> None:
     access = FakeAccess()
     assert make_dut_driver(node("vpp"), access).node == "DUT1"  # the lab driver, no I/O yet
     assert access.commands == []
-    with pytest.raises(DutError, match="DUT1: unknown DUT driver 'dpdk'; known: linux"):
+    with pytest.raises(
+        DutError,
+        match="DUT1: unknown DUT driver 'dpdk'; known: sim, linux, testpmd, l3fwd, ovs, vpp",
+    ):
         make_dut_driver(node("dpdk"), FakeAccess())
 
 

@@ -11,12 +11,24 @@ import pytest
 from ndrpdr.testbed.errors import TopologyError
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Link, LinkEnd, LocalAccess, SshAccess, Topology
+from ndrpdr.testbed.path import compute_path
 from ndrpdr.units import parse_bitrate
 
 TG_SIM = """\
   TG:
     type: TG
     driver: sim
+    interfaces:
+      port1: {link: link1}
+      port2: {link: link2}
+"""
+
+# A lab TG for the DUT access tests: a sim TG runs with sim DUTs only.
+TG_LAB = """\
+  TG:
+    type: TG
+    driver: trex
+    access: {kind: ssh, host: tg.lab}
     interfaces:
       port1: {link: link1}
       port2: {link: link2}
@@ -61,7 +73,7 @@ def test_csit_flat_fields_make_ssh_access(tmp_path: Path) -> None:
         interfaces: {port1: {link: link1}, port2: {link: link2}}
         """
     )
-    topology = _load(tmp_path, "nodes:\n" + TG_SIM + dut)
+    topology = _load(tmp_path, "nodes:\n" + TG_LAB + dut)
     access = topology.nodes["DUT1"].access
     assert isinstance(access, SshAccess)
     assert (access.host, access.port, access.username) == ("dut.lab", 6001, "tester")
@@ -76,7 +88,7 @@ def test_csit_host_only_uses_defaults(tmp_path: Path) -> None:
     dut = _dut(
         "type: DUT\nhost: 10.0.0.2\ninterfaces: {port1: {link: link1}, port2: {link: link2}}\n"
     )
-    access = _load(tmp_path, "nodes:\n" + TG_SIM + dut).nodes["DUT1"].access
+    access = _load(tmp_path, "nodes:\n" + TG_LAB + dut).nodes["DUT1"].access
     assert access == SshAccess(host="10.0.0.2")
     assert (access.port, access.username) == (22, "root")
 
@@ -99,11 +111,11 @@ def test_ssh_access_mapping(tmp_path: Path) -> None:
           sudo: true
           connect_timeout_s: 5
           keepalive_s: 0
-        options: {anything: [goes, here]}
+        options: {plugins: [ping, acl]}
         interfaces: {port1: {link: link1}, port2: {link: link2}}
         """
     )
-    node = _load(tmp_path, "nodes:\n" + TG_SIM + dut).nodes["DUT1"]
+    node = _load(tmp_path, "nodes:\n" + TG_LAB + dut).nodes["DUT1"]
     assert node.access == SshAccess(
         host="192.0.2.10",
         port=2222,
@@ -119,7 +131,7 @@ def test_ssh_access_mapping(tmp_path: Path) -> None:
     )
     assert isinstance(node.access, SshAccess)
     assert isinstance(node.access.connect_timeout_s, float)
-    assert node.options == {"anything": ["goes", "here"]}
+    assert node.options == {"plugins": ["ping", "acl"]}  # as written; the driver reads it
 
 
 def test_ssh_without_credentials_is_fine(tmp_path: Path) -> None:
@@ -127,7 +139,7 @@ def test_ssh_without_credentials_is_fine(tmp_path: Path) -> None:
         "type: DUT\naccess: {kind: ssh, host: h}\n"
         "interfaces: {port1: {link: link1}, port2: {link: link2}}\n"
     )
-    access = _load(tmp_path, "nodes:\n" + TG_SIM + dut).nodes["DUT1"].access
+    access = _load(tmp_path, "nodes:\n" + TG_LAB + dut).nodes["DUT1"].access
     assert access == SshAccess(host="h")
 
 
@@ -136,7 +148,7 @@ def test_local_access_sudo(tmp_path: Path) -> None:
         "type: DUT\ndriver: vpp\naccess: {kind: local, sudo: true}\n"
         "interfaces: {port1: {link: link1}, port2: {link: link2}}\n"
     )
-    assert _load(tmp_path, "nodes:\n" + TG_SIM + dut).nodes["DUT1"].access == LocalAccess(sudo=True)
+    assert _load(tmp_path, "nodes:\n" + TG_LAB + dut).nodes["DUT1"].access == LocalAccess(sudo=True)
 
 
 def test_trex_from_csit_subtype_and_extra_kept(tmp_path: Path) -> None:
@@ -171,7 +183,7 @@ def test_links_peer_and_natural_port_order(tmp_path: Path) -> None:
         + dut_ports
     )
     topology = _load(tmp_path, text)
-    assert [i.key for i in topology.tg_ports()] == ["port1", "port2", "port3", "port10"]
+    assert compute_path(topology).tg_ports == ("port1", "port2")  # natural order: port1 first
     assert list(topology.tg.interfaces) == ["port10", "port2", "port1", "port3", "port99"]
     assert topology.links["l10"] == Link(
         "l10", (LinkEnd("TG", "port10"), LinkEnd("DUT1", "port10"))
@@ -340,7 +352,7 @@ def test_integral_floats_become_integers(tmp_path: Path) -> None:
         "type: DUT\naccess: {kind: ssh, host: h, port: 2222.0}\n"
         "interfaces: {port1: {link: link1, vlan: 10.0}, port2: {link: link2}}\n"
     )
-    node = _load(tmp_path, "nodes:\n" + TG_SIM + dut).nodes["DUT1"]
+    node = _load(tmp_path, "nodes:\n" + TG_LAB + dut).nodes["DUT1"]
     assert isinstance(node.access, SshAccess)
     assert type(node.access.port) is int and node.access.port == 2222
     assert type(node.interface("port1").vlan) is int

@@ -13,6 +13,7 @@ from ndrpdr.profiles import max_load_pps
 from ndrpdr.search.trial import Measurer
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
+from ndrpdr.testbed.path import compute_path
 from ndrpdr.trafficgen.base import TrafficGenerator, TrafficGeneratorError
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator, link_limit_pps
 from ndrpdr.trafficgen.sim.models import make_model
@@ -72,12 +73,14 @@ def test_max_load_is_the_lower_limit(sim: Topology, frame_size: Any, bidirection
         topology = _variant(sim, tg_options={"max_rate_pps": tg_limit})
         tg = SimTrafficGenerator(topology, frame_size, bidirectional=bidirectional)
         assert tg.max_load_pps == pytest.approx(min(tg_limit, links))
-        assert link_limit_pps(topology, frame_size, directions) == pytest.approx(links)
+        assert link_limit_pps(topology, compute_path(topology), frame_size, directions) == (
+            pytest.approx(links)
+        )
 
 
 def test_no_speeds_uses_the_tg_limit(sim: Topology) -> None:
     topology = _with_speeds(_variant(sim, tg_options={"max_rate_pps": 5e6}), None)
-    assert link_limit_pps(topology, 64, 2) is None
+    assert link_limit_pps(topology, compute_path(topology), 64, 2) is None
     assert SimTrafficGenerator(topology).max_load_pps == 5e6
     assert SimTrafficGenerator(topology, bidirectional=False).max_load_pps == 5e6
 

@@ -30,7 +30,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ndrpdr.access.base import BackgroundProcess, CommandResult, NodeAccess
+from ndrpdr.drivers import read_options
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
+from ndrpdr.dut.dpdk_options import DpdkAppOptions
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.testbed.model import Node
 
@@ -78,6 +80,10 @@ class NodeSteps:
         self.node = node
         self.driver = driver
         self.access = access
+
+    def option_error(self, field: str, detail: str) -> DutError:
+        """A DutError "NODE (driver): options.FIELD: detail" (for ``read_options``)."""
+        return DutError(f"{self.node} ({self.driver}): options.{field}: {detail}")
 
     def error(self, step: str, detail: str) -> DutError:
         """A DutError "NODE (driver): step: detail"."""
@@ -251,75 +257,8 @@ class KernelHandsOff:
         self._forwarding = None
 
 
-# -- options ---------------------------------------------------------------------------
-
-
-class Options:
-    """A driver's ``options`` from the topology, read with type checks (DutError names the key)."""
-
-    def __init__(self, node: Node, allowed: Sequence[str]) -> None:
-        """Reject keys not in ``allowed`` (typos would otherwise be silently ignored)."""
-        self._node = node
-        self._values = dict(node.options)
-        unknown = sorted(set(self._values) - set(allowed))
-        if unknown:
-            raise self._error(
-                ", ".join(unknown), f"unknown option(s); {node.driver} takes {', '.join(allowed)}"
-            )
-
-    def _error(self, key: str, detail: str) -> DutError:
-        return DutError(f"{self._node.key} ({self._node.driver}): options.{key}: {detail}")
-
-    def integer(self, key: str, default: int, *, minimum: int = 0) -> int:
-        """An integer option ≥ ``minimum``."""
-        value = self._values.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise self._error(key, f"{value!r} is not an integer >= {minimum}")
-        return value
-
-    def number(self, key: str, default: float, *, minimum: float = 0.0) -> float:
-        """A number option > ``minimum``."""
-        value = self._values.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= minimum:
-            raise self._error(key, f"{value!r} is not a number > {minimum:g}")
-        return float(value)
-
-    def choice(self, key: str, default: str | None, choices: Sequence[str]) -> str | None:
-        """One of ``choices`` (or ``default`` when absent)."""
-        value = self._values.get(key, default)
-        if value is not None and value not in choices:
-            raise self._error(key, f"{value!r} is not one of {', '.join(choices)}")
-        return value if value is None else str(value)
-
-    def string(self, key: str, default: str) -> str:
-        """A non-empty string option."""
-        value = self._values.get(key, default)
-        if not isinstance(value, str) or not value:
-            raise self._error(key, f"{value!r} is not a non-empty string")
-        return value
-
-    def boolean(self, key: str, default: bool) -> bool:
-        """A true/false option."""
-        value = self._values.get(key, default)
-        if not isinstance(value, bool):
-            raise self._error(key, f"{value!r} is not true or false")
-        return value
-
-    def strings(self, key: str) -> tuple[str, ...]:
-        """A list of strings (a single string is split on whitespace)."""
-        value = self._values.get(key, ())
-        if isinstance(value, str):
-            return tuple(value.split())
-        if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-            return tuple(value)
-        raise self._error(key, f"{value!r} is not a list of strings")
-
-
 # -- DPDK ------------------------------------------------------------------------------
 
-#: Options every DPDK driver takes.
-DPDK_OPTIONS = ("cpu", "pmd", "binary", "memory_mb", "extra_args", "start_timeout_s")
-PMDS = ("af_packet", "af_xdp")
 #: AF_PACKET ring size [frames]; the 512 default overflows on scheduling hiccups.
 AF_PACKET_FRAMECNT = 16384
 
@@ -374,24 +313,22 @@ class DpdkAppDriver(abc.ABC):
     default_binary: str = ""
     #: The application is forwarding once its log matches this.
     ready_pattern: re.Pattern[str] = re.compile(r"$^")
-    #: Driver-specific option keys on top of DPDK_OPTIONS.
-    extra_option_keys: tuple[str, ...] = ()
-    #: The values options.pmd may take.
-    pmds: tuple[str, ...] = PMDS
+    #: The driver's options dataclass.
+    options_class: type[DpdkAppOptions] = DpdkAppOptions
 
     def __init__(self, node: Node, access: NodeAccess) -> None:
         """Read and check the options; no I/O."""
         self._node = node
         self._steps = NodeSteps(node.key, self.driver_name, access)
-        self._options = Options(node, DPDK_OPTIONS + self.extra_option_keys)
-        self.cpu_option = self._options.integer("cpu", 1)
+        self.options = read_options(self.options_class, node.options, self._steps.option_error)
+        self.cpu_option = self.options.cpu
         #: The CPU in use (``cpu_option`` modulo the node's CPU count, set by start).
         self.cpu = self.cpu_option
-        self.pmd = self._options.choice("pmd", "af_packet", self.pmds) or "af_packet"
-        self.binary = self._options.string("binary", self.default_binary)
-        self.memory_mb = self._options.integer("memory_mb", 1024, minimum=64)
-        self.extra_args = self._options.strings("extra_args")
-        self.start_timeout_s = self._options.number("start_timeout_s", 30.0)
+        self.pmd = self.options.pmd
+        self.binary = self.options.binary or self.default_binary
+        self.memory_mb = self.options.memory_mb
+        self.extra_args = self.options.extra_args
+        self.start_timeout_s = self.options.start_timeout_s
         self._config: DutTestConfig | None = None
         #: What names each port to the app: interface names (vdevs) or PCI addresses.
         self._names: tuple[str, str] | None = None

@@ -26,7 +26,8 @@ from collections.abc import Sequence
 
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.dut.dpdk_common import PMDS, DpdkAppDriver, NodeSteps, eal_args, vdev_args
+from ndrpdr.dut.dpdk_common import DpdkAppDriver, NodeSteps, eal_args, vdev_args
+from ndrpdr.dut.dpdk_options import NO_BINDING
 from ndrpdr.testbed.model import Node
 
 #: Where sysfs lists PCI devices, and drivers.
@@ -34,12 +35,8 @@ PCI_DEVICES = "/sys/bus/pci/devices"
 PCI_DRIVERS = "/sys/bus/pci/drivers"
 #: Writing a device address here makes the kernel probe drivers for it.
 PCI_PROBE = "/sys/bus/pci/drivers_probe"
-#: The bind driver value that means "leave the device bound as it is" (e.g. mlx5).
-NO_BINDING = "none"
 #: Where hugetlbfs is mounted when the host has no such mount.
 HUGEPAGE_MOUNT = "/dev/hugepages"
-#: Hugepage sizes DPDK hosts use [kB].
-HUGEPAGE_SIZES_KB = (2048, 1048576)
 
 #: A PCI address as sysfs names devices (domain:bus:device.function, lower case).
 _PCI_ADDRESS = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-1][0-9a-f]\.[0-7]")
@@ -319,49 +316,45 @@ class Hugepages:
 PCI_PMD = "pci"
 #: The driver a port's PCI device is bound to unless the options or the node say otherwise.
 DEFAULT_BIND_DRIVER = "vfio-pci"
-#: Options of the lab set-up.
-LAB_OPTIONS = ("bind_driver", "restore_driver", "hugepages", "hugepage_size_kb")
+
+
+def port_driver(node: Node) -> str:
+    """How a DPDK app on ``node`` reaches its ports: its pmd, or the PCI bind driver."""
+    pmd = node.options.get("pmd", "af_packet")
+    if pmd != PCI_PMD:
+        return str(pmd)
+    bound = node.options.get("bind_driver") or node.extra.get("uio_driver") or DEFAULT_BIND_DRIVER
+    return str(bound)
 
 
 class LabDpdkAppDriver(DpdkAppDriver):
     """A DPDK application driver that also takes ``pmd: pci`` and the lab options.
 
     ``bind_driver`` (default the node's CSIT ``uio_driver``, else vfio-pci;
-    ``none`` leaves the binding alone), ``restore_driver`` (default false),
-    ``hugepages`` (reserve at least this many before the start; > 0 also
-    makes af_packet / af_xdp use hugepages) and ``hugepage_size_kb`` (2048 or
-    1048576). With pmd pci the ports are named by PCI address, bound before
-    each start and the memory comes from hugepages.
+    ``none`` leaves the binding alone), ``restore_driver``, ``hugepages`` and
+    ``hugepage_size_kb`` (see ``DpdkAppOptions``). With pmd pci the ports are
+    named by PCI address, bound before each start and the memory comes from
+    hugepages.
     """
-
-    extra_option_keys: tuple[str, ...] = LAB_OPTIONS
-    pmds: tuple[str, ...] = (*PMDS, PCI_PMD)
 
     def __init__(self, node: Node, access: NodeAccess) -> None:
         """Read and check the lab options; no I/O."""
         super().__init__(node, access)
-        options = self._options
+        options = self.options
         csit_driver = node.extra.get("uio_driver")
-        default_driver = csit_driver if isinstance(csit_driver, str) else DEFAULT_BIND_DRIVER
-        self.bind_driver = options.string("bind_driver", default_driver)
-        if self.bind_driver != NO_BINDING and not check_driver_name(self.bind_driver):
+        if options.bind_driver is not None:
+            self.bind_driver = options.bind_driver
+        elif isinstance(csit_driver, str) and check_driver_name(csit_driver):
+            self.bind_driver = csit_driver
+        elif csit_driver is not None:
             raise self._steps.error(
-                "options.bind_driver", f"{self.bind_driver!r} is not a kernel driver name"
+                "uio_driver", f"{csit_driver!r} is not a kernel driver name (e.g. vfio-pci)"
             )
-        self.restore_driver = options.boolean("restore_driver", False)
-        self.hugepages = options.integer("hugepages", 0)
-        self.hugepage_size_kb = options.integer("hugepage_size_kb", HUGEPAGE_SIZES_KB[0])
-        if self.hugepage_size_kb not in HUGEPAGE_SIZES_KB:
-            raise self._steps.error(
-                "options.hugepage_size_kb",
-                f"{self.hugepage_size_kb} is not one of {', '.join(map(str, HUGEPAGE_SIZES_KB))}",
-            )
-        if 0 < self.hugepages * self.hugepage_size_kb < self.memory_mb * 1024:
-            raise self._steps.error(
-                "options.hugepages",
-                f"{self.hugepages} pages of {self.hugepage_size_kb} kB hold less than "
-                f"memory_mb ({self.memory_mb} MiB): raise hugepages or lower memory_mb",
-            )
+        else:
+            self.bind_driver = DEFAULT_BIND_DRIVER
+        self.restore_driver = options.restore_driver
+        self.hugepages = options.hugepages
+        self.hugepage_size_kb = options.hugepage_size_kb
         #: True when the app's memory comes from hugepages (pmd pci, or options.hugepages).
         self.uses_hugepages = self.pmd == PCI_PMD or self.hugepages > 0
         self._binding: PciBinding | None = None

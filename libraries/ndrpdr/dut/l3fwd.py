@@ -21,26 +21,36 @@ packages on the node itself, through its NodeAccess (see
 ``ndrpdr.dut.l3fwd_build``): over SSH the lab host then needs dpdk-doc,
 libdpdk-dev, pkg-config, make and gcc.
 
-Options: ``cpu`` (default 1), ``pmd`` (af_packet | af_xdp | pci),
-``binary``, ``memory_mb`` (default 1024), ``start_timeout_s`` (default
-30), ``cache_dir`` (default /var/cache/ndrpdr), ``extra_args`` (appended to
-l3fwd's own arguments) and the lab options ``bind_driver``,
-``restore_driver``, ``hugepages`` and ``hugepage_size_kb`` (as testpmd's).
+Options: ``L3fwdOptions`` (``ndrpdr drivers`` lists them).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import re
 
 from ndrpdr.access.base import NodeAccess
+from ndrpdr.drivers import DriverDescription, option
 from ndrpdr.dut.base import DutTestConfig
-from ndrpdr.dut.dpdk_lab import LAB_OPTIONS, LabDpdkAppDriver
+from ndrpdr.dut.dpdk_lab import LabDpdkAppDriver, port_driver
+from ndrpdr.dut.dpdk_options import DpdkAppOptions
 from ndrpdr.dut.l3fwd_build import CACHE_DIR, ensure_l3fwd
 from ndrpdr.testbed.model import Node
 
 #: l3fwd's port mask: DPDK ports 0 and 1 (the only two devices it is given).
 PORT_MASK = "0x3"
+
+
+@dataclasses.dataclass(frozen=True)
+class L3fwdOptions(DpdkAppOptions):
+    """The l3fwd driver's options (the DPDK ones, and this)."""
+
+    cache_dir: str = option(
+        CACHE_DIR,
+        "where l3fwd is built and kept when binary is not given (built on the node from "
+        "Debian's dpdk-doc)",
+    )
 
 
 def builtin_route(port_index: int) -> ipaddress.IPv4Network:
@@ -54,13 +64,14 @@ class L3fwdDriver(LabDpdkAppDriver):
     driver_name = "l3fwd"
     default_binary = "l3fwd"
     ready_pattern = re.compile(r"entering main loop on lcore")
-    extra_option_keys = ("cache_dir", *LAB_OPTIONS)
+    options_class = L3fwdOptions
+    options: L3fwdOptions
 
     def __init__(self, node: Node, access: NodeAccess) -> None:
         """Read and check the options; no I/O."""
         super().__init__(node, access)
-        self._build = "binary" not in node.options
-        self.cache_dir = self._options.string("cache_dir", CACHE_DIR)
+        self._build = self.options.binary is None
+        self.cache_dir = self.options.cache_dir
 
     def _check_config(self, config: DutTestConfig) -> None:
         if config.mode != "ip4base":
@@ -111,3 +122,14 @@ class L3fwdDriver(LabDpdkAppDriver):
             *dests,
             *self.extra_args,
         ]  # fmt: skip
+
+
+DESCRIPTION = DriverDescription(
+    name="l3fwd",
+    role="DUT",
+    summary="DPDK's l3fwd example: LPM IPv4 routing between the two ports (ip4base only)",
+    options=L3fwdOptions,
+    factory=L3fwdDriver,
+    access=("netns", "ssh", "labbox"),
+    port_driver=port_driver,
+)

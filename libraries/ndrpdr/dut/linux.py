@@ -11,22 +11,31 @@ of the other port (this kernel has u32 and mirred, not matchall).
 same ports earlier sets them down and up, which drops permanent entries.
 
 Options: ``cpu`` is accepted for symmetry with the user-space drivers and
-not used (the local testbed steers the DUT ports' receive work to the DUT
-CPU with RPS).
+not used here (the local testbed steers the DUT ports' receive work to the
+DUT CPU with RPS).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import json
 import re
 
 from ndrpdr.access.base import NodeAccess
+from ndrpdr.drivers import DriverDescription, option, read_options
 from ndrpdr.dut.base import DutTestConfig
-from ndrpdr.dut.dpdk_common import NodeSteps, Options, check_ports_exist, port_names
+from ndrpdr.dut.dpdk_common import NodeSteps, check_ports_exist, port_names
 from ndrpdr.testbed.model import Node
 
 _MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
+
+
+@dataclasses.dataclass(frozen=True)
+class LinuxOptions:
+    """The linux driver's options."""
+
+    cpu: int = option(1, "CPU the DUT ports' receive work goes to (RPS; local testbed)", minimum=0)
 
 
 class LinuxDriver:
@@ -38,7 +47,8 @@ class LinuxDriver:
         """Check the options; no I/O."""
         self._node = node
         self._steps = NodeSteps(node.key, self.driver_name, access)
-        self.cpu = Options(node, ("cpu",)).integer("cpu", 1)
+        self.options = read_options(LinuxOptions, node.options, self._steps.option_error)
+        self.cpu = self.options.cpu
         self._config: DutTestConfig | None = None
         self._applied: DutTestConfig | None = None
 
@@ -239,3 +249,14 @@ class LinuxDriver:
 def _has(value: object, item: str) -> bool:
     """True when ``value`` (from JSON) is a list holding ``item``."""
     return isinstance(value, list) and item in value
+
+
+DESCRIPTION = DriverDescription(
+    name="linux",
+    role="DUT",
+    summary="the Linux kernel's own IPv4 forwarding (ip4base) or a tc cross-connect (l2xc)",
+    options=LinuxOptions,
+    factory=LinuxDriver,
+    access=("netns", "ssh", "labbox"),
+    port_driver=lambda node: "kernel",
+)

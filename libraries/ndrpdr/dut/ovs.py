@@ -17,21 +17,21 @@ is what the NDR/PDR traffic needs. Other frames are dropped (table miss).
 As for the DPDK drivers, the kernel of the DUT namespace is kept from
 forwarding too (ip_forward off, nft ingress drop after the taps).
 
-Options: ``cpu`` (default 1), ``start_timeout_s`` (default 30),
-``schema`` (default /usr/share/openvswitch/vswitch.ovsschema).
+Options: ``OvsOptions``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 
 from ndrpdr.access.base import BackgroundProcess, NodeAccess
+from ndrpdr.drivers import DriverDescription, option, read_options
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.dpdk_common import (
     KernelHandsOff,
     NodeSteps,
-    Options,
     check_ports_exist,
     effective_cpu,
     log_tail,
@@ -60,6 +60,17 @@ def ovs_flows(config: DutTestConfig) -> list[str]:
     return flows
 
 
+@dataclasses.dataclass(frozen=True)
+class OvsOptions:
+    """The ovs driver's options."""
+
+    cpu: int = option(1, "CPU the OVS daemons run on, modulo the node's CPU count", minimum=0)
+    start_timeout_s: float = option(
+        30.0, "how long start waits for OVS to come up [s]", minimum=0, exclusive_minimum=True
+    )
+    schema: str = option(SCHEMA, "the OVSDB schema file")
+
+
 class OvsDriver:
     """Private ovsdb-server + ovs-vswitchd (netdev datapath) in the DUT namespace."""
 
@@ -69,12 +80,12 @@ class OvsDriver:
         """Check the options; no I/O."""
         self._node = node
         self._steps = NodeSteps(node.key, self.driver_name, access)
-        options = Options(node, ("cpu", "start_timeout_s", "schema"))
-        self.cpu_option = options.integer("cpu", 1)
+        self.options = read_options(OvsOptions, node.options, self._steps.option_error)
+        self.cpu_option = self.options.cpu
         #: The CPU in use (``cpu_option`` modulo the node's CPU count, set by start).
         self.cpu = self.cpu_option
-        self.start_timeout_s = options.number("start_timeout_s", 30.0)
-        self.schema = options.string("schema", SCHEMA)
+        self.start_timeout_s = self.options.start_timeout_s
+        self.schema = self.options.schema
         self._config: DutTestConfig | None = None
         self._names: tuple[str, str] | None = None
         self._dir: str | None = None
@@ -294,3 +305,14 @@ class OvsDriver:
                 errors.append(str(exc))
         if errors and raise_errors:
             raise self._steps.error("stop", "\n".join(errors))
+
+
+DESCRIPTION = DriverDescription(
+    name="ovs",
+    role="DUT",
+    summary="Open vSwitch, userspace (netdev) datapath, in the DUT namespace",
+    options=OvsOptions,
+    factory=OvsDriver,
+    access=("netns",),
+    port_driver=lambda node: "af_packet",
+)

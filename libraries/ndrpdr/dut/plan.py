@@ -1,24 +1,92 @@
-"""The forwarding plan of a 2-node topology: which DUT port faces which TG port, and addresses.
+"""The forwarding plan of a test: each DUT's two ports on the traffic path, and addresses.
 
-Direction 0 leaves TG port 1, crosses the DUT from its port facing TG port 1
-to its port facing TG port 2, and comes back on TG port 2; direction 1 is
-the reverse. Link *k* (k = 1, 2 in TG port order) gets the subnet
-192.168.<10k>.0/24: the DUT side is .1 and the TG side .2. Traffic to
-``ndrpdr.profiles.DIRECTION_PREFIXES[i]`` (in RFC 2544's benchmarking range)
-leaves the DUT on the port facing TG port *i + 1*.
+Direction 0 crosses the path's links in order (TG port A -> DUT1 ->
+[DUT2 ->] TG port B), direction 1 the reverse. Each DUT gets its port where
+direction 0 enters as ``ports[0]`` and the port where it leaves as
+``ports[1]``. Addresses, one /24 per link of the path:
+
+* the link from the TG (first) is 192.168.10.0/24, the link back to the TG
+  (last) 192.168.20.0/24, as on a 2-node testbed; a DUT - DUT link *k*
+  (k = 1, 2, ... in path order) is 192.168.(100 + k).0/24;
+* on a TG link the DUT side is .1 and the TG side .2; on a DUT - DUT link
+  the upstream DUT (nearer TG port A) is .1, the downstream one .2.
+
+Routes: traffic to ``DIRECTION_PREFIXES[0]`` (direction 1's destination)
+leaves every DUT through ``ports[0]`` towards the previous hop, traffic to
+``DIRECTION_PREFIXES[1]`` through ``ports[1]`` towards the next hop; the
+next hop's MAC (the ``mac_address`` of the interface at the other end of
+the link) is each port's ``peer_mac``.
 """
 
 from __future__ import annotations
 
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig, ForwardingMode
 from ndrpdr.profiles import DIRECTION_PREFIXES
-from ndrpdr.testbed.model import Topology, natural_key
+from ndrpdr.testbed.model import LinkEnd, Topology
+from ndrpdr.testbed.path import TrafficPath, compute_path
 
 
-def _link_subnet(index: int) -> tuple[str, str]:
-    """(DUT address with length, TG address) of the link to TG port ``index`` (0-based)."""
-    third = 10 * (index + 1)
-    return f"192.168.{third}.1/24", f"192.168.{third}.2"
+def link_subnet(index: int, count: int) -> str:
+    """The /24 of link ``index`` (0-based, path order) of a path of ``count`` links."""
+    if index == 0:
+        return "192.168.10"
+    if index == count - 1:
+        return "192.168.20"
+    return f"192.168.{100 + index}"
+
+
+def _mac(topology: Topology, end: LinkEnd, needed_by: str) -> str:
+    mac = topology.nodes[end.node].interfaces[end.interface].mac_address
+    if mac is None:
+        source = topology.source or "topology"
+        raise DutError(
+            f"{source}: nodes.{end.node}.interfaces.{end.interface}.mac_address is needed "
+            f"(frames leaving {needed_by} are addressed to it)"
+        )
+    return mac
+
+
+def plan_duts(
+    topology: Topology,
+    path: TrafficPath,
+    mode: ForwardingMode,
+    *,
+    cores: int = 1,
+    max_frame_size_b: int = 1518,
+) -> dict[str, DutTestConfig]:
+    """The test configuration of every DUT on ``path``, by node key (DutError names a gap)."""
+    count = len(path.links)
+    configs: dict[str, DutTestConfig] = {}
+    for index, dut in enumerate(path.duts):
+        upstream, downstream = path.links[index], path.links[index + 1]
+        ports = []
+        # (my end, the peer's end, subnet, my host part, the peer's host part, routed prefix)
+        for own, peer, link_index, routed in (
+            (upstream.rx, upstream.tx, index, DIRECTION_PREFIXES[0]),
+            (downstream.tx, downstream.rx, index + 1, DIRECTION_PREFIXES[1]),
+        ):
+            subnet = link_subnet(link_index, count)
+            if peer.node == topology.tg.key:
+                mine, theirs = 1, 2
+            else:  # on a DUT - DUT link the upstream DUT is .1
+                mine, theirs = (2, 1) if own is upstream.rx else (1, 2)
+            iface = topology.nodes[dut].interfaces[own.interface]
+            ports.append(
+                DutPort(
+                    key=own.interface,
+                    name=iface.name,
+                    mac=iface.mac_address,
+                    pci_address=iface.pci_address,
+                    peer_mac=_mac(topology, peer, f"{dut} {own.interface}"),
+                    ip4_address=f"{subnet}.{mine}/24",
+                    peer_ip4=f"{subnet}.{theirs}",
+                    routed_prefix=routed,
+                )
+            )
+        configs[dut] = DutTestConfig(
+            mode=mode, ports=(ports[0], ports[1]), cores=cores, max_frame_size_b=max_frame_size_b
+        )
+    return configs
 
 
 def plan_dut(
@@ -28,52 +96,12 @@ def plan_dut(
     cores: int = 1,
     max_frame_size_b: int = 1518,
 ) -> DutTestConfig:
-    """The test configuration of the one DUT of a 2-node ``topology``.
-
-    Raises DutError when the topology is not TG port 1 -> DUT1 -> TG port 2
-    (a DUT port linked to each of two TG ports).
-    """
-    source = topology.source or "topology"
-    duts = topology.duts
-    if len(duts) != 1:
+    """The test configuration of the one DUT of a 2-node ``topology`` (its default path)."""
+    path = compute_path(topology)
+    if len(path.duts) != 1:
         raise DutError(
-            f"{source}: the local and sim testbeds take one DUT (2-node); found {len(duts)}"
+            f"{topology.source or 'topology'}: plan_dut is for a 2-node path; this one crosses "
+            f"{', '.join(path.duts)} (use plan_duts)"
         )
-    dut = duts[0]
-    tg = topology.tg
-    tg_ports = sorted(tg.interfaces, key=natural_key)
-    pairs: list[tuple[str, str]] = []  # (TG port key, DUT port key)
-    for tg_port in tg_ports:
-        peer = topology.peer(tg.key, tg_port)
-        if peer is not None and peer.node == dut.key:
-            pairs.append((tg_port, peer.interface))
-    if len(pairs) < 2:
-        raise DutError(
-            f"{source}: {dut.key} needs two ports linked to {tg.key} ports; "
-            f"found {len(pairs)} ({', '.join(f'{t}-{d}' for t, d in pairs) or 'none'})"
-        )
-    ports: list[DutPort] = []
-    for index, (tg_port, dut_port) in enumerate(pairs[:2]):
-        dut_iface = dut.interfaces[dut_port]
-        tg_iface = tg.interfaces[tg_port]
-        if tg_iface.mac_address is None:
-            raise DutError(
-                f"{source}: nodes.{tg.key}.interfaces.{tg_port}.mac_address is needed "
-                f"(frames leaving {dut.key} {dut_port} are addressed to it)"
-            )
-        dut_ip, tg_ip = _link_subnet(index)
-        ports.append(
-            DutPort(
-                key=dut_port,
-                name=dut_iface.name,
-                mac=dut_iface.mac_address,
-                pci_address=dut_iface.pci_address,
-                peer_mac=tg_iface.mac_address,
-                ip4_address=dut_ip,
-                peer_ip4=tg_ip,
-                routed_prefix=DIRECTION_PREFIXES[index],
-            )
-        )
-    return DutTestConfig(
-        mode=mode, ports=(ports[0], ports[1]), cores=cores, max_frame_size_b=max_frame_size_b
-    )
+    configs = plan_duts(topology, path, mode, cores=cores, max_frame_size_b=max_frame_size_b)
+    return configs[path.duts[0]]

@@ -6,9 +6,21 @@ the same steps as a real one; telemetry says that the DUT is simulated.
 
 from __future__ import annotations
 
+import dataclasses
+
 from ndrpdr.access.base import NodeAccess
+from ndrpdr.drivers import DriverDescription, option
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.testbed.model import Node
+from ndrpdr.trafficgen.sim.models import MODEL_NAMES
+
+
+@dataclasses.dataclass(frozen=True)
+class SimDutOptions:
+    """The simulated DUT's options: its loss model (read by the sim TG)."""
+
+    model: str = option("sharp", "loss behaviour of the simulated DUT", choices=MODEL_NAMES)
+    seed: int = option(0, "random seed of the model's parameters")
 
 
 class SimDutDriver:
@@ -61,3 +73,16 @@ class SimDutDriver:
                 f"{'running' if self.running else 'stopped'}, started {self.starts} time(s)"
             )
         }
+
+
+DESCRIPTION = DriverDescription(
+    name="sim",
+    role="DUT",
+    summary="a simulated DUT: a loss model inside the sim TG (no I/O)",
+    options=SimDutOptions,
+    factory=SimDutDriver,
+    access=("local",),
+    default_access="local",
+    peers=("sim",),
+    port_driver=lambda node: "sim",
+)

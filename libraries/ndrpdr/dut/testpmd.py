@@ -13,36 +13,39 @@ destination MAC set to the peer's ``--eth-peer``), ``l2xc`` runs
 ``--forward-mode=io`` (frames leave untouched). ``options.forward_mode``
 overrides this.
 
-Options (node ``options`` in the topology): ``cpu`` (default 1; every thread
-is pinned to it), ``pmd`` (af_packet | af_xdp | pci), ``forward_mode`` (io |
-mac), ``binary`` (default dpdk-testpmd), ``memory_mb`` (default 1024),
-``stats_period_s`` (default 5: port statistics in the log),
-``start_timeout_s`` (default 30), ``extra_args`` (appended to testpmd's
-own arguments). Lab options: ``bind_driver`` (pmd pci: the driver each
-port's PCI device is bound to before the start, default the node's CSIT
-field ``uio_driver``, else vfio-pci; ``none`` leaves the binding alone, as
-mlx5 NICs need), ``restore_driver`` (default false: the binding stays
-after the stop, as in CSIT; true gives the device back to its kernel
-driver), ``hugepages`` (reserve at least this many hugepages before the
-start; any value > 0 also makes the af_packet / af_xdp app use hugepages)
-and ``hugepage_size_kb`` (2048 or 1048576, default 2048). With pmd pci the
-memory always comes from hugepages (those reserved, if ``hugepages`` is
-not given) and a hugetlbfs is mounted if the host has none.
+Options: ``TestpmdOptions`` (``ndrpdr drivers`` lists them). With pmd pci
+the memory always comes from hugepages (those reserved, if ``hugepages``
+is not given) and a hugetlbfs is mounted if the host has none.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from typing import Literal
 
 from ndrpdr.access.base import NodeAccess
+from ndrpdr.drivers import DriverDescription, option
 from ndrpdr.dut.base import DutTestConfig
-from ndrpdr.dut.dpdk_lab import LAB_OPTIONS, LabDpdkAppDriver
+from ndrpdr.dut.dpdk_lab import LabDpdkAppDriver, port_driver
+from ndrpdr.dut.dpdk_options import DpdkAppOptions
 from ndrpdr.testbed.model import Node
 
 #: mbufs in the pool; the default count does not fit ``--no-huge -m 1024``.
 TOTAL_MBUFS = 32768
 #: Rx / Tx descriptors per queue.
 DESCRIPTORS = 4096
+
+
+@dataclasses.dataclass(frozen=True)
+class TestpmdOptions(DpdkAppOptions):
+    """The testpmd driver's options (the DPDK ones, and these)."""
+
+    __test__ = False  # not a pytest test class despite the name
+    forward_mode: Literal["io", "mac"] | None = option(
+        None, "testpmd's forwarding mode (default: mac for ip4base, io for l2xc)"
+    )
+    stats_period_s: int = option(5, "seconds between port statistics in the log", minimum=1)
 
 
 class TestpmdDriver(LabDpdkAppDriver):
@@ -52,14 +55,14 @@ class TestpmdDriver(LabDpdkAppDriver):
     driver_name = "testpmd"
     default_binary = "dpdk-testpmd"
     ready_pattern = re.compile(r"packet forwarding - ports=\d+")
-    extra_option_keys = ("forward_mode", "stats_period_s", *LAB_OPTIONS)
+    options_class = TestpmdOptions
+    options: TestpmdOptions
 
     def __init__(self, node: Node, access: NodeAccess) -> None:
         """Read and check the options (the lab ones in ``LabDpdkAppDriver``); no I/O."""
         super().__init__(node, access)
-        options = self._options
-        self.forward_mode = options.choice("forward_mode", None, ("io", "mac"))
-        self.stats_period_s = options.integer("stats_period_s", 5, minimum=1)
+        self.forward_mode = self.options.forward_mode
+        self.stats_period_s = self.options.stats_period_s
 
     def mode_for(self, config: DutTestConfig) -> str:
         """testpmd's forward mode for ``config``: the option, else mac (ip4base) or io (l2xc)."""
@@ -88,3 +91,14 @@ class TestpmdDriver(LabDpdkAppDriver):
             *peers,
             *self.extra_args,
         ]
+
+
+DESCRIPTION = DriverDescription(
+    name="testpmd",
+    role="DUT",
+    summary="DPDK testpmd forwarding between the two ports (mac or io mode)",
+    options=TestpmdOptions,
+    factory=TestpmdDriver,
+    access=("netns", "ssh", "labbox"),
+    port_driver=port_driver,
+)

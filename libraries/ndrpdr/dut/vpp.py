@@ -32,6 +32,7 @@ import time
 from collections.abc import Callable
 
 from ndrpdr.access.base import BackgroundProcess, CommandResult, NodeAccess, tail
+from ndrpdr.drivers import DriverDescription
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.dpdk_common import LOG_TAIL_LINES, NodeSteps, bounded_log, log_tail
 from ndrpdr.dut.vpp_config import (
@@ -40,6 +41,7 @@ from ndrpdr.dut.vpp_config import (
     cli_error,
     parse_options,
     startup_conf,
+    uio_driver,
 )
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.testbed.model import Node
@@ -325,3 +327,22 @@ def _describe(result: CommandResult) -> str:
     output = "\n".join(t.rstrip() for t in (result.stdout, result.stderr) if t.strip())
     shown = tail(output) if output else "(no output)"
     return f"`{shlex.join(result.argv)}` exited {result.exit_code}; output tail:\n{shown}"
+
+
+def _port_driver(node: Node) -> str:
+    """VPP's DPDK plugin reaches the NICs through the node's uio_driver (default vfio-pci)."""
+    try:
+        return uio_driver(node) or "vfio-pci"
+    except DutError:
+        return "vfio-pci"
+
+
+DESCRIPTION = DriverDescription(
+    name="vpp",
+    role="DUT",
+    summary="FD.io VPP (DPDK plugin on the NICs), configured through startup.conf and vppctl",
+    options=VppOptions,
+    factory=VppDriver,
+    access=("ssh", "labbox", "local"),
+    port_driver=_port_driver,
+)

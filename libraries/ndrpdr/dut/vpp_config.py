@@ -22,9 +22,10 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Iterator, Sequence
+from typing import Literal
 
+from ndrpdr.drivers import option, option_names, read_options
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.testbed.model import Node
 
@@ -41,9 +42,8 @@ ETHERNET_OVERHEAD_B = 18
 #: with several workers and deep NIC rings).
 DEFAULT_BUFFERS_PER_NUMA = 215040
 
-_PATH = re.compile(r"^/[^\s{}#]*$")
-_COMMAND = re.compile(r"^[^\s{}#]+$")
-_UNIT = re.compile(r"^[A-Za-z0-9@_.:-]+$")
+_PATH = re.compile(r"/[^\s{}#]*")
+_COMMAND = re.compile(r"[^\s{}#]+")
 _PLUGIN = re.compile(r"^[A-Za-z0-9_]+$")
 _UIO_DRIVER = re.compile(r"^[A-Za-z0-9_-]+$")
 _PCI = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
@@ -51,151 +51,94 @@ _IFNAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,62}$")
 _MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
 
 
+_PATH_TEXT = "an absolute path without whitespace, '{', '}' or '#'"
+_COMMAND_TEXT = "a command name or path without whitespace, '{', '}' or '#'"
+
+
 @dataclasses.dataclass(frozen=True)
 class VppOptions:
-    """The vpp driver's settings (node ``options``), checked.
+    """The vpp driver's settings (node ``options``).
 
-    ``service``: ``systemd`` runs ``systemctl restart <systemd_unit>`` /
+    ``service: systemd`` runs ``systemctl restart <systemd_unit>`` /
     ``systemctl stop``; ``direct`` starts ``<binary> -c <startup_conf>`` as a
-    background process of the node access. ``vppctl``: the CLI client;
-    ``startup_conf``, ``cli_socket``, ``log_file``: absolute paths on the
-    node. ``start_timeout_s``: how long health_check waits for VPP's CLI
-    [s]. ``main_core``: CPU of VPP's main thread; ``worker_cores``: CPUs of
-    the workers in order (None: the ``cores`` CPUs after ``main_core``).
-    ``rx_queues``: receive queues per port (None: one per worker).
-    ``buffers_per_numa``: packet buffers per NUMA node. ``no_multi_seg``:
-    single-segment buffers (None: on unless the test has jumbo frames).
-    ``plugins``: plugin files loaded besides ``dpdk_plugin.so``;
-    ``default_plugins``: also load every other installed plugin.
+    background process of the node access.
     """
 
-    service: Service = "systemd"
-    systemd_unit: str = "vpp"
-    binary: str = "/usr/bin/vpp"
-    vppctl: str = "vppctl"
-    startup_conf: str = "/etc/vpp/startup.conf"
-    cli_socket: str = "/run/vpp/cli.sock"
-    log_file: str = "/var/log/vpp/vpp.log"
-    start_timeout_s: float = 60.0
-    main_core: int = 1
-    worker_cores: tuple[int, ...] | None = None
-    rx_queues: int | None = None
-    buffers_per_numa: int = DEFAULT_BUFFERS_PER_NUMA
-    no_multi_seg: bool | None = None
-    plugins: tuple[str, ...] = ()
-    default_plugins: bool = False
+    service: Service = option(
+        "systemd", "systemd: systemctl restart/stop the unit; direct: run binary -c startup_conf"
+    )
+    systemd_unit: str = option(
+        "vpp", "the systemd unit", pattern=r"[A-Za-z0-9@_.:-]+", what="a systemd unit name"
+    )
+    binary: str = option("/usr/bin/vpp", "VPP's binary", pattern=_PATH.pattern, what=_PATH_TEXT)
+    vppctl: str = option("vppctl", "the CLI client", pattern=_COMMAND.pattern, what=_COMMAND_TEXT)
+    startup_conf: str = option(
+        "/etc/vpp/startup.conf", "where startup.conf is written before each start",
+        pattern=_PATH.pattern, what=_PATH_TEXT,
+    )  # fmt: skip
+    cli_socket: str = option(
+        "/run/vpp/cli.sock", "VPP's CLI socket", pattern=_PATH.pattern, what=_PATH_TEXT
+    )
+    log_file: str = option(
+        "/var/log/vpp/vpp.log", "VPP's log file", pattern=_PATH.pattern, what=_PATH_TEXT
+    )
+    start_timeout_s: float = option(
+        60.0, "how long the health check waits for VPP's CLI [s]", minimum=0,
+        exclusive_minimum=True,
+    )  # fmt: skip
+    main_core: int = option(1, "CPU of VPP's main thread", minimum=0)
+    worker_cores: tuple[int, ...] | None = option(
+        None, "CPUs of the workers in order (default: the test's cores after main_core)",
+        minimum=0, min_items=1, unique=True,
+    )  # fmt: skip
+    rx_queues: int | None = option(
+        None, "receive queues per port (default: one per worker)", minimum=1
+    )
+    buffers_per_numa: int = option(
+        DEFAULT_BUFFERS_PER_NUMA, "packet buffers per NUMA node", minimum=1
+    )
+    no_multi_seg: bool | None = option(
+        None, "single-segment buffers (default: on unless the test has jumbo frames)"
+    )
+    plugins: tuple[str, ...] = option(
+        (),
+        "plugins loaded besides dpdk_plugin.so ('ping' or 'ping_plugin.so')",
+        pattern=r"[A-Za-z0-9_]+(_plugin\.so)?",
+        what="a plugin name (like 'ping' or 'ping_plugin.so')",
+    )
+    default_plugins: bool = option(False, "also load every other installed plugin")
+
+    def problems(self) -> Iterator[tuple[str, str]]:
+        """The main core must not be a worker core."""
+        if self.worker_cores is not None and self.main_core in self.worker_cores:
+            yield (
+                "worker_cores",
+                f"{list(self.worker_cores)!r} holds the main core {self.main_core} "
+                "(options.main_core)",
+            )
 
 
 #: Option keys the vpp driver takes, in documentation order.
-OPTION_KEYS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(VppOptions))
+OPTION_KEYS: tuple[str, ...] = option_names(VppOptions)
 
 
 def _where(node: Node, field: str) -> str:
     return f"{node.key} (vpp): nodes.{node.key}.{field}"
 
 
-class _Reader:
-    """Typed reads of one node's options; every error names ``nodes.<key>.options.<field>``."""
-
-    def __init__(self, node: Node) -> None:
-        self._node = node
-        self._values: Mapping[str, Any] = node.options
-        for key in sorted(self._values, key=str):
-            if key not in OPTION_KEYS:
-                raise self.error(str(key), f"unknown option; vpp takes {', '.join(OPTION_KEYS)}")
-
-    def error(self, key: str, detail: str) -> DutError:
-        return DutError(f"{_where(self._node, f'options.{key}')}: {detail}")
-
-    def has(self, key: str) -> bool:
-        return key in self._values
-
-    def raw(self, key: str) -> Any:
-        return self._values[key]
-
-    def string(self, key: str, default: str, pattern: re.Pattern[str], what: str) -> str:
-        value = self._values.get(key, default)
-        if not isinstance(value, str) or not pattern.match(value):
-            raise self.error(key, f"{value!r} is not {what}")
-        return value
-
-    def integer(self, key: str, default: int, minimum: int) -> int:
-        value = self._values.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise self.error(key, f"{value!r} is not an integer >= {minimum}")
-        return value
-
-    def number(self, key: str, default: float) -> float:
-        value = self._values.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise self.error(key, f"{value!r} is not a number > 0")
-        return float(value)
-
-    def boolean(self, key: str, default: bool) -> bool:
-        value = self._values.get(key, default)
-        if not isinstance(value, bool):
-            raise self.error(key, f"{value!r} is not true or false")
-        return value
-
-
 def parse_options(node: Node) -> VppOptions:
     """The node's ``options`` as VppOptions (DutError naming the key for anything wrong)."""
-    read = _Reader(node)
-    service = read.raw("service") if read.has("service") else "systemd"
-    if service not in SERVICES:
-        raise read.error("service", f"{service!r} is not one of {', '.join(SERVICES)}")
-    path = "an absolute path without whitespace, '{', '}' or '#'"
-    command = "a command name or path without whitespace, '{', '}' or '#'"
-    main_core = read.integer("main_core", 1, 0)
-    workers: tuple[int, ...] | None = None
-    if read.has("worker_cores"):
-        value = read.raw("worker_cores")
-        if (
-            not isinstance(value, list)
-            or not value
-            or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in value)
-        ):
-            raise read.error("worker_cores", f"{value!r} is not a non-empty list of CPU numbers")
-        if len(set(value)) != len(value):
-            raise read.error("worker_cores", f"{value!r} lists a CPU twice")
-        if main_core in value:
-            raise read.error(
-                "worker_cores", f"{value!r} holds the main core {main_core} (options.main_core)"
-            )
-        workers = tuple(value)
-    rx_queues = read.integer("rx_queues", 1, 1) if read.has("rx_queues") else None
-    no_multi_seg = read.boolean("no_multi_seg", False) if read.has("no_multi_seg") else None
-    plugins: list[str] = []
-    if read.has("plugins"):
-        value = read.raw("plugins")
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise read.error("plugins", f"{value!r} is not a list of plugin names")
-        for name in value:
-            file = plugin_file(name)
-            if file is None:
-                raise read.error(
-                    "plugins",
-                    f"{name!r} is not a plugin name (like 'ping' or 'ping_plugin.so')",
-                )
-            if file != "dpdk_plugin.so" and file not in plugins:
-                plugins.append(file)
-    return VppOptions(
-        service=service,
-        systemd_unit=read.string("systemd_unit", "vpp", _UNIT, "a systemd unit name"),
-        binary=read.string("binary", "/usr/bin/vpp", _PATH, path),
-        vppctl=read.string("vppctl", "vppctl", _COMMAND, command),
-        startup_conf=read.string("startup_conf", "/etc/vpp/startup.conf", _PATH, path),
-        cli_socket=read.string("cli_socket", "/run/vpp/cli.sock", _PATH, path),
-        log_file=read.string("log_file", "/var/log/vpp/vpp.log", _PATH, path),
-        start_timeout_s=read.number("start_timeout_s", 60.0),
-        main_core=main_core,
-        worker_cores=workers,
-        rx_queues=rx_queues,
-        buffers_per_numa=read.integer("buffers_per_numa", DEFAULT_BUFFERS_PER_NUMA, 1),
-        no_multi_seg=no_multi_seg,
-        plugins=tuple(plugins),
-        default_plugins=read.boolean("default_plugins", False),
+    return read_options(
+        VppOptions,
+        node.options,
+        lambda field, detail: DutError(f"{_where(node, f'options.{field}')}: {detail}"),
     )
+
+
+def plugin_files(options: VppOptions) -> tuple[str, ...]:
+    """The plugin files ``options.plugins`` loads besides dpdk_plugin.so, each once."""
+    files = [plugin_file(name) for name in options.plugins]
+    return tuple(dict.fromkeys(f for f in files if f is not None and f != "dpdk_plugin.so"))
 
 
 def plugin_file(name: str) -> str | None:
@@ -342,7 +285,7 @@ def startup_conf(node: Node, config: DutTestConfig, options: VppOptions) -> str:
         f"  plugin default {{ {'enable' if options.default_plugins else 'disable'} }}",
         "  plugin dpdk_plugin.so { enable }",
     ]
-    lines += [f"  plugin {file} {{ enable }}" for file in options.plugins]
+    lines += [f"  plugin {file} {{ enable }}" for file in plugin_files(options)]
     lines.append("}")
     return "\n".join(lines) + "\n"
 

@@ -1,33 +1,47 @@
 """A testbed in use: set up from a topology, DUTs and TG driven, everything torn down after.
 
-``ActiveTestbed`` is the one place that knows which driver runs which node:
-it builds the local namespaces when the topology asks for them, opens node
-access, makes the DUT drivers and the TG driver, and undoes all of it in
-``teardown`` (on success, on failure, on Ctrl-C), collecting DUT telemetry
-on the way out. Nothing happens in ``__init__``.
+``ActiveTestbed`` puts together what a topology describes, through the
+drivers' descriptions (``ndrpdr.drivers``), never by driver name:
 
-A node with SSH access is driven over SSH even when the local testbed builds
-its ports (``host_namespaces``: an sshd runs in that node's namespace, as
-the SSH tests of the DUT drivers do).
+* the traffic path (``compute_path``, optionally by NIC model), checked
+  against the node counts each driver on it supports;
+* the local network namespaces when nodes live in them (netns access,
+  ``host_namespaces``, and the hosts of a lab in a box, which also get a
+  management veth and an sshd: their nodes are then driven over SSH
+  exactly as lab hosts, ``self.topology`` holding their SSH access);
+* node access, a DUT driver per DUT on the path, and the TG's session
+  (a TRex server and its connection) when its driver has one: started at
+  set-up, health-checked before each test's traffic, shared by every test;
+* a TG driver per kind of traffic (``traffic_generator``).
+
+``teardown`` undoes all of it (on success, on failure, on Ctrl-C),
+collecting DUT telemetry on the way out. Nothing happens in ``__init__``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 from collections.abc import Callable, Mapping
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.access.factory import open_access
+from ndrpdr.drivers import describe
 from ndrpdr.dut.base import DutDriver, ForwardingMode
-from ndrpdr.dut.plan import plan_dut
+from ndrpdr.dut.plan import plan_duts
 from ndrpdr.dut.registry import make_dut_driver
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.localbed import LocalTestbed
 from ndrpdr.profiles import FrameSize, Profile
-from ndrpdr.testbed.model import NetnsAccess, Topology
-from ndrpdr.trafficgen.base import TrafficGenerator, TrafficGeneratorError
+from ndrpdr.testbed.model import LabboxAccess, NetnsAccess, Topology
+from ndrpdr.testbed.path import TrafficPath, compute_path
+from ndrpdr.trafficgen.base import TgSession, TrafficContext, TrafficGenerator
+
+if TYPE_CHECKING:
+    from ndrpdr.labbox import LabboxHosts
 
 _log = logging.getLogger(__name__)
 
@@ -39,13 +53,36 @@ class TestbedError(NdrPdrError):
 
 
 def uses_local_testbed(topology: Topology) -> bool:
-    """True when some node lives in a network namespace of this machine."""
-    return any(isinstance(n.access, NetnsAccess) for n in topology.nodes.values())
+    """True when some node lives in a network namespace of this machine made for the run."""
+    return any(isinstance(n.access, NetnsAccess | LabboxAccess) for n in topology.nodes.values())
+
+
+def labbox_namespaces(topology: Topology) -> dict[str, str]:
+    """{node key: logical namespace} of the lab-in-a-box hosts (the key in lower case)."""
+    return {
+        key: key.lower()
+        for key, node in topology.nodes.items()
+        if isinstance(node.access, LabboxAccess)
+    }
 
 
 def forwarding_mode(profile: Profile) -> ForwardingMode:
     """How the DUT must forward a profile's traffic: L2 profiles cross-connect, L3 route."""
     return "l2xc" if profile.layer == "L2" else "ip4base"
+
+
+def check_path_drivers(topology: Topology, path: TrafficPath) -> None:
+    """TestbedError when a driver on ``path`` does not run in a chain of that many DUTs."""
+    count = len(path.duts)
+    for key in (topology.tg.key, *path.duts):
+        node = topology.nodes[key]
+        description = describe(node.type, node.driver)
+        if count not in description.duts:
+            shapes = ", ".join(f"{n + 1}-node" for n in description.duts)
+            raise TestbedError(
+                f"{topology.source}: nodes.{key}.driver {node.driver} runs on {shapes} "
+                f"testbeds, and this path is {count + 1}-node"
+            )
 
 
 class ActiveTestbed:
@@ -59,54 +96,99 @@ class ActiveTestbed:
         *,
         run_id: str | None = None,
         host_namespaces: Mapping[str, str] | None = None,
+        nic: str | None = None,
     ) -> None:
         """Remember ``topology``; ``run_id`` names the local namespaces (default: fresh).
 
-        ``host_namespaces``: {node key: logical namespace} for nodes without
-        netns access (SSH) whose ports the local testbed builds in that namespace.
+        ``host_namespaces``: {node key: logical namespace} for nodes with SSH
+        access whose ports the local testbed builds in that namespace (an
+        sshd of the caller's serves them); ``nic``: the NIC model the
+        traffic path's DUT ports must have (default: the first that gives a
+        whole path).
         """
         self.topology = topology
+        self.source_topology = topology
+        self.nic = nic
         self._run_id = run_id
         self._host_namespaces = dict(host_namespaces or {})
+        self._path: TrafficPath | None = None
         self._localbed: LocalTestbed | None = None
+        self._hosts: LabboxHosts | None = None
         self._access: dict[str, NodeAccess] = {}
         self._duts: dict[str, DutDriver] = {}
         self._started: list[DutDriver] = []
+        self._session: TgSession | None = None
         self._tg: TrafficGenerator | None = None
         self.telemetry: dict[str, dict[str, str]] = {}
+        #: What health checks of the TG session had to say (a restarted server...).
+        self.health_notes: list[str] = []
         self._up = False
 
     # -- lifecycle -----------------------------------------------------------------
     def setup(self) -> None:
-        """Create namespaces (local topologies), node access and DUT drivers.
+        """Compute the path, build local hosts, open access, make the drivers, start the TG.
 
         On failure, whatever was made is torn down before the error propagates.
         """
         if self._up:
             return
         try:
-            if uses_local_testbed(self.topology) or self._host_namespaces:
-                self._localbed = LocalTestbed(
-                    self.topology, run_id=self._run_id, host_namespaces=self._host_namespaces
-                )
-                self._localbed.setup()
-            for dut in self.topology.duts:
-                self._duts[dut.key] = make_dut_driver(dut, self.access(dut.key))
+            self._path = compute_path(self.topology, self.nic)
+            check_path_drivers(self.topology, self._path)
+            self._build_local()
+            for key in self._path.duts:
+                self._duts[key] = make_dut_driver(self.topology.nodes[key], self.access(key))
+            self._open_session()
             self._up = True
         except BaseException:
             self.teardown()
             raise
 
-    def teardown(self) -> None:
-        """Stop traffic, stop DUTs (keeping their telemetry), remove the testbed. Idempotent.
+    def _build_local(self) -> None:
+        hosts = labbox_namespaces(self.topology)
+        hosted = {**self._host_namespaces, **hosts}
+        if not (uses_local_testbed(self.topology) or hosted):
+            return
+        self._localbed = LocalTestbed(self.topology, run_id=self._run_id, host_namespaces=hosted)
+        self._localbed.setup()
+        if hosts:
+            from ndrpdr.labbox import LabboxHosts  # noqa: PLC0415 - only a lab in a box needs it
 
-        The local namespaces are removed even when Ctrl-C interrupts the steps
-        before (removing them also ends the processes left in them).
+            self._hosts = LabboxHosts(self._localbed, list(hosts))
+            accesses = self._hosts.start()
+            nodes = {
+                key: dataclasses.replace(node, access=accesses[key]) if key in accesses else node
+                for key, node in self.topology.nodes.items()
+            }
+            self.topology = dataclasses.replace(self.topology, nodes=nodes)
+
+    def _open_session(self) -> None:
+        tg = self.topology.tg
+        make = describe("TG", tg.driver).session
+        if make is None:
+            return
+        namespace = (
+            self._localbed.namespace(tg.key)
+            if self._localbed is not None and isinstance(tg.access, NetnsAccess)
+            else None
+        )
+        self._session = make(self.topology, access=self.access(tg.key), namespace=namespace)
+        self._session.open()
+
+    def teardown(self) -> None:
+        """Stop traffic, stop DUTs (keeping their telemetry), stop the TG, remove the testbed.
+
+        Idempotent. The local namespaces are removed even when Ctrl-C
+        interrupts the steps before (removing them also ends the processes
+        left in them).
         """
         errors: list[str] = []
         try:
             self._guard(errors, "stop traffic", self._close_tg)
             self._stop_started(errors)
+            session, self._session = self._session, None
+            if session is not None:
+                self._guard(errors, "close the TG session", session.close)
             while self._access:
                 _, access = self._access.popitem()
                 self._guard(errors, f"{access.node} close", access.close)
@@ -114,9 +196,13 @@ class ActiveTestbed:
             self._started.clear()
             self._duts.clear()
             self._access.clear()
+            hosts, self._hosts = self._hosts, None
+            if hosts is not None:
+                self._guard(errors, "stop the lab-in-a-box hosts", hosts.stop)
             localbed, self._localbed = self._localbed, None
             if localbed is not None:
                 self._guard(errors, "local testbed teardown", localbed.teardown)
+            self.topology = self.source_topology
             self._up = False
             if errors:
                 _log.warning("teardown finished with errors:\n%s", "\n".join(errors))
@@ -139,6 +225,18 @@ class ActiveTestbed:
         """The local testbed's run id (None for topologies without namespaces)."""
         return self._localbed.run_id if self._localbed is not None else self._run_id
 
+    @property
+    def path(self) -> TrafficPath:
+        """The traffic path (computed by ``setup``; before it, computed now)."""
+        if self._path is None:
+            return compute_path(self.topology, self.nic)
+        return self._path
+
+    @property
+    def session(self) -> TgSession | None:
+        """The TG's testbed-wide session (None when its driver has none, or before setup)."""
+        return self._session
+
     def access(self, node_key: str) -> NodeAccess:
         """Node access for ``node_key``, opened on first use."""
         if node_key not in self.topology.nodes:
@@ -159,14 +257,16 @@ class ActiveTestbed:
     def configure_duts(
         self, mode: ForwardingMode, *, cores: int = 1, max_frame_size_b: int = 1518
     ) -> None:
-        """Configure every DUT for ``mode`` and (re)start it; health-check each."""
+        """Configure every DUT on the path for ``mode`` and (re)start it; health-check each."""
         self._require_up()
-        config = plan_dut(self.topology, mode, cores=cores, max_frame_size_b=max_frame_size_b)
-        for dut in self._duts.values():
+        configs = plan_duts(
+            self.topology, self.path, mode, cores=cores, max_frame_size_b=max_frame_size_b
+        )
+        for key, dut in self._duts.items():
             if dut in self._started:
                 dut.stop()
                 self._started.remove(dut)
-            dut.configure(config)
+            dut.configure(configs[key])
             self._started.append(dut)
             dut.start()
             dut.health_check()
@@ -185,37 +285,33 @@ class ActiveTestbed:
     def traffic_generator(
         self, profile: Profile, frame_size: FrameSize, *, bidirectional: bool = True
     ) -> TrafficGenerator:
-        """The TG driver for this traffic (the previous one, if any, is closed)."""
+        """The TG driver for this traffic (the previous one, if any, is closed).
+
+        The TG's session, if any, is health-checked first: a session that
+        had to restart (a TRex server that died) says so in ``health_notes``
+        and the log.
+        """
         self._require_up()
         self._close_tg()
+        if self._session is not None:
+            note = self._session.health_check()
+            if note:
+                self.health_notes.append(note)
+                _log.warning("%s", note)
         tg = self.topology.tg
-        if tg.driver == "sim":
-            from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator  # noqa: PLC0415
-
-            self._tg = SimTrafficGenerator(self.topology, frame_size, bidirectional=bidirectional)
-        elif tg.driver == "local":
-            from ndrpdr.trafficgen.local import LocalTrafficGenerator  # noqa: PLC0415
-
-            assert self._localbed is not None
-            self._tg = LocalTrafficGenerator(
-                self._localbed, self.topology, profile, frame_size, bidirectional=bidirectional
-            )
-        elif tg.driver == "trex":
-            from ndrpdr.trafficgen.trex import TrexTrafficGenerator  # noqa: PLC0415
-
-            self._tg = TrexTrafficGenerator(
-                self.topology,
-                profile,
-                frame_size,
-                bidirectional=bidirectional,
-                access=self.access(tg.key),
-            )
-        else:
-            raise TrafficGeneratorError(
-                f"{self.topology.source}: nodes.{tg.key}.driver {tg.driver!r} has no driver; "
-                "use sim, local or trex"
-            )
-        return self._tg
+        context = TrafficContext(
+            topology=self.topology,
+            path=self.path,
+            profile=profile,
+            frame_size=frame_size,
+            bidirectional=bidirectional,
+            access=self.access(tg.key),
+            localbed=self._localbed,
+            session=self._session,
+        )
+        made: TrafficGenerator = describe("TG", tg.driver).factory(context)
+        self._tg = made
+        return made
 
     def collect_telemetry(self) -> dict[str, dict[str, str]]:
         """Telemetry of every started DUT now (also kept in ``self.telemetry``)."""

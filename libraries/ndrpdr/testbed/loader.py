@@ -3,11 +3,15 @@
 Three steps, each stopping at the first problem in file order:
 
 1. ``yamlsafe`` reads the file safely and remembers the line of every field;
-2. the JSON Schema (``schemas/topology.schema.json``, shipped with the
-   package, also usable by editors) checks the shape; its errors are
+2. the JSON Schema (``ndrpdr.testbed.schema``: a base plus the drivers'
+   descriptions; written to ``schemas/topology.schema.json`` for editors)
+   checks the shape, including each driver's options; its errors are
    rewritten into plain sentences;
 3. the checks a schema cannot express: node keys against types, drivers
-   against access, links with exactly two ends, unique addresses and names.
+   against access (from the drivers' descriptions), each driver's own
+   option rules, links with exactly two ends (two TG ports may be cabled
+   to each other), addresses that are placeholders, unique addresses and
+   names.
 
 Every problem is a ``TopologyError`` reading
 ``<path>:<line>: <field.path>: <what is wrong>``.
@@ -18,20 +22,21 @@ from __future__ import annotations
 import difflib
 import functools
 import ipaddress
-import json
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import jsonschema  # type: ignore[import-untyped, unused-ignore]
 
+from ndrpdr.drivers import DriverDescription, describe, read_options
+from ndrpdr.drivers.description import KIND_NAMES
 from ndrpdr.testbed.errors import TopologyError
 from ndrpdr.testbed.model import (
     Access,
     Interface,
+    LabboxAccess,
     Link,
     LinkEnd,
     LocalAccess,
@@ -41,20 +46,15 @@ from ndrpdr.testbed.model import (
     SshAccess,
     Topology,
 )
+from ndrpdr.testbed.schema import topology_schema
 from ndrpdr.testbed.yamlsafe import FieldPath, YamlDocument, dotted, load_yaml
 from ndrpdr.units import UnitError, parse_bitrate
 
-SCHEMA_FILE = "schemas/topology.schema.json"
-"""The JSON Schema, relative to the ``ndrpdr.testbed`` package."""
+PLACEHOLDER_MACS = frozenset({"00:00:00:00:00:00"})
+"""MAC addresses example files carry where the real one goes (CSIT's examples)."""
 
-LOCAL_DRIVERS: Mapping[NodeType, frozenset[str]] = {
-    "TG": frozenset({"local"}),
-    "DUT": frozenset({"linux", "testpmd", "l3fwd", "ovs"}),
-}
-"""Drivers that run in a network namespace of this machine (need netns access)."""
-
-SSH_CAPABLE_DRIVERS: frozenset[str] = frozenset({"testpmd", "l3fwd"})
-"""Of LOCAL_DRIVERS, those that also drive a lab host over SSH (netns or ssh access)."""
+PLACEHOLDER_PCI = frozenset({"0000:00:00.0"})
+"""PCI addresses that stand for "fill this in"."""
 
 CSIT_SSH_FIELDS = ("host", "port", "username", "password", "priv_key")
 """CSIT's flat node fields that mean SSH access."""
@@ -95,14 +95,6 @@ def topology_from_document(document: YamlDocument, *, path: str) -> Topology:
         )
     checker.check_schema()
     return checker.build()
-
-
-@functools.cache
-def topology_schema() -> dict[str, Any]:
-    """The topology JSON Schema (draft 2020-12) as a dict."""
-    text = resources.files("ndrpdr.testbed").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
 
 
 @functools.cache
@@ -153,7 +145,7 @@ class _Checker:
         if "errorMessage" in error.schema and kind in ("pattern", "const"):
             return where, f"{instance!r} {error.schema['errorMessage']}"
         if kind in ("enum", "const"):
-            allowed = value if kind == "enum" else [value]
+            allowed = [a for a in (value if kind == "enum" else [value]) if a is not None]
             return where, f"{instance!r} is not one of: {', '.join(map(str, allowed))}" + _suggest(
                 instance, [str(a) for a in allowed]
             )
@@ -203,9 +195,11 @@ class _Checker:
 
     def _type_problem(self, where: FieldPath, expected: str | list[str], instance: Any) -> str:
         wanted = [expected] if isinstance(expected, str) else list(expected)
-        names = " or ".join(_TYPE_NAMES.get(w, w) for w in wanted)
         if instance is None:
+            names = " or ".join(_TYPE_NAMES.get(w, w) for w in wanted)
             return f"has no value; expected {names}"
+        wanted = [w for w in wanted if w != "null"] or wanted  # null: "not set", said elsewhere
+        names = " or ".join(_TYPE_NAMES.get(w, w) for w in wanted)
         source = self.doc.source(where)
         if "string" in wanted and source is not None and isinstance(instance, int | float):
             read_as = "true/false" if isinstance(instance, bool) else "a number"
@@ -226,6 +220,7 @@ class _Checker:
             raise self.fail(("nodes",), "no TG node: add a node 'TG' with 'type: TG'")
         if not any(node.type == "DUT" for node in nodes.values()):
             raise self.fail(("nodes",), "no DUT node: add a node 'DUT1' with 'type: DUT'")
+        self._check_peers(nodes)
         self._check_unique_names(nodes)
         links = self._links(nodes)
         if not any(iface.link for iface in nodes["TG"].interfaces.values()):
@@ -239,6 +234,20 @@ class _Checker:
             source=Path(self.path),
             metadata=dict(data.get("metadata") or {}),
         )
+
+    def _check_peers(self, nodes: Mapping[str, Node]) -> None:
+        """Drivers that work only with certain drivers of the other role (sim with sim)."""
+        for node in nodes.values():
+            peers = describe(node.type, node.driver).peers
+            if peers is None:
+                continue
+            for other in nodes.values():
+                if other.type != node.type and other.driver not in peers:
+                    raise self.fail(
+                        ("nodes", other.key, "driver"),
+                        f"{other.driver!r} cannot run with {node.key}'s driver {node.driver} "
+                        f"(it works with {other.type} driver(s) {', '.join(peers)})",
+                    )
 
     def _check_node_typos(self, key: str, spec: Mapping[str, Any]) -> None:
         for field in spec:
@@ -257,24 +266,27 @@ class _Checker:
         where: FieldPath = ("nodes", key)
         node_type: NodeType = spec["type"]
         driver = self._driver(where, node_type, spec)
-        access = self._access(where, driver, spec)
+        description = describe(node_type, driver)  # the schema admits known drivers only
+        access = self._access(where, description, spec)
         if isinstance(access, NetnsAccess) and not _NAMESPACE.fullmatch(access.namespace):
             raise self.fail(
                 (*where, "access", "namespace"),
                 f"{access.namespace!r} is not a namespace name (1 to 12 characters: a-z, 0-9, '-')",
             )
-        self._check_access(where, node_type, driver, access, spec)
+        self._check_access(where, description, access, spec)
+        options = dict(spec.get("options") or {})
+        self._check_options(where, description, options)
         interfaces = {
             port: self._interface((*where, "interfaces", port), port, iface)
             for port, iface in spec["interfaces"].items()
         }
-        if isinstance(access, NetnsAccess):
+        if isinstance(access, NetnsAccess | LabboxAccess):
             for port, iface in interfaces.items():
                 if iface.name is None:
                     raise self.fail(
                         (*where, "interfaces", port),
-                        "missing 'name': with netns access every interface needs its "
-                        "interface name inside the namespace (e.g. name: tg-if1)",
+                        f"missing 'name': with {access.kind} access every interface needs its "
+                        "interface name inside the node's namespace (e.g. name: tg-if1)",
                     )
         return Node(
             key=key,
@@ -282,7 +294,7 @@ class _Checker:
             driver=driver,
             access=access,
             interfaces=interfaces,
-            options=dict(spec.get("options") or {}),
+            options=options,
             extra={k: v for k, v in spec.items() if k not in NODE_FIELDS},
         )
 
@@ -300,7 +312,9 @@ class _Checker:
             where, f"no driver{because}: add 'driver: sim', 'driver: local' or 'driver: trex'"
         )
 
-    def _access(self, where: FieldPath, driver: str, spec: Mapping[str, Any]) -> Access:
+    def _access(
+        self, where: FieldPath, description: DriverDescription, spec: Mapping[str, Any]
+    ) -> Access:
         flat = [field for field in CSIT_SSH_FIELDS if field in spec]
         given = spec.get("access")
         if given is not None and flat:
@@ -323,54 +337,45 @@ class _Checker:
                 password=spec.get("password"),
                 priv_key=spec.get("priv_key"),
             )
-        if driver == "sim":
+        if description.default_access == "local":
             return LocalAccess()
-        if driver in LOCAL_DRIVERS["TG"] | LOCAL_DRIVERS["DUT"]:
-            raise self.fail(
-                where,
-                f"no access given: driver {driver} runs in a network namespace of this "
-                "machine; add 'access: {kind: netns, namespace: <name>}'",
-            )
+        csit = " (or CSIT's host, port and username)" if "ssh" in description.access else ""
         raise self.fail(
             where,
-            "no access given: add 'host:' (CSIT style, with port and username), "
-            "'access: {kind: ssh, host: <host>}', or 'access: {kind: local}' for this machine",
+            f"no access given: driver {description.name} needs "
+            f"{_access_choices(description)}{csit}",
         )
 
     def _check_access(
         self,
         where: FieldPath,
-        node_type: NodeType,
-        driver: str,
+        description: DriverDescription,
         access: Access,
         spec: Mapping[str, Any],
     ) -> None:
+        if access.kind in description.access:
+            return
         at: FieldPath = (*where, "access") if "access" in spec else where
         if "access" not in spec and "host" in spec:
             at = (*where, "host")
-        if driver in SSH_CAPABLE_DRIVERS and not isinstance(access, NetnsAccess | SshAccess):
-            raise self.fail(
-                at,
-                f"driver {driver} runs in a network namespace of this machine or on a lab host "
-                "over SSH: use 'access: {kind: netns, namespace: <name>}' or "
-                "'access: {kind: ssh, host: <host>}'",
-            )
-        if (
-            driver in LOCAL_DRIVERS[node_type]
-            and driver not in SSH_CAPABLE_DRIVERS
-            and not isinstance(access, NetnsAccess)
-        ):
-            raise self.fail(
-                at,
-                f"driver {driver} runs in a network namespace of this machine: "
-                "use 'access: {kind: netns, namespace: <name>}'",
-            )
-        if driver == "sim" and not isinstance(access, LocalAccess):
-            raise self.fail(
-                at,
-                "driver sim runs inside this process: use 'access: {kind: local}' "
-                "or leave access out",
-            )
+        raise self.fail(
+            at,
+            f"driver {description.name} does not run with access kind {access.kind}: use "
+            f"{_access_choices(description)}",
+        )
+
+    def _check_options(
+        self, where: FieldPath, description: DriverDescription, options: Mapping[str, Any]
+    ) -> None:
+        """The driver's own rules on its options (types and limits were the schema's)."""
+
+        def error(field: str, detail: str) -> TopologyError:
+            at: FieldPath = (*where, "options", field)
+            if field not in options:
+                at = (*where, "options")
+            return self.fail(at, f"{detail} (driver {description.name})")
+
+        read_options(description.options, options, error)
 
     def _interface(self, where: FieldPath, key: str, spec: Mapping[str, Any]) -> Interface:
         speed_bps = None
@@ -387,6 +392,17 @@ class _Checker:
                 (*where, "name"),
                 f"{name!r} is not an interface name (1 to 15 characters, no '/', no whitespace)",
             )
+        for field, placeholders in (
+            ("mac_address", PLACEHOLDER_MACS),
+            ("pci_address", PLACEHOLDER_PCI),
+        ):
+            value = spec.get(field)
+            if isinstance(value, str) and value.lower() in placeholders:
+                raise self.fail(
+                    (*where, field),
+                    f"{value!r} is a placeholder, not a real address: fill in the real address "
+                    "of this port",
+                )
         ip4 = spec.get("ip4_address")
         if ip4 is not None:
             try:
@@ -469,14 +485,31 @@ class _Checker:
                     f"link {name!r} is used by {len(found)} interfaces ({', '.join(named)}); "
                     "a link joins exactly two",
                 )
-            if found[0].node == found[1].node:
+            if found[0].node == found[1].node and nodes[found[0].node].type != "TG":
                 raise self.fail(
                     last,
                     f"link {name!r} joins two interfaces of the same node ({named[0]} and "
-                    f"{named[1]}); a link joins two different nodes",
+                    f"{named[1]}); only the TG may have two ports cabled to each other",
                 )
             links[name] = Link(name=name, ends=(found[0], found[1]))
         return links
+
+
+_ACCESS_EXAMPLES = {
+    "local": "access: {kind: local}",
+    "netns": "access: {kind: netns, namespace: <name>}",
+    "ssh": "access: {kind: ssh, host: <host>}",
+    "labbox": "access: {kind: labbox}",
+}
+
+
+def _access_choices(description: DriverDescription) -> str:
+    """What access to write for a driver: "'access: {...}' (local testbed) or ..."."""
+    choices = [f"'{_ACCESS_EXAMPLES[kind]}' ({KIND_NAMES[kind]})" for kind in description.access]
+    text = ", ".join(choices[:-1]) + " or " + choices[-1] if len(choices) > 1 else choices[0]
+    if description.default_access is not None:
+        text += " or leave access out"
+    return text
 
 
 def _access_from_mapping(spec: Mapping[str, Any]) -> Access:
@@ -486,6 +519,8 @@ def _access_from_mapping(spec: Mapping[str, Any]) -> Access:
         return LocalAccess(sudo=spec.get("sudo", False))
     if kind == "netns":
         return NetnsAccess(namespace=spec["namespace"])
+    if kind == "labbox":
+        return LabboxAccess()
     fields = {k: v for k, v in spec.items() if k != "kind"}
     for name in ("connect_timeout_s", "keepalive_s"):
         if name in fields:

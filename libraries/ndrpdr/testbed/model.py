@@ -16,7 +16,7 @@ import dataclasses
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 NodeType = Literal["TG", "DUT"]
 
@@ -34,6 +34,7 @@ def natural_key(text: str) -> tuple[tuple[int, str], ...]:
 class LocalAccess:
     """Commands run on this machine as subprocesses (``sudo`` prefixes them if set)."""
 
+    kind: ClassVar[str] = "local"
     sudo: bool = False
 
 
@@ -45,7 +46,21 @@ class NetnsAccess:
     maps it to a per-run name so that two runs never collide.
     """
 
+    kind: ClassVar[str] = "netns"
     namespace: str
+
+
+@dataclasses.dataclass(frozen=True)
+class LabboxAccess:
+    """The node is a host of a lab in a box: made on this machine for the run.
+
+    The run gives the node a network namespace of its own (named after the
+    node key), a management veth from this machine with a link-local
+    address, and an sshd with a key made for the run; the drivers then reach
+    it over SSH exactly as a lab host (``SshAccess``).
+    """
+
+    kind: ClassVar[str] = "labbox"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,6 +75,7 @@ class SshAccess:
     ``check_host_key`` is False.
     """
 
+    kind: ClassVar[str] = "ssh"
     host: str
     port: int = 22
     username: str = "root"
@@ -75,7 +91,7 @@ class SshAccess:
     keepalive_s: float = 10.0
 
 
-Access = LocalAccess | NetnsAccess | SshAccess
+Access = LocalAccess | NetnsAccess | SshAccess | LabboxAccess
 
 
 @dataclasses.dataclass(frozen=True)
@@ -133,10 +149,19 @@ class LinkEnd:
 
 @dataclasses.dataclass(frozen=True)
 class Link:
-    """Two interfaces joined by the same ``link`` name."""
+    """Two interfaces joined by the same ``link`` name.
+
+    Both ends may be on the TG (CSIT cables two TG ports together for its
+    TG self-tests): such a loop is kept, and never used by NDR/PDR tests.
+    """
 
     name: str
     ends: tuple[LinkEnd, LinkEnd]
+
+    @property
+    def is_loop(self) -> bool:
+        """True when both ends are on one node."""
+        return self.ends[0].node == self.ends[1].node
 
     def other_end(self, node: str, interface: str) -> LinkEnd:
         """The end that is not (node, interface)."""
@@ -181,9 +206,3 @@ class Topology:
         if iface.link is None or iface.link not in self.links:
             return None
         return self.links[iface.link].other_end(node, interface)
-
-    def tg_ports(self) -> tuple[Interface, ...]:
-        """TG interfaces that are linked, in key order (port1, port2, ...)."""
-        tg = self.tg
-        ports = sorted(tg.interfaces.items(), key=lambda item: natural_key(item[0]))
-        return tuple(i for k, i in ports if self.peer(tg.key, k))

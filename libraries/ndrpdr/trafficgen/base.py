@@ -8,10 +8,18 @@ of that a driver knows its own maximum load and can stop traffic at once.
 
 from __future__ import annotations
 
-from typing import Protocol
+import dataclasses
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.search.trial import TrialResult
+
+if TYPE_CHECKING:
+    from ndrpdr.access.base import NodeAccess
+    from ndrpdr.localbed import LocalTestbed
+    from ndrpdr.profiles import FrameSize, Profile
+    from ndrpdr.testbed.model import Topology
+    from ndrpdr.testbed.path import TrafficPath
 
 #: A trial lasts its duration: traffic still running at duration x (1 + STRETCH_TOLERANCE)
 #: + STRETCH_GRACE_S [s] is stopped (or, where the TG cannot be cut, reported as
@@ -50,3 +58,43 @@ class TrafficGenerator(Protocol):
     def close(self) -> None:
         """Release what the TG holds (processes, files, connections)."""
         ...
+
+
+class TgSession(Protocol):
+    """The testbed-wide part of a TG driver (a TRex server and its connection).
+
+    Made once per testbed by the TG description's ``session`` factory,
+    opened at set-up, shared by the TG of every test, closed at teardown.
+    """
+
+    def open(self) -> None:
+        """Start what the TG needs (idempotent)."""
+        ...
+
+    def health_check(self) -> str | None:
+        """Check it still works before a test; a note when it had to be restarted."""
+        ...
+
+    def close(self) -> None:
+        """Stop it and release everything (idempotent)."""
+        ...
+
+
+@dataclasses.dataclass(frozen=True)
+class TrafficContext:
+    """What a TG driver's factory gets to make the TG for one kind of traffic.
+
+    ``path`` is the test's traffic path (which TG ports send and receive);
+    ``access`` the TG node's access (None when it has none, e.g. sim);
+    ``localbed`` the run's local testbed (netns topologies), ``session`` the
+    TG's testbed-wide session (when its description has one).
+    """
+
+    topology: Topology
+    path: TrafficPath
+    profile: Profile
+    frame_size: FrameSize
+    bidirectional: bool = True
+    access: NodeAccess | None = None
+    localbed: LocalTestbed | None = None
+    session: Any = None

@@ -1,7 +1,7 @@
 """LocalTrafficGenerator: trials with tcpreplay on a local testbed, counted at the TG's veths.
 
-Direction 0 leaves TG port1 and comes back on port2, direction 1 the
-reverse. A trial at aggregate load L [pps] for T [s] starts one tcpreplay
+Direction 0 leaves the traffic path's first TG port and comes back on its
+second, direction 1 the reverse. A trial at aggregate load L [pps] for T [s] starts one tcpreplay
 per direction (L / directions pps each, ``round(L * T)`` frames in all),
 pinned to the TG's CPU, inside the TG namespace. Counters are read before
 and ``settle_s`` after the senders finish (ndrpdr.localbed.read_counters):
@@ -18,6 +18,7 @@ or by the frames it got out) gives the trial a warning, not an error.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import math
 import os
@@ -29,6 +30,7 @@ from pathlib import Path
 
 from ndrpdr.access.base import CommandError, NodeAccessError, tail
 from ndrpdr.access.local import LocalProcess
+from ndrpdr.drivers import DriverDescription, option, read_options
 from ndrpdr.localbed import LocalTestbed, LocalTestbedError, NetdevCounters, read_counters
 from ndrpdr.profiles import (
     FrameSize,
@@ -40,9 +42,11 @@ from ndrpdr.profiles import (
 )
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
+from ndrpdr.testbed.path import TrafficPath, compute_path
 from ndrpdr.trafficgen.base import (
     STRETCH_GRACE_S,
     STRETCH_TOLERANCE,
+    TrafficContext,
     TrafficGeneratorError,
     UnsupportedTrafficError,
 )
@@ -53,6 +57,21 @@ DEFAULT_MAX_RATE_PPS = 800_000.0
 
 #: CPU the senders run on unless the TG node's options say "cpu".
 DEFAULT_TG_CPU = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class LocalTgOptions:
+    """The local TG's options."""
+
+    cpu: int = option(DEFAULT_TG_CPU, "CPU the senders run on (modulo the CPU count)", minimum=0)
+    max_rate_pps: float = option(
+        DEFAULT_MAX_RATE_PPS,
+        "highest aggregate rate the TG offers [packets/s] (tcpreplay is accurate up to about "
+        "0.8 Mpps per CPU)",
+        minimum=0,
+        exclusive_minimum=True,
+    )
+
 
 #: Largest frame the local veths carry [B incl. FCS]: MTU 1500 + 14 B header + 4 B FCS.
 MAX_LOCAL_FRAME_SIZE = 1518
@@ -89,6 +108,7 @@ class LocalTrafficGenerator:
         frame_size: FrameSize,
         *,
         bidirectional: bool = True,
+        path: TrafficPath | None = None,
         cpu: int | None = None,
         max_rate_pps: float | None = None,
         settle_s: float = 0.5,
@@ -96,6 +116,9 @@ class LocalTrafficGenerator:
         workdir: Path | None = None,
     ) -> None:
         """Check the settings; no I/O (pcaps are written on the first trial).
+
+        ``path``: the traffic path, whose TG ports send and receive (default:
+        ``compute_path(topology)``).
 
         ``cpu``: CPU of the senders (default: TG options.cpu, else 0; taken
         modulo the CPU count); ``max_rate_pps``: aggregate limit [pps]
@@ -111,26 +134,27 @@ class LocalTrafficGenerator:
         self.bidirectional = bidirectional
         tg = topology.tg
         self.node = tg.key
-        ports = topology.tg_ports()
-        if len(ports) < 2:
-            raise TrafficGeneratorError(
-                f"{self.node}: the local TG needs two linked ports, found {len(ports)}"
-            )
-        self._ports = ports[:2]
+        self.path = compute_path(topology) if path is None else path
+        self._ports = tuple(tg.interfaces[key] for key in self.path.tg_ports)
         largest = max(frame_sizes(frame_size))
         if largest > MAX_LOCAL_FRAME_SIZE:
             raise UnsupportedTrafficError(
                 f"{self.node}: {largest} B frames do not fit the local testbed's veths "
                 f"(MTU 1500: frames up to {MAX_LOCAL_FRAME_SIZE} B incl. FCS)"
             )
-        cpu_value = tg.options.get("cpu", DEFAULT_TG_CPU) if cpu is None else cpu
+        options = read_options(
+            LocalTgOptions,
+            tg.options,
+            lambda field, detail: TrafficGeneratorError(
+                f"{topology.source}: nodes.{tg.key}.options.{field}: {detail}"
+            ),
+        )
+        cpu_value = options.cpu if cpu is None else cpu
         if isinstance(cpu_value, bool) or not isinstance(cpu_value, int) or cpu_value < 0:
             raise TrafficGeneratorError(f"{self.node}: cpu={cpu_value!r} is not a CPU number")
         self.cpu = cpu_value % (os.cpu_count() or 1)
-        limit = tg.options.get("max_rate_pps", DEFAULT_MAX_RATE_PPS)
-        self._max_load = _finite(
-            f"{self.node}: max_rate_pps", limit if max_rate_pps is None else max_rate_pps
-        )
+        limit = options.max_rate_pps if max_rate_pps is None else max_rate_pps
+        self._max_load = _finite(f"{self.node}: max_rate_pps", limit)
         if self._max_load <= 0:
             raise TrafficGeneratorError(f"{self.node}: max_rate_pps={self._max_load!r} must be > 0")
         self.settle_s = _finite(f"{self.node}: settle_s", settle_s)
@@ -242,7 +266,7 @@ class LocalTrafficGenerator:
                 continue
             port = self._ports[direction]
             peer = self.topology.peer(tg.key, port.key)
-            assert peer is not None  # tg_ports() lists linked ports only
+            assert peer is not None  # the path's TG ports are linked
             src = self._mac(tg.key, port.key)
             dst = self._mac(peer.node, peer.interface)
             path = self._workdir / f"dir{direction}.pcap"
@@ -383,3 +407,30 @@ class LocalTrafficGenerator:
             f"profile={self.profile.name!r}, frame_size={self.frame_size!r}, "
             f"bidirectional={self.bidirectional!r}, cpu={self.cpu!r})"
         )
+
+
+def make_local_tg(context: TrafficContext) -> LocalTrafficGenerator:
+    """The local TG for ``context`` (the TG factory of the description)."""
+    if context.localbed is None:
+        raise TrafficGeneratorError(
+            f"{context.topology.source}: the local TG runs in a network namespace of the local "
+            "testbed: give the TG 'access: {kind: netns, namespace: tg}'"
+        )
+    return LocalTrafficGenerator(
+        context.localbed,
+        context.topology,
+        context.profile,
+        context.frame_size,
+        bidirectional=context.bidirectional,
+        path=context.path,
+    )
+
+
+DESCRIPTION = DriverDescription(
+    name="local",
+    role="TG",
+    summary="tcpreplay senders in a network namespace, counts from the veths' statistics",
+    options=LocalTgOptions,
+    factory=make_local_tg,
+    access=("netns",),
+)

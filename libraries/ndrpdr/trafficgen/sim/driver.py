@@ -1,47 +1,101 @@
 """The ``sim`` TG driver: the simulated tester of a sim topology as a TrafficGenerator.
 
-The DUT model comes from the topology's DUT node (driver ``sim``, options
-``model`` and ``seed``); the tester's options are ``overhead_s`` and
-``max_rate_pps``. The maximum load is the lower of the tester's limit and
-what the TG's links carry at the frame size (sum over directions).
+The DUT model comes from the DUT nodes on the traffic path (driver ``sim``,
+options ``model`` and ``seed``); a 3-node path crosses two models in a
+chain. The tester's options are ``overhead_s`` and ``max_rate_pps``. The
+maximum load is the lower of the tester's limit and what the TG's sending
+ports carry at the frame size (sum over directions).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from typing import TypeVar
 
+from ndrpdr.drivers import DriverDescription, option, read_options
+from ndrpdr.dut.sim import SimDutOptions
 from ndrpdr.profiles import FrameSize, max_load_pps
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.testbed.model import Topology
-from ndrpdr.trafficgen.base import TrafficGeneratorError
+from ndrpdr.testbed.model import Node, Topology
+from ndrpdr.testbed.path import TrafficPath, compute_path
+from ndrpdr.trafficgen.base import TrafficContext, TrafficGeneratorError
 from ndrpdr.trafficgen.sim.measurer import SimulatedMeasurer
-from ndrpdr.trafficgen.sim.models import make_model
+from ndrpdr.trafficgen.sim.models import ChainModel, DutModel, make_model
 
 #: Load slack accepted above max_load_pps (float rounding of rates computed by callers).
 _LOAD_SLACK = 1e-9
 
 
-def link_limit_pps(topology: Topology, frame_size: FrameSize, directions: int) -> float | None:
-    """Aggregate max load over the first ``directions`` TG ports' line rates [pps], if known."""
-    ports = topology.tg_ports()[:directions]
-    if len(ports) < directions or any(p.speed_bps is None for p in ports):
+@dataclasses.dataclass(frozen=True)
+class SimTgOptions:
+    """The simulated tester's options."""
+
+    overhead_s: float = option(0.5, "time added to every trial [s]", minimum=0)
+    max_rate_pps: float | None = option(
+        None, "highest aggregate rate the TG can send [packets/s]", minimum=0,
+        exclusive_minimum=True,
+    )  # fmt: skip
+
+
+_O = TypeVar("_O")
+
+
+def _read(topology: Topology, node: Node, cls: type[_O]) -> _O:
+    """``node``'s options as ``cls`` (TrafficGeneratorError naming the field)."""
+
+    def error(field: str, detail: str) -> TrafficGeneratorError:
+        where = f"{topology.source}: nodes.{node.key}.options.{field}"
+        return TrafficGeneratorError(f"{where}: {detail}")
+
+    return read_options(cls, node.options, error)
+
+
+def link_limit_pps(
+    topology: Topology, path: TrafficPath, frame_size: FrameSize, directions: int
+) -> float | None:
+    """Aggregate max load over the sending TG ports' line rates [pps], if all are known."""
+    tg = topology.tg
+    ports = [tg.interfaces[key] for key in path.tg_ports[:directions]]
+    if any(p.speed_bps is None for p in ports):
         return None
     return sum(max_load_pps(p.speed_bps or 0.0, frame_size) for p in ports)
 
 
 class SimTrafficGenerator:
-    """A TrafficGenerator over SimulatedMeasurer for the topology's simulated DUT."""
+    """A TrafficGenerator over SimulatedMeasurer for the path's simulated DUT(s)."""
 
     def __init__(
-        self, topology: Topology, frame_size: FrameSize = 64, *, bidirectional: bool = True
+        self,
+        topology: Topology,
+        frame_size: FrameSize = 64,
+        *,
+        bidirectional: bool = True,
+        path: TrafficPath | None = None,
     ) -> None:
-        """Build the DUT model and the tester from ``topology`` (no I/O)."""
+        """Build the DUT model(s) and the tester from ``topology`` (no I/O).
+
+        ``path``: the traffic path (default: ``compute_path(topology)``).
+        """
+        path = compute_path(topology) if path is None else path
         tg = topology.tg
-        dut = topology.duts[0]
         self.node = tg.key
-        model = make_model(str(dut.options.get("model", "sharp")), int(dut.options.get("seed", 0)))
-        limits = [float(tg.options.get("max_rate_pps", math.inf))]
-        link = link_limit_pps(topology, frame_size, 2 if bidirectional else 1)
+        options = _read(topology, tg, SimTgOptions)
+        models: list[DutModel] = []
+        seeds: list[int] = []
+        for key in path.duts:
+            dut = topology.nodes[key]
+            if dut.driver != "sim":
+                raise TrafficGeneratorError(
+                    f"{topology.source}: nodes.{key}.driver is {dut.driver!r}: the sim TG "
+                    "drives simulated DUTs (driver: sim) only"
+                )
+            dut_options = _read(topology, dut, SimDutOptions)
+            models.append(make_model(dut_options.model, dut_options.seed))
+            seeds.append(dut_options.seed)
+        model: DutModel = models[0] if len(models) == 1 else ChainModel(models)
+        limits = [math.inf if options.max_rate_pps is None else options.max_rate_pps]
+        link = link_limit_pps(topology, path, frame_size, 2 if bidirectional else 1)
         if link is not None:
             limits.append(link)
         self._max_load_pps = min(limits)
@@ -52,8 +106,8 @@ class SimTrafficGenerator:
             )
         self.measurer = SimulatedMeasurer(
             model,
-            overhead_s=float(tg.options.get("overhead_s", 0.5)),
-            seed=int(dut.options.get("seed", 0)),
+            overhead_s=options.overhead_s,
+            seed=seeds[0],
             max_tg_rate_pps=self._max_load_pps,
         )
         self.model = model
@@ -83,3 +137,25 @@ class SimTrafficGenerator:
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def make_sim_tg(context: TrafficContext) -> SimTrafficGenerator:
+    """The sim TG for ``context`` (the TG factory of the description)."""
+    return SimTrafficGenerator(
+        context.topology,
+        context.frame_size,
+        bidirectional=context.bidirectional,
+        path=context.path,
+    )
+
+
+DESCRIPTION = DriverDescription(
+    name="sim",
+    role="TG",
+    summary="a simulated tester on a simulated clock (no I/O, runs anywhere in seconds)",
+    options=SimTgOptions,
+    factory=make_sim_tg,
+    access=("local",),
+    default_access="local",
+    peers=("sim",),
+)

@@ -1,9 +1,9 @@
 """trex_cfg.yaml from the topology: pure functions, no I/O.
 
 TRex numbers its ports in the order of the config's ``interfaces`` list.
-Here that is the order of the TG's linked ports (``Topology.tg_ports()``:
-port1, port2), so TRex port 0 is the topology's first linked TG port and
-direction 0 (see ``ndrpdr.profiles.addressing``) leaves TRex port 0.
+Here that is the order of the traffic path's TG ports (``TrafficPath.
+tg_ports``): TRex port 0 is where direction 0 (see
+``ndrpdr.profiles.addressing``) leaves, TRex port 1 where it comes back.
 
 Each port's ``port_info`` has ``src_mac`` (the TG port's MAC) and
 ``dest_mac`` (the MAC of the DUT port at the other end of its link). The
@@ -19,6 +19,7 @@ import json
 import re
 
 from ndrpdr.testbed.model import Interface, Topology
+from ndrpdr.testbed.path import PathError, TrafficPath, compute_path
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.trex.options import (
     DEFAULT_ASYNC_PORT,
@@ -52,19 +53,23 @@ class TrexPort:
     speed_bps: float | None = None
 
 
-def trex_ports(topology: Topology, options: TrexOptions) -> tuple[TrexPort, ...]:
-    """The two TRex ports of the TG, in port order (errors name the missing field)."""
+def trex_ports(
+    topology: Topology, options: TrexOptions, path: TrafficPath | None = None
+) -> tuple[TrexPort, ...]:
+    """The two TRex ports of the TG: the path's sending port first (errors name the field).
+
+    ``path``: the traffic path (default: ``compute_path(topology)``).
+    """
     tg = topology.tg
-    linked = topology.tg_ports()
-    if len(linked) < PORT_COUNT:
-        raise TrafficGeneratorError(
-            f"{where(topology, tg, 'interfaces')}: the trex TG needs {PORT_COUNT} linked ports, "
-            f"found {len(linked)}: give two TG interfaces a 'link' shared with a DUT port"
-        )
+    try:
+        path = compute_path(topology) if path is None else path
+    except PathError as exc:
+        raise TrafficGeneratorError(str(exc)) from exc
     ports = []
-    for index, iface in enumerate(linked[:PORT_COUNT]):
-        peer = topology.peer(tg.key, iface.key)
-        assert peer is not None  # tg_ports() lists linked ports only
+    for index, key in enumerate(path.tg_ports):
+        iface = tg.interfaces[key]
+        peer = topology.peer(tg.key, key)
+        assert peer is not None  # the path's TG ports are linked
         peer_iface = topology.nodes[peer.node].interface(peer.interface)
         ports.append(
             TrexPort(

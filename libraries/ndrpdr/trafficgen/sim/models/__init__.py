@@ -1,5 +1,6 @@
 """Simulated DUT models: what a device under test forwards in one trial, and its truth."""
 
+from ndrpdr.trafficgen.sim.models.chain import ChainModel
 from ndrpdr.trafficgen.sim.models.duration import DurationDependent
 from ndrpdr.trafficgen.sim.models.gradual import GradualLoss
 from ndrpdr.trafficgen.sim.models.overload import OverloadCollapse
@@ -11,6 +12,7 @@ from ndrpdr.trafficgen.sim.models.transient import TransientInterrupts
 
 __all__ = [
     "MODEL_NAMES",
+    "ChainModel",
     "DurationDependent",
     "DutModel",
     "GradualLoss",
