@@ -58,6 +58,8 @@ def test_commands_run_in_the_host_namespace_as_root(labbox: Labbox) -> None:
         host = labbox.hosts.host(node)
         links = json.loads(ssh.run(["ip", "-j", "link", "show"]).stdout)
         assert {link["ifname"] for link in links} == {"lo", "mgmt0", *PORTS[node]}
+        sysfs = ssh.run(["ls", "/sys/class/net"]).stdout.split()  # the host's own /sys too
+        assert set(sysfs) == {"lo", "mgmt0", *PORTS[node]}
         addresses = ssh.run(["ip", "-4", "-o", "addr", "show", "dev", "mgmt0"]).stdout
         assert f"inet {host.host_address}/30" in addresses
         assert ssh.run(["id", "-u"]).stdout.strip() == "0"
@@ -272,6 +274,23 @@ def test_a_failed_start_names_the_node_and_step_and_undoes_itself(
         LabboxHosts(localbed, ["TG"]).start()
 
 
+def test_a_root_veth_name_in_use_is_refused_and_left_alone(state_dir: Path) -> None:
+    with LocalTestbed(lab_topology_2n(), host_namespaces=host_namespaces_2n()) as localbed:
+        hosts = LabboxHosts(localbed, ["TG", "DUT1"])
+        other = hosts.plan.hosts[1].root_ifname  # as if another run had drawn the same token
+        peer = f"ndt{secrets.token_hex(4)}"  # (this kernel has veth, not dummy)
+        subprocess.run(
+            ["ip", "link", "add", other, "type", "veth", "peer", "name", peer], check=True
+        )
+        try:
+            with pytest.raises(LabboxError, match=f"interface names {other} are in use"):
+                hosts.start()
+            assert root_link_exists(other)  # not deleted: it is not this run's
+            assert json.loads(localbed.state_file.read_text())["interfaces"] == []
+        finally:
+            subprocess.run(["ip", "link", "del", other], check=False)
+
+
 def test_unknown_or_shared_host_namespaces_are_refused_without_io(state_dir: Path) -> None:
     localbed = LocalTestbed(lab_topology_2n(), host_namespaces={"TG": "tg"})
     with pytest.raises(LabboxError, match="node DUT1 has no namespace"):
@@ -322,8 +341,11 @@ def test_cleanup_leftovers_removes_a_sigkilled_runners_labbox(state_dir: Path) -
     try:
         assert made.all_there(), made.left()  # SIGKILL left everything behind
         assert Path(made.state_file).parent == state_dir
+        logs = json.loads(Path(made.state_file).read_text())["logs"]  # the sshds' output
+        assert len(logs) == 2 and all(os.path.exists(log) for log in logs)
         removed = "\n".join(cleanup_leftovers())
         assert made.left() == {k: [] for k in made.left()}
+        assert not any(os.path.exists(log) for log in logs)
         for name in made.root_links:
             assert f"interface {name}" in removed
         assert f"path {made.run_dir}" in removed

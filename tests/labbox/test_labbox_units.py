@@ -82,13 +82,17 @@ def test_plan_names_each_host_and_the_run_files() -> None:
         (["TG"], NAMESPACES, "/run/dpdk", "below /run/dpdk"),
         (["TG"], NAMESPACES, "run/x", "not an absolute path"),
         (["T G"], {"T G": "x"}, "/run/x", "not usable as a host name"),
+        (["DUT1"], NAMESPACES, "/run/x", "node DUT1 has a port named mgmt0"),
     ],
 )
 def test_plan_refuses_what_it_cannot_build(
     nodes: list[str], namespaces: dict[str, str], base: str, message: str
 ) -> None:
+    ports = {"TG": ["tg-if1"], "DUT1": ["dut-if1", "mgmt0"]}
     with pytest.raises(LabboxError, match=message):
-        make_labbox_plan("1-abcd", namespaces, nodes, token="0123abcd", base_dir=Path(base))
+        make_labbox_plan(
+            "1-abcd", namespaces, nodes, token="0123abcd", base_dir=Path(base), port_names=ports
+        )
 
 
 # -- management addresses -------------------------------------------------------------

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
 from ndrpdr.labbox.errors import LabboxError
@@ -142,12 +142,14 @@ def make_labbox_plan(
     *,
     token: str,
     base_dir: Path = DEFAULT_BASE_DIR,
+    port_names: Mapping[str, Collection[str]] | None = None,
 ) -> LabboxPlan:
     """The plan for hosts ``nodes`` (in this order) of run ``run_id``.
 
     ``node_namespaces`` maps node keys to their real namespaces (the local
     testbed's plan). Each host needs its own namespace: one sshd and one
-    ``mgmt0`` per namespace.
+    ``mgmt0`` per namespace. ``port_names``: {node: its data interface
+    names}, none of which may be the management interface's name.
     """
     if not nodes:
         raise LabboxError(f"run {run_id}: no host nodes given")
@@ -176,6 +178,11 @@ def make_labbox_plan(
                 f"{namespace}; each labbox host needs its own"
             )
         owners[namespace] = node
+        if HOST_IFNAME in (port_names or {}).get(node, ()):
+            raise LabboxError(
+                f"run {run_id}: node {node} has a port named {HOST_IFNAME}, the name of the "
+                "labbox management interface: rename the port in the topology"
+            )
         hosts.append(
             HostPlan(
                 node=node,
