@@ -71,21 +71,27 @@ def blocking_networks(
     return blocking
 
 
-def free_networks(blocking: Iterable[IPv4Network]) -> list[IPv4Network]:
-    """All management /30s of LINK_LOCAL that are neither reserved nor overlap ``blocking``."""
+def _free_indices(blocking: Iterable[IPv4Network]) -> list[int]:
+    """Numbers i of the free management networks (169.254.0.0 + 4 i) in LINK_LOCAL."""
     base = int(LINK_LOCAL.network_address)
     top = int(LINK_LOCAL.broadcast_address)
-    count = LINK_LOCAL.num_addresses // _BLOCK
-    blocked = bytearray(count)
+    blocked = bytearray(LINK_LOCAL.num_addresses // _BLOCK)
     for network in (*RESERVED, *blocking):
         if not network.overlaps(LINK_LOCAL):
             continue
         first = (max(int(network.network_address), base) - base) // _BLOCK
         last = (min(int(network.broadcast_address), top) - base) // _BLOCK
         blocked[first : last + 1] = b"\1" * (last + 1 - first)
-    return [
-        IPv4Network((base + i * _BLOCK, MGMT_PREFIXLEN)) for i in range(count) if not blocked[i]
-    ]
+    return [i for i, taken in enumerate(blocked) if not taken]
+
+
+def _network(index: int) -> IPv4Network:
+    return IPv4Network((int(LINK_LOCAL.network_address) + index * _BLOCK, MGMT_PREFIXLEN))
+
+
+def free_networks(blocking: Iterable[IPv4Network]) -> list[IPv4Network]:
+    """All management /30s of LINK_LOCAL that are neither reserved nor overlap ``blocking``."""
+    return [_network(i) for i in _free_indices(blocking)]
 
 
 def choose_networks(
@@ -96,13 +102,13 @@ def choose_networks(
     Random picks keep runs on other machines or in other tools that share
     a view of link-local space from lining up on the same first free /30.
     """
-    free = free_networks(blocking)
+    free = _free_indices(blocking)
     if count > len(free):
         raise LabboxError(
             f"only {len(free)} free /{MGMT_PREFIXLEN} networks in {LINK_LOCAL} for "
             f"{count} labbox hosts"
         )
-    return (rng or random.SystemRandom()).sample(free, count)
+    return [_network(i) for i in (rng or random.SystemRandom()).sample(free, count)]
 
 
 def parse_ip_addresses(data: Any) -> list[IPv4Interface]:
