@@ -341,8 +341,10 @@ class LabboxHosts:
     # -- undoing ---------------------------------------------------------------------
     def _stop_sshds(self) -> None:
         for node, process in list(self._sshds.items()):
-            sessions = descendants(process.pid)
-            terminate([process.pid, *sessions])
+            # Our child until reaped, so its PID is its own; once reaped (e.g. by the
+            # local testbed's teardown) the PID may be another process's: not signalled.
+            if process.is_running():
+                terminate([process.pid, *descendants(process.pid)])
             process.stop(timeout_s=3.0)  # reaps it and collects its log
             self._logs[node] = process.output()
             del self._sshds[node]
