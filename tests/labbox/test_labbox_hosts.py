@@ -274,6 +274,23 @@ def test_a_failed_start_names_the_node_and_step_and_undoes_itself(
         LabboxHosts(localbed, ["TG"]).start()
 
 
+def test_an_sshd_that_never_answers_times_out_with_its_log(
+    state_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Runs, prints, never listens: the wait gives up at the deadline, quoting the log.
+    silent = ["sh", "-c", "echo 'listening soon'; exec sleep 30"]
+    monkeypatch.setattr(hosts_module, "host_command", lambda *_: silent)
+    with LocalTestbed(lab_topology_2n(), host_namespaces=host_namespaces_2n()) as localbed:
+        hosts = LabboxHosts(localbed, ["TG"], ready_timeout_s=0.5)
+        started = time.monotonic()
+        with pytest.raises(LabboxError, match=r"node TG: sshd did not answer .* in time") as caught:
+            hosts.start()
+        assert "  listening soon" in str(caught.value)
+        assert 0.5 <= time.monotonic() - started < 5.0
+        state = json.loads(localbed.state_file.read_text())
+        assert not any(is_alive(p["pid"], p["start_time"]) for p in state["processes"])
+
+
 def test_a_root_veth_name_in_use_is_refused_and_left_alone(state_dir: Path) -> None:
     with LocalTestbed(lab_topology_2n(), host_namespaces=host_namespaces_2n()) as localbed:
         hosts = LabboxHosts(localbed, ["TG", "DUT1"])
