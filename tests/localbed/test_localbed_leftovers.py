@@ -26,10 +26,16 @@ _CHILD = textwrap.dedent(
     import json, sys, time
     from localbed_helpers import topology_2n1l
     from ndrpdr.localbed import LocalTestbed
+    import secrets, subprocess
     testbed = LocalTestbed(topology_2n1l())
     testbed.setup()
     sleeper = testbed.access("DUT1").start(["sleep", "60"])
-    print(json.dumps({"run_id": testbed.run_id, "sleeper": sleeper.pid}), flush=True)
+    veth = f"ndt{secrets.token_hex(4)}"
+    testbed.track_interface(veth)
+    subprocess.run(["ip", "link", "add", veth, "type", "veth", "peer", "name", "m0",
+                    "netns", testbed.namespace("DUT1")], check=True)
+    print(json.dumps({"run_id": testbed.run_id, "sleeper": sleeper.pid, "veth": veth}),
+          flush=True)
     time.sleep(60)
     """
 )
@@ -72,11 +78,12 @@ def test_cleanup_removes_a_killed_run_and_keeps_a_live_one(
         child.wait()
         if child.stdout is not None:
             child.stdout.close()
-    run_id, sleeper = info["run_id"], info["sleeper"]
+    run_id, sleeper, veth = info["run_id"], info["sleeper"], info["veth"]
     extra_namespaces.extend(run_namespaces(run_id))  # removed even if the test fails
     assert len(run_namespaces(run_id)) == 2
     assert (state_dir / f"{run_id}.json").exists()
     assert is_alive(sleeper)
+    assert Path(f"/sys/class/net/{veth}").exists()
     logs = json.loads((state_dir / f"{run_id}.json").read_text())["logs"]
     assert len(logs) == 1
     assert Path(logs[0]).exists()
@@ -87,6 +94,8 @@ def test_cleanup_removes_a_killed_run_and_keeps_a_live_one(
         assert not (state_dir / f"{run_id}.json").exists()
         assert not is_alive(sleeper)
         assert not Path(logs[0]).exists()
+        assert not Path(f"/sys/class/net/{veth}").exists()
+        assert f"interface {veth}" in "\n".join(removed)
         assert any(f"ndrpdr-{run_id}-tg" in r for r in removed)
         assert any(str(sleeper) in r for r in removed)
         # the live run is untouched

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import signal
 import subprocess
 import time
@@ -208,6 +209,24 @@ def test_tracked_paths_are_removed_by_teardown(make_testbed: MakeTestbed, tmp_pa
         assert str(gone) in json.loads(testbed.state_file.read_text())["paths"]
     assert keep.exists()
     assert not gone.exists()
+
+
+def test_tracked_interfaces_are_deleted_by_teardown(make_testbed: MakeTestbed) -> None:
+    # The root end of a veth into the run's DUT namespace: deleting it deletes the pair.
+    name, other = f"ndt{secrets.token_hex(4)}", f"ndt{secrets.token_hex(4)}"
+    with make_testbed(topology_2n1l()) as testbed:
+        namespace = testbed.namespace("DUT1")
+        testbed.track_interface(name)
+        testbed.track_interface(other)  # recorded, then given up before it was made
+        testbed.untrack_interface(other)
+        subprocess.run(
+            ["ip", "link", "add", name, "type", "veth", "peer", "name", "m0", "netns", namespace],
+            check=True,
+        )
+        assert json.loads(testbed.state_file.read_text())["interfaces"] == [name]
+        with pytest.raises(LocalTestbedError, match="not valid"):
+            testbed.track_interface("x" * 16)
+    assert not Path(f"/sys/class/net/{name}").exists()  # at once, not when the netns is freed
 
 
 def test_setup_failure_on_a_mac_ip_refuses_leaves_nothing(make_testbed: MakeTestbed) -> None:

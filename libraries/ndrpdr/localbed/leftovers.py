@@ -2,8 +2,9 @@
 
 A run is dead when its owner (PID + start time from the state file) no
 longer runs, or is a zombie. For a dead run: stop its recorded processes
-(start time checked) and anything still inside its namespaces, delete the
-namespaces, its recorded paths and process logs, and its state file. Namespaces named
+(start time checked) and anything still inside its namespaces, delete its
+root-namespace interfaces, the namespaces, its recorded paths and process
+logs, and its state file. Namespaces named
 ``ndrpdr-<pid>-<hex>-*`` that no state file lists are removed when that
 PID is dead. Namespaces of other naming, and unreadable state files, are
 left alone (logged).
@@ -14,8 +15,9 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from ndrpdr.localbed.errors import LocalTestbedError
 from ndrpdr.localbed.naming import NAMESPACE_PREFIX, parse_namespace
-from ndrpdr.localbed.plumbing import delete_namespaces
+from ndrpdr.localbed.plumbing import delete_links, delete_namespaces
 from ndrpdr.localbed.procs import NETNS_RUN_DIR, is_alive, namespace_pids, terminate
 from ndrpdr.localbed.state import RunState, StateStore
 from ndrpdr.localbed.testbed import remove_path
@@ -46,6 +48,11 @@ def _remove_run(store: StateStore, path: Path, state: RunState, removed: list[st
     if recorded:
         terminate(recorded)
         removed.append(f"processes {', '.join(map(str, recorded))} of {why}")
+    try:
+        for name in delete_links(state.interfaces):
+            removed.append(f"interface {name} ({why})")
+    except LocalTestbedError as exc:  # the namespaces' removal frees veth pairs too
+        _log.warning("%s: %s", why, exc)
     _remove_namespaces(state.namespaces, removed, why)
     for item in [*state.paths, *state.logs]:
         if remove_path(item):

@@ -65,6 +65,16 @@ def check_ifname(node: str, key: str, name: str | None) -> str:
     return name
 
 
+def check_root_ifname(run_id: str, name: str) -> str:
+    """A root-namespace interface name of run ``run_id``, or LocalTestbedError."""
+    if not isinstance(name, str) or not _IFNAME.fullmatch(name) or name in (".", ".."):
+        raise LocalTestbedError(
+            f"run {run_id}: interface name {name!r} is not valid: use 1-15 letters, "
+            "digits, '_', '.', '-'"
+        )
+    return name
+
+
 def namespace_name(run_id: str, logical: str) -> str:
     """The real namespace name of ``logical`` in run ``run_id``."""
     return f"{NAMESPACE_PREFIX}{run_id}-{logical}"

@@ -4,7 +4,10 @@
   their namespaces, MACs set), in one process each;
 * one ``ip netns exec NS sh -c SCRIPT`` per namespace: IPv6 off, RPS masks
   (its own /sys), the nft TG sink (``nft -f -`` from stdin), interfaces up;
-* ``ip -force -batch -``: delete namespaces (their veths go with them).
+* ``ip -force -batch -``: delete interfaces the run made in the root
+  namespace (deleting one end of a veth deletes the pair at once, while a
+  deleted namespace's veths go only when the kernel frees the namespace,
+  asynchronously), then namespaces (their veths go with them).
 
 Interface and namespace names were validated by the plan (letters, digits,
 ``_.-``), and shell words are quoted besides.
@@ -15,6 +18,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Sequence
+from pathlib import Path
 
 from ndrpdr.access.base import CommandError, NodeAccessError
 from ndrpdr.access.local import LocalTransport
@@ -25,6 +29,9 @@ from ndrpdr.localbed.procs import NETNS_RUN_DIR
 
 #: nft table (netdev family, in the TG namespace) that drops what reaches the TG ports.
 SINK_TABLE = "ndrpdr_tgsink"
+
+#: The runner's network interfaces (its /sys belongs to its own network namespace).
+SYS_CLASS_NET = Path("/sys/class/net")
 
 #: Timeout of one plumbing command [s].
 COMMAND_TIMEOUT_S = 30.0
@@ -114,6 +121,35 @@ def configure_namespace(setup: NamespaceSetup) -> None:
         )
     except (CommandError, NodeAccessError) as exc:
         raise _fail(f"configuration of namespace {setup.namespace}", exc) from exc
+
+
+def link_del_batch(interfaces: Sequence[str]) -> str:
+    """``ip -batch`` lines deleting ``interfaces`` (of the runner's namespace)."""
+    return "".join(f"link del dev {name}\n" for name in interfaces)
+
+
+def existing_links(interfaces: Sequence[str]) -> list[str]:
+    """Those of ``interfaces`` that exist now in the runner's network namespace."""
+    return [name for name in interfaces if (SYS_CLASS_NET / name).exists()]
+
+
+def delete_links(interfaces: Sequence[str]) -> list[str]:
+    """Delete those of ``interfaces`` that exist in the runner's namespace; return them.
+
+    Missing ones are no error (a veth end also goes when its peer's
+    namespace is freed); LocalTestbedError names those that remain.
+    """
+    present = existing_links(interfaces)
+    if present:
+        try:
+            run_ip_batch(link_del_batch(present), "interface removal", force=True)
+        except LocalTestbedError:
+            still = existing_links(present)
+            if still:
+                raise LocalTestbedError(
+                    f"local testbed interface removal failed: {', '.join(still)} remain"
+                ) from None
+    return present
 
 
 def existing_namespaces(namespaces: Sequence[str]) -> list[str]:

@@ -46,7 +46,9 @@ class RunState:
     """What a state file holds: the owner and everything the run created.
 
     ``paths`` are files and directories of the run; ``logs`` the output
-    files of processes started through its transports (removed once read).
+    files of processes started through its transports (removed once read);
+    ``interfaces`` network interfaces the run made in the runner's (root)
+    namespace, e.g. the root end of a veth pair into one of its namespaces.
     """
 
     run_id: str
@@ -56,6 +58,7 @@ class RunState:
     processes: list[ProcessRecord] = dataclasses.field(default_factory=list)
     paths: list[str] = dataclasses.field(default_factory=list)
     logs: list[str] = dataclasses.field(default_factory=list)
+    interfaces: list[str] = dataclasses.field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The state as a JSON-ready dict."""
@@ -67,6 +70,7 @@ class RunState:
             "processes": [dataclasses.asdict(p) for p in self.processes],
             "paths": list(self.paths),
             "logs": list(self.logs),
+            "interfaces": list(self.interfaces),
         }
 
     @classmethod
@@ -84,6 +88,7 @@ class RunState:
                 ],
                 paths=[str(p) for p in data["paths"]],
                 logs=[str(p) for p in data.get("logs", [])],
+                interfaces=[str(i) for i in data.get("interfaces", [])],
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"not a run state: {exc!r}") from exc

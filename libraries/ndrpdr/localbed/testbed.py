@@ -3,7 +3,8 @@
 Lifecycle: ``__init__`` plans (no I/O); ``setup`` writes the run's state
 file, then creates namespaces and veth pairs and configures each namespace
 (about 0.1 s for 2 namespaces); ``teardown`` stops the run's processes,
-deletes its namespaces and files and the state file. If setup fails half
+deletes its root-namespace interfaces (``track_interface``), its
+namespaces and files and the state file. If setup fails half
 way, what was made is removed before the error propagates. Use it as a
 context manager to tear down on exceptions and Ctrl-C as well.
 """
@@ -21,10 +22,11 @@ from types import TracebackType
 from ndrpdr.access.local import LocalProcess
 from ndrpdr.access.netns import NetnsTransport
 from ndrpdr.localbed.errors import LocalTestbedError
-from ndrpdr.localbed.naming import check_run_id, new_run_id
+from ndrpdr.localbed.naming import check_root_ifname, check_run_id, new_run_id
 from ndrpdr.localbed.plan import Plan, make_plan
 from ndrpdr.localbed.plumbing import (
     configure_namespace,
+    delete_links,
     delete_namespaces,
     existing_namespaces,
     netns_add_batch,
@@ -159,7 +161,7 @@ class LocalTestbed:
                 raise
 
     def teardown(self) -> None:
-        """Stop the run's processes, delete its namespaces, files and state file.
+        """Stop the run's processes, delete its interfaces, namespaces, files and state file.
 
         Idempotent; things already gone are no error. Raises LocalTestbedError
         only if something could not be removed (the state file then stays, so
@@ -180,6 +182,10 @@ class LocalTestbed:
             for namespace in state.namespaces:
                 pids.update(namespace_pids(namespace))
             terminate(sorted(pids))
+            try:
+                delete_links(state.interfaces)
+            except LocalTestbedError as exc:
+                problems.append(str(exc))
             try:
                 delete_namespaces(state.namespaces)
             except LocalTestbedError as exc:
@@ -236,6 +242,22 @@ class LocalTestbed:
         """Forget a path recorded with ``track_path`` (its owner removed it)."""
         target = str(Path(path).absolute())
         self._update(lambda s: s.paths.remove(target) if target in s.paths else None)
+
+    def track_interface(self, name: str) -> None:
+        """Record an interface of this run in the runner's (root) network namespace.
+
+        Teardown (or cleanup_leftovers) deletes it before the namespaces, so
+        the root end of a veth into a run namespace is gone when teardown
+        returns (deleting only the namespace frees the pair later, in the
+        kernel's own time). Record it *before* creating it; names must be
+        unique to the run, as they are deleted by name.
+        """
+        check_root_ifname(self.run_id, name)
+        self._update(lambda s: s.interfaces.append(name) if name not in s.interfaces else None)
+
+    def untrack_interface(self, name: str) -> None:
+        """Forget an interface recorded with ``track_interface`` (its owner deleted it)."""
+        self._update(lambda s: s.interfaces.remove(name) if name in s.interfaces else None)
 
     # -- helpers ---------------------------------------------------------------------
     def _record_process(self, pid: int, log: str | None) -> None:
