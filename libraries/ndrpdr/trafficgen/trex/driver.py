@@ -39,6 +39,7 @@ from ndrpdr.profiles import FrameSize, Profile, ProfileError, frame_sizes, max_l
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.base import STRETCH_GRACE_S, STRETCH_TOLERANCE, TrafficGeneratorError
+from ndrpdr.trafficgen.trex.childclient import make_stl_client
 from ndrpdr.trafficgen.trex.client import (
     ClientFactory,
     ClientSettings,
@@ -46,7 +47,6 @@ from ndrpdr.trafficgen.trex.client import (
     TrexClientError,
     error_text,
     is_version_refusal,
-    make_stl_client,
     version_refusal_message,
 )
 from ndrpdr.trafficgen.trex.config import TrexPort, render_config, trex_ports
@@ -104,7 +104,8 @@ class TrexTrafficGenerator:
 
         ``access`` is the TG's node access (needed unless
         ``options.start_server`` is false); ``client_factory`` makes the
-        client (default: TRex's real STL client, see ``client.py``);
+        client (default: TRex's real STL client in a child process, see
+        ``childclient.py``);
         ``clock`` / ``sleep`` time the traffic and the waits (tests
         replace them).
         """
@@ -258,8 +259,7 @@ class TrexTrafficGenerator:
         with self._lock:
             if self._client is not None:
                 return self._client
-            # Frames first: scapy is then this project's when TRex's client is imported
-            # (TRex's package would otherwise put its bundled scapy on sys.path first).
+            # Frames first: a profile that cannot be built fails before a server starts.
             for tx in self.sending_ports:
                 self._direction_traffic(tx)
             settings = ClientSettings(
