@@ -571,3 +571,4 @@ def test_driver_over_a_child_client_reports_a_refusal(
         f"{client_path}: RPC version mismatch: a newer client version is required. Use the "
         "client shipped with the server"
     )
+    assert not tg.session.is_open

@@ -6,9 +6,11 @@ Modules, one concept each: ``options`` (the TG node's options),
 ``child`` (the program that runs TRex's client in a process of its own,
 and its line protocol), ``childclient`` (the client over that child,
 optionally inside the TG's network namespace), ``streams`` (stream
-specs from a profile), ``counts`` (counters -> TrialResult) and
-``driver`` (TrexTrafficGenerator). Importing this package imports
-neither TRex nor scapy; TRex is only ever imported in the child process.
+specs from a profile), ``counts`` (counters -> TrialResult),
+``session`` (TrexSession: one testbed's server and connection) and
+``driver`` (TrexTrafficGenerator: one test's trials over a session).
+Importing this package imports neither TRex nor scapy; TRex is only
+ever imported in the child process.
 """
 
 from ndrpdr.trafficgen.trex.childclient import ChildClient, make_stl_client
@@ -16,6 +18,7 @@ from ndrpdr.trafficgen.trex.client import ClientSettings, TrexClient, TrexClient
 from ndrpdr.trafficgen.trex.counts import Latency, TrexTrial
 from ndrpdr.trafficgen.trex.driver import TrexTrafficGenerator
 from ndrpdr.trafficgen.trex.options import OPTION_KEYS, TrexOptions, parse_options
+from ndrpdr.trafficgen.trex.session import TrexSession
 
 __all__ = [
     "OPTION_KEYS",
@@ -25,6 +28,7 @@ __all__ = [
     "TrexClient",
     "TrexClientError",
     "TrexOptions",
+    "TrexSession",
     "TrexTrafficGenerator",
     "TrexTrial",
     "make_stl_client",
