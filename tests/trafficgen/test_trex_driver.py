@@ -1,388 +1,50 @@
-"""TrexTrafficGenerator over a stand-in TRex client and a recording node access.
+"""TrexTrafficGenerator over a TrexSession with a stand-in TRex client and node access.
 
-No real TRex ran (none can here). ``StandInTrex`` implements the driver's
-TrexClient protocol the way TRex's STL client documents its calls:
-``reset`` force-acquires, stops, removes all streams and clears the
-counters; ``start`` needs streams on every port and takes a per-port
-multiplier such as ``"1000000.000pps"``; a started port sends for
-``duration`` (plus any scripted "stretching") and then stops by itself;
-``wait_on_traffic`` returns when the ports stopped or reports a timeout;
-``stop`` ends the traffic at once; ``get_stats`` gives per-port
-``opackets`` / ``ipackets``, ``"global"`` and ``"latency"``. Time is a fake
-clock the stand-in advances, so trials take no real time. The counts come
-from a "network": a scripted wire, or a simulated DUT (``ndrpdr``'s sim
-models), so a whole search runs over the driver.
+Stand-ins (``trex_standin.py``), because what these tests pin down cannot
+be shown by the real TRex on this machine: a CSIT-like TG with DPDK ports
+by PCI address and several cores per port pair, exact counts and
+timings under a fake clock, scripted loss, stretching, TRex warnings and
+failing calls, and a whole search over a simulated DUT. The real TRex
+(software mode, veths) runs in ``test_trex_real.py``.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import random
 import re
-from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
-from typing import Any
 
 import pytest
+from trex_standin import (
+    CSIT,
+    EXPECTED,
+    LINE_64_10GE,
+    PROFILE,
+    ROOT,
+    FakeClock,
+    RecordingAccess,
+    SimulatedDut,
+    StandInTrex,
+    rig,
+    topology_with,
+    wire,
+)
 
-from ndrpdr.access.base import CommandResult
 from ndrpdr.goals import ndr_pdr_goals
-from ndrpdr.profiles import get_profile, max_load_pps
+from ndrpdr.profiles import max_load_pps
 from ndrpdr.search.trial import Measurer
 from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.base import TrafficGenerator, TrafficGeneratorError
-from ndrpdr.trafficgen.sim.models import DutModel, make_model
-from ndrpdr.trafficgen.trex.client import ClientSettings, CoreMask, TrexClient
+from ndrpdr.trafficgen.sim.models import make_model
+from ndrpdr.trafficgen.trex.client import ClientSettings
 from ndrpdr.trafficgen.trex.driver import TrexTrafficGenerator
 from ndrpdr.trafficgen.trex.server import SERVER_SCRIPT
-from ndrpdr.trafficgen.trex.streams import StreamSpec
-
-ROOT = Path(__file__).resolve().parents[2]
-CSIT = ROOT / "topologies" / "csit-2n-example.yaml"
-EXPECTED = Path(__file__).resolve().parent / "expected"
-PROFILE = get_profile("ethip4-ip4base")
-LINE_64_10GE = max_load_pps(10e9, 64)
-REFUSAL = "RPC version mismatch: a newer client version is required"
-
-#: (seconds sent, frames/s per sending port) -> (sent per port, received per port).
-Network = Callable[[float, Mapping[int, float]], tuple[dict[int, int], dict[int, int]]]
-
-
-class FakeClock:
-    """A monotonic clock that only moves when told (sleeps advance it)."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
-
-
-def wire(loss: Mapping[int, int] | None = None) -> Network:
-    """Every frame arrives on the other port, minus ``loss[port]`` frames sent by ``port``."""
-
-    def network(
-        seconds: float, rates: Mapping[int, float]
-    ) -> tuple[dict[int, int], dict[int, int]]:
-        sent = {p: round(r * seconds) for p, r in rates.items()}
-        received = {1 - p: max(0, n - (loss or {}).get(p, 0)) for p, n in sent.items()}
-        return sent, received
-
-    return network
-
-
-class SimulatedDut:
-    """A network whose DUT is a sim model at the aggregate rate (as the sim TG drives it)."""
-
-    def __init__(self, model: DutModel, seed: int = 1) -> None:
-        self.model = model
-        self.rng = random.Random(seed)
-
-    def __call__(
-        self, seconds: float, rates: Mapping[int, float]
-    ) -> tuple[dict[int, int], dict[int, int]]:
-        sent = {p: round(r * seconds) for p, r in rates.items()}
-        offered, forwarded = self.model.trial(seconds, sum(rates.values()), self.rng)
-        lost = offered - forwarded
-        received: dict[int, int] = {}
-        total = sum(sent.values()) or 1
-        shares = {p: lost * n // total for p, n in sent.items()}
-        first = min(sent)
-        shares[first] += lost - sum(shares.values())
-        for port, n in sent.items():
-            received[1 - port] = max(0, n - shares[port])
-        return sent, received
-
-
-class StandInTrex:
-    """A TrexClient that behaves as TRex's STL client documents (see the module docstring)."""
-
-    def __init__(
-        self,
-        clock: FakeClock,
-        network: Network,
-        *,
-        connect_failures: int = 0,
-        refuse: str | None = None,
-        warnings: Sequence[str] = (),
-        port_speed_gbps: float = 10.0,
-        stretch_s: float = 0.0,
-        global_stats: Mapping[str, Any] | None = None,
-        latency: Mapping[Any, Any] | None = None,
-        on_wait: Callable[[], None] | None = None,
-        fail_on: str | None = None,
-    ) -> None:
-        self.clock = clock
-        self.network = network
-        self.connect_failures = connect_failures
-        self.refuse = refuse
-        self.warnings = list(warnings)
-        self.port_speed_gbps = port_speed_gbps
-        self.stretch_s = stretch_s
-        self.global_stats = dict(global_stats or {"queue_full": 0, "cpu_util": 20.0})
-        self.latency = dict(latency or {})
-        self.on_wait = on_wait
-        self.fail_on = fail_on
-        self.calls: list[tuple[Any, ...]] = []
-        self.connected = False
-        self.acquired: set[int] = set()
-        self.streams: dict[int, list[StreamSpec]] = {0: [], 1: []}
-        self.opackets = {0: 0, 1: 0}
-        self.ipackets = {0: 0, 1: 0}
-        self.events: list[str] = []
-        self.running: dict[str, Any] | None = None
-
-    def _record(self, *call: Any) -> None:
-        self.calls.append(call)
-        if self.fail_on == call[0]:
-            raise RuntimeError(f"{call[0]}: port 1 is in an error state")
-
-    def names(self) -> list[str]:
-        return [c[0] for c in self.calls]
-
-    # -- the protocol --------------------------------------------------------------
-    def connect(self) -> None:
-        self._record("connect")
-        if self.connect_failures > 0:
-            self.connect_failures -= 1
-            raise RuntimeError("*** [RPC] - Failed to get server response from tcp://10.0.0.1:4501")
-        if self.refuse is not None:
-            raise RuntimeError(self.refuse)
-        self.connected = True
-
-    def get_server_version(self) -> Mapping[str, Any]:
-        assert self.connected
-        return {"version": "v3.08", "build_date": "Nov  5 2025", "mode": "STL"}
-
-    def get_port_attr(self, port: int) -> Mapping[str, Any]:
-        self._record("get_port_attr", port)
-        return {"speed": self.port_speed_gbps, "link": "UP"}
-
-    def acquire(self, ports: Sequence[int], force: bool = False) -> None:
-        self._record("acquire", list(ports), force)
-        assert self.connected, "acquire before connect"
-        self.acquired.update(ports)
-
-    def reset(self, ports: Sequence[int]) -> None:
-        self._record("reset", list(ports))
-        self.acquired.update(ports)
-        self._finish(self.clock())
-        for port in ports:
-            self.streams[port] = []
-            self.opackets[port] = self.ipackets[port] = 0
-
-    def add_streams(self, streams: Sequence[StreamSpec], ports: Sequence[int]) -> None:
-        self._record("add_streams", list(streams), list(ports))
-        for port in ports:
-            assert port in self.acquired, f"port {port} is not acquired"
-            self.streams[port].extend(streams)
-
-    def clear_events(self) -> None:
-        self._record("clear_events")
-        self.events = []
-
-    def start(
-        self,
-        ports: Sequence[int],
-        mult: str,
-        duration: float,
-        force: bool = True,
-        core_mask: CoreMask = "pin",
-    ) -> None:
-        self._record("start", list(ports), mult, duration, force, core_mask)
-        match = re.fullmatch(r"(\d+(?:\.\d+)?)pps", mult)
-        assert match, f"mult {mult!r} is not '<number>pps'"
-        rate = float(match.group(1))
-        for port in ports:
-            assert self.streams[port], f"start: port {port} has no streams"
-            base = sum(s.pps for s in self.streams[port])
-            assert math.isclose(base, rate, rel_tol=1e-6), (base, rate)
-        self.running = {
-            "ports": list(ports),
-            "rate": rate,
-            "start": self.clock(),
-            "end": self.clock() + duration + self.stretch_s,
-            "frames_s": duration,  # the frames of `duration` seconds, sent over the whole span
-        }
-
-    def _finish(self, at: float) -> None:
-        """End the running traffic at ``at`` (its end, or earlier when stopped)."""
-        run, self.running = self.running, None
-        if run is None:
-            return
-        span = run["end"] - run["start"]
-        share = min(1.0, (at - run["start"]) / span) if span > 0 else 1.0
-        sent, received = self.network(
-            run["frames_s"] * share, dict.fromkeys(run["ports"], run["rate"])
-        )
-        for port, n in sent.items():
-            self.opackets[port] += n
-        for port, n in received.items():
-            self.ipackets[port] += n
-        self.events.extend(self.warnings)
-
-    def wait_on_traffic(self, ports: Sequence[int], timeout_s: float) -> bool:
-        self._record("wait_on_traffic", list(ports), timeout_s)
-        if self.on_wait is not None:
-            self.on_wait()
-        if self.running is None:
-            return True
-        remaining = self.running["end"] - self.clock()
-        if remaining <= timeout_s:
-            self.clock.now = self.running["end"]
-            self._finish(self.clock())
-            return True
-        self.clock.now += timeout_s
-        return False
-
-    def get_stats(self, ports: Sequence[int]) -> Mapping[Any, Any]:
-        self._record("get_stats", list(ports))
-        stats: dict[Any, Any] = {
-            p: {"opackets": self.opackets[p], "ipackets": self.ipackets[p]} for p in (0, 1)
-        }
-        stats["global"] = dict(self.global_stats)
-        stats["latency"] = dict(self.latency)
-        stats["flow_stats"] = {}
-        return stats
-
-    def get_warnings(self) -> list[str]:
-        self._record("get_warnings")
-        return list(self.events)
-
-    def stop(self, ports: Sequence[int]) -> None:
-        self._record("stop", list(ports))
-        self._finish(self.clock())
-
-    def release(self, ports: Sequence[int]) -> None:
-        self._record("release", list(ports))
-        self.acquired.difference_update(ports)
-
-    def disconnect(self) -> None:
-        self._record("disconnect")
-        self.connected = False
-
-
-class RecordingProcess:
-    """A background process: running until stopped, or until ``exits_after`` checks."""
-
-    def __init__(self, log: str, exits_after: int | None) -> None:
-        self.pid = 4242
-        self.log = log
-        self.exits_after = exits_after
-        self.checks = 0
-        self.stopped = False
-
-    def is_running(self) -> bool:
-        self.checks += 1
-        if self.exits_after is not None and self.checks > self.exits_after:
-            return False
-        return not self.stopped
-
-    def stop(self, timeout_s: float = 10.0) -> int | None:
-        self.stopped = True
-        return 0
-
-    def output(self) -> str:
-        return self.log
-
-
-class RecordingAccess:
-    """A NodeAccess that records files and background commands (nothing runs)."""
-
-    def __init__(self, log: str = "", exits_after: int | None = None) -> None:
-        self.files: dict[str, tuple[bytes, bool]] = {}
-        self.started: list[tuple[list[str], bool]] = []
-        self.processes: list[RecordingProcess] = []
-        self.log = log
-        self.exits_after = exits_after
-
-    @property
-    def node(self) -> str:
-        return "TG"
-
-    def run(self, argv: Sequence[str], **kwargs: Any) -> CommandResult:
-        raise AssertionError(f"unexpected command {argv}")
-
-    def start(
-        self, argv: Sequence[str], *, sudo: bool = False, env: Mapping[str, str] | None = None
-    ) -> RecordingProcess:
-        self.started.append((list(argv), sudo))
-        process = RecordingProcess(self.log, self.exits_after)
-        self.processes.append(process)
-        return process
-
-    def put_file(self, data: bytes, path: str, *, mode: int = 0o644, sudo: bool = False) -> None:
-        self.files[path] = (data, sudo)
-
-    def get_file(self, path: str, *, sudo: bool = False) -> bytes:
-        raise AssertionError("not used")
-
-    def close(self) -> None:
-        pass
-
-
-# -- helpers -------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def csit() -> Topology:
     return load_topology(CSIT)
-
-
-def topology_with(csit: Topology, *, speed_bps: float | None = 10e9, **options: Any) -> Topology:
-    """The CSIT example with TG port speeds and TG options set."""
-    tg = csit.tg
-    ports = {k: dataclasses.replace(i, speed_bps=speed_bps) for k, i in tg.interfaces.items()}
-    tg = dataclasses.replace(tg, interfaces=ports, options=options)
-    return dataclasses.replace(csit, nodes={**csit.nodes, "TG": tg})
-
-
-@dataclasses.dataclass
-class Rig:
-    tg: TrexTrafficGenerator
-    client: StandInTrex
-    access: RecordingAccess
-    clock: FakeClock
-    settings: list[ClientSettings]
-
-
-def rig(
-    topology: Topology,
-    *,
-    network: Network | None = None,
-    bidirectional: bool = True,
-    access: RecordingAccess | None = None,
-    frame_size: int | str = 64,
-    **client_args: Any,
-) -> Rig:
-    clock = FakeClock()
-    client = StandInTrex(clock, network or wire(), **client_args)
-    access = access if access is not None else RecordingAccess(log="line 1\nEAL: init\n")
-    made: list[ClientSettings] = []
-
-    def factory(settings: ClientSettings) -> TrexClient:
-        made.append(settings)
-        return client
-
-    tg = TrexTrafficGenerator(
-        topology,
-        PROFILE,
-        frame_size,  # type: ignore[arg-type]
-        bidirectional=bidirectional,
-        access=access,
-        client_factory=factory,
-        clock=clock,
-        sleep=clock.sleep,
-    )
-    return Rig(tg, client, access, clock, made)
 
 
 # -- construction --------------------------------------------------------------------
@@ -412,6 +74,13 @@ def test_constructor_checks(csit: Topology) -> None:
     sim = load_topology(ROOT / "topologies" / "sim.yaml")
     with pytest.raises(TrafficGeneratorError, match=r"nodes\.TG\.driver: 'sim' is not trex"):
         TrexTrafficGenerator(sim, PROFILE, 64, access=RecordingAccess())
+    session = rig(topology_with(csit)).session
+    with pytest.raises(TrafficGeneratorError, match=r"nodes\.TG\.driver: 'sim' node TG is not"):
+        TrexTrafficGenerator(sim, PROFILE, 64, session=session)
+    with pytest.raises(TrafficGeneratorError, match="a TrexSession or access / client_factory"):
+        TrexTrafficGenerator(
+            topology_with(csit), PROFILE, 64, session=session, access=RecordingAccess()
+        )
 
 
 @pytest.mark.parametrize("bidirectional", [True, False])
@@ -494,7 +163,7 @@ def test_frames_are_addressed_as_the_topology_says(csit: Topology) -> None:
 def test_unidirectional_sends_on_port_0_only(csit: Topology) -> None:
     r = rig(topology_with(csit), bidirectional=False)
     result = r.tg.measure(2.0, 500_000.0)
-    assert ("start", [0], "500000.000pps", 2.0, True, "pin") in r.client.calls
+    assert ("start", [0], "500000.000pps", 2.0, True, "split") in r.client.calls  # one port
     assert [c[2] for c in r.client.calls if c[0] == "add_streams"] == [[0]]
     assert result.offered_count == 1_000_000 and result.forwarded_count == 1_000_000
 
@@ -574,81 +243,6 @@ def test_load_above_the_maximum_names_both(csit: Topology) -> None:
         r.tg.measure(1.0, limit * 1.5)
 
 
-# -- server start, API readiness, refusals -----------------------------------------
-
-
-def test_version_refusal_says_which_client_to_use(csit: Topology) -> None:
-    r = rig(topology_with(csit), refuse=REFUSAL)
-    with pytest.raises(TrafficGeneratorError) as info:
-        r.tg.measure(1.0, 1e6)
-    message = str(info.value)
-    assert message.startswith("TG: the TRex server at 10.0.0.1:4501 refused PyPI trex_stl_lib")
-    assert REFUSAL in message
-    assert "/opt/trex-core/scripts/automation/trex_control_plane/interactive" in message
-    assert "nodes.TG.options.client_path" in message
-    assert r.client.names() == ["connect", "disconnect"]  # not retried; cleaned up
-    assert r.access.processes[0].stopped  # the server started for nothing is stopped
-
-
-def test_api_not_answering_gives_up_after_the_retries_with_the_log(csit: Topology) -> None:
-    log = "\n".join(f"log line {i}" for i in range(500)) + "\nEAL: Error - cannot init ports"
-    access = RecordingAccess(log=log)
-    topology = topology_with(csit, api_retries=4, api_retry_interval_s=2.5)
-    r = rig(topology, access=access, connect_failures=100)
-    with pytest.raises(TrafficGeneratorError) as info:
-        r.tg.measure(1.0, 1e6)
-    message = str(info.value)
-    assert message.startswith("TG: the TRex API did not answer after 4 tries, 2.5 s apart")
-    assert "Failed to get server response" in message
-    assert message.endswith("EAL: Error - cannot init ports")  # the tail of the server log
-    assert "log line 0\n" not in message  # only the tail
-    assert r.client.names().count("connect") == 4
-    assert r.clock.sleeps == [2.5, 2.5, 2.5]
-    assert access.processes[0].stopped
-
-
-def test_api_answering_after_a_few_tries(csit: Topology) -> None:
-    r = rig(topology_with(csit, api_retry_interval_s=0.5), connect_failures=3)
-    r.tg.measure(1.0, 1e6)
-    assert r.client.names().count("connect") == 4
-    assert r.clock.sleeps[:3] == [0.5, 0.5, 0.5]
-
-
-def test_server_exiting_while_starting_stops_the_wait(csit: Topology) -> None:
-    access = RecordingAccess(log="ERROR: port 0000:17:00.0 is not bound to vfio-pci", exits_after=1)
-    r = rig(topology_with(csit), access=access, connect_failures=100)
-    with pytest.raises(
-        TrafficGeneratorError, match=r"exited while starting \(try 2 of 20\)"
-    ) as info:
-        r.tg.measure(1.0, 1e6)
-    assert str(info.value).endswith("ERROR: port 0000:17:00.0 is not bound to vfio-pci")
-    assert r.client.names().count("connect") == 1
-
-
-def test_running_server_is_used_as_is(csit: Topology) -> None:
-    r = rig(
-        topology_with(csit, start_server=False, server="trex.lab", sync_port=5501, async_port=5500)
-    )
-    r.tg.measure(1.0, 1e6)
-    assert r.access.files == {} and r.access.started == []
-    assert r.settings == [ClientSettings("TG", "trex.lab", 5501, 5500, None)]
-
-
-def test_software_mode_server(csit: Topology) -> None:
-    topology = topology_with(csit, software_mode=True, client_path="/opt/trex/interactive")
-    tg = topology.tg
-    named = {k: dataclasses.replace(i, name=f"tg-if{k[-1]}") for k, i in tg.interfaces.items()}
-    topology = dataclasses.replace(
-        topology, nodes={**topology.nodes, "TG": dataclasses.replace(tg, interfaces=named)}
-    )
-    r = rig(topology)
-    r.tg.measure(1.0, 1e6)
-    ((argv, _),) = r.access.started
-    assert argv[-4:] == ["-i", "--cfg", "/etc/trex_cfg.yaml", "--software"]
-    assert b'interfaces: ["tg-if1", "tg-if2"]' in r.access.files["/etc/trex_cfg.yaml"][0]
-    assert r.settings[0].client_path == "/opt/trex/interactive"
-
-
 # -- stopping, failing, closing ------------------------------------------------------
 
 
@@ -677,18 +271,18 @@ def test_stop_traffic_during_a_trial_ends_it(csit: Topology) -> None:
     assert r.tg.measure(1.0, 1e6).loss_ratio == 0.0  # the next trial works
 
 
-def test_stop_traffic_and_close(csit: Topology) -> None:
+def test_stop_traffic_and_close_leave_the_session_open(csit: Topology) -> None:
     r = rig(topology_with(csit))
     r.tg.stop_traffic()  # before anything: no-op
     r.tg.close()
-    assert r.client.calls == []
+    assert r.client.calls == [] and not r.session.is_open
     r.tg.measure(1.0, 1e6)
     r.tg.stop_traffic()
     assert r.client.calls[-1] == ("stop", [0, 1])
     r.tg.close()
-    assert r.client.names()[-3:] == ["stop", "release", "disconnect"]
-    assert r.client.calls[-2] == ("release", [0, 1])
-    assert r.access.processes[0].stopped
+    assert r.client.calls[-2:] == [("stop", [0, 1]), ("reset", [0, 1])]
+    assert r.client.connected and r.session.is_open  # the next test's TG uses them
+    assert not r.access.processes[0].stopped
     count = len(r.client.calls)
     r.tg.close()  # idempotent
     assert len(r.client.calls) == count
@@ -697,13 +291,66 @@ def test_stop_traffic_and_close(csit: Topology) -> None:
 def test_close_reports_errors_but_does_everything(csit: Topology) -> None:
     r = rig(topology_with(csit))
     r.tg.measure(1.0, 1e6)
-    r.client.fail_on = "release"
+    r.client.fail_on = "stop"
     with pytest.raises(
-        TrafficGeneratorError, match=r"closing TRex: TG: TRex release: release: port 1"
+        TrafficGeneratorError, match=r"closing the TRex traffic: TG: TRex stop: stop: port 1"
     ):
         r.tg.close()
-    assert r.client.names()[-1] == "disconnect"
+    assert r.client.names()[-1] == "reset"
+
+
+def test_two_tests_in_a_row_share_one_server_and_connection(csit: Topology) -> None:
+    r = rig(topology_with(csit))
+    r.tg.measure(1.0, 1e6)
+    r.tg.close()
+    second = r.generator(bidirectional=False, frame_size=1518)
+    result = second.measure(1.0, 500_000.0)
+    second.close()
+    assert result.forwarded_count == 500_000
+    assert len(r.access.started) == 1 and r.session.starts == 1
+    assert r.client.names().count("connect") == 1 and len(r.settings) == 1
+    r.session.close()
     assert r.access.processes[0].stopped
+
+
+def test_without_a_session_the_generator_owns_one(csit: Topology) -> None:
+    """How ActiveTestbed calls it until it owns a session: close() stops the server too."""
+    clock = FakeClock()
+    client = StandInTrex(clock, wire())
+    access = RecordingAccess()
+    tg = TrexTrafficGenerator(
+        topology_with(csit),
+        PROFILE,
+        64,
+        access=access,
+        client_factory=lambda settings: client,
+        clock=clock,
+        sleep=clock.sleep,
+    )
+    assert tg.measure(1.0, 1e6).forwarded_count == 1_000_000
+    tg.close()
+    assert client.names()[-4:] == ["stop", "release", "disconnect", "close"]
+    assert access.processes[0].stopped
+
+
+@pytest.mark.parametrize(
+    ("cores", "bidirectional", "mask"),
+    [
+        (2, True, "pin"),
+        (4, True, "pin"),
+        (1, True, "split"),
+        (None, True, "split"),
+        (2, False, "split"),
+    ],
+)
+def test_core_mask_follows_the_server_cores(
+    csit: Topology, cores: int | None, bidirectional: bool, mask: str
+) -> None:
+    """PIN needs both ports sending and 2+ cores per port pair (a real 1-core server refuses it)."""
+    r = rig(topology_with(csit), bidirectional=bidirectional, cores_per_port_pair=cores)
+    r.tg.measure(1.0, 1e6)
+    (start,) = [c for c in r.client.calls if c[0] == "start"]
+    assert start[-1] == mask
 
 
 # -- a whole search over the driver --------------------------------------------------
@@ -729,3 +376,4 @@ def test_search_over_a_simulated_dut_finds_the_truth(csit: Topology, model_name:
     assert run.record["trials"] and all(t.warnings == () for t in run.result.trials)
     assert r.client.names().count("connect") == 1
     assert r.client.calls[-1] == ("stop", [0, 1])  # run_search stops traffic at the end
+    assert r.session.starts == 1

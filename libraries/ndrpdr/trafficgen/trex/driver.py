@@ -1,9 +1,11 @@
-"""TrexTrafficGenerator: trials on a TRex server (STL mode), counted by TRex's port counters.
+"""TrexTrafficGenerator: one test's trials on a TRex server (STL mode), counted by TRex's ports.
 
-The constructor only checks (options, ports, MACs, the config text); the
-first call that needs TRex starts the server over the TG's node access
-(unless ``options.start_server`` is false), waits for its API, connects
-the client, checks the server's version and acquires TRex ports 0 and 1.
+The server and the connection belong to the testbed's ``TrexSession``
+(``session.py``), started once and shared by the tests; a
+TrexTrafficGenerator is one test's traffic (profile, frame size,
+directions) over it. The constructor only checks (frame size, the
+session's TG); the first call that needs TRex opens the session
+(idempotent).
 
 One trial (``measure``), as CSIT's ``trex_stl_profile.py`` does it but
 with one client kept connected between trials:
@@ -12,12 +14,17 @@ with one client kept connected between trials:
 2. add each direction's streams to its sending port (direction 0 leaves
    port 0 for port 1, direction 1 the reverse), rates adding up to
    load / directions per port;
-3. ``start`` the sending ports with ``mult="<rate>pps"`` for the duration;
+3. ``start`` the sending ports with ``mult="<rate>pps"`` for the duration
+   (core mask: ``client.core_mask``, "pin" only with 2 or more cores per
+   port pair);
 4. wait for the traffic to end; traffic still running at duration x 1.01 +
    0.25 s is stopped (a trial lasts its duration; what was not sent is
    unsent, counted as lost);
 5. wait ``settle_s``, read the counters and TRex's warnings, and let
    ``counts.trex_trial`` make the TrialResult (latency in ``last_trial``).
+
+``close`` stops the traffic and resets the ports; the session (server and
+connection) stays for the next test.
 
 The maximum load is the line rate of the sending ports at the frame size
 (interface ``speed`` in the topology, else the speed TRex reports, which
@@ -39,20 +46,11 @@ from ndrpdr.profiles import FrameSize, Profile, ProfileError, frame_sizes, max_l
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.base import STRETCH_GRACE_S, STRETCH_TOLERANCE, TrafficGeneratorError
-from ndrpdr.trafficgen.trex.client import (
-    ClientFactory,
-    ClientSettings,
-    TrexClient,
-    TrexClientError,
-    error_text,
-    is_version_refusal,
-    make_stl_client,
-    version_refusal_message,
-)
-from ndrpdr.trafficgen.trex.config import TrexPort, render_config, trex_ports
+from ndrpdr.trafficgen.trex.client import ClientFactory, TrexClient
+from ndrpdr.trafficgen.trex.config import TrexPort
 from ndrpdr.trafficgen.trex.counts import TrexTrial, trex_trial
-from ndrpdr.trafficgen.trex.options import TrexOptions, parse_options, where
-from ndrpdr.trafficgen.trex.server import TrexServer, wait_for_api
+from ndrpdr.trafficgen.trex.options import TrexOptions, where
+from ndrpdr.trafficgen.trex.session import PORTS, TrexSession
 from ndrpdr.trafficgen.trex.streams import (
     DirectionTraffic,
     direction_traffic,
@@ -63,20 +61,8 @@ from ndrpdr.trafficgen.trex.streams import (
 _LOAD_SLACK = 1e-9
 #: Longest single wait on the traffic, so that stop_traffic is seen quickly [s].
 POLL_S = 0.1
-#: TRex ports of the pair the driver uses.
-PORTS = (0, 1)
 
 _T = TypeVar("_T")
-
-
-class _RefusedError(Exception):
-    """The server refused the client's API version (not worth retrying)."""
-
-
-def _trex_text(exc: BaseException) -> str:
-    """TRex's own text of a client error (without the adapter's prefix), else the message."""
-    text = exc.trex_text if isinstance(exc, TrexClientError) else None
-    return text if text is not None else error_text(exc)
 
 
 def _finite(node: str, what: str, value: object) -> float:
@@ -86,7 +72,7 @@ def _finite(node: str, what: str, value: object) -> float:
 
 
 class TrexTrafficGenerator:
-    """The ``trex`` TG driver (a TrafficGenerator) over one TRex STL client."""
+    """The ``trex`` TG driver (a TrafficGenerator): one test's traffic over a TrexSession."""
 
     def __init__(
         self,
@@ -95,60 +81,70 @@ class TrexTrafficGenerator:
         frame_size: FrameSize,
         *,
         bidirectional: bool = True,
+        session: TrexSession | None = None,
         access: NodeAccess | None = None,
         client_factory: ClientFactory | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        """Check the TG node and its options; no I/O.
+        """Check the frame size and the session's TG; no I/O.
 
-        ``access`` is the TG's node access (needed unless
-        ``options.start_server`` is false); ``client_factory`` makes the
-        client (default: TRex's real STL client, see ``client.py``);
-        ``clock`` / ``sleep`` time the traffic and the waits (tests
-        replace them).
+        ``session`` is the testbed's TrexSession (left open by ``close``).
+        Without one (the way ActiveTestbed still calls it, until it owns a
+        session) the generator makes its own from ``access`` and
+        ``client_factory`` and closes it in ``close``, stopping the
+        server: one server start per generator. ``clock`` / ``sleep``
+        time the traffic and the waits (tests replace them).
         """
+        if session is None:
+            session = TrexSession(
+                topology, access=access, client_factory=client_factory, sleep=sleep
+            )
+            self._owns_session = True
+        elif access is not None or client_factory is not None:
+            raise TrafficGeneratorError(
+                f"{session.node}: give a TrexSession or access / client_factory, not both"
+            )
+        else:
+            self._owns_session = False
+        self.session = session
         self.topology = topology
         self.profile = profile
         self.frame_size = frame_size
         self.bidirectional = bidirectional
         tg = topology.tg
         self.node = tg.key
-        if tg.driver != "trex":
+        if tg.key != session.node or tg.driver != "trex":
             raise TrafficGeneratorError(
-                f"{where(topology, tg, 'driver')}: {tg.driver!r} is not trex"
+                f"{where(topology, tg, 'driver')}: {tg.driver!r} node {tg.key} is not the "
+                f"trex TG {session.node} of the session"
             )
-        self.options: TrexOptions = parse_options(topology)
-        self.ports: tuple[TrexPort, ...] = trex_ports(topology, self.options)
-        self.config_text = render_config(self.ports, self.options)
+        self.options: TrexOptions = session.options
+        self.ports: tuple[TrexPort, ...] = session.ports
+        self.config_text = session.config_text
         try:
             frame_sizes(frame_size)
         except ProfileError as exc:
             raise TrafficGeneratorError(f"{self.node}: {exc}") from exc
-        if self.options.start_server and access is None:
-            raise TrafficGeneratorError(
-                f"{self.node}: the TG's node access is needed to start the TRex server "
-                f"(or set nodes.{tg.key}.options.start_server to false to use a running one)"
-            )
-        self.access = access
-        self._factory: ClientFactory = client_factory or make_stl_client
         self._clock = clock
         self._sleep = sleep
         pairs = ((0, 1), (1, 0)) if bidirectional else ((0, 1),)
         self.directions: tuple[tuple[int, int], ...] = pairs
         self._max_load = self._static_max_load()
         self._traffic: dict[int, DirectionTraffic] = {}
-        self._client: TrexClient | None = None
-        self._server: TrexServer | None = None
-        self._lock = threading.RLock()
+        self._used = False
         self._stop_requested = threading.Event()
-        self.server_version: str | None = None
         self.last_trial: TrexTrial | None = None
+
+    @property
+    def server_version(self) -> str | None:
+        """The TRex server's version, once the session is open."""
+        return self.session.server_version
 
     # -- TrafficGenerator ------------------------------------------------------------
     @property
     def max_load_pps(self) -> float:
-        """Highest aggregate load [pps]; may start the server to read the port speeds."""
+        """Highest aggregate load [pps]; may open the session to read the port speeds."""
         if self._max_load is None:
             self._max_load = self._server_max_load()
         return self._max_load
@@ -183,35 +179,38 @@ class TrexTrafficGenerator:
     def stop_traffic(self) -> None:
         """Stop both TRex ports (idempotent; also ends a trial running in another thread)."""
         self._stop_requested.set()
-        client = self._client
-        if client is None:
+        if not self.session.is_open:
             return
-        with self._lock:
-            self._call("stop", lambda: client.stop(PORTS))
+        client = self.session.client
+        self._call("stop", lambda: client.stop(PORTS))
 
     def close(self) -> None:
-        """Stop traffic, release the ports, disconnect, stop the server (idempotent)."""
+        """Stop the traffic and reset the ports; the session stays open (idempotent).
+
+        A generator that made its own session (no ``session`` given)
+        closes it here, stopping the server.
+        """
+        used, self._used = self._used, False
         errors: list[str] = []
-        client, self._client = self._client, None
-        if client is not None:
+        if used and self.session.is_open:
+            client = self.session.client
             for what, action in (
                 ("stop", lambda: client.stop(PORTS)),
-                ("release", lambda: client.release(PORTS)),
-                ("disconnect", client.disconnect),
+                ("reset", lambda: client.reset(PORTS)),
             ):
                 try:
-                    with self._lock:
-                        self._call(what, action)
+                    self._call(what, action)
                 except TrafficGeneratorError as exc:
                     errors.append(str(exc))
-        server, self._server = self._server, None
-        if server is not None:
+        if self._owns_session:
             try:
-                server.stop()
+                self.session.close()
             except TrafficGeneratorError as exc:
                 errors.append(str(exc))
         if errors:
-            raise TrafficGeneratorError(f"{self.node}: closing TRex: " + "; ".join(errors))
+            raise TrafficGeneratorError(
+                f"{self.node}: closing the TRex traffic: " + "; ".join(errors)
+            )
 
     # -- parts -----------------------------------------------------------------------
     @property
@@ -247,76 +246,14 @@ class TrexTrafficGenerator:
         return total if cap is None else min(cap, total)
 
     def _call(self, what: str, action: Callable[[], _T]) -> _T:
-        """Run a client call; its failure becomes TrafficGeneratorError naming the node."""
-        try:
-            return action()
-        except Exception as exc:
-            raise TrafficGeneratorError(f"{self.node}: TRex {what}: {_trex_text(exc)}") from exc
+        """Run a client call under the session's lock; failures name the node and step."""
+        return self.session.call(what, action)
 
     def _open(self) -> TrexClient:
-        """The connected client (first call: start the server, connect, acquire the ports)."""
-        with self._lock:
-            if self._client is not None:
-                return self._client
-            # Frames first: scapy is then this project's when TRex's client is imported
-            # (TRex's package would otherwise put its bundled scapy on sys.path first).
-            for tx in self.sending_ports:
-                self._direction_traffic(tx)
-            settings = ClientSettings(
-                node=self.node,
-                server=self.options.server or "localhost",
-                sync_port=self.options.sync_port,
-                async_port=self.options.async_port,
-                client_path=self.options.client_path,
-            )
-            client = self._call("client", lambda: self._factory(settings))
-            try:
-                self._connect(client, settings)
-            except BaseException:
-                with contextlib.suppress(Exception):
-                    client.disconnect()
-                server, self._server = self._server, None
-                if server is not None:
-                    with contextlib.suppress(TrafficGeneratorError):
-                        server.stop()
-                raise
-            self._client = client
-            return client
-
-    def _connect(self, client: TrexClient, settings: ClientSettings) -> None:
-        process = None
-        if self.options.start_server:
-            assert self.access is not None  # checked in the constructor
-            self._server = TrexServer(self.access, self.options, self.config_text)
-            self._server.start()
-            process = self._server.process
-
-        def connect() -> None:
-            try:
-                client.connect()
-            except Exception as exc:
-                text = _trex_text(exc)
-                if is_version_refusal(text):
-                    raise _RefusedError(text) from exc
-                raise
-
-        try:
-            wait_for_api(
-                self.node,
-                connect,
-                process=process,
-                retries=self.options.api_retries,
-                interval_s=self.options.api_retry_interval_s,
-                is_fatal=lambda exc: isinstance(exc, _RefusedError),
-                sleep=self._sleep,
-            )
-        except _RefusedError as exc:
-            raise TrafficGeneratorError(
-                version_refusal_message(settings, str(exc), self.options.install_dir)
-            ) from exc
-        version = self._call("get_server_version", client.get_server_version)
-        self.server_version = str(version.get("version", "unknown"))
-        self._call("acquire", lambda: client.acquire(PORTS, force=True))
+        """The session's connected client (opening the session on first use)."""
+        self.session.open()
+        self._used = True
+        return self.session.client
 
     def _direction_traffic(self, direction: int) -> DirectionTraffic:
         if direction not in self._traffic:
@@ -337,7 +274,8 @@ class TrexTrafficGenerator:
             for tx, _ in self.directions
         }
         sending = list(self.sending_ports)
-        with self._lock:
+        mask = self.session.core_mask(sending)
+        with self.session.lock:
             self._call("reset", lambda: client.reset(PORTS))
             for port, specs in streams.items():
                 self._call("add_streams", functools.partial(client.add_streams, specs, [port]))
@@ -346,13 +284,13 @@ class TrexTrafficGenerator:
             self._call(
                 f"start at {rate:.3f} pps per port for {duration:g} s",
                 lambda: client.start(
-                    sending, mult=f"{rate:.3f}pps", duration=duration, force=True, core_mask="pin"
+                    sending, mult=f"{rate:.3f}pps", duration=duration, force=True, core_mask=mask
                 ),
             )
         cut = self._wait(client, sending, started, duration)
         traffic_s = self._clock() - started
         self._sleep(self.options.settle_s)
-        with self._lock:
+        with self.session.lock:
             stats = self._call("get_stats", lambda: client.get_stats(PORTS))
             warnings = self._call("get_warnings", client.get_warnings)
         return trex_trial(
@@ -377,13 +315,13 @@ class TrexTrafficGenerator:
                 )
             remaining = cutoff - self._clock()
             if remaining <= 0:
-                with self._lock:
+                with self.session.lock:
                     self._call("stop at the cutoff", lambda: client.stop(sending))
                 return True
             wait = functools.partial(
                 client.wait_on_traffic, sending, timeout_s=min(POLL_S, remaining)
             )
-            with self._lock:
+            with self.session.lock:
                 ended = self._call("wait_on_traffic", wait)
             if ended:
                 if self._stop_requested.is_set():
@@ -394,7 +332,7 @@ class TrexTrafficGenerator:
 
     def __repr__(self) -> str:
         return (
-            f"TrexTrafficGenerator(node={self.node!r}, server={self.options.server!r}, "
+            f"TrexTrafficGenerator(node={self.node!r}, session={self.session!r}, "
             f"profile={self.profile.name!r}, frame_size={self.frame_size!r}, "
             f"bidirectional={self.bidirectional!r})"
         )

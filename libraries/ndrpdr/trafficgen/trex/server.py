@@ -15,6 +15,10 @@ Everything goes through the TG's NodeAccess (SSH for a lab TG), as root:
    times, ``api_retry_interval_s`` apart (CSIT: 20 tries); a server that
    exits or never answers gives an error with the tail of its log.
 
+4. ``stop`` ends the process group (SIGINT, then SIGTERM, then SIGKILL)
+   and removes the DPDK runtime directory ``/var/run/dpdk/<prefix>`` the
+   server leaves behind when ``extra_args`` name a ``--prefix``.
+
 A TRex that is already running on the TG is not touched (nothing here
 kills processes by name): stop it first, or set ``start_server: false``
 to use it.
@@ -23,8 +27,9 @@ to use it.
 from __future__ import annotations
 
 import logging
+import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ndrpdr.access.base import BackgroundProcess, NodeAccess, NodeAccessError, tail
 from ndrpdr.errors import NdrPdrError
@@ -51,6 +56,21 @@ exit "$status"
 
 #: How long ``stop`` gives the server to exit (SIGINT, SIGTERM, SIGKILL) [s].
 STOP_TIMEOUT_S = 30.0
+#: Where DPDK keeps a process's runtime files, in a directory named by its --prefix.
+DPDK_RUN_DIR = "/var/run/dpdk"
+
+_PREFIX = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+
+
+def dpdk_prefix(extra_args: Sequence[str]) -> str | None:
+    """The ``--prefix`` in t-rex-64 arguments (``--prefix X`` or ``--prefix=X``), if any."""
+    found: str | None = None
+    for index, arg in enumerate(extra_args):
+        if arg == "--prefix" and index + 1 < len(extra_args):
+            found = extra_args[index + 1]
+        elif arg.startswith("--prefix="):
+            found = arg.split("=", 1)[1]
+    return found if found is not None and _PREFIX.match(found) else None
 
 
 def server_command(options: TrexOptions) -> list[str]:
@@ -128,6 +148,7 @@ class TrexServer:
         self.options = options
         self.config_text = config_text
         self.process: BackgroundProcess | None = None
+        self._stopped: BackgroundProcess | None = None
 
     @property
     def node(self) -> str:
@@ -167,15 +188,34 @@ class TrexServer:
         )
 
     def log_tail(self) -> str:
-        """The end of the server's log (for error messages)."""
-        return _log_tail(self.process)
+        """The end of the server's log, or of the last stopped one's (for messages)."""
+        return _log_tail(self.process or self._stopped)
+
+    def is_running(self) -> bool:
+        """True while the server process this driver started has not exited."""
+        return self.process is not None and self.process.is_running()
 
     def stop(self) -> None:
-        """Stop the server (idempotent); a server that had already exited is fine."""
-        process, self.process = self.process, None
+        """Stop the server and remove its DPDK runtime directory (idempotent).
+
+        A server that had already exited is fine; its log stays readable
+        through ``log_tail`` until the next ``start``.
+        """
+        process = self.process
         if process is None:
             return
         try:
             process.stop(timeout_s=STOP_TIMEOUT_S)
         except NdrPdrError as exc:
             raise TrafficGeneratorError(f"{self.node}: cannot stop the TRex server: {exc}") from exc
+        finally:
+            self._stopped = process
+            self.process = None
+        prefix = dpdk_prefix(self.options.extra_args)
+        if prefix is not None:
+            try:
+                self.access.run(["rm", "-rf", "--", f"{DPDK_RUN_DIR}/{prefix}"], sudo=True)
+            except NdrPdrError as exc:
+                raise TrafficGeneratorError(
+                    f"{self.node}: cannot remove the TRex server's DPDK directory: {exc}"
+                ) from exc

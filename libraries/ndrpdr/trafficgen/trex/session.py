@@ -1,0 +1,343 @@
+"""TrexSession: the TRex server and the connected STL client of one testbed.
+
+A TRex server takes seconds to start, so a testbed starts it once (as
+CSIT does per suite) and every test's TrexTrafficGenerator uses this
+session. The constructor only checks (options, ports, MACs, the config
+text); ``open`` (idempotent) starts the server over the TG's node access
+(unless ``options.start_server`` is false), waits for its API, connects
+the client, checks the server's version, reads its cores per port pair
+(for ``core_mask``) and acquires TRex ports 0 and 1. ``health_check``
+finds a server that died (or stopped answering) and restarts it once;
+``close`` (idempotent) stops traffic, releases the ports, disconnects and
+stops the server, reporting every failure together.
+
+The client runs in a child process (``childclient``); ``namespace`` puts
+that child into the TG's network namespace on this machine (a TG with
+netns access), where a TRex listens on its own addresses.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from ndrpdr.access.base import NodeAccess
+from ndrpdr.access.netns import NetnsTransport
+from ndrpdr.testbed.model import Topology
+from ndrpdr.trafficgen.base import TrafficGeneratorError
+from ndrpdr.trafficgen.trex.childclient import make_stl_client
+from ndrpdr.trafficgen.trex.client import (
+    ClientFactory,
+    ClientSettings,
+    CoreMask,
+    TrexClient,
+    TrexClientError,
+    core_mask,
+    error_text,
+    is_version_refusal,
+    version_refusal_message,
+)
+from ndrpdr.trafficgen.trex.config import TrexPort, render_config, trex_ports
+from ndrpdr.trafficgen.trex.options import TrexOptions, parse_options, where
+from ndrpdr.trafficgen.trex.server import TrexServer, wait_for_api
+
+_log = logging.getLogger(__name__)
+
+#: TRex ports of the pair the driver uses.
+PORTS = (0, 1)
+
+_T = TypeVar("_T")
+
+
+class _RefusedError(Exception):
+    """The server refused the client's API version (not worth retrying)."""
+
+
+def trex_text(exc: BaseException) -> str:
+    """TRex's own text of a client error (without the adapter's prefix), else the message."""
+    text = exc.trex_text if isinstance(exc, TrexClientError) else None
+    return text if text is not None else error_text(exc)
+
+
+class TrexSession:
+    """One testbed's TRex: its server (when started here) and the connected client."""
+
+    def __init__(
+        self,
+        topology: Topology,
+        *,
+        access: NodeAccess | None,
+        namespace: str | None = None,
+        client_factory: ClientFactory | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        """Check the TG node and its options; no I/O.
+
+        ``access`` is the TG's node access (needed unless
+        ``options.start_server`` is false); ``namespace`` the TG's real
+        network namespace on this machine, if it has one (the client then
+        runs there; default: the namespace of a NetnsTransport ``access``,
+        else none); ``client_factory`` makes the client (default: TRex's
+        real client in a child process); ``sleep`` paces the API retries.
+        """
+        self.topology = topology
+        tg = topology.tg
+        self.node = tg.key
+        if tg.driver != "trex":
+            raise TrafficGeneratorError(
+                f"{where(topology, tg, 'driver')}: {tg.driver!r} is not trex"
+            )
+        self.options: TrexOptions = parse_options(topology)
+        self.ports: tuple[TrexPort, ...] = trex_ports(topology, self.options)
+        self.config_text = render_config(self.ports, self.options)
+        if self.options.start_server and access is None:
+            raise TrafficGeneratorError(
+                f"{self.node}: the TG's node access is needed to start the TRex server "
+                f"(or set nodes.{tg.key}.options.start_server to false to use a running one)"
+            )
+        self.access = access
+        if namespace is None and isinstance(access, NetnsTransport):
+            namespace = access.namespace
+        self.settings = ClientSettings(
+            node=self.node,
+            server=self.options.server or "localhost",
+            sync_port=self.options.sync_port,
+            async_port=self.options.async_port,
+            client_path=self.options.client_path,
+            namespace=namespace,
+        )
+        self._factory: ClientFactory = client_factory or make_stl_client
+        self._sleep = sleep
+        self._lock = threading.RLock()
+        self._client: TrexClient | None = None
+        self._server: TrexServer | None = None
+        #: How many times this session started a TRex server.
+        self.starts = 0
+        #: The server's version ("v3.08"), once open.
+        self.server_version: str | None = None
+        #: Data-plane cores per port pair: the server's figure once open, else the options'.
+        self.cores_per_port_pair = self.default_cores_per_port_pair(self.options)
+
+    @staticmethod
+    def default_cores_per_port_pair(options: TrexOptions) -> int:
+        """Cores per port pair the options ask for (a software-mode TRex has 1)."""
+        return 1 if options.software_mode else options.cores
+
+    # -- state -------------------------------------------------------------------------
+    @property
+    def is_open(self) -> bool:
+        """True between a successful ``open`` and ``close``."""
+        return self._client is not None
+
+    @property
+    def client(self) -> TrexClient:
+        """The connected client (TrafficGeneratorError before ``open``)."""
+        client = self._client
+        if client is None:
+            raise TrafficGeneratorError(f"{self.node}: the TRex session is not open")
+        return client
+
+    @property
+    def server_pid(self) -> int | None:
+        """PID of the server process started here (the start wrapper), if one runs."""
+        server = self._server
+        process = server.process if server is not None else None
+        return process.pid if process is not None else None
+
+    @property
+    def lock(self) -> threading.RLock:
+        """Held around each client call (a trial's calls and stop_traffic from another thread)."""
+        return self._lock
+
+    def core_mask(self, sending_ports: Sequence[int]) -> CoreMask:
+        """The core mask for a start of ``sending_ports`` (see ``client.core_mask``)."""
+        return core_mask(sending_ports, self.cores_per_port_pair)
+
+    def call(self, what: str, action: Callable[[], _T]) -> _T:
+        """Run a client call under the lock; its failure becomes an error naming the node."""
+        try:
+            with self._lock:
+                return action()
+        except Exception as exc:
+            raise TrafficGeneratorError(f"{self.node}: TRex {what}: {trex_text(exc)}") from exc
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def open(self) -> None:
+        """Start the server (unless start_server is false), connect, acquire ports 0 and 1."""
+        with self._lock:
+            if self._client is None:
+                self._open()
+
+    def health_check(self) -> str | None:
+        """None when the server runs and answers; else restart it once and say so.
+
+        A session not open yet is opened. A server started here that exited
+        or does not answer is stopped and started again (once per call):
+        the note returned names the dead server's PID and has the tail of
+        its log. TrafficGeneratorError (with that log) when the restart
+        fails, or when the server was not started here (start_server false).
+        """
+        with self._lock:
+            if self._client is None:
+                self._open()
+                return None
+            problem = self._problem()
+            if problem is None:
+                return None
+            if self._server is None:
+                raise TrafficGeneratorError(
+                    f"{self.node}: the TRex server at {self.settings.server}:"
+                    f"{self.settings.sync_port} {problem}; it was not started here "
+                    f"(options.start_server is false): restart it by hand"
+                )
+            dead_pid = self.server_pid
+            self._discard_client()
+            with contextlib.suppress(TrafficGeneratorError):
+                self._server.stop()
+            dead_log = self._server.log_tail()
+            try:
+                self._open()
+            except TrafficGeneratorError as exc:
+                raise TrafficGeneratorError(
+                    f"{self.node}: the TRex server (pid {dead_pid}) {problem}, and restarting it "
+                    f"failed: {exc}\nthe dead server's log (tail):\n{dead_log}"
+                ) from exc
+            note = (
+                f"{self.node}: the TRex server (pid {dead_pid}) {problem}; restarted it once "
+                f"(pid {self.server_pid}); the dead server's log (tail):\n{dead_log}"
+            )
+            _log.warning("%s", note)
+            return note
+
+    def close(self) -> None:
+        """Stop traffic, release the ports, disconnect, stop the server (idempotent).
+
+        Every step is tried; their failures come together as one
+        TrafficGeneratorError.
+        """
+        errors: list[str] = []
+        with self._lock:
+            server = self._server
+            if server is not None and not server.is_running():
+                self._discard_client()  # nothing to talk to: RPCs would only time out
+            client, self._client = self._client, None
+            if client is not None:
+                for what, action in (
+                    ("stop", lambda: client.stop(PORTS)),
+                    ("release", lambda: client.release(PORTS)),
+                    ("disconnect", client.disconnect),
+                    ("close", client.close),
+                ):
+                    try:
+                        self.call(what, action)
+                    except TrafficGeneratorError as exc:
+                        errors.append(str(exc))
+            self._server = None
+            if server is not None:
+                try:
+                    server.stop()
+                except TrafficGeneratorError as exc:
+                    errors.append(str(exc))
+                else:
+                    _log.info("%s: TRex server stopped", self.node)
+        if errors:
+            raise TrafficGeneratorError(f"{self.node}: closing TRex: " + "; ".join(errors))
+
+    # -- parts -------------------------------------------------------------------------
+    def _problem(self) -> str | None:
+        """What is wrong with the server (None: it runs and answers)."""
+        server = self._server
+        if server is not None and not server.is_running():
+            process = server.process
+            code = getattr(process, "exit_code", None)
+            return "had exited" + (f" (exit code {code})" if code is not None else "")
+        try:
+            self.call("ping", self.client.ping)
+        except TrafficGeneratorError as exc:
+            return f"did not answer ({exc})"
+        return None
+
+    def _discard_client(self) -> None:
+        """Drop the client without a word to the server (it is gone)."""
+        client, self._client = self._client, None
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.close()
+
+    def _open(self) -> None:
+        started = time.monotonic()
+        process = None
+        if self.options.start_server:
+            assert self.access is not None  # checked in the constructor
+            if self._server is None:
+                self._server = TrexServer(self.access, self.options, self.config_text)
+            self._server.start()
+            self.starts += 1
+            process = self._server.process
+        client: TrexClient | None = None
+        try:
+            client = self.call("client", lambda: self._factory(self.settings))
+            self._connect(client)
+        except BaseException:
+            if client is not None:
+                with contextlib.suppress(Exception):
+                    client.disconnect()
+                with contextlib.suppress(Exception):
+                    client.close()
+            server, self._server = self._server, None
+            if server is not None:
+                with contextlib.suppress(TrafficGeneratorError):
+                    server.stop()
+            raise
+        self._client = client
+        if process is not None:
+            _log.info(
+                "%s: TRex server started (pid %d), %s, API answered after %.1f s",
+                self.node,
+                process.pid,
+                self.server_version,
+                time.monotonic() - started,
+            )
+
+    def _connect(self, client: TrexClient) -> None:
+        def connect() -> None:
+            try:
+                client.connect()
+            except Exception as exc:
+                text = trex_text(exc)
+                if is_version_refusal(text):
+                    raise _RefusedError(text) from exc
+                raise
+
+        try:
+            wait_for_api(
+                self.node,
+                connect,
+                process=self._server.process if self._server is not None else None,
+                retries=self.options.api_retries,
+                interval_s=self.options.api_retry_interval_s,
+                is_fatal=lambda exc: isinstance(exc, _RefusedError),
+                sleep=self._sleep,
+            )
+        except _RefusedError as exc:
+            raise TrafficGeneratorError(
+                version_refusal_message(self.settings, str(exc), self.options.install_dir)
+            ) from exc
+        version = self.call("get_server_version", client.get_server_version)
+        self.server_version = str(version.get("version", "unknown"))
+        info = self.call("get_system_info", client.get_system_info)
+        cores = info.get("dp_core_count_per_port")
+        if isinstance(cores, int) and not isinstance(cores, bool) and cores >= 1:
+            self.cores_per_port_pair = cores
+        self.call("acquire", lambda: client.acquire(PORTS, force=True))
+
+    def __repr__(self) -> str:
+        state = "open" if self.is_open else "closed"
+        return (
+            f"TrexSession(node={self.node!r}, server={self.settings.server!r}, "
+            f"namespace={self.settings.namespace!r}, {state}, starts={self.starts})"
+        )
