@@ -46,11 +46,17 @@ class NdrPdrLibrary(DynamicCore):  # type: ignore[misc]
     host and DUT hosts over SSH. The same suites run on all of them:
 
     | ***** Settings *****
-    | Library    NdrPdrLibrary    ${TOPOLOGY}
+    | Library    NdrPdrLibrary    ${TOPOLOGY}    nic=${NIC}
     | ***** Variables *****
     | ${TOPOLOGY}    topologies/sim.yaml
+    | ${NIC}         ${NONE}
 
     and ``robot --variable TOPOLOGY:topologies/local-linux.yaml suites/``.
+    Topologies may be 2-node (TG - DUT1 - TG) or 3-node (TG - DUT1 - DUT2 -
+    TG); a lab topology may cable several NICs: the optional ``nic``
+    argument (a NIC ``model`` of the file, e.g. ``Intel-E810CQ``) chooses
+    the ports the traffic crosses, as CSIT's ``${nic_name}`` does (default:
+    the first ports that make a whole path).
     Nothing is read or connected when the library is imported (so Libdoc
     and ``robot --dryrun`` need no testbed): the file is read and the
     testbed set up by `Set Up Testbed`, or by the first keyword needing it.
@@ -104,9 +110,13 @@ class NdrPdrLibrary(DynamicCore):  # type: ignore[misc]
     ROBOT_LIBRARY_DOC_FORMAT = "ROBOT"
     ROBOT_LIBRARY_CONVERTERS = CONVERTERS
 
-    def __init__(self, topology: str = DEFAULT_TOPOLOGY) -> None:
-        """``topology`` is the topology file (default: the simulator); it is read on first use."""
-        self.ctx = LibraryContext(topology)
+    def __init__(self, topology: str = DEFAULT_TOPOLOGY, nic: str | None = None) -> None:
+        """``topology``: the topology file (default: the simulator), read on first use.
+
+        ``nic``: the NIC model whose ports the traffic crosses (default: the
+        first ports that make a whole 2-node or 3-node path).
+        """
+        self.ctx = LibraryContext(topology, nic=nic or None)
         DynamicCore.__init__(
             self,
             [

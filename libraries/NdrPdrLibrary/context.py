@@ -44,9 +44,12 @@ def resolve_topology_path(path: str | os.PathLike[str]) -> Path:
 class LibraryContext:
     """The topology and testbed of one library instance."""
 
-    def __init__(self, topology: str | os.PathLike[str] = DEFAULT_TOPOLOGY) -> None:
-        """Remember the topology file (not read yet)."""
+    def __init__(
+        self, topology: str | os.PathLike[str] = DEFAULT_TOPOLOGY, *, nic: str | None = None
+    ) -> None:
+        """Remember the topology file (not read yet) and the NIC model to test (None: any)."""
         self.topology_path = os.fspath(topology)
+        self.nic = nic
         self._topology: Topology | None = None
         self._passwords: dict[str, str] = {}
         self._testbed: ActiveTestbed | None = None
@@ -104,7 +107,7 @@ class LibraryContext:
     def setup_testbed(self) -> ActiveTestbed:
         """Set the testbed up (namespaces, node access, DUT drivers) unless it is up."""
         if self._testbed is None:
-            testbed = ActiveTestbed(self.topology)
+            testbed = ActiveTestbed(self.topology, nic=self.nic)
             testbed.setup()
             self._testbed = testbed
         return self._testbed

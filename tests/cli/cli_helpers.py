@@ -19,16 +19,30 @@ _SIM_TG = """    driver: sim
 """
 
 
+_SIM_DUT = """    driver: sim
+    access: {kind: local}
+    options:
+      model: sharp    # loss behaviour of the simulated DUT
+      seed: 1         # same seed, same DUT capacity
+"""
+
+
 def write_trex_topology(directory: Path) -> Path:
-    """sim.yaml with a TRex TG (over SSH) before the simulated DUT, written to ``directory``."""
+    """sim.yaml as a lab: a TRex TG and a VPP DUT over SSH, written to ``directory``.
+
+    The ports have no PCI addresses, so the TRex session (made at set-up)
+    refuses the file before anything is connected.
+    """
     text = SIM.read_text()
-    assert _SIM_TG in text, "sim.yaml changed: update write_trex_topology"
+    assert _SIM_TG in text and _SIM_DUT in text, "sim.yaml changed: update write_trex_topology"
+    # Loopback, port 1: nothing listens, and nothing leaves this machine.
+    lab = "    driver: {}\n    access: {{kind: ssh, host: 127.0.0.1, port: 1}}\n"
     start = text.index(_SIM_TG)
     end = text.index("    interfaces:", start)
-    # Loopback, port 1: nothing listens, and nothing leaves this machine.
-    trex = "    driver: trex\n    access: {kind: ssh, host: 127.0.0.1, port: 1}\n"
+    text = text[:start] + lab.format("trex") + text[end:]
+    text = text.replace(_SIM_DUT, lab.format("vpp"))
     path = directory / "trex.yaml"
-    path.write_text(text[:start] + trex + text[end:])
+    path.write_text(text)
     return path
 
 

@@ -24,7 +24,23 @@ def test_every_shipped_topology_is_valid(path: Path, capsys: pytest.CaptureFixtu
     assert err == ""
     assert out.startswith(f"{path}: valid: TG (")
     assert "DUT1 (" in out
-    assert "; 2 links" in out
+    three = path.name.endswith("-3n.yaml")
+    assert f"; {3 if three else 2} links" in out
+    assert ("DUT2 (" in out) == three
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_every_shipped_topology_has_a_plan(
+    path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["validate", "--plan", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    nodes = 3 if path.name.endswith("-3n.yaml") else 2
+    assert f"  {nodes}-node path ({nodes}_NODE_SINGLE_LINK_TOPO), NIC " in out
+    hops = [line for line in out.splitlines() if line.startswith("    TG ") or "--> TG " in line]
+    assert len(hops) == 2  # out of the TG, and back to it
+    assert "192.168.10.1/24 -> 198.18.0.0/24 via 192.168.10.2" in out
 
 
 def test_all_shipped_at_once(capsys: pytest.CaptureFixture[str]) -> None:

@@ -128,14 +128,15 @@ def test_unknown_node(sim: Topology) -> None:
         testbed.access("DUT9")
 
 
-def test_trex_tg_needs_pci_addresses(sim: Topology) -> None:
+def test_trex_session_is_checked_at_setup(sim: Topology) -> None:
+    """A trex TG's session is made at set-up: its option errors belong to the set-up."""
     tg = dataclasses.replace(sim.tg, driver="trex")
     topology = dataclasses.replace(sim, nodes={**sim.nodes, "TG": tg})
-    with ActiveTestbed(topology) as testbed:
-        testbed.configure_duts("ip4base")
-        with pytest.raises(TrafficGeneratorError) as raised:
-            testbed.traffic_generator(L3, 64)
+    testbed = ActiveTestbed(topology)
+    with pytest.raises(TrafficGeneratorError) as raised:
+        testbed.setup()
     assert "nodes.TG.options.overhead_s: unknown option; known: install_dir" in str(raised.value)
+    assert testbed.session is None and testbed.duts == {}
 
 
 def test_failed_setup_is_undone(sim: Topology) -> None:

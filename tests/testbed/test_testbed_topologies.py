@@ -16,7 +16,8 @@ from ndrpdr.trafficgen.sim import MODEL_NAMES
 REPO = Path(__file__).resolve().parents[2]
 TOPOLOGIES = REPO / "topologies"
 SHIPPED = sorted(TOPOLOGIES.glob("*.yaml"))
-LOCAL = sorted(TOPOLOGIES.glob("local-*.yaml"))
+LOCAL = sorted(p for p in TOPOLOGIES.glob("local-*.yaml") if not p.name.endswith("-3n.yaml"))
+THREE_NODE = sorted(TOPOLOGIES.glob("*-3n.yaml"))
 LOCAL_PORTS = {
     ("TG", "port1"): ("tg-if1", "02:00:00:00:01:01", "link1"),
     ("TG", "port2"): ("tg-if2", "02:00:00:00:02:01", "link2"),
@@ -44,9 +45,27 @@ def test_shipped_topology_loads(path: Path) -> None:
     validate_file(str(path))
     assert topology.source == path
     assert topology.tg.key == "TG"
-    assert [d.key for d in topology.duts] == ["DUT1"]
-    assert set(topology.links) == {"link1", "link2"}
-    assert compute_path(topology).tg_ports == ("port1", "port2")
+    path_ = compute_path(topology)
+    assert path_.tg_ports == ("port1", "port2")
+    if path in THREE_NODE:
+        assert [d.key for d in topology.duts] == ["DUT1", "DUT2"]
+        assert set(topology.links) == {"link1", "link12", "link2"}
+        assert [link.name for link in path_.links] == ["link1", "link12", "link2"]
+    else:
+        assert [d.key for d in topology.duts] == ["DUT1"]
+        assert set(topology.links) == {"link1", "link2"}
+        assert [link.name for link in path_.links] == ["link1", "link2"]
+
+
+@pytest.mark.parametrize("path", THREE_NODE, ids=[p.name for p in THREE_NODE])
+def test_three_node_topologies_chain_two_duts(path: Path) -> None:
+    topology = load_topology(path)
+    path_ = compute_path(topology)
+    assert path_.duts == ("DUT1", "DUT2") and path_.node_count == 3
+    assert path_.dut_ports("DUT1") == ("port1", "port2")
+    assert path_.dut_ports("DUT2") == ("port1", "port2")
+    macs = {i.mac_address for n in topology.nodes.values() for i in n.interfaces.values()}
+    assert None not in macs  # every next hop's MAC is known (DUT - DUT links too)
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=[p.name for p in SHIPPED])

@@ -49,6 +49,7 @@ from ndrpdr.trafficgen.trex.client import (
     version_refusal_message,
 )
 from ndrpdr.trafficgen.trex.driver import TrexTrafficGenerator
+from ndrpdr.trafficgen.trex.session import TrexSession
 from ndrpdr.trafficgen.trex.streams import FixIpv4, FlowVar, StreamSpec, WriteVar
 
 STAND_IN_API = textwrap.dedent(
@@ -423,9 +424,12 @@ def test_child_argv_runs_this_python_by_path_isolated() -> None:
     assert inside == [*head, *argv]
 
 
-def test_child_client_calls_through_a_child_process(client_path: str) -> None:
+def test_child_client_calls_through_a_child_process(
+    client_path: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import scapy  # noqa: F401  # the parent has the project's scapy; the child must not
 
+    monkeypatch.setenv("PYTHONPATH", f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
     client = ChildClient(settings(client_path))
     try:
         assert client.is_running() and client.pid != os.getpid()
@@ -563,7 +567,8 @@ def test_driver_over_a_child_client_reports_a_refusal(
     tg_node = dataclasses.replace(csit.tg, options=options)
     topology = dataclasses.replace(csit, nodes={**csit.nodes, "TG": tg_node})
     monkeypatch.setenv("STANDIN_REFUSE", "RPC version mismatch: a newer client version is required")
-    tg = TrexTrafficGenerator(topology, get_profile("ethip4-ip4base"), 64)
+    session = TrexSession(topology, access=None)
+    tg = TrexTrafficGenerator(topology, get_profile("ethip4-ip4base"), 64, session=session)
     with pytest.raises(TrafficGeneratorError) as info:
         tg.measure(1.0, 1000.0)
     assert str(info.value).startswith(

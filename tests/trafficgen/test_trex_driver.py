@@ -20,10 +20,8 @@ from trex_standin import (
     LINE_64_10GE,
     PROFILE,
     ROOT,
-    FakeClock,
     RecordingAccess,
     SimulatedDut,
-    StandInTrex,
     rig,
     topology_with,
     wire,
@@ -40,6 +38,7 @@ from ndrpdr.trafficgen.sim.models import make_model
 from ndrpdr.trafficgen.trex.client import ClientSettings
 from ndrpdr.trafficgen.trex.driver import TrexTrafficGenerator
 from ndrpdr.trafficgen.trex.server import SERVER_SCRIPT
+from ndrpdr.trafficgen.trex.session import TrexSession
 
 
 @pytest.fixture(scope="module")
@@ -67,20 +66,16 @@ def test_constructor_checks(csit: Topology) -> None:
     with pytest.raises(
         TrafficGeneratorError, match=r"node access is needed .*\.options\.start_server to false"
     ):
-        TrexTrafficGenerator(topology_with(csit), PROFILE, 64)
-    TrexTrafficGenerator(topology_with(csit, start_server=False), PROFILE, 64)  # no access needed
+        TrexSession(topology_with(csit), access=None)
+    TrexSession(topology_with(csit, start_server=False), access=None)  # no access needed
     with pytest.raises(TrafficGeneratorError, match=r"frame size 63 is out of range"):
         rig(topology_with(csit), frame_size=63)
     sim = load_topology(ROOT / "topologies" / "sim.yaml")
     with pytest.raises(TrafficGeneratorError, match=r"nodes\.TG\.driver: 'sim' is not trex"):
-        TrexTrafficGenerator(sim, PROFILE, 64, access=RecordingAccess())
+        TrexSession(sim, access=RecordingAccess())
     session = rig(topology_with(csit)).session
     with pytest.raises(TrafficGeneratorError, match=r"nodes\.TG\.driver: 'sim' node TG is not"):
         TrexTrafficGenerator(sim, PROFILE, 64, session=session)
-    with pytest.raises(TrafficGeneratorError, match="a TrexSession or access / client_factory"):
-        TrexTrafficGenerator(
-            topology_with(csit), PROFILE, 64, session=session, access=RecordingAccess()
-        )
 
 
 @pytest.mark.parametrize("bidirectional", [True, False])
@@ -311,26 +306,6 @@ def test_two_tests_in_a_row_share_one_server_and_connection(csit: Topology) -> N
     assert r.client.names().count("connect") == 1 and len(r.settings) == 1
     r.session.close()
     assert r.access.processes[0].stopped
-
-
-def test_without_a_session_the_generator_owns_one(csit: Topology) -> None:
-    """How ActiveTestbed calls it until it owns a session: close() stops the server too."""
-    clock = FakeClock()
-    client = StandInTrex(clock, wire())
-    access = RecordingAccess()
-    tg = TrexTrafficGenerator(
-        topology_with(csit),
-        PROFILE,
-        64,
-        access=access,
-        client_factory=lambda settings: client,
-        clock=clock,
-        sleep=clock.sleep,
-    )
-    assert tg.measure(1.0, 1e6).forwarded_count == 1_000_000
-    tg.close()
-    assert client.names()[-4:] == ["stop", "release", "disconnect", "close"]
-    assert access.processes[0].stopped
 
 
 @pytest.mark.parametrize(

@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
+from ndrpdr.drivers import describe
+from ndrpdr.testbed.model import Topology
+from ndrpdr.testbed.path import TrafficPath
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.keywords.component import Component, keyword
 from NdrPdrLibrary.secret import Secret
+
+
+def testbed_tags(topology: Topology, path: TrafficPath) -> list[str]:
+    """CSIT-style tags of a testbed: drivers, topology, NIC and the DUTs' port drivers."""
+    duts = [topology.nodes[key] for key in path.duts]
+    tags = {f"TG_{topology.tg.driver.upper()}", path.topology_tag}
+    for dut in duts:
+        tags.add(f"DUT_{dut.driver.upper()}")
+        port_driver = describe("DUT", dut.driver).port_driver
+        if port_driver is not None:
+            tags.add("DRV_" + port_driver(dut).upper().replace("-", "_"))
+    if path.nic is not None:
+        tags.add(f"NIC_{path.nic}")
+    return sorted(tags)
 
 
 class TestbedKeywords(Component):
@@ -22,8 +39,13 @@ class TestbedKeywords(Component):
         anyway, so this keyword only makes the moment explicit (and its
         errors belong to the suite setup).
 
-        Also sets suite metadata ``Topology``, ``TG`` and ``DUTs`` and tags
-        every test of the suite with the drivers: ``TG_SIM``, ``DUT_TESTPMD``, ...
+        Also sets suite metadata ``Topology``, ``TG``, ``DUTs`` and ``Path``
+        (the ports the traffic crosses) and tags every test of the suite as
+        CSIT does: the drivers (``TG_TREX``, ``DUT_TESTPMD``), the topology
+        (``2_NODE_SINGLE_LINK_TOPO`` or ``3_NODE_SINGLE_LINK_TOPO``), the NIC
+        (``NIC_Intel-E810CQ``, when the file names the model) and how the
+        DUTs reach their ports (``DRV_VFIO_PCI``, ``DRV_AF_PACKET``...). A TG
+        that runs a server (TRex) starts it here, once for the suite.
 
         Example:
         | ***** Settings *****
@@ -32,21 +54,23 @@ class TestbedKeywords(Component):
         | Suite Teardown    Tear Down Testbed
         """
         topology = self.ctx.topology
-        self.ctx.setup_testbed()
+        testbed = self.ctx.setup_testbed()
+        path = testbed.path
         tg = topology.tg
-        duts = topology.duts
+        duts = [topology.nodes[key] for key in path.duts]
         robotout.set_suite_metadata(
             {
                 "Topology": str(topology.source),
                 "TG": f"{tg.key} ({tg.driver})",
                 "DUTs": ", ".join(f"{d.key} ({d.driver})" for d in duts),
+                "Path": "; ".join(path.describe(testbed.topology)),
             }
         )
-        tags = {f"TG_{tg.driver.upper()}"} | {f"DUT_{d.driver.upper()}" for d in duts}
-        robotout.add_tags(*sorted(tags))
+        robotout.add_tags(*testbed_tags(topology, path))
         robotout.info(
             f"testbed {topology.source} is up: TG {tg.key} ({tg.driver}), "
-            f"DUTs {', '.join(d.key for d in duts)}"
+            f"DUTs {', '.join(d.key for d in duts)}, traffic path:\n"
+            + "\n".join(path.describe(testbed.topology))
         )
 
     @keyword("Tear Down Testbed", tags=("testbed",))

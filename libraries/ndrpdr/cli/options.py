@@ -34,6 +34,18 @@ def add_traffic_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--unidirectional", action="store_true", help="send TG port 1 -> port 2 only"
     )
+    add_nic_option(parser)
+
+
+def add_nic_option(parser: argparse.ArgumentParser) -> None:
+    """--nic MODEL: the NIC whose ports the traffic crosses."""
+    parser.add_argument(
+        "--nic",
+        default=None,
+        metavar="MODEL",
+        help="NIC model of the DUT ports to test, e.g. Intel-E810CQ (default: the first "
+        "ports that make a whole path)",
+    )
 
 
 def traffic_from(args: argparse.Namespace) -> tuple[Topology, Profile, FrameSize]:

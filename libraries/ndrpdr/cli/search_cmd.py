@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     def show(index: int, trial: TrialResult) -> None:
         print_to(sys.stdout, trial_line(index, trial))
 
-    with ActiveTestbed(topology) as testbed:
+    with ActiveTestbed(topology, nic=args.nic) as testbed:
         testbed.configure_duts(forwarding_mode(profile))
         tg = testbed.traffic_generator(profile, frame_size, bidirectional=not args.unidirectional)
         high = tg.max_load_pps

@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     """Print intended, offered, received and loss of one trial; 0 on success."""
     topology, profile, frame_size = traffic_from(args)
     duration = parse_duration(args.duration)
-    with ActiveTestbed(topology) as testbed:
+    with ActiveTestbed(topology, nic=args.nic) as testbed:
         testbed.configure_duts(forwarding_mode(profile))
         tg = testbed.traffic_generator(profile, frame_size, bidirectional=not args.unidirectional)
         rate = parse_rate(args.rate, max_rate_pps=tg.max_load_pps, frame_size=frame_size)

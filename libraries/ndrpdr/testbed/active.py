@@ -172,7 +172,9 @@ class ActiveTestbed:
             if self._localbed is not None and isinstance(tg.access, NetnsAccess)
             else None
         )
-        self._session = make(self.topology, access=self.access(tg.key), namespace=namespace)
+        self._session = make(
+            self.topology, access=self.access(tg.key), namespace=namespace, path=self._path
+        )
         self._session.open()
 
     def teardown(self) -> None:

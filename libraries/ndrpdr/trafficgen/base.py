@@ -63,7 +63,8 @@ class TrafficGenerator(Protocol):
 class TgSession(Protocol):
     """The testbed-wide part of a TG driver (a TRex server and its connection).
 
-    Made once per testbed by the TG description's ``session`` factory,
+    Made once per testbed by the TG description's ``session`` factory
+    (called as ``session(topology, access=..., namespace=..., path=...)``),
     opened at set-up, shared by the TG of every test, closed at teardown.
     """
 

@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 from ndrpdr.drivers import DriverDescription
-from ndrpdr.trafficgen.base import TrafficContext
+from ndrpdr.trafficgen.base import TrafficContext, TrafficGeneratorError
 from ndrpdr.trafficgen.trex.driver import TrexTrafficGenerator
 from ndrpdr.trafficgen.trex.options import TrexOptions
+from ndrpdr.trafficgen.trex.session import TrexSession
 
 
 def make_trex_tg(context: TrafficContext) -> TrexTrafficGenerator:
-    """The TRex TG for ``context`` (the TG factory of the description)."""
+    """One test's TRex traffic over the testbed's session (the TG factory of the description)."""
+    if not isinstance(context.session, TrexSession):
+        raise TrafficGeneratorError(
+            f"{context.topology.tg.key}: the trex TG needs the testbed's TRex session"
+        )
     return TrexTrafficGenerator(
         context.topology,
         context.profile,
         context.frame_size,
         bidirectional=context.bidirectional,
-        access=context.access,
+        session=context.session,
     )
 
 
@@ -26,4 +31,5 @@ DESCRIPTION = DriverDescription(
     options=TrexOptions,
     factory=make_trex_tg,
     access=("ssh", "labbox", "netns", "local"),
+    session=TrexSession,
 )

@@ -41,12 +41,11 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from ndrpdr.access.base import NodeAccess
 from ndrpdr.profiles import FrameSize, Profile, ProfileError, frame_sizes, max_load_pps
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.base import STRETCH_GRACE_S, STRETCH_TOLERANCE, TrafficGeneratorError
-from ndrpdr.trafficgen.trex.client import ClientFactory, TrexClient
+from ndrpdr.trafficgen.trex.client import TrexClient
 from ndrpdr.trafficgen.trex.config import TrexPort
 from ndrpdr.trafficgen.trex.counts import TrexTrial, trex_trial
 from ndrpdr.trafficgen.trex.options import TrexOptions, where
@@ -81,32 +80,16 @@ class TrexTrafficGenerator:
         frame_size: FrameSize,
         *,
         bidirectional: bool = True,
-        session: TrexSession | None = None,
-        access: NodeAccess | None = None,
-        client_factory: ClientFactory | None = None,
+        session: TrexSession,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         """Check the frame size and the session's TG; no I/O.
 
-        ``session`` is the testbed's TrexSession (left open by ``close``).
-        Without one (the way ActiveTestbed still calls it, until it owns a
-        session) the generator makes its own from ``access`` and
-        ``client_factory`` and closes it in ``close``, stopping the
-        server: one server start per generator. ``clock`` / ``sleep``
-        time the traffic and the waits (tests replace them).
+        ``session`` is the testbed's TrexSession (left open by ``close``);
+        ``clock`` / ``sleep`` time the traffic and the waits (tests replace
+        them).
         """
-        if session is None:
-            session = TrexSession(
-                topology, access=access, client_factory=client_factory, sleep=sleep
-            )
-            self._owns_session = True
-        elif access is not None or client_factory is not None:
-            raise TrafficGeneratorError(
-                f"{session.node}: give a TrexSession or access / client_factory, not both"
-            )
-        else:
-            self._owns_session = False
         self.session = session
         self.topology = topology
         self.profile = profile
@@ -185,11 +168,7 @@ class TrexTrafficGenerator:
         self._call("stop", lambda: client.stop(PORTS))
 
     def close(self) -> None:
-        """Stop the traffic and reset the ports; the session stays open (idempotent).
-
-        A generator that made its own session (no ``session`` given)
-        closes it here, stopping the server.
-        """
+        """Stop the traffic and reset the ports; the session stays open (idempotent)."""
         used, self._used = self._used, False
         errors: list[str] = []
         if used and self.session.is_open:
@@ -202,11 +181,6 @@ class TrexTrafficGenerator:
                     self._call(what, action)
                 except TrafficGeneratorError as exc:
                     errors.append(str(exc))
-        if self._owns_session:
-            try:
-                self.session.close()
-            except TrafficGeneratorError as exc:
-                errors.append(str(exc))
         if errors:
             raise TrafficGeneratorError(
                 f"{self.node}: closing the TRex traffic: " + "; ".join(errors)

@@ -28,6 +28,7 @@ from typing import TypeVar
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.access.netns import NetnsTransport
 from ndrpdr.testbed.model import Topology
+from ndrpdr.testbed.path import TrafficPath
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.trex.childclient import make_stl_client
 from ndrpdr.trafficgen.trex.client import (
@@ -72,10 +73,14 @@ class TrexSession:
         *,
         access: NodeAccess | None,
         namespace: str | None = None,
+        path: TrafficPath | None = None,
         client_factory: ClientFactory | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         """Check the TG node and its options; no I/O.
+
+        ``path``: the testbed's traffic path, whose TG ports are TRex ports 0
+        and 1 (default: ``compute_path(topology)``).
 
         ``access`` is the TG's node access (needed unless
         ``options.start_server`` is false); ``namespace`` the TG's real
@@ -92,7 +97,7 @@ class TrexSession:
                 f"{where(topology, tg, 'driver')}: {tg.driver!r} is not trex"
             )
         self.options: TrexOptions = parse_options(topology)
-        self.ports: tuple[TrexPort, ...] = trex_ports(topology, self.options)
+        self.ports: tuple[TrexPort, ...] = trex_ports(topology, self.options, path)
         self.config_text = render_config(self.ports, self.options)
         if self.options.start_server and access is None:
             raise TrafficGeneratorError(
