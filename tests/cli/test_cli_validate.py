@@ -30,9 +30,7 @@ def test_every_shipped_topology_is_valid(path: Path, capsys: pytest.CaptureFixtu
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
-def test_every_shipped_topology_has_a_plan(
-    path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_every_shipped_topology_has_a_plan(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate", "--plan", str(path)]) == 0
     out, err = capsys.readouterr()
     assert err == ""
