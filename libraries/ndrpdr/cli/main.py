@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from types import FrameType
 
-from ndrpdr.cli import search_cmd, summary_cmd, trial_cmd, validate_cmd
+from ndrpdr.cli import drivers_cmd, search_cmd, summary_cmd, trial_cmd, validate_cmd
 from ndrpdr.errors import NdrPdrError
 
 
@@ -29,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     trial_cmd.add_parser(commands)
     search_cmd.add_parser(commands)
     summary_cmd.add_parser(commands)
+    drivers_cmd.add_parser(commands)
     return parser
 
 

@@ -346,13 +346,15 @@ def _type_text(field: _Field) -> str:
         text = {"bool": "true/false", "int": "integer", "float": "number", "str": "text"}[
             field.kind
         ]
-    limits = []
     spec = field.spec
-    if spec.minimum is not None:
-        limits.append(f"{'>' if spec.exclusive_minimum else '>='} {_number_text(spec.minimum)}")
-    if spec.maximum is not None:
-        limits.append(f"<= {_number_text(spec.maximum)}")
-    return text + (f" {' '.join(limits)}" if limits else "")
+    low, high = spec.minimum, spec.maximum
+    if low is not None and high is not None and not spec.exclusive_minimum:
+        return f"{text} {_number_text(low)}..{_number_text(high)}"
+    if low is not None:
+        return f"{text} {'>' if spec.exclusive_minimum else '>='} {_number_text(low)}"
+    if high is not None:
+        return f"{text} <= {_number_text(high)}"
+    return text
 
 
 @dataclasses.dataclass(frozen=True)
