@@ -1,0 +1,251 @@
+"""The lab in a box: suites/ethip4-ip4base-ndrpdr.robot on labbox-2n.yaml and labbox-3n.yaml.
+
+Real parts only: the hosts are network namespaces with their own sshd,
+reached over SSH; the TG host runs the real TRex v3.08 (software mode,
+``/opt/trex/v3.08``, installed by ``.ci/run``) started over SSH; the DUTs
+forward with the Linux kernel, configured over SSH. Needs root, sshd and
+TRex (skipped otherwise, failed when ``NDRPDR_REQUIRE_TREX=1``).
+
+The goals are short (3 s per load, width 0.02) so that CI stays fast; the
+defaults (CSIT's 21 s) run the same code for minutes. Checked: the tests
+pass with 0 < NDR <= PDR <= the TG's maximum, carry CSIT's tags, TRex
+starts once for the suite's two tests, and nothing of the run is left
+(namespaces, sshd and TRex processes, DPDK runtime directories), also
+after Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from acceptance_helpers import (
+    ROOT,
+    SUITES,
+    TOPOLOGIES,
+    child_env,
+    index_tests,
+    logged_messages,
+    netns_list,
+    plain_float,
+    read_output,
+    robot_args,
+)
+from robot.result import Result
+
+TREX = Path("/opt/trex/v3.08")
+SSHD = Path("/usr/sbin/sshd")
+SUITE = SUITES / "ethip4-ip4base-ndrpdr.robot"
+#: The labbox topologies' TG maximum (options.max_rate_pps) [frames/s].
+MAX_PPS = 400_000.0
+#: A robot run must end well within this [s].
+TIMEOUT_S = 240.0
+DPDK_RUN = Path("/var/run/dpdk")
+SHORT_GOALS = (("DURATION_SUM", "3s"), ("GOAL_WIDTH", "0.02"), ("MAX_SEARCH_TIME", "120s"))
+
+
+def _missing() -> str | None:
+    if sys.platform != "linux" or os.geteuid() != 0:
+        return "the lab in a box needs Linux and root"
+    if not SSHD.exists() or shutil.which("ip") is None:
+        return "the lab in a box needs openssh-server and iproute2"
+    if not (TREX / "t-rex-64").exists():
+        return f"TRex is not installed in {TREX} (../shared/trex/install)"
+    return None
+
+
+if _missing() is not None and os.environ.get("NDRPDR_REQUIRE_TREX") == "1":
+    raise RuntimeError(f"NDRPDR_REQUIRE_TREX=1, but {_missing()}")
+pytestmark = pytest.mark.skipif(_missing() is not None, reason=_missing() or "")
+
+
+def _dpdk_entries() -> set[str]:
+    return {p.name for p in DPDK_RUN.iterdir()} if DPDK_RUN.is_dir() else set()
+
+
+def _processes_of(pid: int) -> list[str]:
+    """Command lines of processes that belong to a run of ``pid`` (its labbox run directory)."""
+    marker = f"labbox-{pid}-".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if marker in cmdline:
+            text = cmdline.replace(b"\0", b" ").decode(errors="replace")
+            found.append(f"{entry.name}: {text}")
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+class Run:
+    """One child run (robot or ndrpdr) and what it left."""
+
+    def __init__(self, process: subprocess.Popen[str], stdout: str, stderr: str) -> None:
+        self.pid = process.pid
+        self.returncode = process.returncode
+        self.stdout = stdout
+        self.stderr = stderr
+
+    def leftovers(self, dpdk_before: set[str]) -> list[str]:
+        """What the run left: its namespaces, processes, new DPDK runtime directories."""
+        left = [n for n in netns_list() if n.startswith(f"ndrpdr-{self.pid}-")]
+        left += _processes_of(self.pid)
+        left += [f"/var/run/dpdk/{name}" for name in sorted(_dpdk_entries() - dpdk_before)]
+        return left
+
+    def clean(self) -> None:
+        """Remove what a failed run left (so one failure does not spoil the machine)."""
+        for name in netns_list():
+            if name.startswith(f"ndrpdr-{self.pid}-"):
+                subprocess.run(["ip", "netns", "delete", name], check=False)
+
+
+def _run(command: list[str], outputdir: Path, *, interrupt_after: str | None = None) -> Run:
+    """Run ``command`` from the project root with a private state directory."""
+    env = child_env(NDRPDR_STATE_DIR=str(outputdir / "state"))
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        if interrupt_after is not None:
+            assert process.stdout is not None
+            seen = []
+            deadline = time.monotonic() + TIMEOUT_S
+            for line in process.stdout:
+                seen.append(line)
+                if line.startswith(interrupt_after) or time.monotonic() > deadline:
+                    break
+            process.send_signal(signal.SIGINT)
+            rest, stderr = process.communicate(timeout=TIMEOUT_S)
+            return Run(process, "".join(seen) + rest, stderr)
+        stdout, stderr = process.communicate(timeout=TIMEOUT_S)
+        return Run(process, stdout, stderr)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        stdout, stderr = process.communicate()
+        raise AssertionError(f"{command} took over {TIMEOUT_S} s:\n{stdout}\n{stderr}") from None
+
+
+def _robot(outputdir: Path, topology: str, *includes: str) -> Run:
+    command = [
+        sys.executable, "-m", "robot", "--outputdir", str(outputdir), "--console", "dotted",
+        *robot_args(("TOPOLOGY", str(TOPOLOGIES / topology)), *SHORT_GOALS),
+        *[arg for tag in includes for arg in ("--include", tag)],
+        str(SUITE),
+    ]  # fmt: skip
+    return _run(command, outputdir)
+
+
+@pytest.fixture(scope="module")
+def two_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Run, Result, list[str]]]:
+    """labbox-2n.yaml, the 64B and 1518B tests: (run, output.xml, what was left)."""
+    outputdir = tmp_path_factory.mktemp("labbox-2n")
+    dpdk_before = _dpdk_entries()
+    run = _robot(outputdir, "labbox-2n.yaml", "64B", "1518B")
+    try:
+        assert (outputdir / "output.xml").exists(), run.stdout + run.stderr
+        yield run, read_output(outputdir), run.leftovers(dpdk_before)
+    finally:
+        run.clean()
+
+
+@pytest.fixture(scope="module")
+def three_node(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Run, Result, list[str]]]:
+    """labbox-3n.yaml, the 64B test."""
+    outputdir = tmp_path_factory.mktemp("labbox-3n")
+    dpdk_before = _dpdk_entries()
+    run = _robot(outputdir, "labbox-3n.yaml", "64B")
+    try:
+        assert (outputdir / "output.xml").exists(), run.stdout + run.stderr
+        yield run, read_output(outputdir), run.leftovers(dpdk_before)
+    finally:
+        run.clean()
+
+
+def _check_bounds(result: Result, name: str, tags: set[str]) -> None:
+    test = index_tests(result)[name]
+    assert test.status == "PASS", test.message
+    assert tags <= set(test.tags), sorted(test.tags)
+    ndr = plain_float(test.metadata["NDR_LOWER"])
+    pdr = plain_float(test.metadata["PDR_LOWER"])
+    assert 0 < ndr <= pdr <= MAX_PPS
+    assert test.message.startswith("NDR: lower ")
+
+
+def test_two_node_tests_pass_with_csit_tags(two_node: tuple[Run, Result, list[str]]) -> None:
+    run, result, _ = two_node
+    assert run.returncode == 0, run.stdout + run.stderr
+    tags = {"TG_TREX", "DUT_LINUX", "2_NODE_SINGLE_LINK_TOPO", "NIC_veth", "DRV_KERNEL"}
+    for frame in ("64B", "1518B"):
+        _check_bounds(result, f"{frame}-1c-ethip4-ip4base-ndrpdr", tags | {frame})
+    assert "3_NODE_SINGLE_LINK_TOPO" not in index_tests(result)["64B-1c-ethip4-ip4base-ndrpdr"].tags
+
+
+def test_trex_starts_once_for_the_suite(two_node: tuple[Run, Result, list[str]]) -> None:
+    _, result, _ = two_node
+    texts = [m.message for m in logged_messages(result.suite.setup)]
+    for test in index_tests(result).values():
+        texts += [m.message for m in logged_messages(test)]
+    starts = [t for t in texts if re.search(r"TRex server started \(pid \d+\), v3\.08", t)]
+    assert len(starts) == 1, starts
+    assert [t for t in texts if "restarted" in t] == []
+    assert "Path" in result.suite.metadata
+    assert "tg-p1" in result.suite.metadata["Path"]
+
+
+def test_two_node_leaves_nothing(two_node: tuple[Run, Result, list[str]]) -> None:
+    _, _, left = two_node
+    assert left == []
+
+
+def test_three_node_test_passes(three_node: tuple[Run, Result, list[str]]) -> None:
+    run, result, left = three_node
+    assert run.returncode == 0, run.stdout + run.stderr
+    tags = {"TG_TREX", "DUT_LINUX", "3_NODE_SINGLE_LINK_TOPO", "NIC_veth", "64B"}
+    _check_bounds(result, "64B-1c-ethip4-ip4base-ndrpdr", tags)
+    assert "link12" in result.suite.metadata["Path"]
+    assert left == []
+
+
+def test_ctrl_c_stops_the_search_and_removes_everything(tmp_path: Path) -> None:
+    dpdk_before = _dpdk_entries()
+    command = [
+        sys.executable, "-m", "ndrpdr", "search", "--topology",
+        str(TOPOLOGIES / "labbox-2n.yaml"), "--json", str(tmp_path / "r.json"),
+    ]  # fmt: skip
+    run = _run(command, tmp_path, interrupt_after="#  2 ")
+    try:
+        assert run.returncode == 130, run.stdout + run.stderr
+        assert "interrupted; the testbed was torn down" in run.stderr
+        assert "#  2 " in run.stdout  # it was measuring when interrupted
+        assert run.leftovers(dpdk_before) == []
+        assert (tmp_path / "r.json").exists()  # the trials measured so far are kept
+    finally:
+        run.clean()
