@@ -352,3 +352,28 @@ def test_local_linux_ctrl_c_during_teardown(
         assert run_id is not None
         testbed.configure_duts("ip4base")
     assert _run_namespaces(run_id) == []  # removed although the DUT stop was cut short
+
+
+def test_local_linux_three_node_trial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real frames through two DUT namespaces: DUT1 routes to DUT2 over their own veth pair."""
+    missing = [t for t in LOCAL_TOOLS if shutil.which(t) is None]
+    if os.geteuid() != 0 or missing:
+        pytest.skip(f"the local testbed needs root and {', '.join(missing) or 'its tools'}")
+    monkeypatch.setenv("NDRPDR_STATE_DIR", str(tmp_path / "state"))
+    topology = load_topology(TOPOLOGIES / "local-linux-3n.yaml")
+    with ActiveTestbed(topology) as testbed:
+        run_id = testbed.run_id
+        assert run_id is not None
+        assert sorted(_run_namespaces(run_id)) == [
+            f"ndrpdr-{run_id}-dut1",
+            f"ndrpdr-{run_id}-dut2",
+            f"ndrpdr-{run_id}-tg",
+        ]
+        testbed.configure_duts("ip4base")
+        trial = testbed.traffic_generator(L3, 64).measure(0.5, 20_000)
+    assert trial.offered_count == 10_000
+    assert trial.forwarded_count == 10_000  # far below the knee: the kernel loses nothing
+    assert _run_namespaces(run_id) == []
+    routes = testbed.telemetry["DUT1"]["ip_route"]
+    assert "198.18.1.0/24 via 192.168.101.2 dev dut1-if2" in routes  # towards DUT2
+    assert "198.18.0.0/24 via 192.168.101.1 dev dut2-if1" in testbed.telemetry["DUT2"]["ip_route"]

@@ -10,7 +10,7 @@ from NdrPdrLibrary.keywords.component import Component, keyword
 from NdrPdrLibrary.secret import Secret
 
 
-def testbed_tags(topology: Topology, path: TrafficPath) -> list[str]:
+def csit_tags(topology: Topology, path: TrafficPath) -> list[str]:
     """CSIT-style tags of a testbed: drivers, topology, NIC and the DUTs' port drivers."""
     duts = [topology.nodes[key] for key in path.duts]
     tags = {f"TG_{topology.tg.driver.upper()}", path.topology_tag}
@@ -66,7 +66,7 @@ class TestbedKeywords(Component):
                 "Path": "; ".join(path.describe(testbed.topology)),
             }
         )
-        robotout.add_tags(*testbed_tags(topology, path))
+        robotout.add_tags(*csit_tags(topology, path))
         robotout.info(
             f"testbed {topology.source} is up: TG {tg.key} ({tg.driver}), "
             f"DUTs {', '.join(d.key for d in duts)}, traffic path:\n"
