@@ -249,3 +249,41 @@ def test_ctrl_c_stops_the_search_and_removes_everything(tmp_path: Path) -> None:
         assert (tmp_path / "r.json").exists()  # the trials measured so far are kept
     finally:
         run.clean()
+
+
+def test_three_node_with_testpmd_then_linux_over_ssh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """labbox-3n with DUT1 running DPDK testpmd (af_packet), configured over SSH by the lab driver.
+
+    testpmd rewrites each frame's destination to its next hop (DUT2's port
+    towards it, or the TG's), so the kernel of DUT2 routes what testpmd
+    forwards: a low-rate trial through both loses nothing.
+    """
+    from ndrpdr.profiles import get_profile
+    from ndrpdr.testbed.active import ActiveTestbed
+    from ndrpdr.testbed.loader import load_topology
+
+    linux = "    driver: linux\n    access: {kind: labbox}\n    options:\n      cpu: 1\n"
+    testpmd = "    driver: testpmd\n    access: {kind: labbox}\n    options:\n      cpu: 1\n"
+    text = (TOPOLOGIES / "labbox-3n.yaml").read_text()
+    dut1 = text.index("  DUT1:")
+    assert text.index(linux, dut1) < text.index("  DUT2:")
+    text = text[:dut1] + text[dut1:].replace(linux, testpmd, 1)
+    path = tmp_path / "labbox-3n-testpmd.yaml"
+    path.write_text(text)
+    monkeypatch.setenv("NDRPDR_STATE_DIR", str(tmp_path / "state"))
+    topology = load_topology(path)
+    with ActiveTestbed(topology) as testbed:
+        run_id = testbed.run_id
+        testbed.configure_duts("ip4base")
+        tg = testbed.traffic_generator(get_profile("ethip4-ip4base"), 64)
+        trial = tg.measure(1.0, 10_000)
+        telemetry = testbed.collect_telemetry()
+        assert getattr(testbed.session, "starts", None) == 1
+    assert abs(trial.offered_count - 10_000) <= 4  # TRex rounds each direction's count
+    assert trial.intended_count == trial.offered_count
+    assert trial.forwarded_count >= 0.99 * trial.offered_count
+    assert "testpmd" in telemetry["DUT1"]["state"]
+    assert "198.18.0.0/24 via 192.168.101.1 dev dut2-p1" in telemetry["DUT2"]["ip_route"]
+    assert [n for n in netns_list() if n.startswith(f"ndrpdr-{run_id}-")] == []

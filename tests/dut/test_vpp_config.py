@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from ndrpdr.dut.base import DutError, DutTestConfig, ForwardingMode
-from ndrpdr.dut.plan import plan_dut
+from ndrpdr.dut.plan import plan_dut, plan_duts
 from ndrpdr.dut.vpp_config import (
     OPTION_KEYS,
     VppOptions,
@@ -32,6 +32,7 @@ from ndrpdr.dut.vpp_config import (
 )
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Node, Topology
+from ndrpdr.testbed.path import compute_path
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = Path(__file__).resolve().parent / "expected"
@@ -271,3 +272,36 @@ def test_corelist() -> None:
 ])  # fmt: skip
 def test_cli_error(output: str, found: str | None) -> None:
     assert cli_error("set interface state port9 up", output) == found
+
+
+@pytest.mark.parametrize("mode", ["ip4base", "l2xc"])
+def test_three_node_chain_goes_through_the_dut_to_dut_link(mode: ForwardingMode) -> None:
+    """3n-trex-vpp.yaml.example: each VPP routes (or cross-connects) towards its next hop."""
+    topology = load_topology(ROOT / "topologies" / "3n-trex-vpp.yaml.example")
+    configs = plan_duts(topology, compute_path(topology), mode)
+    dut1, dut2 = cli_commands(configs["DUT1"]), cli_commands(configs["DUT2"])
+    if mode == "l2xc":
+        assert "set interface l2 xconnect port1 port2" in dut1
+        assert "set interface l2 xconnect port2 port1" in dut2
+        return
+    mac = {
+        (node.key, key): iface.mac_address
+        for node in topology.nodes.values()
+        for key, iface in node.interfaces.items()
+    }
+    assert dut1[2:] == [
+        "set interface ip address port1 192.168.10.1/24",
+        "set interface ip address port2 192.168.101.1/24",
+        f"set ip neighbor port1 192.168.10.2 {mac[('TG', 'port1')]} static",
+        f"set ip neighbor port2 192.168.101.2 {mac[('DUT2', 'port1')]} static",
+        "ip route add 198.18.0.0/24 via 192.168.10.2 port1",
+        "ip route add 198.18.1.0/24 via 192.168.101.2 port2",
+    ]
+    assert dut2[2:] == [
+        "set interface ip address port1 192.168.101.2/24",
+        "set interface ip address port2 192.168.20.1/24",
+        f"set ip neighbor port1 192.168.101.1 {mac[('DUT1', 'port2')]} static",
+        f"set ip neighbor port2 192.168.20.2 {mac[('TG', 'port2')]} static",
+        "ip route add 198.18.0.0/24 via 192.168.101.1 port1",
+        "ip route add 198.18.1.0/24 via 192.168.20.2 port2",
+    ]
