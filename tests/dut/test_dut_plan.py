@@ -15,7 +15,10 @@ from ndrpdr.testbed.model import Interface, Link, LinkEnd, LocalAccess, Node, To
 from ndrpdr.testbed.path import PathError, compute_path
 
 TOPOLOGIES = Path(__file__).resolve().parents[2] / "topologies"
-TWO_NODE = ["sim.yaml", *sorted(p.name for p in TOPOLOGIES.glob("local-*.yaml"))]
+TWO_NODE = [
+    "sim.yaml",
+    *sorted(p.name for p in TOPOLOGIES.glob("local-*.yaml") if not p.name.endswith("-3n.yaml")),
+]
 
 
 def _topology(
