@@ -9,8 +9,9 @@ of that a driver knows its own maximum load and can stop traffic at once.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from ndrpdr.drivers import read_options
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.search.trial import TrialResult
 
@@ -18,8 +19,10 @@ if TYPE_CHECKING:
     from ndrpdr.access.base import NodeAccess
     from ndrpdr.localbed import LocalTestbed
     from ndrpdr.profiles import FrameSize, Profile
-    from ndrpdr.testbed.model import Topology
+    from ndrpdr.testbed.model import Node, Topology
     from ndrpdr.testbed.path import TrafficPath
+
+_O = TypeVar("_O")
 
 #: A trial lasts its duration: traffic still running at duration x (1 + STRETCH_TOLERANCE)
 #: + STRETCH_GRACE_S [s] is stopped (or, where the TG cannot be cut, reported as
@@ -30,6 +33,23 @@ STRETCH_GRACE_S = 0.25  # also covers a sender's start (e.g. tcpreplay's pcap pr
 
 class TrafficGeneratorError(NdrPdrError):
     """A trial could not be run (names the node, the rate and what failed)."""
+
+
+def where(topology: Topology, node: Node, field: str) -> str:
+    """``<file>: nodes.<key>.<field>`` (the file only when the topology has one)."""
+    prefix = f"{topology.source}: " if topology.source is not None else ""
+    return f"{prefix}nodes.{node.key}.{field}"
+
+
+def node_options(topology: Topology, node: Node, cls: type[_O]) -> _O:
+    """``node``'s options read as ``cls`` (TrafficGeneratorError naming the file and field)."""
+    return read_options(
+        cls,
+        node.options,
+        lambda field, detail: TrafficGeneratorError(
+            f"{where(topology, node, f'options.{field}')}: {detail}"
+        ),
+    )
 
 
 class UnsupportedTrafficError(TrafficGeneratorError):

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from ndrpdr.access.base import CommandError, NodeAccessError, tail
 from ndrpdr.access.local import LocalProcess
-from ndrpdr.drivers import DriverDescription, option, read_options
+from ndrpdr.drivers import DriverDescription, option
 from ndrpdr.localbed import LocalTestbed, LocalTestbedError, NetdevCounters, read_counters
 from ndrpdr.profiles import (
     FrameSize,
@@ -49,6 +49,7 @@ from ndrpdr.trafficgen.base import (
     TrafficContext,
     TrafficGeneratorError,
     UnsupportedTrafficError,
+    node_options,
 )
 from ndrpdr.trafficgen.local import tcpreplay
 
@@ -142,13 +143,7 @@ class LocalTrafficGenerator:
                 f"{self.node}: {largest} B frames do not fit the local testbed's veths "
                 f"(MTU 1500: frames up to {MAX_LOCAL_FRAME_SIZE} B incl. FCS)"
             )
-        options = read_options(
-            LocalTgOptions,
-            tg.options,
-            lambda field, detail: TrafficGeneratorError(
-                f"{topology.source}: nodes.{tg.key}.options.{field}: {detail}"
-            ),
-        )
+        options = node_options(topology, tg, LocalTgOptions)
         cpu_value = options.cpu if cpu is None else cpu
         if isinstance(cpu_value, bool) or not isinstance(cpu_value, int) or cpu_value < 0:
             raise TrafficGeneratorError(f"{self.node}: cpu={cpu_value!r} is not a CPU number")

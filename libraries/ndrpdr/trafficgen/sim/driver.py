@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TypeVar
 
-from ndrpdr.drivers import DriverDescription, option, read_options
+from ndrpdr.drivers import DriverDescription, option
 from ndrpdr.dut.sim import SimDutOptions
 from ndrpdr.profiles import FrameSize, max_load_pps
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.testbed.model import Node, Topology
+from ndrpdr.testbed.model import Topology
 from ndrpdr.testbed.path import TrafficPath, compute_path
-from ndrpdr.trafficgen.base import TrafficContext, TrafficGeneratorError
+from ndrpdr.trafficgen.base import TrafficContext, TrafficGeneratorError, node_options
 from ndrpdr.trafficgen.sim.measurer import SimulatedMeasurer
 from ndrpdr.trafficgen.sim.models import ChainModel, DutModel, make_model
 
@@ -36,19 +35,6 @@ class SimTgOptions:
         None, "highest aggregate rate the TG can send [packets/s]", minimum=0,
         exclusive_minimum=True,
     )  # fmt: skip
-
-
-_O = TypeVar("_O")
-
-
-def _read(topology: Topology, node: Node, cls: type[_O]) -> _O:
-    """``node``'s options as ``cls`` (TrafficGeneratorError naming the field)."""
-
-    def error(field: str, detail: str) -> TrafficGeneratorError:
-        where = f"{topology.source}: nodes.{node.key}.options.{field}"
-        return TrafficGeneratorError(f"{where}: {detail}")
-
-    return read_options(cls, node.options, error)
 
 
 def link_limit_pps(
@@ -80,7 +66,7 @@ class SimTrafficGenerator:
         path = compute_path(topology) if path is None else path
         tg = topology.tg
         self.node = tg.key
-        options = _read(topology, tg, SimTgOptions)
+        options = node_options(topology, tg, SimTgOptions)
         models: list[DutModel] = []
         seeds: list[int] = []
         for key in path.duts:
@@ -90,7 +76,7 @@ class SimTrafficGenerator:
                     f"{topology.source}: nodes.{key}.driver is {dut.driver!r}: the sim TG "
                     "drives simulated DUTs (driver: sim) only"
                 )
-            dut_options = _read(topology, dut, SimDutOptions)
+            dut_options = node_options(topology, dut, SimDutOptions)
             models.append(make_model(dut_options.model, dut_options.seed))
             seeds.append(dut_options.seed)
         model: DutModel = models[0] if len(models) == 1 else ChainModel(models)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
-from ndrpdr.drivers import option, option_names, read_options
-from ndrpdr.testbed.model import Node, SshAccess, Topology
-from ndrpdr.trafficgen.base import TrafficGeneratorError
+from ndrpdr.drivers import option, option_names
+from ndrpdr.testbed.model import SshAccess, Topology
+from ndrpdr.trafficgen.base import node_options, where
 
 #: Where CSIT installs TRex on its TGs (t-rex-64 and trex-cfg live there).
 DEFAULT_INSTALL_DIR = "/opt/trex-core/scripts"
@@ -131,11 +131,7 @@ class TrexOptions:
 #: Option keys of the trex driver, in documentation order.
 OPTION_KEYS: tuple[str, ...] = option_names(TrexOptions)
 
-
-def where(topology: Topology, node: Node, field: str) -> str:
-    """``<file>: nodes.<key>.<field>`` (the file only when the topology has one)."""
-    prefix = f"{topology.source}: " if topology.source is not None else ""
-    return f"{prefix}nodes.{node.key}.{field}"
+__all__ = ["OPTION_KEYS", "TrexOptions", "parse_options", "where"]
 
 
 def parse_options(topology: Topology) -> TrexOptions:
@@ -144,13 +140,7 @@ def parse_options(topology: Topology) -> TrexOptions:
     ``server`` defaults to the TG's SSH host, else localhost.
     """
     node = topology.tg
-    options = read_options(
-        TrexOptions,
-        node.options,
-        lambda field, detail: TrafficGeneratorError(
-            f"{where(topology, node, f'options.{field}')}: {detail}"
-        ),
-    )
+    options = node_options(topology, node, TrexOptions)
     if options.server is None:
         host = node.access.host if isinstance(node.access, SshAccess) else "localhost"
         options = dataclasses.replace(options, server=host)
