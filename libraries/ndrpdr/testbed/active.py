@@ -167,14 +167,7 @@ class ActiveTestbed:
         make = describe("TG", tg.driver).session
         if make is None:
             return
-        namespace = (
-            self._localbed.namespace(tg.key)
-            if self._localbed is not None and isinstance(tg.access, NetnsAccess)
-            else None
-        )
-        self._session = make(
-            self.topology, access=self.access(tg.key), namespace=namespace, path=self._path
-        )
+        self._session = make(self.topology, access=self.access(tg.key), path=self._path)
         self._session.open()
 
     def teardown(self) -> None:
@@ -307,7 +300,6 @@ class ActiveTestbed:
             profile=profile,
             frame_size=frame_size,
             bidirectional=bidirectional,
-            access=self.access(tg.key),
             localbed=self._localbed,
             session=self._session,
         )

@@ -16,7 +16,6 @@ from ndrpdr.errors import NdrPdrError
 from ndrpdr.search.trial import TrialResult
 
 if TYPE_CHECKING:
-    from ndrpdr.access.base import NodeAccess
     from ndrpdr.localbed import LocalTestbed
     from ndrpdr.profiles import FrameSize, Profile
     from ndrpdr.testbed.model import Node, Topology
@@ -84,7 +83,8 @@ class TgSession(Protocol):
     """The testbed-wide part of a TG driver (a TRex server and its connection).
 
     Made once per testbed by the TG description's ``session`` factory
-    (called as ``session(topology, access=..., namespace=..., path=...)``),
+    (called as ``session(topology, access=..., path=...)``: the TG's node
+    access, through which a TG in a network namespace is also reached),
     opened at set-up, shared by the TG of every test, closed at teardown.
     """
 
@@ -106,7 +106,6 @@ class TrafficContext:
     """What a TG driver's factory gets to make the TG for one kind of traffic.
 
     ``path`` is the test's traffic path (which TG ports send and receive);
-    ``access`` the TG node's access (None when it has none, e.g. sim);
     ``localbed`` the run's local testbed (netns topologies), ``session`` the
     TG's testbed-wide session (when its description has one).
     """
@@ -116,6 +115,5 @@ class TrafficContext:
     profile: Profile
     frame_size: FrameSize
     bidirectional: bool = True
-    access: NodeAccess | None = None
     localbed: LocalTestbed | None = None
     session: Any = None

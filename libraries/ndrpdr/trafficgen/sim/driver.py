@@ -71,7 +71,7 @@ class SimTrafficGenerator:
         seeds: list[int] = []
         for key in path.duts:
             dut = topology.nodes[key]
-            if dut.driver != "sim":
+            if dut.driver not in (DESCRIPTION.peers or ()):
                 raise TrafficGeneratorError(
                     f"{topology.source}: nodes.{key}.driver is {dut.driver!r}: the sim TG "
                     "drives simulated DUTs (driver: sim) only"
