@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.dpdk_common import DpdkAppDriver, NodeSteps, eal_args, vdev_args
-from ndrpdr.dut.dpdk_options import NO_BINDING
+from ndrpdr.dut.dpdk_options import NO_BINDING, DpdkAppOptions
 from ndrpdr.testbed.model import Node
 
 #: Where sysfs lists PCI devices, and drivers.
@@ -318,13 +318,24 @@ PCI_PMD = "pci"
 DEFAULT_BIND_DRIVER = "vfio-pci"
 
 
+def bind_driver_of(node: Node, chosen: str | None) -> str | None:
+    """The driver pmd pci binds ``node``'s ports to: ``chosen`` (options.bind_driver), else
+    the node's CSIT ``uio_driver``, else vfio-pci; None when ``uio_driver`` is no driver name.
+    """
+    if chosen is not None:
+        return chosen
+    csit_driver = node.extra.get("uio_driver")
+    if csit_driver is None:
+        return DEFAULT_BIND_DRIVER
+    return csit_driver if isinstance(csit_driver, str) and check_driver_name(csit_driver) else None
+
+
 def port_driver(node: Node) -> str:
     """How a DPDK app on ``node`` reaches its ports: its pmd, or the PCI bind driver."""
-    pmd = node.options.get("pmd", "af_packet")
+    pmd = node.options.get("pmd", DpdkAppOptions.pmd)
     if pmd != PCI_PMD:
         return str(pmd)
-    bound = node.options.get("bind_driver") or node.extra.get("uio_driver") or DEFAULT_BIND_DRIVER
-    return str(bound)
+    return bind_driver_of(node, node.options.get("bind_driver")) or DEFAULT_BIND_DRIVER
 
 
 class LabDpdkAppDriver(DpdkAppDriver):
@@ -341,17 +352,13 @@ class LabDpdkAppDriver(DpdkAppDriver):
         """Read and check the lab options; no I/O."""
         super().__init__(node, access)
         options = self.options
-        csit_driver = node.extra.get("uio_driver")
-        if options.bind_driver is not None:
-            self.bind_driver = options.bind_driver
-        elif isinstance(csit_driver, str) and check_driver_name(csit_driver):
-            self.bind_driver = csit_driver
-        elif csit_driver is not None:
+        bind_driver = bind_driver_of(node, options.bind_driver)
+        if bind_driver is None:
             raise self._steps.error(
-                "uio_driver", f"{csit_driver!r} is not a kernel driver name (e.g. vfio-pci)"
+                "uio_driver",
+                f"{node.extra.get('uio_driver')!r} is not a kernel driver name (e.g. vfio-pci)",
             )
-        else:
-            self.bind_driver = DEFAULT_BIND_DRIVER
+        self.bind_driver = bind_driver
         self.restore_driver = options.restore_driver
         self.hugepages = options.hugepages
         self.hugepage_size_kb = options.hugepage_size_kb
