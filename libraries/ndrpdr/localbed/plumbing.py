@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ndrpdr.access.base import CommandError, NodeAccessError
@@ -139,17 +139,7 @@ def delete_links(interfaces: Sequence[str]) -> list[str]:
     Missing ones are no error (a veth end also goes when its peer's
     namespace is freed); LocalTestbedError names those that remain.
     """
-    present = existing_links(interfaces)
-    if present:
-        try:
-            run_ip_batch(link_del_batch(present), "interface removal", force=True)
-        except LocalTestbedError:
-            still = existing_links(present)
-            if still:
-                raise LocalTestbedError(
-                    f"local testbed interface removal failed: {', '.join(still)} remain"
-                ) from None
-    return present
+    return _delete_present(interfaces, existing_links, link_del_batch, "interface removal")
 
 
 def existing_namespaces(namespaces: Sequence[str]) -> list[str]:
@@ -159,14 +149,28 @@ def existing_namespaces(namespaces: Sequence[str]) -> list[str]:
 
 def delete_namespaces(namespaces: Sequence[str]) -> list[str]:
     """Delete those of ``namespaces`` that exist; return them. Missing ones are no error."""
-    present = existing_namespaces(namespaces)
+    return _delete_present(namespaces, existing_namespaces, netns_del_batch, "namespace removal")
+
+
+def _delete_present(
+    names: Sequence[str],
+    existing: Callable[[Sequence[str]], list[str]],
+    batch: Callable[[Sequence[str]], str],
+    step: str,
+) -> list[str]:
+    """Delete those of ``names`` that ``existing`` finds with one ``ip -force -batch``.
+
+    A batch that fails is no error when what it was to delete is gone
+    anyway; LocalTestbedError names those that remain.
+    """
+    present = existing(names)
     if present:
         try:
-            run_ip_batch(netns_del_batch(present), "namespace removal", force=True)
+            run_ip_batch(batch(present), step, force=True)
         except LocalTestbedError:
-            still = existing_namespaces(present)
+            still = existing(present)
             if still:
                 raise LocalTestbedError(
-                    f"local testbed namespace removal failed: {', '.join(still)} remain"
+                    f"local testbed {step} failed: {', '.join(still)} remain"
                 ) from None
     return present
