@@ -17,7 +17,14 @@ from typing import Any
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.profiles import FrameSize, Profile
 from ndrpdr.results.record import SearchSettings, build_record
-from ndrpdr.search import Goal, SearchAbortedError, SearchResult, TrialResult, search
+from ndrpdr.search import (
+    Goal,
+    SearchAbortedError,
+    SearchProgress,
+    SearchResult,
+    TrialResult,
+    search,
+)
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.base import TrafficGenerator
 
@@ -67,7 +74,7 @@ def run_search(
     max_load_pps: float | None = None,
     max_search_time_s: float | None = None,
     directions: int = 2,
-    progress: Callable[[int, TrialResult], None] | None = None,
+    progress: Callable[[SearchProgress], None] | None = None,
     telemetry: Callable[[], Mapping[str, Mapping[str, str]]] | None = None,
 ) -> SearchRun:
     """Run one search over ``tg`` and build its record.
@@ -78,7 +85,8 @@ def run_search(
     failed, with the error text and every trial measured so far;
     ``interrupted`` tells the caller to stop after writing the record. Any
     other exception comes back as ``pending``, with the same record.
-    ``progress(n, trial)`` is called after every trial. Traffic is stopped
+    ``progress(snapshot)`` is called after every trial (``SearchProgress``:
+    the trial, its number, each goal's bounds so far). Traffic is stopped
     in every case; a failure to stop it fails the run too. ``telemetry()``
     is read after the search; if it fails, the record has none (logged).
     """
@@ -87,10 +95,10 @@ def run_search(
     settings = SearchSettings(algorithm, tuple(goals), low, high)
     trials: list[TrialResult] = []
 
-    def record_trial(trial: TrialResult) -> None:
-        trials.append(trial)
+    def record_trial(snapshot: SearchProgress) -> None:
+        trials.append(snapshot.trial)
         if progress is not None:
-            progress(len(trials), trial)
+            progress(snapshot)
 
     started = _now()
     result: SearchResult | None = None
