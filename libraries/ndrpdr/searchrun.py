@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ndrpdr.errors import NdrPdrError
+from ndrpdr.goals import PDR_LOSS_RATIO
 from ndrpdr.profiles import FrameSize, Profile
 from ndrpdr.results.record import SearchSettings, build_record
 from ndrpdr.search import (
@@ -76,6 +77,7 @@ def run_search(
     directions: int = 2,
     progress: Callable[[SearchProgress], None] | None = None,
     telemetry: Callable[[], Mapping[str, Mapping[str, str]]] | None = None,
+    pdr_loss_ratio: float = PDR_LOSS_RATIO,
 ) -> SearchRun:
     """Run one search over ``tg`` and build its record.
 
@@ -89,10 +91,11 @@ def run_search(
     the trial, its number, each goal's bounds so far). Traffic is stopped
     in every case; a failure to stop it fails the run too. ``telemetry()``
     is read after the search; if it fails, the record has none (logged).
+    ``pdr_loss_ratio`` names the goal the record calls PDR.
     """
     high = tg.max_load_pps if max_load_pps is None else max_load_pps
     low = default_min_load(high) if min_load_pps is None else min_load_pps
-    settings = SearchSettings(algorithm, tuple(goals), low, high)
+    settings = SearchSettings(algorithm, tuple(goals), low, high, pdr_loss_ratio)
     trials: list[TrialResult] = []
 
     def record_trial(snapshot: SearchProgress) -> None:
