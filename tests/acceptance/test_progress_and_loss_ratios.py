@@ -79,7 +79,7 @@ def test_verbose_console_shows_trials_with_bounds(tmp_path: Path) -> None:
     assert len(estimates) == len(lines) // 10
 
 
-@pytest.mark.parametrize("kind", ["dotted", "quiet"])
+@pytest.mark.parametrize("kind", ["dotted", "quiet", "none"])
 def test_quiet_consoles_show_no_trial_lines(tmp_path: Path, kind: str) -> None:
     process, test = _run(tmp_path, "--console", kind)
     assert test.status == "PASS", test.message
