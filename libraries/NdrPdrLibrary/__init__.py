@@ -74,12 +74,15 @@ class NdrPdrLibrary(DynamicCore):  # type: ignore[misc]
     = Results =
 
     Each search leaves, for its test:
-    - a test message with NDR and PDR: lower and upper bounds in Mpps and
-      Gbps, and the conditional throughput;
+    - a test message with NDR and PDR (and any other loss ratio searched):
+      lower and upper bounds in Mpps and Gbps, and the conditional
+      throughput;
     - test metadata with plain numbers in frames per second: ``NDR_LOWER``,
       ``NDR_UPPER``, ``NDR_CONDITIONAL``, ``PDR_LOWER``, ``PDR_UPPER``,
       ``PDR_CONDITIONAL`` (a bound that was not found is left out), read
-      from output.xml with ``robot.api.ExecutionResult``;
+      from output.xml with ``robot.api.ExecutionResult``; other loss ratios
+      (`Find Throughput For Loss Ratios`) as ``LOSS_2PCT_LOWER`` (0.02),
+      ``LOSS_0P1PCT_LOWER`` (0.001), ...;
     - a JSON record next to output.xml, named after the test and linked
       from log.html, holding the settings, the bounds and every trial;
     - in log.html, a plot of the search (load over time, each goal's
