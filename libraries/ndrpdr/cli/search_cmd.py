@@ -21,7 +21,9 @@ from ndrpdr.units import parse_duration, parse_rate
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the command."""
-    parser = commands.add_parser("search", help="find NDR and PDR (or the throughput for --loss-ratio values) with one search")
+    parser = commands.add_parser(
+        "search", help="find NDR and PDR (or the throughput of each --loss-ratio) in one search"
+    )
     add_traffic_options(parser)
     parser.add_argument("--final-trial-duration", default="1s", help="full-length trial (1s)")
     parser.add_argument("--initial-trial-duration", default="1s", help="shortest trial (1s)")
