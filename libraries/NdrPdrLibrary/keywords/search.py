@@ -36,7 +36,7 @@ class GoalBounds(TypedDict):
     """One goal's result [frames per second, aggregate over directions].
 
     | =Key= | =Value= |
-    | ``label`` | the goal's name: ``NDR``, ``PDR`` or ``loss <= 2 %`` |
+    | ``label`` | the goal's name: ``NDR``, ``PDR`` or ``loss ≤ 2 %`` |
     | ``loss_ratio`` | the goal's loss ratio (0.02 is 2 %) |
     | ``lower`` | relevant lower bound, None if not found |
     | ``upper`` | relevant upper bound, None if the max load was a lower bound |
@@ -288,7 +288,7 @@ class SearchKeywords(Component):
         separated (``0, 0.005, 0.02``) or a list; each becomes one goal with
         the other settings shared, and one search serves them all (RFC 9971:
         every trial informs every goal). 0 is called NDR, ``pdr_loss_ratio``
-        PDR, any other ``loss <= 2 %``. The other arguments, the results
+        PDR, any other ``loss ≤ 2 %``. The other arguments, the results
         and failures are those of `Find NDR And PDR`; each goal's bounds are
         in the message, in metadata (``NDR_*``, ``PDR_*``, ``LOSS_2PCT_*``
         for 0.02, ``LOSS_0P1PCT_*`` for 0.001) and in the record's
