@@ -211,7 +211,9 @@ def run_robot(suite: Path, output_dir: Path) -> float:
             str(suite),
             outputdir=str(output_dir),
             pythonpath=[str(ROOT / "libraries")],
-            console="none",
+            # verbose: the keyword prints its per-trial lines (with bounds and
+            # estimates) only on a verbose console, and they are part of its cost.
+            console="verbose",
             stdout=console,
             stderr=console,
         )

@@ -26,6 +26,7 @@ LIBRARY_KEYWORDS = (
     "Send Traffic At Rate For Duration",
     "Measure MRR",
     "Find NDR And PDR",
+    "Find Throughput For Loss Ratios",
     "Find Throughput With Binary Search",
     "Get Last Search Record",
     "Read Result Record",

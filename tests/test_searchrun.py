@@ -78,7 +78,7 @@ def test_passed_run(topology: Topology) -> None:
     outcome = _run(
         tg,
         topology,
-        progress=lambda n, trial: seen.append((n, trial)),
+        progress=lambda p: seen.append((p.trial_number, p.trial)),
         telemetry=lambda: {"DUT1": {"state": "fine"}},
     )
     record = outcome.record
@@ -104,7 +104,7 @@ def test_passed_run(topology: Topology) -> None:
 def test_tg_error_on_third_trial(topology: Topology) -> None:
     tg = SpyTG(topology, fail_at=3, error=TrafficGeneratorError("TG: tcpreplay died"))
     seen: list[int] = []
-    outcome = _run(tg, topology, progress=lambda n, _: seen.append(n))
+    outcome = _run(tg, topology, progress=lambda p: seen.append(p.trial_number))
     assert outcome.error == "TG: tcpreplay died"
     assert outcome.interrupted is False
     assert outcome.result is None
@@ -160,7 +160,7 @@ def test_foreign_base_exception_is_pending(topology: Topology) -> None:
     timeout = FakeTimeout("Test timeout 1 minute exceeded.")
     tg = SpyTG(topology, fail_at=3, error=timeout)
     seen: list[int] = []
-    outcome = _run(tg, topology, progress=lambda n, _: seen.append(n))
+    outcome = _run(tg, topology, progress=lambda p: seen.append(p.trial_number))
     assert outcome.pending is timeout
     assert outcome.interrupted is False
     assert outcome.result is None

@@ -7,6 +7,7 @@ from typing import Any
 from robotlibcore import DynamicCore
 
 import ndrpdr
+from ndrpdr.cli.progress import parse_progress_option
 from ndrpdr.errors import NdrPdrError
 from NdrPdrLibrary.argtypes import CONVERTERS
 from NdrPdrLibrary.context import DEFAULT_TOPOLOGY, LibraryContext
@@ -73,17 +74,23 @@ class NdrPdrLibrary(DynamicCore):  # type: ignore[misc]
     = Results =
 
     Each search leaves, for its test:
-    - a test message with NDR and PDR: lower and upper bounds in Mpps and
-      Gbps, and the conditional throughput;
+    - a test message with NDR and PDR (and any other loss ratio searched):
+      lower and upper bounds in Mpps and Gbps, and the conditional
+      throughput;
     - test metadata with plain numbers in frames per second: ``NDR_LOWER``,
       ``NDR_UPPER``, ``NDR_CONDITIONAL``, ``PDR_LOWER``, ``PDR_UPPER``,
       ``PDR_CONDITIONAL`` (a bound that was not found is left out), read
-      from output.xml with ``robot.api.ExecutionResult``;
+      from output.xml with ``robot.api.ExecutionResult``; other loss ratios
+      (`Find Throughput For Loss Ratios`) as ``LOSS_2PCT_LOWER`` (0.02),
+      ``LOSS_0P1PCT_LOWER`` (0.001), ...;
     - a JSON record next to output.xml, named after the test and linked
       from log.html, holding the settings, the bounds and every trial;
     - in log.html, a plot of the search (load over time, each goal's
       bounds) and a table of the trials;
-    - on the console, one line per trial while the search runs.
+    - on the console, one line per trial while the search runs, with every
+      goal's bounds so far and their width (``upper / lower - 1``), and
+      every 10 trials an estimate of what is left (see `Importing`:
+      ``progress``; only with Robot's verbose console).
 
     A search that fails (a TG or DUT error, the time cap, a min load that
     already loses frames) fails its test with a message that says why;
@@ -110,13 +117,23 @@ class NdrPdrLibrary(DynamicCore):  # type: ignore[misc]
     ROBOT_LIBRARY_DOC_FORMAT = "ROBOT"
     ROBOT_LIBRARY_CONVERTERS = CONVERTERS
 
-    def __init__(self, topology: str = DEFAULT_TOPOLOGY, nic: str | None = None) -> None:
+    def __init__(
+        self, topology: str = DEFAULT_TOPOLOGY, nic: str | None = None, progress: str = "trials"
+    ) -> None:
         """``topology``: the topology file (default: the simulator), read on first use.
 
         ``nic``: the NIC model whose ports the traffic crosses (default: the
         first ports that make a whole 2-node or 3-node path).
+
+        ``progress``: ``trials`` (default) prints a line per trial while a
+        search or MRR runs, with every goal's bounds so far and every 10
+        trials an estimate of what is left; ``none`` prints none. With
+        ``robot --console dotted``, ``quiet`` or ``none`` there are no such
+        lines either way.
         """
-        self.ctx = LibraryContext(topology, nic=nic or None)
+        self.ctx = LibraryContext(
+            topology, nic=nic or None, progress=parse_progress_option(progress)
+        )
         DynamicCore.__init__(
             self,
             [

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ndrpdr.cli.progress import ProgressOption
 from ndrpdr.testbed.active import ActiveTestbed, TestbedError
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import SshAccess, Topology
@@ -45,11 +46,17 @@ class LibraryContext:
     """The topology and testbed of one library instance."""
 
     def __init__(
-        self, topology: str | os.PathLike[str] = DEFAULT_TOPOLOGY, *, nic: str | None = None
+        self,
+        topology: str | os.PathLike[str] = DEFAULT_TOPOLOGY,
+        *,
+        nic: str | None = None,
+        progress: ProgressOption = ProgressOption.TRIALS,
     ) -> None:
-        """Remember the topology file (not read yet) and the NIC model to test (None: any)."""
+        """Remember the topology file (not read yet), the NIC model to test (None: any)
+        and whether searches print a line per trial."""
         self.topology_path = os.fspath(topology)
         self.nic = nic
+        self.progress = progress
         self._topology: Topology | None = None
         self._passwords: dict[str, str] = {}
         self._testbed: ActiveTestbed | None = None

@@ -13,6 +13,14 @@ from pathlib import Path
 
 from robot.api import logger
 from robot.libraries.BuiltIn import BuiltIn, RobotNotRunningError
+from robot.output import LOGGER  # type: ignore[import-untyped]
+from robot.output.console import (  # type: ignore[import-untyped]
+    DottedConsole,
+    NoneConsole,
+    QuietConsole,
+)
+
+from ndrpdr.cli.progress import ConsoleKind
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -57,9 +65,36 @@ def safe_file_name(text: str) -> str:
     return _UNSAFE.sub("_", text).strip("._") or "search"
 
 
+def console_kind() -> ConsoleKind:
+    """Robot's ``--console`` of this run; VERBOSE outside Robot or for a console of its own.
+
+    Robot has no public way to ask, so this looks at the console logger it
+    registered (``robot.output.LOGGER``; an acceptance test runs it for real).
+    """
+    if not robot_running():
+        return ConsoleKind.VERBOSE
+    facade = getattr(LOGGER, "_Logger__console", None)
+    if facade is None:  # unregistered: nothing is shown
+        return ConsoleKind.NONE
+    shown = getattr(facade, "listener", facade)
+    for kind, cls in (
+        (ConsoleKind.DOTTED, DottedConsole),
+        (ConsoleKind.QUIET, QuietConsole),
+        (ConsoleKind.NONE, NoneConsole),
+    ):
+        if isinstance(shown, cls):
+            return kind
+    return ConsoleKind.VERBOSE
+
+
 def console(line: str) -> None:
-    """Write one line to the console now (main thread; also outside Robot)."""
-    logger.console(line)
+    """Write one line to the console now (main thread; also outside Robot).
+
+    Nothing with ``robot --console dotted``, ``quiet`` or ``none``: Robot's
+    ``logger.console`` writes to the real stdout whatever the console type.
+    """
+    if console_kind().shows_trials:
+        logger.console(line)
 
 
 def info(text: str, *, html: bool = False) -> None:

@@ -15,9 +15,17 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ndrpdr.errors import NdrPdrError
+from ndrpdr.goals import PDR_LOSS_RATIO
 from ndrpdr.profiles import FrameSize, Profile
 from ndrpdr.results.record import SearchSettings, build_record
-from ndrpdr.search import Goal, SearchAbortedError, SearchResult, TrialResult, search
+from ndrpdr.search import (
+    Goal,
+    SearchAbortedError,
+    SearchProgress,
+    SearchResult,
+    TrialResult,
+    search,
+)
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.base import TrafficGenerator
 
@@ -67,8 +75,9 @@ def run_search(
     max_load_pps: float | None = None,
     max_search_time_s: float | None = None,
     directions: int = 2,
-    progress: Callable[[int, TrialResult], None] | None = None,
+    progress: Callable[[SearchProgress], None] | None = None,
     telemetry: Callable[[], Mapping[str, Mapping[str, str]]] | None = None,
+    pdr_loss_ratio: float = PDR_LOSS_RATIO,
 ) -> SearchRun:
     """Run one search over ``tg`` and build its record.
 
@@ -78,19 +87,21 @@ def run_search(
     failed, with the error text and every trial measured so far;
     ``interrupted`` tells the caller to stop after writing the record. Any
     other exception comes back as ``pending``, with the same record.
-    ``progress(n, trial)`` is called after every trial. Traffic is stopped
+    ``progress(snapshot)`` is called after every trial (``SearchProgress``:
+    the trial, its number, each goal's bounds so far). Traffic is stopped
     in every case; a failure to stop it fails the run too. ``telemetry()``
     is read after the search; if it fails, the record has none (logged).
+    ``pdr_loss_ratio`` names the goal the record calls PDR.
     """
     high = tg.max_load_pps if max_load_pps is None else max_load_pps
     low = default_min_load(high) if min_load_pps is None else min_load_pps
-    settings = SearchSettings(algorithm, tuple(goals), low, high)
+    settings = SearchSettings(algorithm, tuple(goals), low, high, pdr_loss_ratio)
     trials: list[TrialResult] = []
 
-    def record_trial(trial: TrialResult) -> None:
-        trials.append(trial)
+    def record_trial(snapshot: SearchProgress) -> None:
+        trials.append(snapshot.trial)
         if progress is not None:
-            progress(len(trials), trial)
+            progress(snapshot)
 
     started = _now()
     result: SearchResult | None = None

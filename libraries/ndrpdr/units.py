@@ -187,3 +187,16 @@ def format_rate(pps: float) -> str:
 def format_bitrate(bps: float) -> str:
     """A bit rate [bit/s] for people, always three decimals: "10.000 Gbps", "812.744 Mbps"."""
     return _scaled(bps, "bps", 3, strip=False)
+
+
+def format_percent(ratio: float) -> str:
+    """A ratio as a percentage with 3 significant digits, trailing zeros dropped.
+
+    0 gives "0", 0.005 "0.5", 0.0039 "0.39", 0.852 "85.2", 2.27e-7 "0.0000227".
+    """
+    percent = ratio * 100
+    if percent == 0 or not math.isfinite(percent):
+        return f"{percent:g}"
+    decimals = max(0, 2 - math.floor(math.log10(abs(percent))))
+    text = f"{percent:.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text

@@ -110,6 +110,27 @@ Binary Search Agrees With Find NDR And PDR
     Should Not Be Equal    ${binary}[record]    ${mlr}[record]
     Last Search Record Should Be    ${binary}    binary
 
+Find Throughput For Loss Ratios Returns Every Goal With Its Label
+    [Documentation]    One search for three loss ratios given as text: bounds and labels in order.
+    ${result} =    Find Throughput For Loss Ratios    ethip4-ip4base    64    0, 0.005, 0.02
+    ...    duration_sum=2s    goal_width=0.02
+    ${labels} =    Evaluate    [goal['label'] for goal in $result['goals']]
+    Should Be Equal    ${labels}    ${{['NDR', 'PDR', 'loss \u2264 2 %']}}
+    Should Be Equal    ${result}[ndr]    ${result}[goals][0]
+    Should Be Equal    ${result}[pdr]    ${result}[goals][1]
+    Should Be True    ${result}[goals][0][lower] < ${result}[goals][2][lower]
+    ${record} =    Get Last Search Record
+    Length Should Be    ${record}[goals]    3
+
+Find NDR And PDR Takes Loss Ratios As A List And Another PDR
+    [Documentation]    ``loss_ratios`` as a Robot list, in any order; ``pdr_loss_ratio`` names PDR.
+    VAR    @{ratios} =    ${0.01}    ${0}
+    ${listed} =    Find NDR And PDR    ethip4-ip4base    64    loss_ratios=${ratios}
+    ...    pdr_loss_ratio=0.01    duration_sum=2s    goal_width=0.02
+    Should Be Equal    ${listed}[goals][0][label]    PDR
+    Should Be Equal    ${listed}[pdr][loss_ratio]    ${0.01}
+    Should Be Equal    ${listed}[ndr]    ${listed}[goals][1]
+
 Read And Log A Result Record
     [Documentation]    A record written by a search reads back valid and equal to the last one.
     ${result} =    Find NDR And PDR    eth-l2xcbase    IMIX    duration_sum=5s

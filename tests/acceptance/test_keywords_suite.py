@@ -182,3 +182,28 @@ def test_the_password_is_never_written(run: KeywordsRun) -> None:
     assert run.password not in (run.outputdir / "output.xml").read_text()
     assert not [t for t in log_html_strings(run.outputdir / "log.html") if run.password in t]
     assert run.password not in run.process.stdout
+
+
+def test_loss_ratios_leave_every_goal_in_message_and_metadata(run: KeywordsRun) -> None:
+    three = "Find Throughput For Loss Ratios Returns Every Goal With Its Label"
+    test = run.tests[three]
+    assert test.status == "PASS", test.message
+    record = record_of(run, three)
+    assert [goal["loss_ratio"] for goal in record["goals"]] == [0.0, 0.005, 0.02]
+    assert [line.split(":")[0] for line in test.message.splitlines()] == [
+        "NDR",
+        "PDR",
+        "loss \u2264 2 %",
+    ]
+    for key, goal in zip(("NDR", "PDR", "LOSS_2PCT"), record["goals"], strict=True):
+        assert float(test.metadata[f"{key}_LOWER"]) == pytest.approx(
+            goal["lower_bound"], abs=0.0015
+        )
+    listed = "Find NDR And PDR Takes Loss Ratios As A List And Another PDR"
+    test = run.tests[listed]
+    assert test.status == "PASS", test.message
+    record = record_of(run, listed)
+    assert record["search"]["pdr_loss_ratio"] == 0.01
+    assert record["pdr"]["lower_bound"] == record["goals"][0]["lower_bound"]
+    assert [line.split(":")[0] for line in test.message.splitlines()] == ["PDR", "NDR"]
+    assert not [key for key in test.metadata if key.startswith("LOSS_")]

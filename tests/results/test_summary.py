@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from record_helpers import SIM, sim_search
 
-from ndrpdr.goals import ndr_pdr_goals
+from ndrpdr.goals import loss_ratio_goals, ndr_pdr_goals
 from ndrpdr.profiles import FrameSize, bandwidth_bps
 from ndrpdr.results.schema import validate_record
 from ndrpdr.results.summary import plain_number, search_message, search_metadata
@@ -145,9 +145,35 @@ def test_message_with_the_ndr_goal_only(topology: Topology) -> None:
 
 def test_message_when_nothing_was_found(records: dict[str, dict[str, Any]]) -> None:
     record = copy.deepcopy(records["64"])
-    record["ndr"] = None
-    record["pdr"]["lower_bound"] = None
+    for goal in record["goals"]:
+        goal["lower_bound"] = None
     assert search_message(record) == "no bounds found"
+
+
+def test_three_loss_ratios_each_get_a_line_and_metadata(topology: Topology) -> None:
+    goals = loss_ratio_goals((0.0, 0.005, 0.02), duration_sum_s=2.0, relative_width=0.02)
+    record = _record(topology, 64, goals=goals)
+    lines = search_message(record).splitlines()
+    assert [line.split(":")[0] for line in lines] == ["NDR", "PDR", "loss \u2264 2 %"]
+    metadata = search_metadata(record)
+    for key, entry in zip(("NDR", "PDR", "LOSS_2PCT"), record["goals"], strict=True):
+        assert float(metadata[f"{key}_LOWER"]) == pytest.approx(entry["lower_bound"], abs=1e-3)
+    for line, entry in zip(lines, record["goals"], strict=True):
+        assert f"lower {_mpps(entry['lower_bound'])} Mpps" in line
+    # More loss allowed, more throughput: the bounds are in order on a monotonic DUT.
+    lowers = [entry["lower_bound"] for entry in record["goals"]]
+    assert lowers[0] <= lowers[1] <= lowers[2]
+    assert lowers[0] < lowers[2]
+
+
+def test_a_pdr_of_one_percent_is_still_called_pdr(topology: Topology) -> None:
+    goals = ndr_pdr_goals(duration_sum_s=2.0, relative_width=0.02, pdr_loss_ratio=0.01)
+    record = _record(topology, 64, goals=goals, pdr_loss_ratio=0.01)
+    assert record["search"]["pdr_loss_ratio"] == 0.01
+    assert record["pdr"]["lower_bound"] == record["goals"][1]["lower_bound"] is not None
+    assert search_message(record).splitlines()[1].startswith("PDR: lower ")
+    assert "PDR_LOWER" in search_metadata(record)
+    assert not [key for key in search_metadata(record) if key.startswith("LOSS_")]
 
 
 # -- search_metadata ------------------------------------------------------------------------
@@ -200,8 +226,10 @@ def test_metadata_of_a_failed_record(failed: dict[str, Any]) -> None:
 
 def test_metadata_leaves_out_non_finite_bounds(records: dict[str, dict[str, Any]]) -> None:
     record = copy.deepcopy(records["64"])
-    record["pdr"]["upper_bound"] = math.inf
-    record["pdr"]["conditional_throughput"] = math.nan
+    pdr = record["goals"][1]
+    assert pdr["loss_ratio"] == 0.005
+    pdr["upper_bound"] = math.inf
+    pdr["conditional_throughput"] = math.nan
     metadata = search_metadata(record)
     assert "PDR_UPPER" not in metadata
     assert "PDR_CONDITIONAL" not in metadata

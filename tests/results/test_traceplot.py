@@ -20,7 +20,6 @@ from ndrpdr.results.traceplot import (
     LOW_LOSS,
     ZERO_LOSS,
     format_percent,
-    goal_name,
     goal_names,
     is_full_length,
     loss_class,
@@ -334,9 +333,6 @@ def test_coordinates_have_one_decimal_at_most(
 
 
 def test_goal_names() -> None:
-    assert goal_name(0.0) == "NDR"
-    assert goal_name(0.005) == "PDR"
-    assert goal_name(0.01) == "loss \u2264 1 %"
     assert goal_names([{"loss_ratio": 0.0}, {"loss_ratio": 0.0}, {"loss_ratio": 0.005}]) == [
         "NDR (goal 0)",
         "NDR (goal 1)",

@@ -23,13 +23,17 @@ from search_duts import (
 from ndrpdr.search import (
     ALGORITHMS,
     Goal,
+    GoalProgress,
     SearchError,
+    SearchProgress,
     SearchResult,
     SearchTimeLimitError,
     TrialReason,
     TrialResult,
     search,
 )
+from ndrpdr.search.database import TrialDatabase
+from ndrpdr.search.session import goal_criterion
 
 MIN_LOAD = 1e4
 MAX_LOAD = 1e7
@@ -402,23 +406,54 @@ def test_max_wall_time_reads_the_injected_clock(algorithm: str) -> None:
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 def test_progress_sees_every_trial_once_in_order(algorithm: str) -> None:
-    seen: list[TrialResult] = []
+    seen: list[SearchProgress] = []
     result = search(
         LossCurveDut(2e6, 1.0, 1.0), [NDR, PDR], MIN_LOAD, MAX_LOAD, algorithm, progress=seen.append
     )
     assert len(seen) == len(result.trials)
-    assert all(a is b for a, b in zip(seen, result.trials, strict=True))
-    assert all(trial.reason is not None for trial in seen)
+    assert [p.trial_number for p in seen] == list(range(1, len(result.trials) + 1))
+    assert all(p.trial is t for p, t in zip(seen, result.trials, strict=True))
+    assert all(p.trial.reason is not None for p in seen)
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_progress_bounds_are_the_relevant_bounds_of_the_trials_so_far(algorithm: str) -> None:
+    goals = [CSIT_NDR, CSIT_PDR]
+    seen: list[SearchProgress] = []
+    search(LossCurveDut(2e6, 1.0, 1.0), goals, MIN_LOAD, MAX_LOAD, algorithm, progress=seen.append)
+    db = TrialDatabase([goal_criterion(g) for g in goals])
+    spent = 0.0
+    for snapshot in seen:
+        db.add(snapshot.trial)
+        spent += snapshot.trial.effective_seconds
+        assert [g.goal for g in snapshot.goals] == goals
+        expected = [db.relevant_bounds(i) for i in range(len(goals))]
+        assert [(g.lower, g.upper) for g in snapshot.goals] == expected
+        assert snapshot.search_time == pytest.approx(spent)
+    last = seen[-1].goals
+    if algorithm == "mlr":  # mlr stops once every goal's bracket is narrow enough
+        assert all(g.done for g in last)
+    # One 1 s trial settles no load when 21 s of full-length trials are needed.
+    assert all(g.lower is None and g.upper is None for g in seen[0].goals)
+
+
+def test_goal_progress_width_and_done() -> None:
+    goal = Goal(loss_ratio=0.0, relative_width=0.01)
+    assert GoalProgress(goal, None, 2.0).width is None
+    assert not GoalProgress(goal, 1.0, None).done
+    assert GoalProgress(goal, 1.0, 1.5).width == pytest.approx(0.5)
+    assert not GoalProgress(goal, 1.0, 1.5).done
+    assert GoalProgress(goal, 0.995, 1.0).done
 
 
 def test_progress_sees_trials_of_an_aborted_search() -> None:
-    seen: list[TrialResult] = []
+    seen: list[SearchProgress] = []
     cap = search(CapacityDut(3e6), [NDR], MIN_LOAD, MAX_LOAD).search_time - 0.5
     with pytest.raises(SearchTimeLimitError) as info:
         search(
             CapacityDut(3e6), [NDR], MIN_LOAD, MAX_LOAD, max_search_time=cap, progress=seen.append
         )
-    assert seen == list(info.value.partial.trials)
+    assert [p.trial for p in seen] == list(info.value.partial.trials)
 
 
 def test_describe_names_every_goal_and_its_bounds() -> None:

@@ -5,10 +5,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypedDict
 
-from ndrpdr.cli.console import trial_line
+from ndrpdr.cli.progress import ProgressOption, ProgressPrinter
 from ndrpdr.errors import NdrPdrError
-from ndrpdr.goals import PDR_LOSS_RATIO, ndr_pdr_goals
-from ndrpdr.search import Goal, TrialResult
+from ndrpdr.goals import (
+    NDR_LOSS_RATIO,
+    PDR_LOSS_RATIO,
+    goal_label,
+    loss_ratio_goals,
+    parse_loss_ratios,
+)
+from ndrpdr.results.goalentries import record_pdr_loss_ratio
+from ndrpdr.search import Goal
 from ndrpdr.searchrun import run_search
 from ndrpdr.units import format_rate
 from NdrPdrLibrary import robotout
@@ -29,11 +36,15 @@ class GoalBounds(TypedDict):
     """One goal's result [frames per second, aggregate over directions].
 
     | =Key= | =Value= |
+    | ``label`` | the goal's name: ``NDR``, ``PDR`` or ``loss ≤ 2 %`` |
+    | ``loss_ratio`` | the goal's loss ratio (0.02 is 2 %) |
     | ``lower`` | relevant lower bound, None if not found |
     | ``upper`` | relevant upper bound, None if the max load was a lower bound |
     | ``conditional`` | conditional throughput (RFC 9971), None if not found |
     """
 
+    label: str
+    loss_ratio: float
     lower: float | None
     upper: float | None
     conditional: float | None
@@ -61,28 +72,25 @@ class SearchFailedError(NdrPdrError):
     """The search did not find the bounds asked for (the message says why)."""
 
 
-def _bounds(entry: Any) -> GoalBounds | None:
-    if not entry:
-        return None
+def _goal_bounds(entry: Any, pdr_loss_ratio: float) -> GoalBounds:
     return GoalBounds(
+        label=goal_label(entry["loss_ratio"], pdr_loss_ratio),
+        loss_ratio=entry["loss_ratio"],
         lower=entry.get("lower_bound"),
         upper=entry.get("upper_bound"),
         conditional=entry.get("conditional_throughput"),
     )
 
 
-def _goal_label(loss_ratio: float) -> str:
-    if loss_ratio == 0:
-        return "NDR"
-    if loss_ratio == PDR_LOSS_RATIO:
-        return "PDR"
-    return f"loss <= {100 * loss_ratio:g} %"
+def _named(goals: list[GoalBounds], loss_ratio: float) -> GoalBounds | None:
+    return next((g for g in goals if g["loss_ratio"] == loss_ratio), None)
 
 
 def _min_load_failure(record: dict[str, Any]) -> str | None:
     """Why the search could not succeed: the min load was already an upper bound for goals."""
+    pdr = record_pdr_loss_ratio(record)
     names = [
-        _goal_label(goal["loss_ratio"])
+        goal_label(goal["loss_ratio"], pdr)
         for goal in record["goals"]
         if goal["irregular_reason"] == "min load is an upper bound"
     ]
@@ -113,15 +121,16 @@ class SearchKeywords(Component):
         max_search_time: Duration | None,
         bidirectional: bool,
         flows: int | None,
+        pdr_loss_ratio: float = PDR_LOSS_RATIO,
     ) -> SearchOutcome:
         ctx = self.ctx
         traffic = open_traffic(ctx, profile, frame_size, bidirectional=bidirectional, flows=flows)
         high = traffic.rate_pps(max_rate, "max_rate") if max_rate is not None else None
         low = traffic.rate_pps(min_rate, "min_rate") if min_rate is not None else None
         robotout.console(f"\n{kind} search ({algorithm}): {traffic.describe()}")
-
-        def progress(index: int, trial: TrialResult) -> None:
-            robotout.console(trial_line(index, trial))
+        progress = None
+        if ctx.progress is ProgressOption.TRIALS and robotout.console_kind().shows_trials:
+            progress = ProgressPrinter(robotout.console, pdr_loss_ratio)
 
         outcome = run_search(
             traffic.tg,
@@ -136,6 +145,7 @@ class SearchKeywords(Component):
             directions=traffic.directions,
             progress=progress,
             telemetry=ctx.testbed.collect_telemetry,
+            pdr_loss_ratio=pdr_loss_ratio,
         )
         record = outcome.record
         failure = _min_load_failure(record) if outcome.error is None else None
@@ -152,10 +162,10 @@ class SearchKeywords(Component):
             raise SearchFailedError(f"{kind} search failed: {outcome.error}{kept}")
         if failure is not None:
             raise SearchFailedError(f"{kind} search cannot succeed: {failure}{kept}")
-        goal_bounds = [b for b in (_bounds(g) for g in record["goals"]) if b is not None]
+        goal_bounds = [_goal_bounds(g, pdr_loss_ratio) for g in record["goals"]]
         return SearchOutcome(
-            ndr=_bounds(record["ndr"]),
-            pdr=_bounds(record["pdr"]),
+            ndr=_named(goal_bounds, NDR_LOSS_RATIO),
+            pdr=_named(goal_bounds, pdr_loss_ratio),
             goals=goal_bounds,
             trials=record["search"]["trial_count"],
             record=None if path is None else str(path),
@@ -173,6 +183,7 @@ class SearchKeywords(Component):
         goal_width: float = 0.005,
         exceed_ratio: float = 0.5,
         pdr_loss_ratio: float = PDR_LOSS_RATIO,
+        loss_ratios: Sequence[float] | str | None = None,
         min_rate: Rate | None = None,
         max_rate: Rate | None = None,
         max_search_time: Duration | None = Duration(1200.0),
@@ -195,6 +206,7 @@ class SearchKeywords(Component):
         | ``goal_width`` | stop when upper / lower - 1 is at most this |
         | ``exceed_ratio`` | share of seconds at a lower bound that may be lossy |
         | ``pdr_loss_ratio`` | PDR's loss ratio (0.005 = 0.5 %) |
+        | ``loss_ratios`` | more goals: ``0, 0.005, 0.02`` or a list (default NDR and PDR) |
         | ``min_rate`` | the lowest load (`Rate`); default max / 1000, at least 10 kpps |
         | ``max_rate`` | the highest load (`Rate`); default the TG's maximum |
         | ``max_search_time`` | cap on the sum of trial durations; ``None`` for no cap |
@@ -202,9 +214,15 @@ class SearchKeywords(Component):
         | ``flows`` | flows per direction for multi-flow profiles |
         | ``algorithm`` | ``mlr`` (default), ``binary`` or ``bswlv`` (`SearchAlgorithm`) |
 
+        ``loss_ratios`` searches one goal per loss ratio, all in the same
+        search (as `Find Throughput For Loss Ratios`); 0 is NDR and
+        ``pdr_loss_ratio`` is PDR, any others are named by their percent.
+
         Rates are aggregate over directions. The test gets a message with
-        both bounds in Mpps and Gbps, metadata ``NDR_LOWER``, ``NDR_UPPER``,
-        ``NDR_CONDITIONAL``, ``PDR_...`` in frames per second, and a JSON
+        each goal's bounds in Mpps and Gbps, metadata ``NDR_LOWER``,
+        ``NDR_UPPER``, ``NDR_CONDITIONAL``, ``PDR_...`` in frames per second
+        (other loss ratios: ``LOSS_2PCT_LOWER`` for 0.02, ``LOSS_0P1PCT_...``
+        for 0.001: the percent with ``P`` for the decimal point), and a JSON
         record next to output.xml; log.html shows a plot of the search and a
         table of its trials; the console a line per trial.
 
@@ -217,16 +235,22 @@ class SearchKeywords(Component):
         | Find NDR And PDR    eth-l2xcbase    IMIX    final_trial_duration=10s    duration_sum=30s
         | Should Be True    ${result}[ndr][lower] <= ${result}[pdr][lower]
         """
-        goals = ndr_pdr_goals(
+        ratios = (
+            (NDR_LOSS_RATIO, pdr_loss_ratio)
+            if loss_ratios is None
+            else parse_loss_ratios(loss_ratios, "loss_ratios")
+        )
+        goals = loss_ratio_goals(
+            ratios,
             final_trial_duration_s=float(final_trial_duration),
             initial_trial_duration_s=float(initial_trial_duration),
             duration_sum_s=float(duration_sum),
             relative_width=goal_width,
             exceed_ratio=exceed_ratio,
-            pdr_loss_ratio=pdr_loss_ratio,
         )
         return self._search(
             kind="NDRPDR",
+            pdr_loss_ratio=pdr_loss_ratio,
             profile=profile,
             frame_size=frame_size,
             goals=goals,
@@ -236,6 +260,61 @@ class SearchKeywords(Component):
             max_search_time=max_search_time,
             bidirectional=bidirectional,
             flows=flows,
+        )
+
+    @keyword("Find Throughput For Loss Ratios", tags=("search",))
+    def find_throughput_for_loss_ratios(
+        self,
+        profile: TrafficProfile = TrafficProfile.ETHIP4_IP4BASE,
+        frame_size: FrameSize = FrameSize(64),
+        loss_ratios: Sequence[float] | str = "0, 0.005",
+        *,
+        final_trial_duration: Duration = Duration(1.0),
+        initial_trial_duration: Duration = Duration(1.0),
+        duration_sum: Duration = Duration(21.0),
+        goal_width: float = 0.005,
+        exceed_ratio: float = 0.5,
+        pdr_loss_ratio: float = PDR_LOSS_RATIO,
+        min_rate: Rate | None = None,
+        max_rate: Rate | None = None,
+        max_search_time: Duration | None = Duration(1200.0),
+        bidirectional: bool = True,
+        flows: int | None = None,
+        algorithm: SearchAlgorithm = SearchAlgorithm.MLR,
+    ) -> SearchOutcome:
+        """Find the throughput for each of ``loss_ratios`` with one search.
+
+        ``loss_ratios`` are fractions (0.005 is 0.5 %), comma or space
+        separated (``0, 0.005, 0.02``) or a list; each becomes one goal with
+        the other settings shared, and one search serves them all (RFC 9971:
+        every trial informs every goal). 0 is called NDR, ``pdr_loss_ratio``
+        PDR, any other ``loss ≤ 2 %``. The other arguments, the results
+        and failures are those of `Find NDR And PDR`; each goal's bounds are
+        in the message, in metadata (``NDR_*``, ``PDR_*``, ``LOSS_2PCT_*``
+        for 0.02, ``LOSS_0P1PCT_*`` for 0.001) and in the record's
+        ``goals``; the returned ``goals`` list holds them in order with
+        their ``label`` and ``loss_ratio``.
+
+        Example:
+        | ${result} =    Find Throughput For Loss Ratios    ethip4-ip4base    64    0, 0.005, 0.02
+        | Should Be True    ${result}[goals][0][lower] <= ${result}[goals][2][lower]
+        """
+        return self.find_ndr_and_pdr(
+            profile,
+            frame_size,
+            final_trial_duration=final_trial_duration,
+            initial_trial_duration=initial_trial_duration,
+            duration_sum=duration_sum,
+            goal_width=goal_width,
+            exceed_ratio=exceed_ratio,
+            pdr_loss_ratio=pdr_loss_ratio,
+            loss_ratios=loss_ratios,
+            min_rate=min_rate,
+            max_rate=max_rate,
+            max_search_time=max_search_time,
+            bidirectional=bidirectional,
+            flows=flows,
+            algorithm=algorithm,
         )
 
     @keyword("Find Throughput With Binary Search", tags=("search",))

@@ -6,6 +6,7 @@ import statistics
 from typing import TypedDict
 
 from ndrpdr.cli.console import trial_line
+from ndrpdr.cli.progress import ProgressOption
 from ndrpdr.results.record import trial_entry
 from ndrpdr.results.summary import plain_number
 from ndrpdr.results.trialtable import trials_html
@@ -140,7 +141,8 @@ class TrafficKeywords(Component):
             for index in range(1, trials + 1):
                 trial = traffic.tg.measure(duration, load)
                 measured.append(trial)
-                robotout.console(trial_line(index, trial))
+                if self.ctx.progress is ProgressOption.TRIALS:
+                    robotout.console(trial_line(index, trial))
         finally:
             traffic.tg.stop_traffic()
             robotout.info(

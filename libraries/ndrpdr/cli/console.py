@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
+from ndrpdr.goals import PDR_LOSS_RATIO, goal_label
+from ndrpdr.results.goalentries import named_goals
+from ndrpdr.search.progress import GoalProgress, SearchProgress
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.units import format_bitrate, format_rate
+from ndrpdr.units import format_bitrate, format_percent, format_rate
 
 
 def trial_line(index: int, trial: TrialResult) -> str:
@@ -25,15 +28,39 @@ def trial_line(index: int, trial: TrialResult) -> str:
     )
 
 
+def goal_bounds_text(goal: GoalProgress, pdr_loss_ratio: float = PDR_LOSS_RATIO) -> str:
+    """``NDR 1.2..1.25 Mpps (4.17 %)``: a goal's bounds so far and their width.
+
+    A bound not found yet shows as ``?``; the width is ``upper / lower - 1``.
+    """
+    label = goal_label(goal.goal.loss_ratio, pdr_loss_ratio)
+    lower = "?" if goal.lower is None else format_rate(goal.lower)
+    upper = "?" if goal.upper is None else format_rate(goal.upper)
+    lower_number, _, lower_unit = lower.partition(" ")
+    if lower_unit and upper.endswith(f" {lower_unit}"):  # one unit for both: 1.2..1.25 Mpps
+        lower = lower_number
+    width = goal.width
+    text = f"{label} {lower}..{upper}"
+    return text if width is None else f"{text} ({format_percent(width)} %)"
+
+
+def progress_line(progress: SearchProgress, pdr_loss_ratio: float = PDR_LOSS_RATIO) -> str:
+    """The trial's line (``trial_line``) followed by every goal's bounds so far.
+
+    ``#  7  1.234 Mpps x 1 s  loss 0.0000 %  (...)  | NDR 1.2..1.25 Mpps (4.17 %)``
+    ``  PDR 1.25 Mpps..?``
+    """
+    bounds = "  ".join(goal_bounds_text(g, pdr_loss_ratio) for g in progress.goals)
+    return f"{trial_line(progress.trial_number, progress.trial)}  | {bounds}"
+
+
 def bounds_lines(record: dict[str, Any]) -> list[str]:
-    """NDR and PDR lines from a result record (aggregate over directions)."""
+    """A line per goal (NDR, PDR, other loss ratios) from a result record (aggregate)."""
     lines = []
-    for name in ("ndr", "pdr"):
-        bounds = record.get(name)
-        if not bounds:
-            continue
+    for goal in named_goals(record):
+        bounds = goal.entry
         lower, upper = bounds["lower_bound"], bounds["upper_bound"]
-        text = f"{name.upper()}: lower {_rate(lower)}"
+        text = f"{goal.label}: lower {_rate(lower)}"
         if bounds.get("lower_bound_bps") is not None:
             text += f" ({format_bitrate(bounds['lower_bound_bps'])})"
         text += f", upper {_rate(upper)}, conditional throughput "

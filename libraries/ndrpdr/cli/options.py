@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ndrpdr.cli.progress import ConsoleKind
 from ndrpdr.profiles import PROFILE_NAMES, FrameSize, Profile, get_profile, parse_frame_size
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
@@ -45,6 +46,17 @@ def add_nic_option(parser: argparse.ArgumentParser) -> None:
         metavar="MODEL",
         help="NIC model of the DUT ports to test, e.g. Intel-E810CQ (default: the first "
         "ports that make a whole path)",
+    )
+
+
+def add_console_option(parser: argparse.ArgumentParser) -> None:
+    """--console verbose|dotted|quiet|none, as Robot's: only verbose shows a line per trial."""
+    parser.add_argument(
+        "--console",
+        choices=[kind.value for kind in ConsoleKind],
+        default=ConsoleKind.VERBOSE.value,
+        help="verbose (default): a line per trial with the bounds so far and an estimate of "
+        "what is left every 10 trials; dotted, quiet, none: no line per trial",
     )
 
 

@@ -1,4 +1,5 @@
-"""``ndrpdr search``: set up, one NDR+PDR search with a line per trial, bounds, tear down."""
+"""``ndrpdr search``: set up, one search for NDR, PDR (or other loss ratios), a line per
+trial (``--console``), the bounds, tear down."""
 
 from __future__ import annotations
 
@@ -6,12 +7,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from ndrpdr.cli.console import bounds_lines, print_to, trial_line
-from ndrpdr.cli.options import add_traffic_options, traffic_from
+from ndrpdr.cli.console import bounds_lines, print_to
+from ndrpdr.cli.options import add_console_option, add_traffic_options, traffic_from
+from ndrpdr.cli.progress import ConsoleKind, ProgressPrinter
 from ndrpdr.errors import NdrPdrError
-from ndrpdr.goals import ndr_pdr_goals
+from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO, loss_ratio_goals, parse_loss_ratios
 from ndrpdr.results.record import write_record
-from ndrpdr.search import ALGORITHMS, TrialResult
+from ndrpdr.search import ALGORITHMS
 from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.active import ActiveTestbed, forwarding_mode
 from ndrpdr.units import parse_duration, parse_rate
@@ -19,17 +21,34 @@ from ndrpdr.units import parse_duration, parse_rate
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the command."""
-    parser = commands.add_parser("search", help="find NDR and PDR with one search")
+    parser = commands.add_parser(
+        "search", help="find NDR and PDR (or the throughput of each --loss-ratio) in one search"
+    )
     add_traffic_options(parser)
     parser.add_argument("--final-trial-duration", default="1s", help="full-length trial (1s)")
     parser.add_argument("--initial-trial-duration", default="1s", help="shortest trial (1s)")
     parser.add_argument("--duration-sum", default=None, help="full-length seconds per load")
     parser.add_argument("--width", type=float, default=0.005, help="goal width (0.005)")
+    parser.add_argument(
+        "--loss-ratio",
+        action="append",
+        default=None,
+        metavar="RATIO",
+        help="a goal's loss ratio (0.02 is 2 %%); repeat for more goals in one search "
+        f"(default {NDR_LOSS_RATIO:g} and {PDR_LOSS_RATIO:g}: NDR and PDR)",
+    )
+    parser.add_argument(
+        "--exceed-ratio",
+        type=float,
+        default=0.5,
+        help="share of full-length seconds at a lower bound that may lose more (0.5)",
+    )
     parser.add_argument("--algorithm", choices=ALGORITHMS, default="mlr")
     parser.add_argument("--min-rate", default=None, help="lowest load (default max/1000)")
     parser.add_argument("--max-rate", default=None, help="highest load (default the TG's max)")
     parser.add_argument("--max-search-time", default=None, help="cap on trial seconds")
     parser.add_argument("--json", type=Path, default=None, metavar="OUT", help="result record")
+    add_console_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -37,16 +56,24 @@ def run(args: argparse.Namespace) -> int:
     """0 when the search finished, 1 when it failed (the record still has the trials)."""
     topology, profile, frame_size = traffic_from(args)
     final = parse_duration(args.final_trial_duration)
-    goals = ndr_pdr_goals(
+    ratios = (
+        (NDR_LOSS_RATIO, PDR_LOSS_RATIO)
+        if args.loss_ratio is None
+        else parse_loss_ratios(args.loss_ratio, "--loss-ratio")
+    )
+    goals = loss_ratio_goals(
+        ratios,
         final_trial_duration_s=final,
         initial_trial_duration_s=parse_duration(args.initial_trial_duration),
         duration_sum_s=None if args.duration_sum is None else parse_duration(args.duration_sum),
         relative_width=args.width,
+        exceed_ratio=args.exceed_ratio,
     )
     limit = None if args.max_search_time is None else parse_duration(args.max_search_time)
-
-    def show(index: int, trial: TrialResult) -> None:
-        print_to(sys.stdout, trial_line(index, trial))
+    console = ConsoleKind(args.console)
+    show = (
+        ProgressPrinter(lambda line: print_to(sys.stdout, line)) if console.shows_trials else None
+    )
 
     with ActiveTestbed(topology, nic=args.nic) as testbed:
         testbed.configure_duts(forwarding_mode(profile))
@@ -62,11 +89,12 @@ def run(args: argparse.Namespace) -> int:
         low = None
         if args.min_rate is not None:
             low = parse_rate(args.min_rate, max_rate_pps=high, frame_size=frame_size)
-        print_to(
-            sys.stdout,
-            f"{topology.source}: {profile.name} {frame_size} B, {args.algorithm} search "
-            f"up to {high:.6g} pps",
-        )
+        if console in (ConsoleKind.VERBOSE, ConsoleKind.DOTTED):
+            print_to(
+                sys.stdout,
+                f"{topology.source}: {profile.name} {frame_size} B, {args.algorithm} search "
+                f"up to {high:.6g} pps",
+            )
         outcome = run_search(
             tg,
             topology=topology,
@@ -89,9 +117,11 @@ def run(args: argparse.Namespace) -> int:
             print_to(sys.stderr, f"ndrpdr search: cannot write the result record: {exc}")
             status = 1
         else:
-            print_to(sys.stdout, f"result record: {args.json}")
-    for line in bounds_lines(outcome.record):
-        print_to(sys.stdout, line)
+            if console in (ConsoleKind.VERBOSE, ConsoleKind.DOTTED):
+                print_to(sys.stdout, f"result record: {args.json}")
+    if console is not ConsoleKind.NONE:  # the bounds are the command's answer
+        for line in bounds_lines(outcome.record):
+            print_to(sys.stdout, line)
     if outcome.pending is not None:
         raise outcome.pending
     if outcome.interrupted:

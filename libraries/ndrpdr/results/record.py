@@ -2,8 +2,9 @@
 
 Loads are aggregate over the traffic's directions, in frames per second
 (``*_pps``); bandwidths include 20 B of L1 overhead per frame (``*_bps``).
-``ndr`` / ``pdr`` are the first goals with loss ratio 0 and 0.005; every
-goal is also in ``goals``. ``trials`` holds every trial measured, even when
+``ndr`` / ``pdr`` are the first goals with loss ratio 0 and
+``search.pdr_loss_ratio`` (0.005 by default); every goal is also in
+``goals``. ``trials`` holds every trial measured, even when
 the search failed (``status`` "failed" and ``error`` say why).
 """
 
@@ -37,6 +38,8 @@ class SearchSettings:
     goals: tuple[Goal, ...]
     min_load_pps: float
     max_load_pps: float
+    #: The loss ratio of the goal called PDR (the record's ``pdr`` entry).
+    pdr_loss_ratio: float = PDR_LOSS_RATIO
 
 
 def _number(value: float | None) -> float | None:
@@ -147,9 +150,10 @@ def build_record(
             "trial_count": len(trials),
             "search_time_s": sum(t.effective_duration or t.duration for t in trials),
             "wall_time_s": result.wall_time if result else None,
+            "pdr_loss_ratio": settings.pdr_loss_ratio,
         },
         "ndr": _bounds(goals, settings, NDR_LOSS_RATIO),
-        "pdr": _bounds(goals, settings, PDR_LOSS_RATIO),
+        "pdr": _bounds(goals, settings, settings.pdr_loss_ratio),
         "goals": goals,
         "trials": [trial_entry(i, t) for i, t in enumerate(trials)],
         "telemetry": {k: dict(v) for k, v in (telemetry or {}).items()},

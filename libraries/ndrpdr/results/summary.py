@@ -12,9 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ndrpdr.profiles import bandwidth_bps
-
-#: The goals a message and metadata name, as (record key, label).
-_NAMED_GOALS = (("ndr", "NDR"), ("pdr", "PDR"))
+from ndrpdr.results.goalentries import named_goals
 
 
 def _mpps(pps: float) -> str:
@@ -37,7 +35,7 @@ def _rate_and_bandwidth(pps: float, record: Mapping[str, Any]) -> str:
 
 
 def search_message(record: Mapping[str, Any]) -> str:
-    """The test message: one line per goal (NDR, PDR), lower / upper / conditional.
+    """The test message: one line per goal (NDR, PDR, "loss ≤ 2 %"), lower / upper / conditional.
 
     Example::
 
@@ -52,9 +50,9 @@ def search_message(record: Mapping[str, Any]) -> str:
     if record.get("status") == "failed":
         count = record["search"]["trial_count"]
         lines.append(f"search failed: {record.get('error')} ({count} trials kept in the record)")
-    for key, label in _NAMED_GOALS:
-        bounds = record.get(key)
-        if not bounds or bounds.get("lower_bound") is None:
+    for goal in named_goals(record):
+        bounds, label = goal.entry, goal.label
+        if bounds.get("lower_bound") is None:
             continue
         parts = [f"lower {_rate_and_bandwidth(bounds['lower_bound'], record)}"]
         upper = bounds.get("upper_bound")
@@ -75,13 +73,15 @@ def search_metadata(record: Mapping[str, Any]) -> dict[str, str]:
     """Machine-readable numbers for output.xml: plain frames per second, aggregate.
 
     Keys: ``NDR_LOWER``, ``NDR_UPPER``, ``NDR_CONDITIONAL`` and the same for
-    ``PDR``; a bound the search did not find is left out (e.g. ``NDR_UPPER``
-    when the max load was a lower bound). Also ``FRAME_SIZE``, ``TRIALS``,
+    ``PDR``; other loss ratios of the search get ``LOSS_<percent>PCT_LOWER``
+    etc. (``LOSS_2PCT_LOWER`` for 0.02, ``LOSS_0P1PCT_LOWER`` for 0.001:
+    ``ndrpdr.goals.goal_key``). A bound the search did not find is left out
+    (e.g. ``NDR_UPPER`` when the max load was a lower bound). Also ``FRAME_SIZE``, ``TRIALS``,
     ``SEARCH_TIME_S`` (sum of trial durations) and ``STATUS``.
     """
     values: dict[str, str] = {}
-    for key, label in _NAMED_GOALS:
-        bounds = record.get(key) or {}
+    for goal in named_goals(record):
+        bounds, label = goal.entry, goal.key
         for field, suffix in (
             ("lower_bound", "LOWER"),
             ("upper_bound", "UPPER"),

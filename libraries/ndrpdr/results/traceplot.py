@@ -23,7 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO
+from ndrpdr.goals import PDR_LOSS_RATIO, goal_label
 from ndrpdr.units import format_rate
 
 #: Loss classes of a trial: no loss, loss ratio <= PDR_LOSS_RATIO, more.
@@ -93,22 +93,6 @@ def format_percent(ratio: float) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def goal_name(loss_ratio: float) -> str:
-    """The name of a goal: "NDR", "PDR", or "loss ≤ X %".
-
-    Args:
-        loss_ratio: The goal's target loss ratio.
-
-    Returns:
-        The name to show in labels and tables.
-    """
-    if loss_ratio == NDR_LOSS_RATIO:
-        return "NDR"
-    if loss_ratio == PDR_LOSS_RATIO:
-        return "PDR"
-    return f"loss \u2264 {format_percent(loss_ratio)} %"
-
-
 def goal_names(goals: Sequence[Mapping[str, Any]]) -> list[str]:
     """The names of a record's goals, made unique with the goal index when needed.
 
@@ -118,7 +102,7 @@ def goal_names(goals: Sequence[Mapping[str, Any]]) -> list[str]:
     Returns:
         One name per goal, e.g. ["NDR", "PDR"] or ["NDR (goal 0)", "NDR (goal 1)"].
     """
-    names = [goal_name(float(goal.get("loss_ratio", 0.0))) for goal in goals]
+    names = [goal_label(float(goal.get("loss_ratio", 0.0))) for goal in goals]
     return [f"{name} (goal {i})" if names.count(name) > 1 else name for i, name in enumerate(names)]
 
 

@@ -15,6 +15,7 @@ from ndrpdr.search.errors import (
     SearchTimeLimitError,
 )
 from ndrpdr.search.goal import Goal
+from ndrpdr.search.progress import GoalProgress, SearchProgress
 from ndrpdr.search.result import GoalResult, SearchResult
 from ndrpdr.search.trial import Measurer, TrialReason, TrialResult
 
@@ -23,6 +24,7 @@ __all__ = [
     "Classification",
     "Criterion",
     "Goal",
+    "GoalProgress",
     "GoalResult",
     "LoadStats",
     "Measurer",
@@ -30,6 +32,7 @@ __all__ = [
     "SearchError",
     "SearchInputError",
     "SearchIrregularError",
+    "SearchProgress",
     "SearchResult",
     "SearchTimeLimitError",
     "TrialReason",

@@ -9,9 +9,9 @@ from ndrpdr.search.bisection import run_bisection
 from ndrpdr.search.errors import SearchInputError, SearchIrregularError
 from ndrpdr.search.goal import Goal
 from ndrpdr.search.mlr import MlrController
+from ndrpdr.search.progress import SearchProgress
 from ndrpdr.search.result import SearchResult
 from ndrpdr.search.session import Limits, Session, check_load
-from ndrpdr.search.trial import TrialResult
 
 ALGORITHMS = ("mlr", "binary", "bswlv")
 
@@ -28,7 +28,7 @@ def search(
     fail_fast: bool = False,
     bswlv_repeats: int = 2,
     clock: Callable[[], float] = time.monotonic,
-    progress: Callable[[TrialResult], None] | None = None,
+    progress: Callable[[SearchProgress], None] | None = None,
 ) -> SearchResult:
     """Find the relevant bounds of every goal with one search.
 
@@ -43,7 +43,8 @@ def search(
     max_wall_time: cap on wall-clock seconds, read through ``clock``.
     fail_fast: raise SearchIrregularError when the min load is an upper
         bound for a goal, instead of returning an irregular result.
-    progress: called with every trial as soon as it is measured.
+    progress: called after every trial with a SearchProgress snapshot (the
+        trial, its number, each goal's relevant bounds so far, time spent).
 
     Raises SearchInputError for bad arguments or bad measurer answers,
     SearchTimeLimitError when a limit is hit (``.partial`` keeps the trials

@@ -15,6 +15,7 @@ from ndrpdr.search.database import TrialDatabase
 from ndrpdr.search.errors import SearchInputError, SearchTimeLimitError
 from ndrpdr.search.goal import Goal
 from ndrpdr.search.numbers import finite_number
+from ndrpdr.search.progress import GoalProgress, SearchProgress
 from ndrpdr.search.result import GoalResult, SearchResult
 from ndrpdr.search.trial import Measurer, TrialReason, TrialResult
 
@@ -53,7 +54,7 @@ class Session:
         algorithm: str,
         limits: Limits,
         clock: Callable[[], float],
-        progress: Callable[[TrialResult], None] | None = None,
+        progress: Callable[[SearchProgress], None] | None = None,
     ) -> None:
         self.measurer = measurer
         self.goals = tuple(goals)
@@ -88,8 +89,22 @@ class Session:
         self.search_time += trial.effective_seconds
         self.overhead = max(self.overhead, trial.effective_seconds - duration)
         if self.progress is not None:
-            self.progress(trial)
+            self.progress(self.snapshot(trial))
         return trial
+
+    def snapshot(self, trial: TrialResult) -> SearchProgress:
+        """Where the search stands after ``trial`` (the last one measured)."""
+        goals = tuple(
+            GoalProgress(goal, *self.db.relevant_bounds(index))
+            for index, goal in enumerate(self.goals)
+        )
+        return SearchProgress(
+            trial_number=len(self.trials),
+            trial=trial,
+            goals=goals,
+            search_time=self.search_time,
+            wall_time=self.clock() - self.started,
+        )
 
     def _check_limits(self, duration: float, load: float) -> None:
         cap = self.limits.max_search_time
