@@ -16,6 +16,7 @@ from ndrpdr.search.errors import (
 )
 from ndrpdr.search.goal import Goal
 from ndrpdr.search.result import GoalResult, SearchResult
+from ndrpdr.search.sofar import result_so_far
 from ndrpdr.search.trial import Measurer, TrialReason, TrialResult
 
 __all__ = [
@@ -35,5 +36,6 @@ __all__ = [
     "TrialReason",
     "TrialResult",
     "classify",
+    "result_so_far",
     "search",
 ]
