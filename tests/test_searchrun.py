@@ -12,7 +12,7 @@ from ndrpdr.dut.base import DutError
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import get_profile
 from ndrpdr.results.schema import validate_record
-from ndrpdr.search import SearchResult, TrialResult
+from ndrpdr.search import SearchResult, TrialResult, result_so_far
 from ndrpdr.searchrun import SearchRun, default_min_load, run_search
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
@@ -107,7 +107,7 @@ def test_tg_error_on_third_trial(topology: Topology) -> None:
     outcome = _run(tg, topology, progress=lambda n, _: seen.append(n))
     assert outcome.error == "TG: tcpreplay died"
     assert outcome.interrupted is False
-    assert outcome.result is None
+    assert outcome.result is not None and len(outcome.result.trials) == 2
     record = outcome.record
     validate_record(record)
     assert record["status"] == "failed"
@@ -116,8 +116,10 @@ def test_tg_error_on_third_trial(topology: Topology) -> None:
     assert record["search"]["trial_count"] == 2
     assert seen == [1, 2]
     assert tg.stops == 1
-    assert record["ndr"]["lower_bound"] is None  # a failed search claims no bounds
-    assert all(goal["irregular_reason"] == "no result" for goal in record["goals"])
+    assert record["incomplete"] is True
+    # two short trials support no bound yet; the record says why per goal, not "no result"
+    assert record["ndr"]["lower_bound"] is None
+    assert all(goal["irregular_reason"] != "no result" for goal in record["goals"])
 
 
 def test_ctrl_c(topology: Topology) -> None:
@@ -163,7 +165,7 @@ def test_foreign_base_exception_is_pending(topology: Topology) -> None:
     outcome = _run(tg, topology, progress=lambda n, _: seen.append(n))
     assert outcome.pending is timeout
     assert outcome.interrupted is False
-    assert outcome.result is None
+    assert outcome.result is not None
     assert outcome.error == "stopped by FakeTimeout: Test timeout 1 minute exceeded."
     record = outcome.record
     validate_record(record)
@@ -171,7 +173,7 @@ def test_foreign_base_exception_is_pending(topology: Topology) -> None:
     assert record["error"] == outcome.error
     assert len(record["trials"]) == record["search"]["trial_count"] == 2
     assert seen == [1, 2]
-    assert record["ndr"]["lower_bound"] is None
+    assert record["incomplete"] is True
     assert tg.calls == 3
     assert tg.stops == 1  # traffic stopped before coming back
 
@@ -275,3 +277,44 @@ def test_unidirectional_record(topology: Topology) -> None:
 def test_default_min_load(high: float, low: float) -> None:
     assert default_min_load(high) == pytest.approx(low)
     assert default_min_load(high) < high
+
+
+def _full_search_length(topology: Topology) -> int:
+    tg = SpyTG(topology)
+    _run(tg, topology)
+    return tg.calls
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        KeyboardInterrupt(),
+        TrafficGeneratorError("TG: gone"),
+        FakeTimeout("Test timeout 2 seconds exceeded."),
+    ],
+    ids=["ctrl-c", "tg-error", "robot-timeout"],
+)
+def test_every_stop_keeps_the_bounds_its_trials_support(
+    topology: Topology, error: BaseException
+) -> None:
+    """Stopped after k trials (k = every 3rd point, and the last), the record's bounds are
+    RFC 9971's relevant bounds over those k trials, and near the end they are the final ones."""
+    total = _full_search_length(topology)
+    finished = _run(SpyTG(topology), topology).record
+    for kept in [*range(1, total, 3), total - 1]:
+        outcome = _run(SpyTG(topology, fail_at=kept + 1, error=error), topology)
+        record = outcome.record
+        validate_record(record)
+        assert record["incomplete"] is True and record["status"] == "failed"
+        assert len(record["trials"]) == kept
+        assert outcome.result is not None
+        low, high = record["search"]["min_load_pps"], record["search"]["max_load_pps"]
+        expected = result_so_far(GOALS, outcome.result.trials, low, high)
+        for entry, want in zip(record["goals"], expected.goal_results, strict=True):
+            assert entry["lower_bound"] == want.lower_bound
+            assert entry["upper_bound"] == want.upper_bound
+            assert entry["conditional_throughput"] == want.conditional_throughput
+    # one trial short of the end, both goals already have a lower bound
+    assert record["ndr"]["lower_bound"] is not None
+    assert record["pdr"]["lower_bound"] is not None
+    assert record["ndr"]["lower_bound"] <= finished["ndr"]["upper_bound"]
