@@ -318,3 +318,63 @@ def test_every_stop_keeps_the_bounds_its_trials_support(
     assert record["ndr"]["lower_bound"] is not None
     assert record["pdr"]["lower_bound"] is not None
     assert record["ndr"]["lower_bound"] <= finished["ndr"]["upper_bound"]
+
+
+def _slow_tg(topology: Topology, sends_pps: float) -> SpyTG:
+    """SpyTG over the sim TG whose ports carry 29.76 Mpps but which sends only ``sends_pps``."""
+    import dataclasses
+
+    tg_node = dataclasses.replace(
+        topology.tg, options={**topology.tg.options, "max_offered_pps": sends_pps}
+    )
+    slow = dataclasses.replace(topology, nodes={**topology.nodes, "TG": tg_node})
+    return SpyTG(slow)
+
+
+def test_uncalibrated_slow_tg_is_flagged_tg_limited(topology: Topology) -> None:
+    """The DUT forwards 4.4 Mpps, the TG sends 1 Mpps: the upper bounds are the TG's doing."""
+    outcome = _run(_slow_tg(topology, 1e6), topology)
+    record = outcome.record
+    validate_record(record)
+    assert record["search"]["max_load_cap"] is None
+    assert record["tg_limit"]["limited"] is True
+    assert all(goal["tg_limited"] for goal in record["goals"])
+    assert record["tg_limit"]["max_offered_pps"] == pytest.approx(1e6, rel=1e-6)
+    assert record["tg_limit"]["limited_trials"] > 0
+    for trial in record["trials"]:  # the columns add up
+        assert trial["intended_count"] == pytest.approx(
+            trial["offered_count"] + trial["unsent_count"]
+        )
+        assert trial["offered_count"] == pytest.approx(
+            trial["forwarded_count"] + trial["loss_count"]
+        )
+        assert trial["loss_count"] == 0  # the DUT lost nothing below its 4.4 Mpps
+
+
+def test_calibration_caps_the_max_load_and_says_tg_limited(topology: Topology) -> None:
+    notes: list[str] = []
+    tg = _slow_tg(topology, 1e6)
+    outcome = _run(tg, topology, calibrate=True, notice=notes.append)
+    record = outcome.record
+    validate_record(record)
+    cap = record["search"]["max_load_cap"]
+    assert cap["requested_pps"] == tg.max_load_pps
+    assert cap["capable_pps"] == pytest.approx(1e6, rel=1e-6)
+    assert record["search"]["max_load_pps"] == cap["capped_pps"] < 1e6
+    assert len(notes) == 1 and "capped" in notes[0]
+    assert tg.calls == len(record["trials"]) + 1  # the calibration trial is not a search trial
+    assert max(t["load_pps"] for t in record["trials"]) <= cap["capped_pps"]
+    assert record["tg_limit"]["limited_trials"] == 0  # no trial wasted above what the TG sends
+    # the max load is a lower bound, but only because the TG cannot send more
+    assert record["ndr"]["lower_bound"] == cap["capped_pps"]
+    assert record["tg_limit"]["limited"] is True
+
+
+def test_calibration_on_a_tg_that_keeps_up_changes_nothing(topology: Topology) -> None:
+    tg = SpyTG(topology)
+    outcome = _run(tg, topology, calibrate=True)
+    record = outcome.record
+    assert record["search"]["max_load_cap"]["capped_pps"] is None
+    assert record["search"]["max_load_pps"] == tg.max_load_pps
+    assert record["tg_limit"]["limited"] is False
+    assert record["status"] == "passed"

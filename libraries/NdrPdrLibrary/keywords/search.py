@@ -8,6 +8,7 @@ from typing import Any, TypedDict
 from ndrpdr.cli.console import trial_line
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.goals import PDR_LOSS_RATIO, ndr_pdr_goals
+from ndrpdr.results.summary import search_message
 from ndrpdr.search import Goal, TrialResult
 from ndrpdr.searchrun import run_search
 from ndrpdr.units import format_rate
@@ -136,6 +137,8 @@ class SearchKeywords(Component):
             directions=traffic.directions,
             progress=progress,
             telemetry=ctx.testbed.collect_telemetry,
+            calibrate=True,
+            notice=robotout.warn,
         )
         record = outcome.record
         failure = _min_load_failure(record) if outcome.error is None else None
@@ -149,7 +152,8 @@ class SearchKeywords(Component):
             raise KeyboardInterrupt
         kept = f" ({record['search']['trial_count']} trials kept in {path or 'the log'})"
         if outcome.error is not None:
-            raise SearchFailedError(f"{kind} search failed: {outcome.error}{kept}")
+            bounds = "".join(f"\n{line}" for line in search_message(record).splitlines()[1:])
+            raise SearchFailedError(f"{kind} search failed: {outcome.error}{kept}{bounds}")
         if failure is not None:
             raise SearchFailedError(f"{kind} search cannot succeed: {failure}{kept}")
         goal_bounds = [b for b in (_bounds(g) for g in record["goals"]) if b is not None]

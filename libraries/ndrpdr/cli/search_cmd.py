@@ -10,6 +10,7 @@ from ndrpdr.cli.console import bounds_lines, print_to, trial_line
 from ndrpdr.cli.options import add_traffic_options, traffic_from
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.goals import ndr_pdr_goals
+from ndrpdr.results.caveats import caveat_lines
 from ndrpdr.results.record import write_record
 from ndrpdr.search import ALGORITHMS, TrialResult
 from ndrpdr.searchrun import run_search
@@ -29,6 +30,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--min-rate", default=None, help="lowest load (default max/1000)")
     parser.add_argument("--max-rate", default=None, help="highest load (default the TG's max)")
     parser.add_argument("--max-search-time", default=None, help="cap on trial seconds")
+    parser.add_argument(
+        "--no-calibrate",
+        action="store_true",
+        help="do not cap the max load at what a calibration trial shows the TG can send",
+    )
     parser.add_argument("--json", type=Path, default=None, metavar="OUT", help="result record")
     parser.set_defaults(run=run)
 
@@ -80,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
             directions=1 if args.unidirectional else 2,
             progress=show,
             telemetry=testbed.collect_telemetry,
+            calibrate=not args.no_calibrate,
+            notice=lambda text: print_to(sys.stdout, f"WARNING: {text}"),
         )
     status = 0
     if args.json is not None:
@@ -90,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
             status = 1
         else:
             print_to(sys.stdout, f"result record: {args.json}")
-    for line in bounds_lines(outcome.record):
+    for line in bounds_lines(outcome.record) + caveat_lines(outcome.record):
         print_to(sys.stdout, line)
     if outcome.pending is not None:
         raise outcome.pending

@@ -134,7 +134,8 @@ def build_record(
     ]
     entries = [trial_entry(i, t) for i, t in enumerate(trials)]
     for goal_entry in goals:
-        goal_entry["tg_limited"] = goal_tg_limited(goal_entry, entries)
+        capped = max_load_cap is not None and max_load_cap.get("capped_pps") is not None
+        goal_entry["tg_limited"] = goal_tg_limited(goal_entry, entries, capped=capped)
     tg = topology.tg
     return {
         "version": RECORD_VERSION,

@@ -4,8 +4,14 @@ A trial is *TG-limited* when the TG offered (sent) less than
 ``TG_LIMIT_TOLERANCE`` of the frames the trial intended: its loss ratio
 then counts frames never sent (RFC 9971 "unsent"), so a bound classified
 from such trials says as much about the TG as about the DUT. A goal is
-TG-limited when any trial at its relevant lower or upper bound is; the
-search is when any goal is. Works on record entries (``ndrpdr.results.record``).
+TG-limited when any trial at its relevant lower or upper bound is; when a
+trial at its upper bound exceeded the goal's loss ratio only through frames
+never sent (the DUT alone lost at most that ratio of what it was offered:
+for NDR a few unsent frames are enough); or when
+the max load was capped at what the TG can send (``ndrpdr.trafficgen.calibrate``)
+and that capped max load is the goal's lower bound with no upper bound above
+it (the DUT might do more than the TG sends). The search is TG-limited when
+any goal is. Works on record entries (``ndrpdr.results.record``).
 """
 
 from __future__ import annotations
@@ -30,25 +36,43 @@ def offered_rate_pps(trial: Mapping[str, Any]) -> float:
     return float(trial.get("offered_count") or 0.0) / float(trial["duration_s"])
 
 
-def goal_tg_limited(goal: Mapping[str, Any], trials: Sequence[Mapping[str, Any]]) -> bool:
-    """True when a trial at the goal entry's lower or upper bound was TG-limited."""
+def goal_tg_limited(
+    goal: Mapping[str, Any], trials: Sequence[Mapping[str, Any]], *, capped: bool = False
+) -> bool:
+    """True when a trial at the goal entry's lower or upper bound was TG-limited, or
+    (``capped``: the max load was capped at the TG's rate) the max load is its lower bound."""
+    if capped and goal.get("irregular_reason") == "max load is a lower bound":
+        return True
     loads = {goal.get("lower_bound"), goal.get("upper_bound")} - {None}
-    return any(trial_tg_limited(t) for t in trials if t.get("load_pps") in loads)
+    if any(trial_tg_limited(t) for t in trials if t.get("load_pps") in loads):
+        return True
+    upper = goal.get("upper_bound")
+    ratio = float(goal["loss_ratio"])
+    return any(_lossy_only_by_unsent(t, ratio) for t in trials if t.get("load_pps") == upper)
+
+
+def _lossy_only_by_unsent(trial: Mapping[str, Any], loss_ratio: float) -> bool:
+    """The trial exceeded ``loss_ratio`` although the DUT lost at most that share of its
+    offered frames: the frames the TG never sent made it lossy."""
+    offered = float(trial.get("offered_count") or 0.0)
+    if float(trial.get("loss_ratio", 0.0)) <= loss_ratio or offered <= 0:
+        return False
+    return float(trial.get("loss_count") or 0.0) / offered <= loss_ratio
 
 
 def tg_limit_summary(
     goals: Sequence[Mapping[str, Any]], trials: Sequence[Mapping[str, Any]]
 ) -> dict[str, Any]:
-    """The record's ``tg_limit`` object.
+    """The record's ``tg_limit`` object (after each goal entry got its ``tg_limited``).
 
-    ``limited``: some goal's bound rests on TG-limited trials;
+    ``limited``: some goal is TG-limited;
     ``tolerance``: TG_LIMIT_TOLERANCE; ``limited_trials``: how many trials
     were TG-limited; ``max_offered_pps``: the highest rate the TG sent in any
     trial (None without trials), the "sent at most" of the test message.
     """
     rates = [offered_rate_pps(t) for t in trials]
     return {
-        "limited": any(goal_tg_limited(goal, trials) for goal in goals),
+        "limited": any(bool(goal.get("tg_limited")) for goal in goals),
         "tolerance": TG_LIMIT_TOLERANCE,
         "limited_trials": sum(1 for t in trials if trial_tg_limited(t)),
         "max_offered_pps": max(rates) if rates else None,
