@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from ndrpdr.results.tglimit import TG_LIMIT_TOLERANCE
+from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
@@ -66,3 +67,26 @@ def test_a_cap_below_the_min_load_names_both_rates() -> None:
 def test_bad_margin() -> None:
     with pytest.raises(ValueError, match="margin=1"):
         calibrate_max_load(_tg(), 1e6, 1.0, margin=1)
+
+
+class StretchingTG:
+    """A stand-in for a TG whose trials stretch (tcpreplay: 400 kpps, cut after 1.26 s).
+
+    No real TG here sends at a fixed low rate on demand in a unit test; the local
+    TG's own tests measure real stretching. This checks only the arithmetic.
+    """
+
+    max_load_pps = 29761904.0
+
+    def measure(self, duration: float, load: float) -> TrialResult:
+        seconds = duration * 1.26
+        sent = 400_000 * seconds
+        return TrialResult(
+            duration, load, offered_count=sent, forwarded_count=sent,
+            intended_count=load * duration, effective_duration=seconds,
+        )  # fmt: skip
+
+
+def test_a_stretched_trial_counts_the_seconds_it_really_sent() -> None:
+    cap = calibrate_max_load(StretchingTG(), StretchingTG.max_load_pps, 1.0)
+    assert cap.capable_pps == pytest.approx(400_000)  # not 504 kpps over the 1 s intended

@@ -32,8 +32,14 @@ def trial_tg_limited(trial: Mapping[str, Any]) -> bool:
 
 
 def offered_rate_pps(trial: Mapping[str, Any]) -> float:
-    """Frames the TG got out per second of the trial's (intended) duration [pps]."""
-    return float(trial.get("offered_count") or 0.0) / float(trial["duration_s"])
+    """Frames the TG got out per second it was sending [pps].
+
+    The seconds are the longer of the trial's duration and its effective
+    duration (how long the traffic really ran: a TG that cannot keep up,
+    like tcpreplay, stretches its trials).
+    """
+    seconds = max(float(trial["duration_s"]), float(trial.get("effective_duration_s") or 0.0))
+    return float(trial.get("offered_count") or 0.0) / seconds
 
 
 def goal_tg_limited(

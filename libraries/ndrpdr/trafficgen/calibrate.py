@@ -5,11 +5,11 @@ gets out (tcpreplay on veths sends some 0.4 Mpps of 64 B frames while the
 veth "speed" allows 29 Mpps). A search up to the declared maximum then
 spends its trials at loads the TG never offers, and every one of them is
 "lossy" with frames never sent. ``calibrate_max_load`` runs one short trial
-at the max load and reads how many frames the TG got out per second,
-whatever the DUT did with them; when that is below the max load (beyond
-``TG_LIMIT_TOLERANCE``), the search's max load is capped at it, less
-``CALIBRATION_MARGIN``. A user-given max rate above what the TG can send is
-capped the same way, with a warning. The calibration trial is kept in the
+at the max load and reads how many frames the TG got out per second it
+was sending (``offered_rate_pps``), whatever the DUT did with them; when
+that is below the max load (beyond ``TG_LIMIT_TOLERANCE``), the search's
+max load is capped at it, less ``CALIBRATION_MARGIN``. A user-given max
+rate above what the TG can send is capped the same way, with a warning. The calibration trial is kept in the
 record (``search.max_load_cap``), not as a search trial.
 """
 
@@ -19,7 +19,7 @@ import dataclasses
 from typing import Any
 
 from ndrpdr.results.record import trial_entry
-from ndrpdr.results.tglimit import TG_LIMIT_TOLERANCE
+from ndrpdr.results.tglimit import TG_LIMIT_TOLERANCE, offered_rate_pps
 from ndrpdr.search.trial import Measurer, TrialResult
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.units import format_rate
@@ -29,7 +29,7 @@ from ndrpdr.units import format_rate
 CALIBRATION_MARGIN = 0.01
 
 #: How the record names the method.
-METHOD = "calibration trial at the max load: offered frames / duration"
+METHOD = "calibration trial at the max load: offered frames / max(duration, effective duration)"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,7 +97,7 @@ def calibrate_max_load(
     if not 0 <= margin < 1:
         raise ValueError(f"calibrate_max_load: margin={margin!r} must be in [0, 1)")
     trial = tg.measure(duration_s, max_load_pps)
-    capable = trial.offered_count / duration_s
+    capable = offered_rate_pps(trial_entry(0, trial))
     if capable <= 0:
         raise TrafficGeneratorError(
             f"max-load calibration: the TG sent no frames in a {duration_s:g} s trial at "
