@@ -9,8 +9,9 @@ at the max load and reads how many frames the TG got out per second it
 was sending (``offered_rate_pps``), whatever the DUT did with them; when
 that is below the max load (beyond ``TG_LIMIT_TOLERANCE``), the search's
 max load is capped at it, less ``CALIBRATION_MARGIN``. A user-given max
-rate above what the TG can send is capped the same way, with a warning. The calibration trial is kept in the
-record (``search.max_load_cap``), not as a search trial.
+rate above what the TG can send is capped the same way, with a warning.
+The calibration trial is kept in the record (``search.max_load_cap``), not
+as a search trial.
 """
 
 from __future__ import annotations
