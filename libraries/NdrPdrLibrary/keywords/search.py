@@ -214,7 +214,16 @@ class SearchKeywords(Component):
 
         The keyword fails when the search fails (a TG or DUT error, the time
         cap) or cannot succeed (the min load already loses frames); the
-        trials measured so far stay in the record either way.
+        trials measured so far stay in the record either way, with the
+        bounds they support marked incomplete (tag ``INCOMPLETE``, metadata
+        ``INCOMPLETE``), also after a Robot timeout.
+
+        Before the search one short trial at the max load checks what the
+        TG really sends; a max load (or ``max_rate``) above it is capped,
+        with a warning. Bounds resting on trials the TG could not offer in
+        full are flagged: tag ``TG_LIMITED``, metadata ``TG_LIMITED`` and
+        ``TG_MAX_OFFERED_PPS``, a message line "limited by the traffic
+        generator: sent at most X".
 
         Example:
         | ${result} =    Find NDR And PDR    ethip4-ip4base    64
