@@ -378,3 +378,12 @@ def test_calibration_on_a_tg_that_keeps_up_changes_nothing(topology: Topology) -
     assert record["search"]["max_load_pps"] == tg.max_load_pps
     assert record["tg_limit"]["limited"] is False
     assert record["status"] == "passed"
+
+
+def test_calibration_cap_is_a_logged_warning_without_notice(
+    topology: Topology, caplog: pytest.LogCaptureFixture
+) -> None:
+    outcome = _run(_slow_tg(topology, 1e6), topology, calibrate=True)
+    assert outcome.max_load_cap is not None and outcome.max_load_cap.capped_pps is not None
+    warnings = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and "max load capped at" in warnings[0].getMessage()

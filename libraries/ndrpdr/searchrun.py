@@ -97,8 +97,8 @@ def run_search(
     is read after the search; if it fails, the record has none (logged).
     With ``calibrate``, one trial at the max load (as long as the shortest
     initial trial duration) first measures what the TG sends; a max load
-    the TG cannot reach is capped (``notice(text)`` and a logged warning
-    say so, the record keeps it as ``search.max_load_cap``).
+    the TG cannot reach is capped (``notice(text)`` says so, else a logged
+    warning; the record keeps it as ``search.max_load_cap``).
     """
     high = tg.max_load_pps if max_load_pps is None else max_load_pps
     low = default_min_load(high) if min_load_pps is None else min_load_pps
@@ -125,9 +125,10 @@ def run_search(
             )
             _log.info("%s", cap.describe())
             if cap.capped_pps is not None:
-                _log.warning("%s", cap.describe())
                 if notice is not None:
                     notice(cap.describe())
+                else:
+                    _log.warning("%s", cap.describe())
                 high = cap.capped_pps
                 low = default_min_load(high) if min_load_pps is None else min_load_pps
         result = search(
