@@ -69,6 +69,14 @@ def test_trial_tolerance(offered_share: float, limited: bool) -> None:
     assert trial_tg_limited(_trial(1e6, offered_share * 1e6)) is limited
 
 
+def test_stretched_trial_is_tg_limited() -> None:
+    """All frames sent, but over 1.2 s instead of 1 s: the DUT saw 17 % less than the load."""
+    stretched = {**_trial(1e6, 1e6), "effective_duration_s": 1.2}
+    assert trial_tg_limited(stretched) is True
+    on_time = {**_trial(1e6, 1e6), "effective_duration_s": 1.01}
+    assert trial_tg_limited(on_time) is False
+
+
 def test_goal_limited_by_a_trial_at_its_lower_bound_only() -> None:
     goal = {"loss_ratio": 0.005, "lower_bound": 2e6, "upper_bound": 3e6}
     elsewhere = [_trial(1e6, 0.5e6), _trial(2e6, 2e6), _trial(3e6, 3e6, 1e5)]

@@ -1,9 +1,11 @@
 """Whether the traffic generator, not the DUT, limited a search's bounds.
 
-A trial is *TG-limited* when the TG offered (sent) less than
-``TG_LIMIT_TOLERANCE`` of the frames the trial intended: its loss ratio
-then counts frames never sent (RFC 9971 "unsent"), so a bound classified
-from such trials says as much about the TG as about the DUT. A goal is
+A trial is *TG-limited* when the TG offered (sent) frames at less than
+``TG_LIMIT_TOLERANCE`` of the trial's load: fewer frames than intended (its
+loss ratio then counts frames never sent, RFC 9971 "unsent"), or all of
+them but stretched over more time than the trial's duration (tcpreplay
+falling behind), so the DUT saw a lower rate than the load says. A bound
+classified from such trials says as much about the TG as about the DUT. A goal is
 TG-limited when any trial at its relevant lower or upper bound is; when a
 trial at its upper bound exceeded the goal's loss ratio only through frames
 never sent (the DUT alone lost at most that ratio of what it was offered:
@@ -19,16 +21,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-#: The one tolerance: a trial that offered less than this share of its intended frames
-#: was limited by the TG (98 %, the local TG's own "achieved < 98 % of intended" warning).
+#: The one tolerance: a trial whose TG sent at less than this share of its load was
+#: limited by the TG (98 %, the local TG's own "achieved < 98 % of intended" warning).
 TG_LIMIT_TOLERANCE = 0.98
 
 
 def trial_tg_limited(trial: Mapping[str, Any]) -> bool:
-    """True when the trial entry offered less than TG_LIMIT_TOLERANCE of its intended frames."""
-    intended = float(trial.get("intended_count") or 0.0)
-    offered = float(trial.get("offered_count") or 0.0)
-    return intended > 0 and offered < TG_LIMIT_TOLERANCE * intended
+    """True when the trial entry's TG sent at less than TG_LIMIT_TOLERANCE of its load
+    (``offered_rate_pps``: fewer frames than intended, or the same frames stretched)."""
+    load = float(trial.get("load_pps") or 0.0)
+    return load > 0 and offered_rate_pps(trial) < TG_LIMIT_TOLERANCE * load
 
 
 def offered_rate_pps(trial: Mapping[str, Any]) -> float:
