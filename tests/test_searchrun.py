@@ -12,6 +12,7 @@ from ndrpdr.dut.base import DutError
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import get_profile
 from ndrpdr.results.schema import validate_record
+from ndrpdr.results.tglimit import CAPPED_REASON
 from ndrpdr.search import SearchResult, TrialResult, result_so_far
 from ndrpdr.searchrun import SearchRun, default_min_load, run_search
 from ndrpdr.testbed.loader import load_topology
@@ -368,6 +369,9 @@ def test_calibration_caps_the_max_load_and_says_tg_limited(topology: Topology) -
     # the max load is a lower bound, but only because the TG cannot send more
     assert record["ndr"]["lower_bound"] == cap["capped_pps"]
     assert record["tg_limit"]["limited"] is True
+    assert all(goal["tg_limit_reason"] == CAPPED_REASON for goal in record["goals"])
+    # "sent at most": what the calibration trial sent, above the capped search's trials
+    assert record["tg_limit"]["max_offered_pps"] == pytest.approx(1e6, rel=1e-6)
 
 
 def test_calibration_on_a_tg_that_keeps_up_changes_nothing(topology: Topology) -> None:

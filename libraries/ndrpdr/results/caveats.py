@@ -34,18 +34,18 @@ def tg_limit_line(record: Mapping[str, Any]) -> str | None:
     if not tg_limited(record):
         return None
     limit = record["tg_limit"]
-    goals = [
-        _goal_name(goal["loss_ratio"])
-        for goal in record.get("goals") or []
-        if goal.get("tg_limited")
-    ]
+    why: dict[str, list[str]] = {}
+    for goal in record.get("goals") or []:
+        if goal.get("tg_limited"):
+            reason = goal.get("tg_limit_reason") or "limited"
+            why.setdefault(reason, []).append(_goal_name(goal["loss_ratio"]))
+    reasons = "; ".join(f"{', '.join(names)}: {reason}" for reason, names in why.items())
     sent = limit.get("max_offered_pps")
     most = format_rate(sent) if sent is not None else "unknown"
     return (
-        f"limited by the traffic generator: sent at most {most} "
-        f"({', '.join(goals)} bounds rest on trials that offered < "
-        f"{limit['tolerance']:.0%} of the intended frames; "
-        f"{limit['limited_trials']} of {len(record.get('trials') or [])} trials)"
+        f"limited by the traffic generator: sent at most {most} ({reasons}; "
+        f"{limit['limited_trials']} of {len(record.get('trials') or [])} trials sent at less "
+        f"than {limit['tolerance']:.0%} of their load)"
     )
 
 

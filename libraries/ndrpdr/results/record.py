@@ -25,7 +25,7 @@ from typing import Any
 import ndrpdr
 from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO
 from ndrpdr.profiles import FrameSize, Profile, average_frame_size, bandwidth_bps
-from ndrpdr.results.tglimit import goal_tg_limited, tg_limit_summary
+from ndrpdr.results.tglimit import goal_tg_limit_reason, tg_limit_summary
 from ndrpdr.search.goal import Goal
 from ndrpdr.search.result import GoalResult, SearchResult
 from ndrpdr.search.trial import TrialResult
@@ -135,7 +135,8 @@ def build_record(
     entries = [trial_entry(i, t) for i, t in enumerate(trials)]
     for goal_entry in goals:
         capped = max_load_cap is not None and max_load_cap.get("capped_pps") is not None
-        goal_entry["tg_limited"] = goal_tg_limited(goal_entry, entries, capped=capped)
+        why = goal_tg_limit_reason(goal_entry, entries, capped=capped)
+        goal_entry["tg_limited"], goal_entry["tg_limit_reason"] = why is not None, why
     tg = topology.tg
     return {
         "version": RECORD_VERSION,
@@ -168,7 +169,9 @@ def build_record(
             "wall_time_s": result.wall_time if result else None,
             "max_load_cap": None if max_load_cap is None else dict(max_load_cap),
         },
-        "tg_limit": tg_limit_summary(goals, entries),
+        "tg_limit": tg_limit_summary(
+            goals, entries, capable_pps=(max_load_cap or {}).get("capable_pps")
+        ),
         "ndr": _bounds(goals, settings, NDR_LOSS_RATIO),
         "pdr": _bounds(goals, settings, PDR_LOSS_RATIO),
         "goals": goals,

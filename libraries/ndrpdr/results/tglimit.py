@@ -44,19 +44,36 @@ def offered_rate_pps(trial: Mapping[str, Any]) -> float:
     return float(trial.get("offered_count") or 0.0) / seconds
 
 
+#: Why a goal is TG-limited (the record's ``tg_limit_reason`` of the goal).
+CAPPED_REASON = "the max load, capped at what the TG sends, is the lower bound"
+SLOW_REASON = f"a trial at a bound was sent at less than {TG_LIMIT_TOLERANCE:.0%} of its load"
+UNSENT_REASON = "the upper bound was lossy only through frames the TG did not send"
+
+
+def goal_tg_limit_reason(
+    goal: Mapping[str, Any], trials: Sequence[Mapping[str, Any]], *, capped: bool = False
+) -> str | None:
+    """Why the goal entry is TG-limited (one of the ``*_REASON`` texts), None if it is not.
+
+    ``capped``: the max load was capped at the TG's rate by a calibration.
+    """
+    if capped and goal.get("irregular_reason") == "max load is a lower bound":
+        return CAPPED_REASON
+    loads = {goal.get("lower_bound"), goal.get("upper_bound")} - {None}
+    if any(trial_tg_limited(t) for t in trials if t.get("load_pps") in loads):
+        return SLOW_REASON
+    upper = goal.get("upper_bound")
+    ratio = float(goal["loss_ratio"])
+    if any(_lossy_only_by_unsent(t, ratio) for t in trials if t.get("load_pps") == upper):
+        return UNSENT_REASON
+    return None
+
+
 def goal_tg_limited(
     goal: Mapping[str, Any], trials: Sequence[Mapping[str, Any]], *, capped: bool = False
 ) -> bool:
-    """True when a trial at the goal entry's lower or upper bound was TG-limited, or
-    (``capped``: the max load was capped at the TG's rate) the max load is its lower bound."""
-    if capped and goal.get("irregular_reason") == "max load is a lower bound":
-        return True
-    loads = {goal.get("lower_bound"), goal.get("upper_bound")} - {None}
-    if any(trial_tg_limited(t) for t in trials if t.get("load_pps") in loads):
-        return True
-    upper = goal.get("upper_bound")
-    ratio = float(goal["loss_ratio"])
-    return any(_lossy_only_by_unsent(t, ratio) for t in trials if t.get("load_pps") == upper)
+    """True when the goal entry is TG-limited (``goal_tg_limit_reason`` gives why)."""
+    return goal_tg_limit_reason(goal, trials, capped=capped) is not None
 
 
 def _lossy_only_by_unsent(trial: Mapping[str, Any], loss_ratio: float) -> bool:
@@ -69,16 +86,22 @@ def _lossy_only_by_unsent(trial: Mapping[str, Any], loss_ratio: float) -> bool:
 
 
 def tg_limit_summary(
-    goals: Sequence[Mapping[str, Any]], trials: Sequence[Mapping[str, Any]]
+    goals: Sequence[Mapping[str, Any]],
+    trials: Sequence[Mapping[str, Any]],
+    *,
+    capable_pps: float | None = None,
 ) -> dict[str, Any]:
     """The record's ``tg_limit`` object (after each goal entry got its ``tg_limited``).
 
     ``limited``: some goal is TG-limited;
     ``tolerance``: TG_LIMIT_TOLERANCE; ``limited_trials``: how many trials
     were TG-limited; ``max_offered_pps``: the highest rate the TG sent in any
-    trial (None without trials), the "sent at most" of the test message.
+    trial or in the calibration trial (``capable_pps``), None without either:
+    the "sent at most" of the test message.
     """
     rates = [offered_rate_pps(t) for t in trials]
+    if capable_pps is not None:
+        rates.append(capable_pps)
     return {
         "limited": any(bool(goal.get("tg_limited")) for goal in goals),
         "tolerance": TG_LIMIT_TOLERANCE,
