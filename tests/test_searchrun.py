@@ -12,7 +12,8 @@ from ndrpdr.dut.base import DutError
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import get_profile
 from ndrpdr.results.schema import validate_record
-from ndrpdr.search import SearchResult, TrialResult
+from ndrpdr.results.tglimit import CAPPED_REASON
+from ndrpdr.search import SearchResult, TrialResult, result_so_far
 from ndrpdr.searchrun import SearchRun, default_min_load, run_search
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
@@ -107,7 +108,7 @@ def test_tg_error_on_third_trial(topology: Topology) -> None:
     outcome = _run(tg, topology, progress=lambda p: seen.append(p.trial_number))
     assert outcome.error == "TG: tcpreplay died"
     assert outcome.interrupted is False
-    assert outcome.result is None
+    assert outcome.result is not None and len(outcome.result.trials) == 2
     record = outcome.record
     validate_record(record)
     assert record["status"] == "failed"
@@ -116,8 +117,10 @@ def test_tg_error_on_third_trial(topology: Topology) -> None:
     assert record["search"]["trial_count"] == 2
     assert seen == [1, 2]
     assert tg.stops == 1
-    assert record["ndr"]["lower_bound"] is None  # a failed search claims no bounds
-    assert all(goal["irregular_reason"] == "no result" for goal in record["goals"])
+    assert record["incomplete"] is True
+    # two short trials support no bound yet; the record says why per goal, not "no result"
+    assert record["ndr"]["lower_bound"] is None
+    assert all(goal["irregular_reason"] != "no result" for goal in record["goals"])
 
 
 def test_ctrl_c(topology: Topology) -> None:
@@ -163,7 +166,7 @@ def test_foreign_base_exception_is_pending(topology: Topology) -> None:
     outcome = _run(tg, topology, progress=lambda p: seen.append(p.trial_number))
     assert outcome.pending is timeout
     assert outcome.interrupted is False
-    assert outcome.result is None
+    assert outcome.result is not None
     assert outcome.error == "stopped by FakeTimeout: Test timeout 1 minute exceeded."
     record = outcome.record
     validate_record(record)
@@ -171,7 +174,7 @@ def test_foreign_base_exception_is_pending(topology: Topology) -> None:
     assert record["error"] == outcome.error
     assert len(record["trials"]) == record["search"]["trial_count"] == 2
     assert seen == [1, 2]
-    assert record["ndr"]["lower_bound"] is None
+    assert record["incomplete"] is True
     assert tg.calls == 3
     assert tg.stops == 1  # traffic stopped before coming back
 
@@ -275,3 +278,116 @@ def test_unidirectional_record(topology: Topology) -> None:
 def test_default_min_load(high: float, low: float) -> None:
     assert default_min_load(high) == pytest.approx(low)
     assert default_min_load(high) < high
+
+
+def _full_search_length(topology: Topology) -> int:
+    tg = SpyTG(topology)
+    _run(tg, topology)
+    return tg.calls
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        KeyboardInterrupt(),
+        TrafficGeneratorError("TG: gone"),
+        FakeTimeout("Test timeout 2 seconds exceeded."),
+    ],
+    ids=["ctrl-c", "tg-error", "robot-timeout"],
+)
+def test_every_stop_keeps_the_bounds_its_trials_support(
+    topology: Topology, error: BaseException
+) -> None:
+    """Stopped after k trials (k = every 3rd point, and the last), the record's bounds are
+    RFC 9971's relevant bounds over those k trials, and near the end they are the final ones."""
+    total = _full_search_length(topology)
+    finished = _run(SpyTG(topology), topology).record
+    for kept in [*range(1, total, 3), total - 1]:
+        outcome = _run(SpyTG(topology, fail_at=kept + 1, error=error), topology)
+        record = outcome.record
+        validate_record(record)
+        assert record["incomplete"] is True and record["status"] == "failed"
+        assert len(record["trials"]) == kept
+        assert outcome.result is not None
+        low, high = record["search"]["min_load_pps"], record["search"]["max_load_pps"]
+        expected = result_so_far(GOALS, outcome.result.trials, low, high)
+        for entry, want in zip(record["goals"], expected.goal_results, strict=True):
+            assert entry["lower_bound"] == want.lower_bound
+            assert entry["upper_bound"] == want.upper_bound
+            assert entry["conditional_throughput"] == want.conditional_throughput
+    # one trial short of the end, both goals already have a lower bound
+    assert record["ndr"]["lower_bound"] is not None
+    assert record["pdr"]["lower_bound"] is not None
+    assert record["ndr"]["lower_bound"] <= finished["ndr"]["upper_bound"]
+
+
+def _slow_tg(topology: Topology, sends_pps: float) -> SpyTG:
+    """SpyTG over the sim TG whose ports carry 29.76 Mpps but which sends only ``sends_pps``."""
+    import dataclasses
+
+    tg_node = dataclasses.replace(
+        topology.tg, options={**topology.tg.options, "max_offered_pps": sends_pps}
+    )
+    slow = dataclasses.replace(topology, nodes={**topology.nodes, "TG": tg_node})
+    return SpyTG(slow)
+
+
+def test_uncalibrated_slow_tg_is_flagged_tg_limited(topology: Topology) -> None:
+    """The DUT forwards 4.4 Mpps, the TG sends 1 Mpps: the upper bounds are the TG's doing."""
+    outcome = _run(_slow_tg(topology, 1e6), topology)
+    record = outcome.record
+    validate_record(record)
+    assert record["search"]["max_load_cap"] is None
+    assert record["tg_limit"]["limited"] is True
+    assert all(goal["tg_limited"] for goal in record["goals"])
+    assert record["tg_limit"]["max_offered_pps"] == pytest.approx(1e6, rel=1e-6)
+    assert record["tg_limit"]["limited_trials"] > 0
+    for trial in record["trials"]:  # the columns add up
+        assert trial["intended_count"] == pytest.approx(
+            trial["offered_count"] + trial["unsent_count"]
+        )
+        assert trial["offered_count"] == pytest.approx(
+            trial["forwarded_count"] + trial["loss_count"]
+        )
+        assert trial["loss_count"] == 0  # the DUT lost nothing below its 4.4 Mpps
+
+
+def test_calibration_caps_the_max_load_and_says_tg_limited(topology: Topology) -> None:
+    notes: list[str] = []
+    tg = _slow_tg(topology, 1e6)
+    outcome = _run(tg, topology, calibrate=True, notice=notes.append)
+    record = outcome.record
+    validate_record(record)
+    cap = record["search"]["max_load_cap"]
+    assert cap["requested_pps"] == tg.max_load_pps
+    assert cap["capable_pps"] == pytest.approx(1e6, rel=1e-6)
+    assert record["search"]["max_load_pps"] == cap["capped_pps"] < 1e6
+    assert len(notes) == 1 and "capped" in notes[0]
+    assert tg.calls == len(record["trials"]) + 1  # the calibration trial is not a search trial
+    assert max(t["load_pps"] for t in record["trials"]) <= cap["capped_pps"]
+    assert record["tg_limit"]["limited_trials"] == 0  # no trial wasted above what the TG sends
+    # the max load is a lower bound, but only because the TG cannot send more
+    assert record["ndr"]["lower_bound"] == cap["capped_pps"]
+    assert record["tg_limit"]["limited"] is True
+    assert all(goal["tg_limit_reason"] == CAPPED_REASON for goal in record["goals"])
+    # "sent at most": what the calibration trial sent, above the capped search's trials
+    assert record["tg_limit"]["max_offered_pps"] == pytest.approx(1e6, rel=1e-6)
+
+
+def test_calibration_on_a_tg_that_keeps_up_changes_nothing(topology: Topology) -> None:
+    tg = SpyTG(topology)
+    outcome = _run(tg, topology, calibrate=True)
+    record = outcome.record
+    assert record["search"]["max_load_cap"]["capped_pps"] is None
+    assert record["search"]["max_load_pps"] == tg.max_load_pps
+    assert record["tg_limit"]["limited"] is False
+    assert record["status"] == "passed"
+
+
+def test_calibration_cap_is_a_logged_warning_without_notice(
+    topology: Topology, caplog: pytest.LogCaptureFixture
+) -> None:
+    outcome = _run(_slow_tg(topology, 1e6), topology, calibrate=True)
+    assert outcome.max_load_cap is not None and outcome.max_load_cap.capped_pps is not None
+    warnings = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and "max load capped at" in warnings[0].getMessage()

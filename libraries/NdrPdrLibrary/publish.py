@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ndrpdr.results.caveats import caveat_tags
 from ndrpdr.results.record import write_record
 from ndrpdr.results.summary import search_message, search_metadata
 from ndrpdr.results.traceplot import trace_svg
@@ -43,7 +44,8 @@ def _link(path: Path) -> str:
 
 
 def publish_record(ctx: LibraryContext, record: Mapping[str, Any], *, kind: str) -> Path | None:
-    """Write the record next to output.xml, log it, set the test's message and metadata.
+    """Write the record next to output.xml, log it, set the test's message, metadata and
+    caveat tags (``TG_LIMITED``, ``INCOMPLETE``).
 
     Returns the record's path, or None when it could not be written (a
     warning says why; the test message and metadata are set anyway).
@@ -71,4 +73,5 @@ def publish_record(ctx: LibraryContext, record: Mapping[str, Any], *, kind: str)
     previous = ctx.metadata_keys.get(test, set()) if test is not None else set()
     if robotout.set_test_result(message, metadata, replaces=previous) and test is not None:
         ctx.metadata_keys = {test: set(metadata)}
+        robotout.add_tags(*caveat_tags(record))  # TG_LIMITED, INCOMPLETE
     return path

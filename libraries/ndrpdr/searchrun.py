@@ -1,9 +1,11 @@
 """One NDR/PDR search on a traffic generator, kept whole even when it fails.
 
 ``run_search`` records every trial as it is measured, so a search that
-stops half way (a TG error, a time limit, Ctrl-C) still yields a record
-with the trials measured so far; traffic is stopped before it returns or
-re-raises.
+stops half way (a TG error, a time limit, Ctrl-C, a Robot timeout) still
+yields a record with the trials measured so far and the bounds they
+support, marked incomplete; traffic is stopped before it returns or
+re-raises. With ``calibrate`` the max load is first checked against what
+the TG really sends (``ndrpdr.trafficgen.calibrate``).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import logging
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -24,10 +27,12 @@ from ndrpdr.search import (
     SearchProgress,
     SearchResult,
     TrialResult,
+    result_so_far,
     search,
 )
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.base import TrafficGenerator
+from ndrpdr.trafficgen.calibrate import MaxLoadCap, calibrate_max_load
 
 _log = logging.getLogger(__name__)
 
@@ -36,11 +41,11 @@ _log = logging.getLogger(__name__)
 class SearchRun:
     """The outcome: the search result, the record, the error text (None if it passed).
 
-    ``result`` is None when the search failed, except after a time limit
-    (SearchAbortedError): then it is the partial result. The record of a
-    failed run never claims bounds. ``pending`` is an exception that is not
-    a known failure (a bug, a Robot Framework timeout): the caller re-raises
-    it once the record is safe.
+    ``result`` is, when the search failed or stopped, the bounds its trials
+    support so far (RFC 9971 relevant bounds; the record says
+    ``incomplete``). ``pending`` is an exception that is not a known
+    failure (a bug, a Robot Framework timeout): the caller re-raises it once
+    the record is safe. ``max_load_cap`` is the calibration, if one ran.
     """
 
     result: SearchResult | None
@@ -48,6 +53,7 @@ class SearchRun:
     error: str | None
     interrupted: bool = False
     pending: BaseException | None = None
+    max_load_cap: MaxLoadCap | None = None
 
 
 def default_min_load(max_load_pps: float) -> float:
@@ -78,6 +84,8 @@ def run_search(
     progress: Callable[[SearchProgress], None] | None = None,
     telemetry: Callable[[], Mapping[str, Mapping[str, str]]] | None = None,
     pdr_loss_ratio: float = PDR_LOSS_RATIO,
+    calibrate: bool = False,
+    notice: Callable[[str], None] | None = None,
 ) -> SearchRun:
     """Run one search over ``tg`` and build its record.
 
@@ -92,23 +100,42 @@ def run_search(
     in every case; a failure to stop it fails the run too. ``telemetry()``
     is read after the search; if it fails, the record has none (logged).
     ``pdr_loss_ratio`` names the goal the record calls PDR.
+    With ``calibrate``, one trial at the max load (as long as the shortest
+    initial trial duration) first measures what the TG sends; a max load
+    the TG cannot reach is capped (``notice(text)`` says so, else a logged
+    warning; the record keeps it as ``search.max_load_cap``).
     """
     high = tg.max_load_pps if max_load_pps is None else max_load_pps
     low = default_min_load(high) if min_load_pps is None else min_load_pps
-    settings = SearchSettings(algorithm, tuple(goals), low, high, pdr_loss_ratio)
     trials: list[TrialResult] = []
+    cap: MaxLoadCap | None = None
 
     def record_trial(snapshot: SearchProgress) -> None:
         trials.append(snapshot.trial)
         if progress is not None:
             progress(snapshot)
 
-    started = _now()
+    started, clock_start = _now(), time.monotonic()
     result: SearchResult | None = None
     error: str | None = None
     interrupted = False
     pending: BaseException | None = None
     try:
+        if calibrate:
+            cap = calibrate_max_load(
+                tg,
+                high,
+                min(goal.initial_trial_duration for goal in goals),
+                min_load_pps=min_load_pps,
+            )
+            _log.info("%s", cap.describe())
+            if cap.capped_pps is not None:
+                if notice is not None:
+                    notice(cap.describe())
+                else:
+                    _log.warning("%s", cap.describe())
+                high = cap.capped_pps
+                low = default_min_load(high) if min_load_pps is None else min_load_pps
         result = search(
             tg,
             goals,
@@ -134,6 +161,11 @@ def run_search(
             tg.stop_traffic()
         except NdrPdrError as exc:  # the trials so far are still recorded
             error = _join(error, f"stopping traffic: {exc}")
+    if error is not None and not isinstance(result, SearchResult):
+        # stopped early: the bounds the trials so far support (RFC 9971 over them)
+        result = result_so_far(
+            goals, trials, low, high, algorithm=algorithm, wall_time=time.monotonic() - clock_start
+        )
     texts: Mapping[str, Mapping[str, str]] | None = None
     if telemetry is not None:
         try:
@@ -144,15 +176,21 @@ def run_search(
         topology=topology,
         profile=profile,
         frame_size=frame_size,
-        settings=settings,
-        result=result if error is None else None,
+        settings=SearchSettings(algorithm, tuple(goals), low, high, pdr_loss_ratio),
+        result=result,
         trials=trials,
         started=started,
         finished=_now(),
         error=error,
         telemetry=texts,
         directions=directions,
+        max_load_cap=None if cap is None else cap.to_json(),
     )
     return SearchRun(
-        result=result, record=record, error=error, interrupted=interrupted, pending=pending
+        result=result,
+        record=record,
+        error=error,
+        interrupted=interrupted,
+        pending=pending,
+        max_load_cap=cap,
     )

@@ -146,7 +146,10 @@ def test_64b_record_is_valid_with_telemetry(local_run: tuple[Path, Result, set[s
     assert record["status"] == "passed"
     assert record["testbed"]["tg"]["driver"] == "local"
     assert record["testbed"]["duts"][0]["driver"] == "linux"
-    assert record["search"]["max_load_pps"] == MAX_PPS
+    cap = record["search"]["max_load_cap"]  # the calibration trial asked for the TG's maximum
+    assert cap["requested_pps"] == MAX_PPS
+    assert record["search"]["max_load_pps"] == (cap["capped_pps"] or MAX_PPS)
+    assert (cap["capped_pps"] is None) == (cap["capable_pps"] >= 0.98 * MAX_PPS)
     assert len(record["trials"]) == record["search"]["trial_count"] == int(test.metadata["TRIALS"])
     assert abs(record["ndr"]["lower_bound"] - plain_float(test.metadata["NDR_LOWER"])) < 0.01
     telemetry = record.get("telemetry")

@@ -72,6 +72,12 @@ def test_search_default_settings_record(tmp_path: Path, capsys: pytest.CaptureFi
     assert record["telemetry"]["DUT1"]["state"].startswith("simulated DUT")
     assert record["testbed"]["topology"] == str(SIM)
     assert record["testbed"]["tg"] == {"node": "TG", "driver": "sim"}
+    cap = record["search"]["max_load_cap"]  # the sim TG sends all it intends: no cap
+    assert cap["capped_pps"] is None
+    assert cap["requested_pps"] == record["search"]["max_load_pps"]
+    assert cap["trial"]["load_pps"] == cap["requested_pps"]
+    assert record["tg_limit"]["limited"] is False
+    assert "limited by the traffic generator" not in out
 
 
 @pytest.mark.parametrize("algorithm", ["mlr", "binary", "bswlv"])
@@ -162,7 +168,8 @@ class _Failing:
 def test_tg_failure_keeps_trials(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _Failing(monkeypatch, 3, TrafficGeneratorError("TG: the link went down"))
+    # call 1 is the max-load calibration trial, calls 2 and 3 are search trials
+    _Failing(monkeypatch, 4, TrafficGeneratorError("TG: the link went down"))
     record, out, err = _search(tmp_path, capsys, status=1)
     validate_record(record)
     assert record["status"] == "failed"
@@ -175,13 +182,15 @@ def test_tg_failure_keeps_trials(
 def test_ctrl_c_writes_record_and_exits_130(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _Failing(monkeypatch, 4, KeyboardInterrupt())
+    _Failing(monkeypatch, 5, KeyboardInterrupt())  # after the calibration and 3 trials
     record, out, err = _search(tmp_path, capsys, status=130)
     validate_record(record)
     assert record["status"] == "failed"
     assert "interrupted" in (record["error"] or "")
     assert len(record["trials"]) == 3 == len(trial_lines(out))
     assert "ndrpdr search: interrupted" in err
+    assert record["incomplete"] is True
+    assert "bounds incomplete" in out
 
 
 def test_unwritable_record_is_an_error_not_a_traceback(

@@ -121,8 +121,11 @@ def test_message_without_upper_bound_at_9000(records: dict[str, dict[str, Any]])
 
 def test_message_of_a_failed_record(failed: dict[str, Any]) -> None:
     message = search_message(failed)
-    assert message == "search failed: TG: the sender died (2 trials kept in the record)"
-    assert "NDR" not in message  # a failed search claims no bounds
+    assert message.splitlines() == [
+        "search failed: TG: the sender died (2 trials kept in the record)",
+        "bounds incomplete: the search stopped early; these are what its 2 trials support",
+    ]
+    assert "NDR" not in message  # two short trials support no bound
 
 
 def test_message_with_the_ndr_goal_only(topology: Topology) -> None:
@@ -185,7 +188,9 @@ def test_metadata_of_a_passed_record(records: dict[str, dict[str, Any]], size: s
     metadata = search_metadata(record)
     expected_keys = {f"{goal}_{suffix}" for goal in ("NDR", "PDR") for suffix in BOUND_KEYS}
     expected_keys |= {"FRAME_SIZE", "TRIALS", "SEARCH_TIME_S", "STATUS"}
+    expected_keys |= {"TG_LIMITED", "INCOMPLETE"}
     assert set(metadata) == expected_keys
+    assert metadata["TG_LIMITED"] == metadata["INCOMPLETE"] == "false"
     for goal in ("ndr", "pdr"):
         for field, suffix in zip(
             ("lower_bound", "upper_bound", "conditional_throughput"), BOUND_KEYS, strict=True
@@ -220,6 +225,8 @@ def test_metadata_of_a_failed_record(failed: dict[str, Any]) -> None:
         "TRIALS": "2",
         "SEARCH_TIME_S": plain_number(failed["search"]["search_time_s"]),
         "STATUS": "failed",
+        "TG_LIMITED": "false",
+        "INCOMPLETE": "true",
     }
     assert float(metadata["SEARCH_TIME_S"]) > 0
 
@@ -239,7 +246,10 @@ def test_metadata_leaves_out_non_finite_bounds(records: dict[str, dict[str, Any]
 def test_all_metadata_numbers_parse(records: dict[str, dict[str, Any]]) -> None:
     for record in records.values():
         for key, text in search_metadata(record).items():
-            if key in ("FRAME_SIZE", "STATUS") and not text[:1].isdigit():
+            if (
+                key in ("FRAME_SIZE", "STATUS", "TG_LIMITED", "INCOMPLETE")
+                and not text[:1].isdigit()
+            ):
                 continue
             assert PLAIN.fullmatch(text), (key, text)
             assert math.isfinite(float(text))

@@ -66,15 +66,17 @@ def test_cells(passed: dict[str, Any]) -> None:
         "short/expect-fail (NDR)",
         "1",
         format_rate(trial["load_pps"]),
+        f"{trial['intended_count']:,}",
         f"{trial['offered_count']:,}",
+        "0",
         f"{trial['forwarded_count']:,}",
         f"{trial['loss_count']:,}",
         "0.389",
         "",
     ]
     assert rows[0][:4] == ["0", "probe/probe", "1", "29.762 Mpps"]
-    assert rows[0][4] == "29,761,904"
-    assert rows[0][7] == "85.2"
+    assert rows[0][4] == rows[0][5] == "29,761,904"
+    assert rows[0][9] == "85.2"
     assert rows[-1][1] == "final/continue (PDR)"
 
 
@@ -107,7 +109,7 @@ def test_text_is_escaped(passed: dict[str, Any]) -> None:
     assert "\x07" not in html
     assert "rate &lt;b&gt;short&lt;/b&gt; &amp; &quot;odd&quot;" in html
     rows = _rows(_parse(html))
-    assert rows[2][8] == 'rate <b>short</b> & "odd" \ufffd; second'
+    assert rows[2][10] == 'rate <b>short</b> & "odd" \ufffd; second'
     assert rows[3][1] == "final/<i>& (NDR)"
 
 
@@ -159,3 +161,32 @@ def test_no_elision_when_everything_fits(passed: dict[str, Any], max_rows: int |
 def test_negative_max_rows() -> None:
     with pytest.raises(ValueError, match="max_rows=-1"):
         trials_html({"trials": []}, max_rows=-1)
+
+
+def test_columns_add_up_on_a_tg_that_falls_short(topology: Topology) -> None:
+    """The issue's case: the DUT lost nothing, the loss ratio counts unsent frames."""
+    import dataclasses
+
+    tg = dataclasses.replace(topology.tg, options={**topology.tg.options, "max_offered_pps": 1e6})
+    slow = dataclasses.replace(topology, nodes={**topology.nodes, "TG": tg})
+    record = sim_record(slow)
+    html = trials_html(record)
+    rows = _rows(_parse(html))
+    col = {name: COLUMNS.index(name) for name in COLUMNS}
+
+    def number(text: str) -> int:
+        return int(text.replace(",", ""))
+
+    unsent_seen = False
+    for row in rows:
+        intended, offered = number(row[col["intended"]]), number(row[col["offered"]])
+        unsent, forwarded = number(row[col["unsent"]]), number(row[col["forwarded"]])
+        lost = number(row[col["lost"]])
+        assert intended == offered + unsent
+        assert offered == forwarded + lost
+        assert lost == 0  # the DUT forwards 4.4 Mpps, the TG sends 1 Mpps
+        if unsent:
+            unsent_seen = True
+            assert float(row[col["loss [%]"]]) > 0  # the loss is all unsent frames
+    assert unsent_seen
+    assert "color:#8a4b00;font-weight:bold" in html  # the TG-limited trials' unsent cells

@@ -152,3 +152,34 @@ def test_unidirectional_rejects_what_bidirectional_takes(sim: Topology) -> None:
     SimTrafficGenerator(sim).measure(1.0, load)
     with pytest.raises(TrafficGeneratorError, match="above the maximum"):
         SimTrafficGenerator(sim, bidirectional=False).measure(1.0, load)
+
+
+def test_max_offered_pps_leaves_the_rest_unsent(sim: Topology) -> None:
+    """A TG slower than its ports: loads up to the max are accepted, only 1 Mpps goes out."""
+    tg = SimTrafficGenerator(
+        _variant(sim, tg_options={"max_rate_pps": 29761904, "max_offered_pps": 1e6})
+    )
+    assert tg.max_load_pps == 29761904  # what it declares
+    slow = tg.measure(2.0, 3e6)
+    assert slow.intended_count == 6e6
+    assert slow.offered_count == pytest.approx(2e6, rel=1e-6)
+    assert slow.unsent_count == pytest.approx(4e6, rel=1e-6)
+    assert slow.loss_ratio >= 2 / 3 - 1e-6  # unsent frames count as lost
+    below = tg.measure(1.0, 5e5)
+    assert below.unsent_count == 0 and below.offered_count == 5e5
+
+
+def test_wall_time_factor_makes_trials_take_real_time(sim: Topology) -> None:
+    import time
+
+    tg = SimTrafficGenerator(
+        _variant(sim, tg_options={"max_rate_pps": 1e6, "wall_time_factor": 0.2})
+    )
+    started = time.monotonic()
+    tg.measure(1.0, 1e5)
+    assert time.monotonic() - started >= 0.2
+    fast = SimTrafficGenerator(_variant(sim, tg_options={"max_rate_pps": 1e6}))
+    started = time.monotonic()
+    for _ in range(20):
+        fast.measure(1.0, 1e5)
+    assert time.monotonic() - started < 0.2 * 20  # without the factor trials do not wait

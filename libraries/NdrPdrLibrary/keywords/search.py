@@ -15,6 +15,7 @@ from ndrpdr.goals import (
     parse_loss_ratios,
 )
 from ndrpdr.results.goalentries import record_pdr_loss_ratio
+from ndrpdr.results.summary import search_message
 from ndrpdr.search import Goal
 from ndrpdr.searchrun import run_search
 from ndrpdr.units import format_rate
@@ -146,6 +147,8 @@ class SearchKeywords(Component):
             progress=progress,
             telemetry=ctx.testbed.collect_telemetry,
             pdr_loss_ratio=pdr_loss_ratio,
+            calibrate=True,
+            notice=robotout.warn,
         )
         record = outcome.record
         failure = _min_load_failure(record) if outcome.error is None else None
@@ -159,7 +162,8 @@ class SearchKeywords(Component):
             raise KeyboardInterrupt
         kept = f" ({record['search']['trial_count']} trials kept in {path or 'the log'})"
         if outcome.error is not None:
-            raise SearchFailedError(f"{kind} search failed: {outcome.error}{kept}")
+            bounds = "".join(f"\n{line}" for line in search_message(record).splitlines()[1:])
+            raise SearchFailedError(f"{kind} search failed: {outcome.error}{kept}{bounds}")
         if failure is not None:
             raise SearchFailedError(f"{kind} search cannot succeed: {failure}{kept}")
         goal_bounds = [_goal_bounds(g, pdr_loss_ratio) for g in record["goals"]]
@@ -228,7 +232,16 @@ class SearchKeywords(Component):
 
         The keyword fails when the search fails (a TG or DUT error, the time
         cap) or cannot succeed (the min load already loses frames); the
-        trials measured so far stay in the record either way.
+        trials measured so far stay in the record either way, with the
+        bounds they support marked incomplete (tag ``INCOMPLETE``, metadata
+        ``INCOMPLETE``), also after a Robot timeout.
+
+        Before the search one short trial at the max load checks what the
+        TG really sends; a max load (or ``max_rate``) above it is capped,
+        with a warning. Bounds resting on trials the TG could not offer in
+        full are flagged: tag ``TG_LIMITED``, metadata ``TG_LIMITED`` and
+        ``TG_MAX_OFFERED_PPS``, a message line "limited by the traffic
+        generator: sent at most X".
 
         Example:
         | ${result} =    Find NDR And PDR    ethip4-ip4base    64

@@ -12,6 +12,7 @@ from ndrpdr.cli.options import add_console_option, add_traffic_options, traffic_
 from ndrpdr.cli.progress import ConsoleKind, ProgressPrinter
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO, loss_ratio_goals, parse_loss_ratios
+from ndrpdr.results.caveats import caveat_lines
 from ndrpdr.results.record import write_record
 from ndrpdr.search import ALGORITHMS
 from ndrpdr.searchrun import run_search
@@ -47,6 +48,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--min-rate", default=None, help="lowest load (default max/1000)")
     parser.add_argument("--max-rate", default=None, help="highest load (default the TG's max)")
     parser.add_argument("--max-search-time", default=None, help="cap on trial seconds")
+    parser.add_argument(
+        "--no-calibrate",
+        action="store_true",
+        help="do not cap the max load at what a calibration trial shows the TG can send",
+    )
     parser.add_argument("--json", type=Path, default=None, metavar="OUT", help="result record")
     add_console_option(parser)
     parser.set_defaults(run=run)
@@ -108,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
             directions=1 if args.unidirectional else 2,
             progress=show,
             telemetry=testbed.collect_telemetry,
+            calibrate=not args.no_calibrate,
+            notice=lambda text: print_to(sys.stdout, f"WARNING: {text}"),
         )
     status = 0
     if args.json is not None:
@@ -119,8 +127,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             if console in (ConsoleKind.VERBOSE, ConsoleKind.DOTTED):
                 print_to(sys.stdout, f"result record: {args.json}")
-    if console is not ConsoleKind.NONE:  # the bounds are the command's answer
-        for line in bounds_lines(outcome.record):
+    if console is not ConsoleKind.NONE:  # the bounds (and their caveats) are the command's answer
+        for line in bounds_lines(outcome.record) + caveat_lines(outcome.record):
             print_to(sys.stdout, line)
     if outcome.pending is not None:
         raise outcome.pending

@@ -5,7 +5,12 @@ Loads are aggregate over the traffic's directions, in frames per second
 ``ndr`` / ``pdr`` are the first goals with loss ratio 0 and
 ``search.pdr_loss_ratio`` (0.005 by default); every goal is also in
 ``goals``. ``trials`` holds every trial measured, even when
-the search failed (``status`` "failed" and ``error`` say why).
+the search failed (``status`` "failed" and ``error`` say why); then the
+bounds are the ones those trials support and ``incomplete`` is true.
+A trial's counts add up: intended = offered + unsent, offered = forwarded +
+lost (``loss_count``: frames the DUT lost); its loss ratio counts unsent
+frames as lost. ``tg_limit`` (and each goal's ``tg_limited``) says whether
+the TG, not the DUT, limited the bounds (``ndrpdr.results.tglimit``).
 """
 
 from __future__ import annotations
@@ -21,13 +26,14 @@ from typing import Any
 import ndrpdr
 from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO
 from ndrpdr.profiles import FrameSize, Profile, average_frame_size, bandwidth_bps
+from ndrpdr.results.tglimit import goal_tg_limit_reason, tg_limit_summary
 from ndrpdr.search.goal import Goal
 from ndrpdr.search.result import GoalResult, SearchResult
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 
 #: Version of the record format; bump the major part on incompatible changes.
-RECORD_VERSION = "1.0.0"
+RECORD_VERSION = "1.1.0"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,6 +88,7 @@ def trial_entry(index: int, trial: TrialResult) -> dict[str, Any]:
         "load_pps": trial.load,
         "intended_count": trial.intended_count,
         "offered_count": trial.offered_count,
+        "unsent_count": trial.unsent_count,
         "forwarded_count": trial.forwarded_count,
         "loss_count": trial.loss_count,
         "loss_ratio": trial.loss_ratio,
@@ -112,8 +119,15 @@ def build_record(
     error: str | None = None,
     telemetry: Mapping[str, Mapping[str, str]] | None = None,
     directions: int = 2,
+    max_load_cap: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The record as a JSON-ready dict (validate with ``ndrpdr.results.schema``)."""
+    """The record as a JSON-ready dict (validate with ``ndrpdr.results.schema``).
+
+    With ``error`` the search stopped early: ``result`` (if given) holds the
+    bounds its trials support, and the record is marked ``incomplete``.
+    ``max_load_cap`` is the calibration of the max load
+    (``ndrpdr.trafficgen.calibrate``), kept as ``search.max_load_cap``.
+    """
     goal_results: Sequence[GoalResult | None] = (
         result.goal_results if result is not None else [None] * len(settings.goals)
     )
@@ -121,6 +135,11 @@ def build_record(
         _goal_entry(goal, res, frame_size)
         for goal, res in zip(settings.goals, goal_results, strict=True)
     ]
+    entries = [trial_entry(i, t) for i, t in enumerate(trials)]
+    for goal_entry in goals:
+        capped = max_load_cap is not None and max_load_cap.get("capped_pps") is not None
+        why = goal_tg_limit_reason(goal_entry, entries, capped=capped)
+        goal_entry["tg_limited"], goal_entry["tg_limit_reason"] = why is not None, why
     tg = topology.tg
     return {
         "version": RECORD_VERSION,
@@ -128,6 +147,7 @@ def build_record(
         "tool": {"name": "ndrpdr", "version": ndrpdr.__version__},
         "status": "failed" if error else "passed",
         "error": error,
+        "incomplete": error is not None,
         "started": started.isoformat(timespec="seconds"),
         "finished": finished.isoformat(timespec="seconds"),
         "testbed": {
@@ -151,11 +171,15 @@ def build_record(
             "search_time_s": sum(t.effective_duration or t.duration for t in trials),
             "wall_time_s": result.wall_time if result else None,
             "pdr_loss_ratio": settings.pdr_loss_ratio,
+            "max_load_cap": None if max_load_cap is None else dict(max_load_cap),
         },
+        "tg_limit": tg_limit_summary(
+            goals, entries, capable_pps=(max_load_cap or {}).get("capable_pps")
+        ),
         "ndr": _bounds(goals, settings, NDR_LOSS_RATIO),
         "pdr": _bounds(goals, settings, settings.pdr_loss_ratio),
         "goals": goals,
-        "trials": [trial_entry(i, t) for i, t in enumerate(trials)],
+        "trials": entries,
         "telemetry": {k: dict(v) for k, v in (telemetry or {}).items()},
     }
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ndrpdr.profiles import bandwidth_bps
+from ndrpdr.results.caveats import caveat_lines, caveat_metadata
 from ndrpdr.results.goalentries import named_goals
 
 
@@ -44,7 +45,9 @@ def search_message(record: Mapping[str, Any]) -> str:
 
     A missing upper bound (the max load was a lower bound) reads
     ``upper none (max load 0.2772 Mpps reached)``. A failed record gives
-    ``search failed: <error>`` followed by what was measured.
+    ``search failed: <error>`` followed by what was measured. Then the
+    caveats: ``bounds incomplete: ...`` after an early stop and
+    ``limited by the traffic generator: sent at most X ...``.
     """
     lines: list[str] = []
     if record.get("status") == "failed":
@@ -66,6 +69,7 @@ def search_message(record: Mapping[str, Any]) -> str:
         lines.append(f"{label}: " + ", ".join(parts))
     if not lines:
         lines.append("no bounds found")
+    lines.extend(caveat_lines(record))  # incomplete, TG-limited
     return "\n".join(lines)
 
 
@@ -77,7 +81,8 @@ def search_metadata(record: Mapping[str, Any]) -> dict[str, str]:
     etc. (``LOSS_2PCT_LOWER`` for 0.02, ``LOSS_0P1PCT_LOWER`` for 0.001:
     ``ndrpdr.goals.goal_key``). A bound the search did not find is left out
     (e.g. ``NDR_UPPER`` when the max load was a lower bound). Also ``FRAME_SIZE``, ``TRIALS``,
-    ``SEARCH_TIME_S`` (sum of trial durations) and ``STATUS``.
+    ``SEARCH_TIME_S`` (sum of trial durations) and ``STATUS``; ``TG_LIMITED``,
+    ``TG_MAX_OFFERED_PPS`` and ``INCOMPLETE`` (``ndrpdr.results.caveats``).
     """
     values: dict[str, str] = {}
     for goal in named_goals(record):
@@ -94,4 +99,5 @@ def search_metadata(record: Mapping[str, Any]) -> dict[str, str]:
     values["TRIALS"] = str(record["search"]["trial_count"])
     values["SEARCH_TIME_S"] = plain_number(record["search"]["search_time_s"])
     values["STATUS"] = str(record.get("status"))
+    values.update(caveat_metadata(record))
     return values

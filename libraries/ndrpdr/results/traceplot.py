@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ndrpdr.goals import PDR_LOSS_RATIO, goal_label
+from ndrpdr.results.tgplot import tg_limit_marks
 from ndrpdr.units import format_rate
 
 #: Loss classes of a trial: no loss, loss ratio <= PDR_LOSS_RATIO, more.
@@ -556,6 +557,7 @@ def trace_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 360)
         *_axes(canvas, y_step),
         *_bound_lines(canvas, goals, bounds),
         *_trial_marks(canvas, trials, goals, names),
+        *tg_limit_marks(record, canvas.x, canvas.y, trial_time),
         "</svg>",
     ]
     return "".join(parts)

@@ -2,7 +2,9 @@
 
 ``trials_html`` lists every trial of a result record (see
 ``ndrpdr.results.record``): why it was measured, its duration, load and
-counts, its loss and the measurer's warnings. Rows are tinted by loss class
+counts in columns that add up (intended = offered + unsent, offered =
+forwarded + lost), its loss ratio (unsent frames count as lost) and the
+measurer's warnings. Rows are tinted by loss class
 with the colours of the trace chart (``ndrpdr.results.traceplot``). Inline
 styles only, every text escaped; pure functions, no I/O.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ndrpdr.results.tglimit import trial_tg_limited
 from ndrpdr.results.traceplot import (
     LOSS_COLOURS,
     LOSS_TINTS,
@@ -30,13 +33,16 @@ COLUMNS = (
     "phase/strategy (goal)",
     "duration [s]",
     "load",
+    "intended",
     "offered",
+    "unsent",
     "forwarded",
     "lost",
     "loss [%]",
     "warnings",
 )
-_NUMERIC = frozenset({0, 2, 3, 4, 5, 6, 7})
+_NUMERIC = frozenset({0, 2, 3, 4, 5, 6, 7, 8, 9})
+_UNSENT, _LOSS, _WARNINGS = COLUMNS.index("unsent"), COLUMNS.index("loss [%]"), len(COLUMNS) - 1
 _CELL = "padding:2px 6px;border:1px solid #ddd"
 _TABLE = "border-collapse:collapse;font-family:sans-serif;font-size:12px"
 
@@ -56,6 +62,16 @@ def _seconds(value: object) -> str:
     return f"{round(float(value), 9):g}"
 
 
+def _unsent(trial: Mapping[str, Any]) -> object:
+    """The unsent count (records before 1.1 lack it: intended - offered)."""
+    if "unsent_count" in trial:
+        return trial["unsent_count"]
+    intended, offered = trial.get("intended_count"), trial.get("offered_count")
+    if isinstance(intended, (int, float)) and isinstance(offered, (int, float)):
+        return max(0.0, float(intended) - float(offered))
+    return None
+
+
 def _row(trial: Mapping[str, Any], goals: Sequence[Mapping[str, Any]], names: Sequence[str]) -> str:
     """One ``<tr>`` for ``trial``, tinted by its loss class."""
     ratio = float(trial.get("loss_ratio", 0.0))
@@ -69,7 +85,9 @@ def _row(trial: Mapping[str, Any], goals: Sequence[Mapping[str, Any]], names: Se
         phase_text(trial, names) or "-",
         duration,
         format_rate(float(trial.get("load_pps", 0.0))),
+        _count(trial.get("intended_count")),
         _count(trial.get("offered_count")),
+        _count(_unsent(trial)),
         _count(trial.get("forwarded_count")),
         _count(trial.get("loss_count")),
         format_percent(ratio),
@@ -80,9 +98,11 @@ def _row(trial: Mapping[str, Any], goals: Sequence[Mapping[str, Any]], names: Se
         style = _CELL
         if column in _NUMERIC:
             style += ";text-align:right;white-space:nowrap"
-        if column == 7:
+        if column == _LOSS:
             style += f";color:{LOSS_COLOURS[kind]};font-weight:bold"
-        if column == 8 and warnings:
+        if column == _UNSENT and trial_tg_limited(trial):  # the TG fell short, not the DUT
+            style += ";color:#8a4b00;font-weight:bold"
+        if column == _WARNINGS and warnings:
             style += ";color:#8a4b00"
         tds.append(f'<td style="{style}">{escape(text)}</td>')
     return f'<tr style="background:{LOSS_TINTS[kind]}">{"".join(tds)}</tr>'
@@ -93,7 +113,10 @@ def trials_html(record: Mapping[str, Any], *, max_rows: int | None = None) -> st
 
     Columns: index, phase/strategy (and the goal that asked for the trial),
     duration [s] (marked "(short)" below the goal's final trial duration),
-    load, offered / forwarded / lost frame counts, loss [%] and warnings.
+    load, intended / offered / unsent / forwarded / lost frame counts
+    (intended = offered + unsent, offered = forwarded + lost; an unsent
+    count beyond the TG-limit tolerance is bold brown), loss [%] (lost and
+    unsent frames over intended) and warnings.
     Rows are tinted green (no loss), amber (loss ratio at most 0.005) or red
     (more). With ``max_rows`` and more trials than that, the first and last
     trials are shown around one row "… N trials not shown (see the JSON

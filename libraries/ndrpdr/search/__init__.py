@@ -17,6 +17,7 @@ from ndrpdr.search.errors import (
 from ndrpdr.search.goal import Goal
 from ndrpdr.search.progress import GoalProgress, SearchProgress
 from ndrpdr.search.result import GoalResult, SearchResult
+from ndrpdr.search.sofar import result_so_far
 from ndrpdr.search.trial import Measurer, TrialReason, TrialResult
 
 __all__ = [
@@ -38,5 +39,6 @@ __all__ = [
     "TrialReason",
     "TrialResult",
     "classify",
+    "result_so_far",
     "search",
 ]

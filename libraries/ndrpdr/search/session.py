@@ -127,23 +127,9 @@ class Session:
 
     def goal_result(self, index: int) -> GoalResult:
         """The result for goal ``index`` from the trials so far."""
-        goal = self.goals[index]
-        if self.bounds_override is not None:
-            lower, upper = self.bounds_override[index]
-        else:
-            lower, upper = self.db.relevant_bounds(index)
-        throughput = None
-        if lower is not None:
-            throughput = conditional_throughput(
-                self.db.trials_at(lower), lower, goal_criterion(goal)
-            )
-        return GoalResult(
-            goal=goal,
-            lower_bound=lower,
-            upper_bound=upper,
-            conditional_throughput=throughput,
-            min_load=self.min_load,
-            max_load=self.max_load,
+        bounds = None if self.bounds_override is None else self.bounds_override[index]
+        return result_for(
+            self.db, index, self.goals[index], self.min_load, self.max_load, bounds=bounds
         )
 
     def result(self) -> SearchResult:
@@ -155,6 +141,31 @@ class Session:
             search_time=self.search_time,
             wall_time=self.clock() - self.started,
         )
+
+
+def result_for(
+    db: TrialDatabase,
+    index: int,
+    goal: Goal,
+    min_load: float,
+    max_load: float,
+    *,
+    bounds: Bounds | None = None,
+) -> GoalResult:
+    """Goal ``index``'s result over ``db``: its relevant bounds (or ``bounds``), conditional
+    throughput at the lower one."""
+    lower, upper = db.relevant_bounds(index) if bounds is None else bounds
+    throughput = None
+    if lower is not None:
+        throughput = conditional_throughput(db.trials_at(lower), lower, goal_criterion(goal))
+    return GoalResult(
+        goal=goal,
+        lower_bound=lower,
+        upper_bound=upper,
+        conditional_throughput=throughput,
+        min_load=min_load,
+        max_load=max_load,
+    )
 
 
 def check_load(name: str, value: object) -> float:

@@ -2,15 +2,20 @@
 
 The DUT model comes from the DUT nodes on the traffic path (driver ``sim``,
 options ``model`` and ``seed``); a 3-node path crosses two models in a
-chain. The tester's options are ``overhead_s`` and ``max_rate_pps``. The
-maximum load is the lower of the tester's limit and what the TG's sending
-ports carry at the frame size (sum over directions).
+chain. The tester's options are ``overhead_s``, ``max_rate_pps``,
+``max_offered_pps`` and ``wall_time_factor``. The maximum load is the lower
+of the tester's limit and what the TG's sending ports carry at the frame
+size (sum over directions). ``max_offered_pps`` models a TG slower than its
+ports (like tcpreplay): it accepts loads up to the maximum but sends at most
+that rate, the rest of the frames go unsent. ``wall_time_factor`` makes
+trials take real time (for tests of timeouts and signals).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import time
 
 from ndrpdr.drivers import DriverDescription, option
 from ndrpdr.dut.sim import SimDutOptions
@@ -32,8 +37,21 @@ class SimTgOptions:
 
     overhead_s: float = option(0.5, "time added to every trial [s]", minimum=0)
     max_rate_pps: float | None = option(
-        None, "highest aggregate rate the TG can send [packets/s]", minimum=0,
+        None,
+        "highest aggregate rate the TG can send [packets/s]",
+        minimum=0,
         exclusive_minimum=True,
+    )
+    max_offered_pps: float | None = option(
+        None,
+        "highest aggregate rate the TG really sends [packets/s]; frames of a higher "
+        "load go unsent (a TG slower than its ports)",
+        minimum=0,
+        exclusive_minimum=True,
+    )
+    wall_time_factor: float = option(
+        0.0, "wall-clock seconds a trial takes per trial second (0: at once); for tests of "
+        "timeouts and signals", minimum=0,
     )  # fmt: skip
 
 
@@ -90,11 +108,15 @@ class SimTrafficGenerator:
                 f"{topology.source}: nodes.{tg.key}: give options.max_rate_pps or interface "
                 "speeds, so the maximum load is known"
             )
+        sends = self._max_load_pps
+        if options.max_offered_pps is not None:
+            sends = min(sends, options.max_offered_pps)
+        self.wall_time_factor = options.wall_time_factor
         self.measurer = SimulatedMeasurer(
             model,
             overhead_s=options.overhead_s,
             seed=seeds[0],
-            max_tg_rate_pps=self._max_load_pps,
+            max_tg_rate_pps=sends,
         )
         self.model = model
 
@@ -116,6 +138,8 @@ class SimTrafficGenerator:
             raise TrafficGeneratorError(
                 f"{self.node}: duration={duration!r} s must be finite and > 0"
             )
+        if self.wall_time_factor > 0:
+            time.sleep(duration * self.wall_time_factor)  # signals and timeouts interrupt it
         return self.measurer.measure(duration, load)
 
     def stop_traffic(self) -> None:
