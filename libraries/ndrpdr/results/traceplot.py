@@ -231,10 +231,12 @@ def trace_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 600)
         f'<rect width="{width}" height="{height}" fill="#fff"/>',
         title(record, trials, width),
         *legend(width, goals, names, final),
+        '<g class="whole">',
         *axes(whole, [i * y_step for i in range(round(top_pps / y_step) + 1)], whole.x.ticks(8)),
         *bound_lines(whole, goals, bounds, label_room),
         *trial_marks(whole, trials, goals, names, numbered=_outside(window)),
         *tg_limit_marks(record, whole.x, whole.y, trial_time),
+        "</g>",
     ]
     bottom_panel = whole
     if window:
@@ -246,10 +248,12 @@ def trace_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 600)
         )
         parts += [
             _zoom_mark(whole, window, start),
+            '<g class="zoom">',
             _zoom_heading(zoom, window, trials, first),
             *axes(zoom, zoom.y.ticks(8), zoom.x.ticks(8)),
             *bound_lines(zoom, goals, bounds, label_room),
             *trial_marks(zoom, trials, goals, names, group="zoom-trials", numbered=zoom.y.contains),
+            "</g>",
         ]
         bottom_panel = zoom
     parts += [
