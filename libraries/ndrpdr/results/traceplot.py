@@ -40,7 +40,7 @@ from ndrpdr.results.plotpanel import (
     trial_spans,
 )
 from ndrpdr.results.plotscale import Scale, ZoomWindow, nice_step, zoom_window
-from ndrpdr.results.svgtext import CHAR_EM, FONT, escape, num
+from ndrpdr.results.svgtext import CHAR_EM, FONT, escape, fit, num
 from ndrpdr.results.tgplot import tg_limit_marks
 from ndrpdr.results.trialfacts import (
     HIGH_LOSS,
@@ -86,6 +86,13 @@ _RIGHT_MIN, _RIGHT_MAX_SHARE = 110.0, 0.35
 #: The zoom window's mark on the whole panel is at least this tall [px].
 _MARK_MIN = 6.0
 _MIN_WIDTH, _MIN_HEIGHT = 480, 360
+#: The least room one tick interval takes on the y / x axis [px].
+_Y_TICK_ROOM, _X_TICK_ROOM = 28.0, 60.0
+
+
+def _tick_count(length: float, most: int, room: float = _Y_TICK_ROOM) -> int:
+    """About how many tick intervals fit along ``length`` [px]: ``most`` at the most, 2 at least."""
+    return max(2, min(most, int(length / room)))
 
 
 def _no_trials(record: Mapping[str, Any], width: int) -> str:
@@ -144,17 +151,20 @@ def _zoom_mark(whole: Panel, window: ZoomWindow, start: float) -> str:
 
 
 def _zoom_heading(
-    zoom: Panel, window: ZoomWindow, trials: Sequence[Mapping[str, Any]], first: int
+    zoom: Panel, window: ZoomWindow, trials: Sequence[Mapping[str, Any]], first: int, width: int
 ) -> str:
+    """The zoom panel's heading: its load range and trials, cut to ``width`` [px]."""
     numbers = [n for n in (trial_number(t) for t in trials[first:]) if n is not None]
     span = f", trials {numbers[0]} to {numbers[-1]}" if len(numbers) > 1 else ""
     text = (
         f"zoom on the bounds (dashed box above): {format_rate(window.low)} to "
         f"{format_rate(window.high)}{span}; numbers as on the console"
     )
+    shown = fit(text, width - zoom.left - 8)
+    full = f"<title>{escape(text)}</title>" if shown != text else ""
     return (
         f'<text class="zoom-heading" x="{num(zoom.left)}" y="{num(zoom.top - 8)}" '
-        f'fill="{INK}" font-weight="bold">{escape(text)}</text>'
+        f'fill="{INK}" font-weight="bold">{escape(shown)}{full}</text>'
     )
 
 
@@ -209,8 +219,6 @@ def trace_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 600)
     seconds = spans[-1][1] or 1.0
     loads = [float(t.get("load_pps", 0.0)) for t in trials]
     highest = max([*loads, *_goal_bounds(goals), float(max_load or 0.0), 0.0]) or 1.0
-    y_step = nice_step(highest, 6)
-    top_pps = math.ceil(highest / y_step * (1 - 1e-9)) * y_step
     bounds = bounds_of(goals, names, float(max_load) if max_load else None)
     longest = max((len(bound.text) for bound in bounds), default=0)
     right = width - min(max(_RIGHT_MIN, longest * FONT * CHAR_EM + 16), width * _RIGHT_MAX_SHARE)
@@ -218,7 +226,10 @@ def trace_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 600)
     window = zoom_window(_goal_bounds(goals))
     plots = height - _TOP - _BOTTOM - (_BETWEEN if window else 0.0)
     whole_bottom = _TOP + (plots * _WHOLE_SHARE if window else plots)
+    y_step = nice_step(highest, _tick_count(whole_bottom - _TOP, 6))
+    top_pps = math.ceil(highest / y_step * (1 - 1e-9)) * y_step
     whole = Panel(Scale(0.0, seconds, _LEFT, right), Scale(0.0, top_pps, whole_bottom, _TOP))
+    x_ticks = whole.x.ticks(_tick_count(right - _LEFT, 8, _X_TICK_ROOM))
     finals = [float(g["final_trial_duration_s"]) for g in goals]
     final = finals[0] if finals and len(set(finals)) == 1 else None
     label = escape(
@@ -232,7 +243,7 @@ def trace_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 600)
         title(record, trials, width),
         *legend(width, goals, names, final),
         '<g class="whole">',
-        *axes(whole, [i * y_step for i in range(round(top_pps / y_step) + 1)], whole.x.ticks(8)),
+        *axes(whole, [i * y_step for i in range(round(top_pps / y_step) + 1)], x_ticks),
         *bound_lines(whole, goals, bounds, label_room),
         *trial_marks(whole, trials, goals, names, numbered=_outside(window)),
         *tg_limit_marks(record, whole.x, whole.y, trial_time),
@@ -246,11 +257,12 @@ def trace_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 600)
             Scale(start, seconds, _LEFT, right),
             Scale(window.low, window.high, height - _BOTTOM, whole_bottom + _BETWEEN),
         )
+        zoom_x_ticks = zoom.x.ticks(_tick_count(right - _LEFT, 8, _X_TICK_ROOM))
         parts += [
             _zoom_mark(whole, window, start),
             '<g class="zoom">',
-            _zoom_heading(zoom, window, trials, first),
-            *axes(zoom, zoom.y.ticks(8), zoom.x.ticks(8)),
+            _zoom_heading(zoom, window, trials, first, width),
+            *axes(zoom, zoom.y.ticks(_tick_count(zoom.bottom - zoom.top, 8)), zoom_x_ticks),
             *bound_lines(zoom, goals, bounds, label_room),
             *trial_marks(zoom, trials, goals, names, group="zoom-trials", numbered=zoom.y.contains),
             "</g>",
