@@ -84,7 +84,7 @@ _WHOLE_SHARE = 0.4
 #: Width of the right margin (bound labels) [px]: fits the longest label, within these limits.
 _RIGHT_MIN, _RIGHT_MAX_SHARE = 110.0, 0.35
 #: The zoom window's mark on the whole panel is at least this tall [px].
-_MARK_MIN = 6.0
+_MARK_MIN = 12.0
 _MIN_WIDTH, _MIN_HEIGHT = 480, 360
 #: The least room one tick interval takes on the y / x axis [px].
 _Y_TICK_ROOM, _X_TICK_ROOM = 28.0, 60.0
