@@ -198,12 +198,12 @@ def trial_marks(
     panel: Panel,
     trials: Sequence[Mapping[str, Any]],
     goals: Sequence[Mapping[str, Any]],
-    names: Sequence[str],
+    tips: Sequence[str],
     *,
     group: str = "trials",
     numbered: Callable[[float], bool] | None = None,
 ) -> list[str]:
-    """The search's walk (a grey step line) and one bar with a tooltip per trial.
+    """The search's walk (a grey step line) and one bar per trial with its tooltip from ``tips``.
 
     Trials that end before the panel's time range are left out. A trial
     whose load lies outside the panel's load range is a thin strip at the
@@ -215,7 +215,7 @@ def trial_marks(
     bars: list[str] = []
     numbers: list[str] = []
     taken: list[tuple[float, float, float, float]] = []
-    for trial, (start, end) in zip(trials, trial_spans(trials), strict=True):
+    for trial, tip_text, (start, end) in zip(trials, tips, trial_spans(trials), strict=True):
         if end <= p.x.low:
             continue
         x0, x1 = p.x(max(start, p.x.low)), p.x(end)
@@ -225,7 +225,7 @@ def trial_marks(
         walk.append(f"H{num(x1)}")
         colour = LOSS_COLOURS[loss_class(float(trial.get("loss_ratio", 0.0)))]
         width = max(x1 - x0 - 1.0, 1.0) if x1 - x0 > 2.0 else max(x1 - x0, 0.8)
-        tip = f"<title>{trial_tooltip(trial, names)}</title>"
+        tip = f"<title>{tip_text}</title>"
         if not p.y.contains(load):
             top = p.top if y <= p.top else p.bottom - STRIP
             bars.append(

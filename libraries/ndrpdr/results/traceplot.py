@@ -38,6 +38,7 @@ from ndrpdr.results.plotpanel import (
     bounds_of,
     trial_marks,
     trial_spans,
+    trial_tooltip,
 )
 from ndrpdr.results.plotscale import Scale, ZoomWindow, nice_step, zoom_window
 from ndrpdr.results.svgtext import CHAR_EM, FONT, escape, fit, num
@@ -216,6 +217,7 @@ def trace_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 600)
     names = goal_names(goals)
     max_load = (record.get("search") or {}).get("max_load_pps")
     spans = trial_spans(trials)
+    tips = [trial_tooltip(trial, names) for trial in trials]
     seconds = spans[-1][1] or 1.0
     loads = [float(t.get("load_pps", 0.0)) for t in trials]
     highest = max([*loads, *_goal_bounds(goals), float(max_load or 0.0), 0.0]) or 1.0
@@ -245,7 +247,7 @@ def trace_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 600)
         '<g class="whole">',
         *axes(whole, [i * y_step for i in range(round(top_pps / y_step) + 1)], x_ticks),
         *bound_lines(whole, goals, bounds, label_room),
-        *trial_marks(whole, trials, goals, names, numbered=_outside(window)),
+        *trial_marks(whole, trials, goals, tips, numbered=_outside(window)),
         *tg_limit_marks(record, whole.x, whole.y, trial_time),
         "</g>",
     ]
@@ -264,7 +266,7 @@ def trace_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 600)
             _zoom_heading(zoom, window, trials, first, width),
             *axes(zoom, zoom.y.ticks(_tick_count(zoom.bottom - zoom.top, 8)), zoom_x_ticks),
             *bound_lines(zoom, goals, bounds, label_room),
-            *trial_marks(zoom, trials, goals, names, group="zoom-trials", numbered=zoom.y.contains),
+            *trial_marks(zoom, trials, goals, tips, group="zoom-trials", numbered=zoom.y.contains),
             "</g>",
         ]
         bottom_panel = zoom
