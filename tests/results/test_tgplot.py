@@ -38,7 +38,9 @@ def test_tg_limited_trials_are_marked_at_what_the_tg_sent() -> None:
     limited = [t for t in record["trials"] if trial_tg_limited(t)]
     assert len(lines) == len(limited) > 0
     # every mark sits below its trial's bar: the TG sent less than the load intended
-    bars = [r for r in root.iter(f"{SVG}rect") if r.find(f"{SVG}title") is not None]
+    whole = _group(root, "trials")  # the whole-search panel, where the marks are
+    assert whole is not None
+    bars = whole.findall(f"{SVG}rect")
     by_index = {t["index"]: bar for t, bar in zip(record["trials"], bars, strict=True)}
     for trial, line in zip(limited, lines, strict=True):
         bar = by_index[trial["index"]]
@@ -46,6 +48,8 @@ def test_tg_limited_trials_are_marked_at_what_the_tg_sent() -> None:
         assert float(line.get("y1", 0)) > bar_centre  # SVG y grows downwards
         title = line.find(f"{SVG}title")
         assert title is not None and "TG-limited, sent 1 Mpps" in (title.text or "")
+        # numbered like its bar (and the console): the record's index + 1
+        assert (title.text or "").startswith(f"#{trial['index'] + 1}: ")
     ceiling = _group(root, "tg-ceiling")
     assert ceiling is not None
     assert "TG-limited: sent at most 1 Mpps" in "".join(ceiling.itertext())

@@ -51,7 +51,9 @@ def test_table_of_a_real_search(passed: dict[str, Any]) -> None:
     rows = _rows(root)
     trials = passed["trials"]
     assert len(rows) == len(trials) == 34
-    assert [row[0] for row in rows] == [str(t["index"]) for t in trials]
+    # Trial numbers count from 1, as the console prints them: the record's index + 1.
+    assert [row[0] for row in rows] == [str(t["index"] + 1) for t in trials]
+    assert rows[0][0] == "1"
     assert all(len(row) == len(COLUMNS) for row in rows)
     assert "<style" not in html
     assert "class=" not in html
@@ -62,7 +64,7 @@ def test_cells(passed: dict[str, Any]) -> None:
     trial = passed["trials"][1]
     assert trial["reason"]["phase"] == "short"
     assert rows[1] == [
-        "1",
+        "2",
         "short/expect-fail (NDR)",
         "1",
         format_rate(trial["load_pps"]),
@@ -74,7 +76,7 @@ def test_cells(passed: dict[str, Any]) -> None:
         "0.389",
         "",
     ]
-    assert rows[0][:4] == ["0", "probe/probe", "1", "29.762 Mpps"]
+    assert rows[0][:4] == ["1", "probe/probe", "1", "29.762 Mpps"]
     assert rows[0][4] == rows[0][5] == "29,761,904"
     assert rows[0][9] == "85.2"
     assert rows[-1][1] == "final/continue (PDR)"
@@ -141,8 +143,8 @@ def test_elision(passed: dict[str, Any], max_rows: int, first: int, last: int) -
     marker = rows[first]
     noun = "trial" if hidden == 1 else "trials"
     assert marker == [f"\u2026 {hidden} {noun} not shown (see the JSON record) \u2026"]
-    assert [row[0] for row in rows[:first]] == [str(i) for i in range(first)]
-    assert [row[0] for row in rows[first + 1 :]] == [str(i) for i in range(34 - last, 34)]
+    assert [row[0] for row in rows[:first]] == [str(i) for i in range(1, first + 1)]
+    assert [row[0] for row in rows[first + 1 :]] == [str(i) for i in range(35 - last, 35)]
 
 
 def test_elision_row_spans_the_table(passed: dict[str, Any]) -> None:

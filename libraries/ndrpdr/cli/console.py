@@ -11,8 +11,12 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.units import format_bitrate, format_percent, format_rate
 
 
-def trial_line(index: int, trial: TrialResult) -> str:
-    """``#  7  1.234 Mpps x 1.0 s  loss 0.012 %  (mlr/final/bisect for goal 1)``."""
+def trial_line(number: int, trial: TrialResult) -> str:
+    """``#  7  1.234 Mpps x 1.0 s  loss 0.012 %  (mlr/final/bisect for goal 1)``.
+
+    ``number`` is 1 for a search's first trial: the number log.html's trial
+    table and plot show too (``ndrpdr.results.trialfacts.trial_number``).
+    """
     reason = ""
     if trial.reason is not None:
         r = trial.reason
@@ -23,7 +27,7 @@ def trial_line(index: int, trial: TrialResult) -> str:
         more = len(trial.warnings) - 1
         warn = f"  WARNING: {trial.warnings[0]}" + (f" (+{more} more)" if more else "")
     return (
-        f"#{index:>3}  {format_rate(trial.load):>13} x {trial.duration:g} s"
+        f"#{number:>3}  {format_rate(trial.load):>13} x {trial.duration:g} s"
         f"  loss {100 * trial.loss_ratio:.4f} %{reason}{warn}"
     )
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ndrpdr.results.tglimit import offered_rate_pps, trial_tg_limited
+from ndrpdr.results.trialfacts import trial_number_text
 from ndrpdr.units import format_rate
 
 #: The colour of TG-limit marks (the trial table's unsent cells use it too).
@@ -40,7 +41,7 @@ def tg_limit_marks(
         if trial_tg_limited(trial):
             sent = offered_rate_pps(trial)
             tip = html.escape(
-                f"#{trial.get('index', '?')}: TG-limited, sent {format_rate(sent)} of the "
+                f"#{trial_number_text(trial)}: TG-limited, sent {format_rate(sent)} of the "
                 f"intended {format_rate(float(trial.get('load_pps', 0.0)))}"
             )
             segments.append(

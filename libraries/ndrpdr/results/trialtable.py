@@ -14,16 +14,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ndrpdr.results.svgtext import escape
 from ndrpdr.results.tglimit import trial_tg_limited
-from ndrpdr.results.traceplot import (
+from ndrpdr.results.trialfacts import (
     LOSS_COLOURS,
     LOSS_TINTS,
-    escape,
     format_percent,
     goal_names,
     is_full_length,
     loss_class,
     phase_text,
+    trial_number_text,
 )
 from ndrpdr.units import format_rate
 
@@ -81,7 +82,7 @@ def _row(trial: Mapping[str, Any], goals: Sequence[Mapping[str, Any]], names: Se
         duration += " (short)"
     warnings = trial.get("warnings") or []
     cells = (
-        str(trial.get("index", "?")),
+        trial_number_text(trial),
         phase_text(trial, names) or "-",
         duration,
         format_rate(float(trial.get("load_pps", 0.0))),
@@ -111,7 +112,8 @@ def _row(trial: Mapping[str, Any], goals: Sequence[Mapping[str, Any]], names: Se
 def trials_html(record: Mapping[str, Any], *, max_rows: int | None = None) -> str:
     """The trials of a result record as an HTML ``<table>`` with inline styles.
 
-    Columns: index, phase/strategy (and the goal that asked for the trial),
+    Columns: trial number (1 for the first trial, as on the console: the
+    record's index + 1), phase/strategy (and the goal that asked for the trial),
     duration [s] (marked "(short)" below the goal's final trial duration),
     load, intended / offered / unsent / forwarded / lost frame counts
     (intended = offered + unsent, offered = forwarded + lost; an unsent
