@@ -1,14 +1,32 @@
 """Our multiple-loss-ratio controller ("mlr").
 
-Per goal, two stages instead of MLRsearch's chain of coarser targets:
+Per goal, up to three stages instead of MLRsearch's chain of coarser targets:
 
 1. short: trials at the goal's initial duration, each one deciding a load
    (duration sum = initial duration), until a short high-loss trial sits
    within one goal width above the predicted threshold;
-2. final: the goal itself. The predicted threshold is tried at the final
+2. scout (goals whose duration sum holds at least ``SCOUT_MIN_TRIALS``
+   final trials, e.g. CSIT's 21 x 1 s): full-length trials, a load decided
+   by sqrt(duration sum x final duration) of them (3 of 5 where the goal
+   needs 11 of 21), until the scout bounds lie within ``SCOUT_WIDTHS`` goal
+   widths; then the goal's own criterion settles the loads between and at
+   them, so the scouting trials count again. A goal bound that lands
+   outside the scout bracket (noise fooled the scout) scouts afresh from
+   the goal's bounds. On a deterministic DUT the scout decides the same two
+   loads the goal settles, at no extra cost;
+3. final: the goal itself. The predicted threshold is tried at the final
    duration; the upper bound just above it is taken from a short trial
    whenever one failing short trial settles it (exceed ratio 0) and short
    trials have not been caught overstating the DUT.
+
+Steps on a noisy knee: while a bound keeps moving the same way the step
+doubles (in the scout stage from the first move, in the final stage from
+``GROW_AFTER_MOVES`` moves), as MLRsearch's expansion does, instead of one
+goal width per load; a full-length contradiction of a predicted pass counts
+as two moves down; a min load that already lost (or an estimate below it)
+sends the goal straight to the min load at full length instead of bisecting
+down from the max load. Classification stays RFC 9971's: these rules only
+choose the next load.
 
 No intermediate durations: on DUTs whose short trials predict long ones the
 first full-length trial confirms the short stage; when they disagree the
