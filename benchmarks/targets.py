@@ -18,6 +18,13 @@ STRICT_MLRSEARCH_RATIO = {
 }
 """Per model: time(mlr) / time(MLRsearch 1.2.1) with the strict goals."""
 
+NOISY_KNEE_MLRSEARCH_RATIO = {("csit", "noisyknee"): 0.7}
+"""(goal set, model) -> time(mlr) / time(MLRsearch 1.2.1) target on the noisy
+knee (issue 12): loads near the knee pass or fail at random."""
+
+MEAN_ERROR_MODELS = frozenset({"noisyknee"})
+"""Noisy models whose mean |error| must also be no worse than MLRsearch 1.2.1's."""
+
 BINARY_RATIO = {("strict", "sharp", 30.0): 0.12}
 """(goal set, model, final duration [s]) -> time(mlr) / time(binary) target."""
 
@@ -31,6 +38,8 @@ LIBRARY_OVERHEAD_PER_TRIAL_S = 5e-3
 
 def mlrsearch_ratio_target(goal_set: str, model: str) -> float:
     """The time(mlr) / time(MLRsearch 1.2.1) ceiling for this goal set and model."""
+    if (goal_set, model) in NOISY_KNEE_MLRSEARCH_RATIO:
+        return NOISY_KNEE_MLRSEARCH_RATIO[(goal_set, model)]
     if goal_set == "strict":
         return STRICT_MLRSEARCH_RATIO.get(model, RATIO_CEILING)
     return RATIO_CEILING

@@ -13,7 +13,8 @@ import pytest
 from benchmarks.goalsets import make_goals
 from benchmarks.outcome import SearchOutcome
 from benchmarks.runner import MLRSEARCH, Case, mlrsearch_problem, run_case
-from benchmarks.scoring import relative_error, within_one_width_below, worst
+from benchmarks.scoring import mean_abs, relative_error, within_one_width_below, worst
+from benchmarks.targets import mlrsearch_ratio_target
 
 from ndrpdr.search import TrialResult
 from ndrpdr.trafficgen.sim import SimulatedMeasurer, make_model
@@ -85,6 +86,27 @@ def test_scoring() -> None:
     assert not within_one_width_below(99.4, 100.0, 0.005)
     assert not within_one_width_below(100.1, 100.0, 0.005)
     assert worst([0.01, -0.03, 0.02]) == -0.03
+    assert mean_abs([0.01, -0.03, 0.02]) == pytest.approx(0.02)
+
+
+def test_noisy_knee_target_is_reported(tmp_path: Path) -> None:
+    assert mlrsearch_ratio_target("csit", "noisyknee") == 0.7
+    assert mlrsearch_ratio_target("strict", "sharp") == 0.9
+    assert mlrsearch_ratio_target("strict", "noisyknee") == 1.0
+    algorithms = "mlr,mlrsearch-1.2.1" if MLRSEARCH_RUNS else "mlr"
+    text = _run_script(
+        "efficiency.py",
+        *("--models", "noisyknee", "--goal-sets", "csit", "--seeds", "2"),
+        *("--algorithms", algorithms, "--jobs", "1"),
+        tmp_path=tmp_path,
+    )
+    if not MLRSEARCH_RUNS:
+        assert re.search(r"^accuracy csit noisyknee \(noisy\) .*median", text, re.M)
+        return
+    ratio = rf"^time\(mlr\)/time\(MLRsearch 1\.2\.1\) csit noisyknee 1 s: {NUMBER} "
+    assert re.search(ratio + r".*target <= 0\.7: (PASS|FAIL)$", text, re.M)
+    accuracy = r"^accuracy csit noisyknee \(noisy\) .*mean .*: (PASS|FAIL)$"
+    assert re.search(accuracy, text, re.M)
 
 
 def test_goal_sets() -> None:

@@ -112,7 +112,7 @@ def test_text_is_escaped(passed: dict[str, Any]) -> None:
     assert "rate &lt;b&gt;short&lt;/b&gt; &amp; &quot;odd&quot;" in html
     rows = _rows(_parse(html))
     assert rows[2][10] == 'rate <b>short</b> & "odd" \ufffd; second'
-    assert rows[3][1] == "final/<i>& (NDR)"
+    assert rows[3][1] == f"{record['trials'][3]['reason']['phase']}/<i>& (NDR)"
 
 
 def test_failed_search_without_reasons(topology: Topology) -> None:

@@ -27,11 +27,26 @@ RANGES = {
         "slope": (1.0, 3.0),
         "floor_fraction": (0.1, 0.3),
     },
+    "noisyknee": {
+        "capacity_pps": (2e6, 20e6),
+        "band_fraction": (0.10, 0.25),
+        "max_loss_probability": (0.6, 0.95),
+        "min_loss_fraction": (0.01, 0.01),
+        "max_loss_fraction": (0.02, 0.05),
+    },
 }
 
 
 def test_names() -> None:
-    assert MODEL_NAMES == ("sharp", "gradual", "transient", "sporadic", "duration", "overload")
+    assert MODEL_NAMES == (
+        "sharp",
+        "gradual",
+        "transient",
+        "sporadic",
+        "duration",
+        "overload",
+        "noisyknee",
+    )
     deterministic = {name for name in MODEL_NAMES if make_model(name, 0).deterministic}
     assert deterministic == {"sharp", "gradual", "duration", "overload"}
 

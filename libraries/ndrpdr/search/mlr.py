@@ -1,14 +1,32 @@
 """Our multiple-loss-ratio controller ("mlr").
 
-Per goal, two stages instead of MLRsearch's chain of coarser targets:
+Per goal, up to three stages instead of MLRsearch's chain of coarser targets:
 
 1. short: trials at the goal's initial duration, each one deciding a load
    (duration sum = initial duration), until a short high-loss trial sits
    within one goal width above the predicted threshold;
-2. final: the goal itself. The predicted threshold is tried at the final
+2. scout (goals whose duration sum holds at least ``SCOUT_MIN_TRIALS``
+   final trials, e.g. CSIT's 21 x 1 s): full-length trials, a load decided
+   by sqrt(duration sum x final duration) of them (3 of 5 where the goal
+   needs 11 of 21), until the scout bounds lie within ``SCOUT_WIDTHS`` goal
+   widths; then the goal's own criterion settles the loads between and at
+   them, so the scouting trials count again. A goal bound that lands
+   outside the scout bracket (noise fooled the scout) scouts afresh from
+   the goal's bounds. On a deterministic DUT the scout decides the same two
+   loads the goal settles, at no extra cost;
+3. final: the goal itself. The predicted threshold is tried at the final
    duration; the upper bound just above it is taken from a short trial
    whenever one failing short trial settles it (exceed ratio 0) and short
    trials have not been caught overstating the DUT.
+
+Steps on a noisy knee: while a bound keeps moving the same way the step
+doubles (in the scout stage from the first move, in the final stage from
+``GROW_AFTER_MOVES`` moves), as MLRsearch's expansion does, instead of one
+goal width per load; a full-length contradiction of a predicted pass counts
+as two moves down; a min load that already lost (or an estimate below it)
+sends the goal straight to the min load at full length instead of bisecting
+down from the max load. Classification stays RFC 9971's: these rules only
+choose the next load.
 
 No intermediate durations: on DUTs whose short trials predict long ones the
 first full-length trial confirms the short stage; when they disagree the
@@ -22,6 +40,7 @@ above it; every trial counts for every goal.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 from ndrpdr.search.classify import Classification, Criterion, classify
 from ndrpdr.search.errors import SearchError
@@ -32,6 +51,12 @@ from ndrpdr.search.session import Session
 from ndrpdr.search.trial import TrialReason, TrialResult
 
 MAX_TRIALS = 10_000
+SCOUT_MIN_TRIALS = 3.0
+"""A goal whose duration sum holds at least this many final trials gets a scout stage."""
+SCOUT_WIDTHS = 2
+"""The scout stage ends once its bounds are this many goal widths apart."""
+GROW_AFTER_MOVES = 3
+"""From this many moves of a bound in a row on, the final stage's step doubles per move."""
 _GUIDED = ("expect-pass", "expect-fail")
 
 
@@ -47,6 +72,8 @@ class _Plan:
     detail: str
     hint: int | None
     span: int
+    low: int = -1
+    high: int = 0
 
 
 @dataclasses.dataclass
@@ -58,7 +85,9 @@ class _Track:
     short_criterion: int | None
     width: int
     stage: str
-    streak: int = 0
+    scout_criterion: int | None = None
+    direction: str | None = None
+    run: int = 0
     pass_misses: int = 0
     last_plan: _Plan | None = None
 
@@ -87,7 +116,19 @@ class MlrController:
             final_duration=goal.initial_trial_duration,
             duration_sum=goal.initial_trial_duration,
         )
-        return _Track(index, goal, self.session.db.add_criterion(short), width, "short")
+        track = _Track(index, goal, self.session.db.add_criterion(short), width, "short")
+        final_s = goal.final_trial_duration
+        if goal.duration_sum >= SCOUT_MIN_TRIALS * final_s:
+            # The geometric mean of one trial and the duration sum: 3 of 5
+            # trials decide a load where the goal needs 11 of 21.
+            scout = Criterion(
+                loss_ratio=goal.loss_ratio,
+                exceed_ratio=goal.exceed_ratio,
+                final_duration=final_s,
+                duration_sum=(goal.duration_sum * final_s) ** 0.5,
+            )
+            track.scout_criterion = self.session.db.add_criterion(scout)
+        return track
 
     def run(self) -> None:
         """Measure until every goal is settled."""
@@ -121,15 +162,146 @@ class MlrController:
             plan = self._plan_stage(track, short=True)
             if plan is not None:
                 return plan
-            track.stage = "final"
-            track.streak = 0
+            self._next_stage(track)
+        if track.stage == "scout":
+            plan = self._plan_scout(track)
+            if plan is not None:
+                return plan
+            self._next_stage(track)
         return self._plan_stage(track, short=False)
+
+    @staticmethod
+    def _next_stage(track: _Track) -> None:
+        """short -> scout (when the goal has one) -> final; moves start afresh."""
+        if track.stage == "short" and track.scout_criterion is not None:
+            track.stage = "scout"
+        else:
+            track.stage = "final"
+        track.direction, track.run = None, 0
 
     def _criterion(self, track: _Track, short: bool) -> int:
         if short:
             assert track.short_criterion is not None
             return track.short_criterion
         return track.goal_index
+
+    def _indices(self, criterion: int) -> tuple[int, int]:
+        """(low, high): grid indices of a criterion's relevant bounds, -1 / top + 1 if none."""
+        lower, upper = self.session.db.relevant_bounds(criterion)
+        low = -1 if lower is None else self.index_of[lower]
+        high = self.grid.top + 1 if upper is None else self.index_of[upper]
+        return low, high
+
+    def _scout_bounds(self, track: _Track, low: int, high: int) -> tuple[int, int]:
+        """The scout criterion's bounds between the goal's own bounds ``low`` and ``high``.
+
+        The goal's lower (upper) bound is a hard floor (ceiling): scout
+        decisions outside it are stale. Grid indices, -1 / top + 1 if none.
+        """
+        assert track.scout_criterion is not None
+        db = self.session.db
+        scout_low, scout_high = low, high
+        for load in db.loads:
+            index = self.index_of[load]
+            if index <= low:
+                continue
+            if index >= high:
+                break
+            verdict = db.classification(track.scout_criterion, load)
+            if verdict is Classification.UPPER:
+                return scout_low, index
+            if verdict is Classification.LOWER:
+                scout_low = index
+        return scout_low, scout_high
+
+    def _plan_scout(self, track: _Track) -> _Plan | None:
+        """Scout, then settle: the stages after the short one for goals with a duration sum.
+
+        Scouting brackets the threshold within two goal widths with
+        full-length trials, about sqrt(duration sum x final duration) of
+        them deciding a load (3 of 5 where the goal needs 11 of 21). From
+        a single bound the step grows geometrically while the bound keeps
+        moving the same way; within a bracket, bisection. Only then does
+        the goal's own criterion decide loads, starting at the scout's
+        bounds, whose trials count again. A goal's bound that falls outside
+        the scout bracket (the scout was fooled by noise) starts scouting
+        afresh from the goal's bounds.
+        """
+        goal, top, width = track.goal, self.grid.top, track.width
+        low, high = self._indices(track.goal_index)
+        if low >= top or high <= 0 or (low >= 0 and high <= top and high - low <= width):
+            return None
+        scout_low, scout_high = self._scout_bounds(track, low, high)
+        duration = goal.final_trial_duration
+        threshold = self._threshold(track, short=False)
+        detail = (
+            f"lower={self._load_or_none(low)!r}, upper={self._load_or_none(high)!r}, "
+            f"scout lower={self._load_or_none(scout_low)!r}, "
+            f"scout upper={self._load_or_none(scout_high)!r}"
+        )
+
+        def plan(index: int, phase: str, strategy: str, expect: str | None = None) -> _Plan:
+            bottom, ceiling = (scout_low, scout_high) if phase == "scout" else (low, high)
+            index = min(max(index, bottom + 1, 0), ceiling - 1, top)
+            return _Plan(
+                index,
+                duration,
+                phase,
+                strategy,
+                expect,
+                detail,
+                None,
+                ceiling - bottom,
+                bottom,
+                ceiling,
+            )
+
+        for phase, bottom, ceiling in (("final", low, high), ("scout", scout_low, scout_high)):
+            unfinished = self._unfinished(track, phase, bottom, ceiling)
+            if unfinished is not None:
+                return unfinished
+        if low < 0 and self._min_load_lossy(track, track.goal_index, threshold):
+            return plan(0, "final", "min-load", "fail")
+        if scout_high - scout_low > SCOUT_WIDTHS * width or scout_low < 0 or scout_high > top:
+            return self._scout_step(track, plan, scout_low, scout_high, threshold)
+        if scout_high - scout_low > width:
+            # Whichever way the middle goes, the scout bound on the other
+            # side (with its trials) closes the bracket.
+            return plan((scout_low + scout_high) // 2, "final", "scouted-middle")
+        if scout_low > low:
+            return plan(scout_low, "final", "scouted-lower", "pass")
+        return plan(scout_high, "final", "scouted-upper", "fail")
+
+    def _scout_step(
+        self,
+        track: _Track,
+        plan: Callable[..., _Plan],
+        low: int,
+        high: int,
+        threshold: float | None,
+    ) -> _Plan:
+        """The next scouting load between scout bounds ``low`` and ``high``."""
+        top, width = self.grid.top, track.width
+        step = width << (max(track.run, 1) - 1)
+        if low < 0 and high > top:
+            # The estimate when the short stage brackets it, else the short
+            # stage's lower bound (or one width below its upper bound).
+            start = None if threshold is None else self.grid.floor_index(threshold)
+            if track.short_criterion is not None and self.trust_short:
+                short_low, short_high = self._indices(track.short_criterion)
+                if start is None or not short_low <= start < short_high:
+                    start = short_low if short_low >= 0 else short_high - width
+            return plan(top if start is None else start, "scout", "scout-start")
+        if high > top:
+            return plan(low + (step if track.direction == "up" else width), "scout", "expand-up")
+        if low < 0:
+            return plan(
+                high - (step if track.direction == "down" else width), "scout", "expand-down"
+            )
+        return plan((low + high) // 2, "scout", "bisect")
+
+    def _load_or_none(self, index: int) -> float | None:
+        return self.grid.load(index) if 0 <= index <= self.grid.top else None
 
     def _plan_stage(self, track: _Track, short: bool) -> _Plan | None:
         goal, top, width = track.goal, self.grid.top, track.width
@@ -152,14 +324,19 @@ class MlrController:
         detail = f"lower={lower!r}, upper={upper!r}, hint={threshold!r}"
 
         def plan(index: int, strategy: str, expect: str | None) -> _Plan:
+            grown = index if short else self._grown(track, index, low, high)
+            if grown != index:
+                index, strategy = grown, f"{strategy}-grown"
             chosen = duration
             if not short and expect == "fail" and self._short_settles(track, index):
                 chosen = goal.initial_trial_duration
-            return _Plan(index, chosen, phase, strategy, expect, detail, hint, span)
+            return _Plan(index, chosen, phase, strategy, expect, detail, hint, span, low, high)
 
         unfinished = self._unfinished(track, phase, low, high)
         if unfinished is not None:
             return unfinished
+        if low < 0 and self._min_load_lossy(track, self._criterion(track, short), threshold):
+            return _Plan(0, duration, phase, "min-load", "fail", detail, hint, span, low, high)
         bracketed = low >= 0 and high <= top
         near_upper = hint is not None and upper is not None and low <= hint < high <= hint + width
         if short and near_upper and hint is not None and self._hint_stable(track, phase, hint):
@@ -184,7 +361,7 @@ class MlrController:
             return plan(min(low + width, top), "expect-fail", "fail")
         if bracketed and (hint is None or hint < high):
             return plan((low + high) // 2, "bisect", None)
-        step = width * 2**track.streak
+        step = width
         if low < 0 and high > top:
             return plan(top, "probe", None)
         if low < 0 and (hint is None or hint < high):
@@ -192,6 +369,44 @@ class MlrController:
         if low < 0:
             return plan(max(high - step, 0), "expand-down", "pass")
         return plan(min(low + step, top), "expand-up", "fail")
+
+    def _grown(self, track: _Track, index: int, low: int, high: int) -> int:
+        """``index`` moved further along while a bound keeps moving one way.
+
+        After ``run`` >= GROW_AFTER_MOVES consecutive moves of the lower
+        bound up (upper bound down), the next load is at least
+        ``width * 2**(run - GROW_AFTER_MOVES + 1)`` above the lower (below the
+        upper) bound, as MLRsearch's expansion does; never past the middle of
+        a bracket (that is bisection's job) nor the load range. Fewer moves
+        keep the step the rules chose (a hint that is right twice in a row is
+        not overruled).
+        """
+        if track.run < GROW_AFTER_MOVES:
+            return index
+        step = track.width << (track.run - GROW_AFTER_MOVES + 1)
+        if track.direction == "up" and low < index:
+            limit = (low + high) // 2 if high <= self.grid.top else self.grid.top
+            return max(index, min(low + step, limit))
+        if track.direction == "down" and index < high:
+            limit = (low + high + 1) // 2 if low >= 0 else 0
+            return min(index, max(high - step, limit))
+        return index
+
+    def _min_load_lossy(self, track: _Track, criterion: int, threshold: float | None) -> bool:
+        """Should the min load be measured now (no lower bound yet)?
+
+        Yes when a trial at the min load already lost more than the goal
+        allows, or the estimate lies below the min load: bisecting down from
+        the max load would spend a whole duration sum at every load on the way.
+        The final stage also follows a short stage that ended at the min load.
+        """
+        min_load = self.grid.load(0)
+        if self.session.db.classification(criterion, min_load) is not Classification.UNDECIDED:
+            return False
+        if threshold is not None and threshold < min_load:
+            return True
+        loss_ratio = track.goal.loss_ratio
+        return any(t.loss_ratio > loss_ratio for t in self.session.db.trials_at(min_load))
 
     def _unfinished(self, track: _Track, phase: str, low: int, high: int) -> _Plan | None:
         """The last load this goal tried, while it is still undecided.
@@ -207,7 +422,7 @@ class MlrController:
         if not self.session.db.trials_at(load):
             return None
         goal = track.goal
-        duration = goal.final_trial_duration if phase == "final" else goal.initial_trial_duration
+        duration = goal.initial_trial_duration if phase == "short" else goal.final_trial_duration
         return dataclasses.replace(last, strategy="continue", duration=duration)
 
     def _short_lower(self, track: _Track, low: int, high: int) -> int | None:
@@ -270,19 +485,42 @@ class MlrController:
             and _far_below(trial, goal)
         ):
             self._distrust()  # the short stage predicted a pass here
+        contradicted = False
         if plan.phase == "final" and plan.expect == "pass":
             verdict = self.session.db.classification(track.goal_index, trial.load)
             if verdict is Classification.UPPER:
                 track.pass_misses += 1
+                contradicted = True
             elif verdict is Classification.LOWER:
                 track.pass_misses = 0
-        if not plan.strategy.startswith("expand"):
-            track.streak = 0
-            return
-        short = plan.phase == "short"
-        verdict = self.session.db.classification(self._criterion(track, short), trial.load)
-        wanted = Classification.LOWER if plan.expect == "pass" else Classification.UPPER
-        track.streak = 0 if verdict is wanted else track.streak + 1
+        if (track.stage == "short") != (plan.phase == "short"):
+            return  # the stage changed (distrust): its moves start afresh
+        self._track_moves(track, plan, contradicted)
+
+    def _track_moves(self, track: _Track, plan: _Plan, contradicted: bool) -> None:
+        """Count how many times in a row a bound moved the same way.
+
+        A move is a trial that decided a load: the lower bound up or the
+        upper bound down. A load expected to pass at full length that turns
+        out an upper bound (a contradiction near a knee) counts as two moves
+        down, so the next step down is already two widths.
+        """
+        if plan.phase == "scout":
+            low, high = self._scout_bounds(track, *self._indices(track.goal_index))
+        else:
+            low, high = self._indices(self._criterion(track, plan.phase == "short"))
+        if low > plan.low and high == plan.high:
+            direction = "up"
+        elif high < plan.high and low == plan.low:
+            direction = "down"
+        else:
+            return  # undecided yet, or decided by another goal's trial as well
+        if direction == track.direction:
+            track.run += 1
+        else:
+            track.direction, track.run = direction, 1
+        if contradicted and direction == "down":
+            track.run = max(track.run, 2)
 
     def _check_agreement(self, trial: TrialResult) -> None:
         """Stop trusting short trials once a full-length one contradicts them.
@@ -311,8 +549,8 @@ class MlrController:
     def _distrust(self) -> None:
         self.trust_short = False
         for track in self.tracks:
-            track.stage = "final"
-            track.streak = 0
+            if track.stage == "short":
+                self._next_stage(track)
 
 
 def _far_below(trial: TrialResult, goal: Goal) -> bool:

@@ -22,9 +22,11 @@ class TrialReason:
 
     ``goal`` is the index of the goal that nominated the trial (None when a
     trial serves the whole search, e.g. the initial probe); ``phase`` is the
-    stage of the search ("probe", "short", "final", "binary", "verify");
-    ``strategy`` names the rule that picked the load ("expect-pass",
-    "expect-fail", "expand-up", "expand-down", "bisect", "repeat", ...).
+    stage of the search ("probe", "short", "scout", "final", "binary",
+    "verify"); ``strategy`` names the rule that picked the load
+    ("expect-pass", "expect-fail", "expand-up", "expand-down", "bisect",
+    "min-load", "scouted-middle", "repeat", ...; "-grown" when the step grew
+    because a bound kept moving the same way).
     """
 
     algorithm: str

@@ -3,6 +3,7 @@
 from ndrpdr.trafficgen.sim.models.chain import ChainModel
 from ndrpdr.trafficgen.sim.models.duration import DurationDependent
 from ndrpdr.trafficgen.sim.models.gradual import GradualLoss
+from ndrpdr.trafficgen.sim.models.noisyknee import NoisyKnee
 from ndrpdr.trafficgen.sim.models.overload import OverloadCollapse
 from ndrpdr.trafficgen.sim.models.protocol import DutModel
 from ndrpdr.trafficgen.sim.models.registry import MODEL_NAMES, make_model
@@ -16,6 +17,7 @@ __all__ = [
     "DurationDependent",
     "DutModel",
     "GradualLoss",
+    "NoisyKnee",
     "OverloadCollapse",
     "SharpCliff",
     "SporadicLoss",

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from ndrpdr.search.errors import SearchInputError
 from ndrpdr.trafficgen.sim.models.duration import DurationDependent
 from ndrpdr.trafficgen.sim.models.gradual import GradualLoss
+from ndrpdr.trafficgen.sim.models.noisyknee import NoisyKnee
 from ndrpdr.trafficgen.sim.models.overload import OverloadCollapse
 from ndrpdr.trafficgen.sim.models.protocol import DutModel
 from ndrpdr.trafficgen.sim.models.sharp import SharpCliff
@@ -70,6 +71,18 @@ def _overload(rng: random.Random, capacity_pps: float) -> DutModel:
     )
 
 
+def _noisyknee(rng: random.Random, capacity_pps: float) -> DutModel:
+    # The local testbed's knee: trials start losing a few percent at random
+    # 10 .. 25 % below the capacity, more often the closer to it.
+    return NoisyKnee(
+        capacity_pps=capacity_pps,
+        band_fraction=rng.uniform(0.10, 0.25),
+        max_loss_probability=rng.uniform(0.6, 0.95),
+        min_loss_fraction=0.01,
+        max_loss_fraction=rng.uniform(0.02, 0.05),
+    )
+
+
 _FACTORIES: dict[str, Callable[[random.Random, float], DutModel]] = {
     "sharp": _sharp,
     "gradual": _gradual,
@@ -77,6 +90,7 @@ _FACTORIES: dict[str, Callable[[random.Random, float], DutModel]] = {
     "sporadic": _sporadic,
     "duration": _duration,
     "overload": _overload,
+    "noisyknee": _noisyknee,
 }
 
 MODEL_NAMES: tuple[str, ...] = tuple(_FACTORIES)

@@ -1,0 +1,154 @@
+"""How mlr chooses its next load on noisy knees: scouting, growing steps, a lossy min load.
+
+The DUTs here are scripted stand-ins (no real DUT behaves this exactly):
+each is a pure function of the load and how many trials that load already
+had, so every search over them is reproducible trial by trial.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import pytest
+from search_duts import StepDut
+
+from ndrpdr.search import Goal, SearchResult, TrialResult, search
+
+MIN_LOAD = 1e4
+MAX_LOAD = 1e7
+CAPACITY = 3e6
+WIDTH = 0.005
+
+CSIT_NDR = Goal(loss_ratio=0.0)
+CSIT_PDR = Goal(loss_ratio=0.005)
+LONG_NDR = Goal(loss_ratio=0.0, final_trial_duration=10.0, duration_sum=50.0)
+STRICT_NDR = Goal(loss_ratio=0.0, exceed_ratio=0.0, final_trial_duration=30.0, duration_sum=30.0)
+
+
+class LuckyFirstTrialsDut:
+    """A 2 % loss step at ``capacity``, except that the first ``lucky`` trials
+    at any load up to ``lucky_until`` lose nothing (a knee that looks higher
+    the fewer trials a load gets)."""
+
+    def __init__(self, capacity: float, lucky_until: float, lucky: int) -> None:
+        self.capacity = capacity
+        self.lucky_until = lucky_until
+        self.lucky = lucky
+        self.seen: Counter[float] = Counter()
+
+    def measure(self, duration: float, load: float) -> TrialResult:
+        self.seen[load] += 1
+        offered = load * duration
+        lucky = load <= self.lucky_until and self.seen[load] <= self.lucky
+        lost = 0.0 if load <= self.capacity or lucky else 0.02 * offered
+        return TrialResult(duration, load, offered_count=offered, loss_count=lost)
+
+
+def _assert_knee_bracketed(result: SearchResult) -> None:
+    """Every goal's bounds bracket CAPACITY within one goal width."""
+    for goal_result in result.goal_results:
+        lower, upper = goal_result.lower_bound, goal_result.upper_bound
+        assert lower is not None and upper is not None, result.describe()
+        assert CAPACITY * (1.0 - WIDTH) <= lower <= CAPACITY < upper, result.describe()
+        assert lower >= upper * (1.0 - WIDTH) * (1.0 - 1e-9)
+
+
+def _first_visits(result: SearchResult, phase: str, strategy: str) -> list[float]:
+    """Loads in the order a trial of ``phase``/``strategy`` first went there."""
+    loads: list[float] = []
+    for trial in result.trials:
+        reason = trial.reason
+        assert reason is not None
+        if reason.phase == phase and reason.strategy == strategy and trial.load not in loads:
+            loads.append(trial.load)
+    return loads
+
+
+def _widths(high: float, low: float) -> float:
+    """How many goal widths ``low`` lies below ``high``."""
+    return math.log(high / low) / -math.log1p(-WIDTH)
+
+
+@pytest.mark.parametrize(
+    ("goals", "settling"),
+    [
+        # 11 high-loss seconds of 21 make the min load an upper bound; the
+        # first (1 s, already full-length) trial there is one of them.
+        ([CSIT_NDR, CSIT_PDR], 10),
+        # 10 s trials, 50 s sum: 3 full-length high-loss trials (30 > 25 s).
+        ([LONG_NDR], 3),
+        # Exceed ratio 0: the failing short trial at the min load settles it.
+        ([STRICT_NDR], 0),
+    ],
+    ids=["csit", "long", "strict"],
+)
+def test_a_lossy_min_load_is_measured_at_full_length_right_away(
+    goals: list[Goal], settling: int
+) -> None:
+    dut = StepDut(MIN_LOAD / 2, step_loss=0.01)  # 1 % loss at every load
+    result = search(dut, goals, MIN_LOAD, MAX_LOAD)
+    first = next(i for i, t in enumerate(result.trials) if t.load == MIN_LOAD)
+    assert first <= 2, result.describe()  # after the max load and one estimate
+    for goal_result in result.goal_results:
+        assert goal_result.lower_bound is None
+        assert goal_result.upper_bound == MIN_LOAD
+    # Every later trial is at the min load, at full length, and no more of
+    # them than its classification needs.
+    later = result.trials[first + 1 :]
+    assert {t.load for t in later} <= {MIN_LOAD}
+    assert all(t.duration == goals[0].final_trial_duration for t in later)
+    assert len(later) == settling, result.describe()
+
+
+def test_scouting_steps_down_geometrically_while_the_upper_bound_keeps_moving() -> None:
+    # Single trials pass up to 2 x capacity: the short stage ends far above
+    # the knee, and every scouted load fails after its first trial.
+    dut = LuckyFirstTrialsDut(CAPACITY, 2 * CAPACITY, lucky=1)
+    result = search(dut, [CSIT_NDR, CSIT_PDR], MIN_LOAD, MAX_LOAD)
+    _assert_knee_bracketed(result)
+    down = _first_visits(result, "scout", "expand-down")
+    starts = _first_visits(result, "scout", "scout-start")
+    assert len(starts) == 1 and len(down) >= 5, result.describe()
+    steps = [_widths(high, low) for high, low in zip([starts[0], *down], down, strict=False)]
+    # One width, then doubling while the scout's upper bound keeps moving down.
+    expected = [2**i for i in range(len(steps))]
+    assert steps[: len(expected) - 1] == pytest.approx(expected[:-1], rel=0.01)
+    # Walking one width at a time would need ~130 scouted loads of 4 trials each.
+    assert len(result.trials) < 120, result.describe()
+
+
+def test_after_a_contradiction_the_first_step_down_is_two_widths() -> None:
+    # Three trials pass up to 2 x capacity, the rest fail above capacity: the
+    # scout (3 of 5 trials) is fooled where the goal (11 of 21) is not.
+    dut = LuckyFirstTrialsDut(CAPACITY, 2 * CAPACITY, lucky=3)
+    result = search(dut, [CSIT_NDR], MIN_LOAD, MAX_LOAD)
+    _assert_knee_bracketed(result)
+    contradicted = [
+        t.load
+        for t in result.trials
+        if t.reason is not None and t.reason.strategy == "scouted-lower"
+    ]
+    assert contradicted, result.describe()
+    first_miss = contradicted[0]
+    index = max(i for i, t in enumerate(result.trials) if t.load == first_miss)
+    following = [t for t in result.trials[index + 1 :] if t.load < first_miss]
+    assert following, result.describe()
+    assert following[0].reason is not None
+    assert following[0].reason.strategy == "expand-down"
+    assert _widths(first_miss, following[0].load) == pytest.approx(2.0, abs=0.02)
+
+
+def test_a_deterministic_knee_costs_no_extra_scouting() -> None:
+    # On a cliff the scout stage's trials all land on the two loads the goal
+    # settles: two duration sums' worth plus the short stage.
+    dut = StepDut(CAPACITY, 0.02)
+    result = search(dut, [CSIT_NDR, CSIT_PDR], MIN_LOAD, MAX_LOAD)
+    _assert_knee_bracketed(result)
+    scouted = {t.load for t in result.trials if t.reason and t.reason.phase == "scout"}
+    bounds = {r.lower_bound for r in result.goal_results} | {
+        r.upper_bound for r in result.goal_results
+    }
+    assert scouted <= bounds, result.describe()
+    per_load = Counter(t.load for t in result.trials)
+    assert sorted(per_load[load] for load in bounds)[-2:] == [11, 11]
