@@ -141,5 +141,8 @@ def latency_from_samples(
         min_us=ordered[0],
         avg_us=avg,
         max_us=ordered[-1],
-        **values,
+        p50_us=values["p50_us"],
+        p90_us=values["p90_us"],
+        p99_us=values["p99_us"],
+        p99_9_us=values["p99_9_us"],
     )
