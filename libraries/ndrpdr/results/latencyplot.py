@@ -123,7 +123,7 @@ def latency_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 30
     for index, point in enumerate(points):
         centre = _LEFT + column * (index + 0.5)
         label = f"{point['percent_of_pdr']:g} % PDR"
-        load = f"{point['load_pps'] / 1e6:.4f} Mpps"
+        load = f"{point['load_pps'] / 1e6:.4f} Mpps" if point["load_pps"] > 0 else "streams only"
         parts.append(
             f'<text x="{centre:.1f}" y="{height - _BOTTOM + 16:.1f}" text-anchor="middle" '
             f'fill="{_INK}">{escape(label)}</text>'
