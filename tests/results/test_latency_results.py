@@ -86,6 +86,7 @@ def test_not_measured_is_said_never_zeros(measured: dict[str, Any]) -> None:
     assert latency_svg(record) == ""
     record["latency"] = not_measured("turned off").to_json()
     assert "Latency" not in search_message(record)  # the user's choice: no line
+    assert "LATENCY" not in search_metadata(record)
 
 
 def test_panel_is_one_escaped_svg_element(measured: dict[str, Any]) -> None:

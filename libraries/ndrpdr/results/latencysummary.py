@@ -76,9 +76,10 @@ def latency_metadata(record: Mapping[str, Any]) -> dict[str, str]:
     ``LAT_<percent>PDR_<FWD|REV>_<MIN|AVG|MAX|P50|P99>_US`` [us], e.g. ``LAT_90PDR_FWD_AVG_US``.
 
     Values are plain decimals; a direction without latency frames has no keys.
+    Latency turned off (or not asked for) gives no keys at all, as in the message.
     """
     section = record.get("latency")
-    if not isinstance(section, Mapping):
+    if not isinstance(section, Mapping) or section.get("reason") in _QUIET_REASONS:
         return {}
     values = {"LATENCY": str(section.get("status"))}
     for point in section.get("points") or []:
