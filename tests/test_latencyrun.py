@@ -14,6 +14,7 @@ from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.latency import LatencyResult, latency_from_samples
+from ndrpdr.trafficgen.local.driver import LocalTrafficGenerator
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,6 +65,11 @@ def test_not_measured_says_why_and_has_no_values(
     run = measure_latency_points(tg, pdr_pps=pdr, duration_s=duration, tg_name="the local TG")
     assert run.status is LatencyStatus.NOT_MEASURED and run.reason == reason
     assert run.to_json()["points"] == []
+
+
+def test_the_local_tg_has_no_latency_capability() -> None:
+    """tcpreplay cannot time frames: the local TG offers no measure_latency at all."""
+    assert not hasattr(LocalTrafficGenerator, "measure_latency")
 
 
 def test_a_failure_keeps_the_points_measured_before_it() -> None:
