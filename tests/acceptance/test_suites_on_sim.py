@@ -322,3 +322,8 @@ def test_ndrpdr_latency_in_message_metadata_and_record(
             assert close(plain_float(test.metadata[f"{prefix}_P99_US"]), entry["p99_us"], abs_=1e-3)
     # the latency model: busier is slower
     assert points[3]["directions"][0]["avg_us"] > points[0]["directions"][0]["avg_us"]
+    # log.html: the latency panel right after the trace plot
+    html = [m.message for m in logged_messages(test) if m.html]
+    plots = [i for i, text in enumerate(html) if "<svg" in text]
+    assert len(plots) == 2 and plots[1] == plots[0] + 1, plots
+    assert "Latency by load" in html[plots[1]] and "Latency by load" not in html[plots[0]]
