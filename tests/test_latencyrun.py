@@ -40,7 +40,11 @@ class RecordingTg:
 
 def test_points_are_shares_of_pdr_in_order() -> None:
     tg = RecordingTg()
-    run = measure_latency_points(tg, pdr_pps=2e6, duration_s=5.0)
+    heard: list[int] = []
+    run = measure_latency_points(
+        tg, pdr_pps=2e6, duration_s=5.0, progress=lambda p: heard.append(p.percent_of_pdr)
+    )
+    assert heard == list(LATENCY_POINTS_PCT)
     assert run.status is LatencyStatus.MEASURED
     assert tg.calls == [(5.0, 0.0), (5.0, 2e5), (5.0, 1e6), (5.0, 1.8e6)]
     assert [p.percent_of_pdr for p in run.points] == list(LATENCY_POINTS_PCT)

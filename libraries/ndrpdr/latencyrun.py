@@ -94,6 +94,7 @@ def measure_latency_points(
     tg_name: str = "the traffic generator",
     points_pct: Sequence[int] = LATENCY_POINTS_PCT,
     notice: Callable[[str], None] | None = None,
+    progress: Callable[[LatencyPoint], None] | None = None,
 ) -> LatencyRun:
     """Latency trials at ``points_pct`` % of ``pdr_pps`` [pps], ``duration_s`` [s] each.
 
@@ -102,7 +103,7 @@ def measure_latency_points(
     reason a TG without latency gives. A TG failure (NdrPdrError) ends the
     run as failed, keeping the points measured so far; ``notice(text)``
     hears about it (else a logged warning). Anything else (Ctrl-C, a Robot
-    timeout) propagates.
+    timeout) propagates. ``progress(point)`` hears of each point measured.
     """
     if duration_s is None or duration_s <= 0:
         return not_measured("turned off")
@@ -126,4 +127,6 @@ def measure_latency_points(
         if result is None:
             return not_measured(f"{tg_name} cannot measure latency here")
         points.append(LatencyPoint(percent, load, result))
+        if progress is not None:
+            progress(points[-1])
     return LatencyRun(LatencyStatus.MEASURED, None, pdr_pps, duration_s, tuple(points))

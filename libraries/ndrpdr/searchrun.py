@@ -23,7 +23,7 @@ from typing import Any
 
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.goals import PDR_LOSS_RATIO
-from ndrpdr.latencyrun import LatencyRun, measure_latency_points, not_measured
+from ndrpdr.latencyrun import LatencyPoint, LatencyRun, measure_latency_points, not_measured
 from ndrpdr.profiles import FrameSize, Profile
 from ndrpdr.results.record import SearchSettings, build_record
 from ndrpdr.search import (
@@ -101,6 +101,7 @@ def run_search(
     calibrate: bool = False,
     notice: Callable[[str], None] | None = None,
     latency_duration_s: float | None = None,
+    latency_progress: Callable[[LatencyPoint], None] | None = None,
 ) -> SearchRun:
     """Run one search over ``tg`` and build its record.
 
@@ -121,7 +122,8 @@ def run_search(
     warning; the record keeps it as ``search.max_load_cap``).
     ``latency_duration_s`` [s] (None or 0: off) is each latency trial's
     duration after the search; a TG failure there leaves the bounds
-    alone and the record's latency "failed" (``notice`` hears of it).
+    alone and the record's latency "failed" (``notice`` hears of it);
+    ``latency_progress(point)`` is called after each latency point.
     """
     high = tg.max_load_pps if max_load_pps is None else max_load_pps
     low = default_min_load(high) if min_load_pps is None else min_load_pps
@@ -170,6 +172,7 @@ def run_search(
             duration_s=latency_duration_s,
             tg_name=f"the {topology.tg.driver} TG",
             notice=notice,
+            progress=latency_progress,
         )
     except SearchAbortedError as exc:
         error = str(exc)

@@ -16,6 +16,7 @@ from ndrpdr.goals import (
 )
 from ndrpdr.latencyrun import DEFAULT_LATENCY_DURATION_S
 from ndrpdr.results.goalentries import record_pdr_loss_ratio
+from ndrpdr.results.latencysummary import point_line
 from ndrpdr.results.summary import search_message
 from ndrpdr.search import Goal
 from ndrpdr.searchrun import run_search
@@ -152,6 +153,9 @@ class SearchKeywords(Component):
             calibrate=True,
             notice=robotout.warn,
             latency_duration_s=latency_duration_s,
+            latency_progress=None
+            if progress is None
+            else lambda point: robotout.console(point_line(point.to_json())),
         )
         record = outcome.record
         failure = _min_load_failure(record) if outcome.error is None else None

@@ -47,6 +47,14 @@ def _direction_text(entry: Mapping[str, Any]) -> str:
     return text
 
 
+def point_line(point: Mapping[str, Any]) -> str:
+    """One load point (a record's ``latency.points`` item) as a message line."""
+    load_pps = point["load_pps"]
+    load = f"{load_pps / 1e6:.4f} Mpps" if load_pps > 0 else "latency streams only"
+    directions = "; ".join(_direction_text(d) for d in point["directions"])
+    return f"Latency at {point['percent_of_pdr']:g} % PDR ({load}): {directions}"
+
+
 def latency_lines(record: Mapping[str, Any]) -> list[str]:
     """Message lines: one per load point, e.g.
 
@@ -58,12 +66,7 @@ def latency_lines(record: Mapping[str, Any]) -> list[str]:
     if not isinstance(section, Mapping):
         return []
     status, reason = section.get("status"), section.get("reason")
-    lines = []
-    for point in section.get("points") or []:
-        load_pps = point["load_pps"]
-        load = f"{load_pps / 1e6:.4f} Mpps" if load_pps > 0 else "latency streams only"
-        directions = "; ".join(_direction_text(d) for d in point["directions"])
-        lines.append(f"Latency at {point['percent_of_pdr']:g} % PDR ({load}): {directions}")
+    lines = [point_line(point) for point in section.get("points") or []]
     if status == "not measured" and reason not in _QUIET_REASONS:
         lines.append(f"Latency: not measured ({reason})")
     elif status == "failed":
