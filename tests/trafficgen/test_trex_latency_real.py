@@ -89,5 +89,4 @@ def test_a_search_is_followed_by_latency_at_the_pdr_points(bed: Bed) -> None:
         assert point["load_pps"] == pdr * point["percent_of_pdr"] / 100
         for direction in point["directions"]:
             assert direction["frames_measured"] > 0, point
-            print(point["percent_of_pdr"], direction)
             assert 0 < direction["min_us"] <= direction["avg_us"] <= direction["max_us"]
