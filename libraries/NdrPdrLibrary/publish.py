@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ndrpdr.results.caveats import caveat_tags
+from ndrpdr.results.latencyplot import latency_svg
 from ndrpdr.results.record import write_record
 from ndrpdr.results.summary import search_message, search_metadata
 from ndrpdr.results.traceplot import trace_svg
@@ -67,6 +68,8 @@ def publish_record(ctx: LibraryContext, record: Mapping[str, Any], *, kind: str)
         html=True,
     )
     robotout.info(trace_svg(record), html=True)
+    if latency := latency_svg(record):
+        robotout.info(latency, html=True)
     robotout.info(trials_html(record, max_rows=MAX_LOGGED_TRIALS), html=True)
     metadata = search_metadata(record)
     test = robotout.test_name()

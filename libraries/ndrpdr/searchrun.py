@@ -5,7 +5,10 @@ stops half way (a TG error, a time limit, Ctrl-C, a Robot timeout) still
 yields a record with the trials measured so far and the bounds they
 support, marked incomplete; traffic is stopped before it returns or
 re-raises. With ``calibrate`` the max load is first checked against what
-the TG really sends (``ndrpdr.trafficgen.calibrate``).
+the TG really sends (``ndrpdr.trafficgen.calibrate``). With
+``latency_duration_s`` a search that found a PDR lower bound is followed
+by latency trials at 0, 10, 50 and 90 % of it (``ndrpdr.latencyrun``),
+kept in the record's ``latency`` section.
 """
 
 from __future__ import annotations
@@ -13,12 +16,14 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import logging
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.goals import PDR_LOSS_RATIO
+from ndrpdr.latencyrun import LatencyPoint, LatencyRun, measure_latency_points, not_measured
 from ndrpdr.profiles import FrameSize, Profile
 from ndrpdr.results.record import SearchSettings, build_record
 from ndrpdr.search import (
@@ -61,6 +66,15 @@ def default_min_load(max_load_pps: float) -> float:
     return min(max_load_pps / 2, max(10_000.0, max_load_pps / 1000))
 
 
+def _pdr_lower_bound(result: SearchResult, pdr_loss_ratio: float) -> float | None:
+    """The PDR goal's relevant lower bound [pps], None when there is none (or no PDR goal)."""
+    for goal_result in result.goal_results:
+        if goal_result.goal.loss_ratio == pdr_loss_ratio:
+            lower = goal_result.lower_bound
+            return lower if lower is not None and math.isfinite(lower) and lower > 0 else None
+    return None
+
+
 def _join(error: str | None, more: str) -> str:
     return more if error is None else f"{error}; {more}"
 
@@ -86,6 +100,8 @@ def run_search(
     pdr_loss_ratio: float = PDR_LOSS_RATIO,
     calibrate: bool = False,
     notice: Callable[[str], None] | None = None,
+    latency_duration_s: float | None = None,
+    latency_progress: Callable[[LatencyPoint], None] | None = None,
 ) -> SearchRun:
     """Run one search over ``tg`` and build its record.
 
@@ -104,6 +120,10 @@ def run_search(
     initial trial duration) first measures what the TG sends; a max load
     the TG cannot reach is capped (``notice(text)`` says so, else a logged
     warning; the record keeps it as ``search.max_load_cap``).
+    ``latency_duration_s`` [s] (None or 0: off) is each latency trial's
+    duration after the search; a TG failure there leaves the bounds
+    alone and the record's latency "failed" (``notice`` hears of it);
+    ``latency_progress(point)`` is called after each latency point.
     """
     high = tg.max_load_pps if max_load_pps is None else max_load_pps
     low = default_min_load(high) if min_load_pps is None else min_load_pps
@@ -120,6 +140,7 @@ def run_search(
     error: str | None = None
     interrupted = False
     pending: BaseException | None = None
+    latency: LatencyRun | None = None
     try:
         if calibrate:
             cap = calibrate_max_load(
@@ -145,6 +166,14 @@ def run_search(
             max_search_time=max_search_time_s,
             progress=record_trial,
         )
+        latency = measure_latency_points(
+            tg,
+            pdr_pps=_pdr_lower_bound(result, pdr_loss_ratio),
+            duration_s=latency_duration_s,
+            tg_name=f"the {topology.tg.driver} TG",
+            notice=notice,
+            progress=latency_progress,
+        )
     except SearchAbortedError as exc:
         error = str(exc)
         result = exc.partial
@@ -166,6 +195,9 @@ def run_search(
         result = result_so_far(
             goals, trials, low, high, algorithm=algorithm, wall_time=time.monotonic() - clock_start
         )
+    if latency is None:
+        off = latency_duration_s is None or latency_duration_s <= 0
+        latency = not_measured("turned off" if off else "the search did not finish")
     texts: Mapping[str, Mapping[str, str]] | None = None
     if telemetry is not None:
         try:
@@ -185,6 +217,7 @@ def run_search(
         telemetry=texts,
         directions=directions,
         max_load_cap=None if cap is None else cap.to_json(),
+        latency=latency.to_json(),
     )
     return SearchRun(
         result=result,

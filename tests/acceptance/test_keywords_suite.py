@@ -184,13 +184,18 @@ def test_the_password_is_never_written(run: KeywordsRun) -> None:
     assert run.password not in run.process.stdout
 
 
+def _bound_lines(message: str) -> list[str]:
+    """The message's lines without the latency lines (``Latency at ...``) after them."""
+    return [line for line in message.splitlines() if not line.startswith("Latency at ")]
+
+
 def test_loss_ratios_leave_every_goal_in_message_and_metadata(run: KeywordsRun) -> None:
     three = "Find Throughput For Loss Ratios Returns Every Goal With Its Label"
     test = run.tests[three]
     assert test.status == "PASS", test.message
     record = record_of(run, three)
     assert [goal["loss_ratio"] for goal in record["goals"]] == [0.0, 0.005, 0.02]
-    assert [line.split(":")[0] for line in test.message.splitlines()] == [
+    assert [line.split(":")[0] for line in _bound_lines(test.message)] == [
         "NDR",
         "PDR",
         "loss \u2264 2 %",
@@ -205,5 +210,7 @@ def test_loss_ratios_leave_every_goal_in_message_and_metadata(run: KeywordsRun) 
     record = record_of(run, listed)
     assert record["search"]["pdr_loss_ratio"] == 0.01
     assert record["pdr"]["lower_bound"] == record["goals"][0]["lower_bound"]
-    assert [line.split(":")[0] for line in test.message.splitlines()] == ["PDR", "NDR"]
+    assert [line.split(":")[0] for line in _bound_lines(test.message)] == ["PDR", "NDR"]
+    # latency at the PDR found: the 1 % goal's lower bound
+    assert record["latency"]["pdr_pps"] == record["pdr"]["lower_bound"]
     assert not [key for key in test.metadata if key.startswith("LOSS_")]

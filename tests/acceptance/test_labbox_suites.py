@@ -49,7 +49,12 @@ MAX_PPS = 400_000.0
 #: A robot run must end well within this [s].
 TIMEOUT_S = 240.0
 DPDK_RUN = Path("/var/run/dpdk")
-SHORT_GOALS = (("DURATION_SUM", "3s"), ("GOAL_WIDTH", "0.02"), ("MAX_SEARCH_TIME", "120s"))
+SHORT_GOALS = (
+    ("DURATION_SUM", "3s"),
+    ("GOAL_WIDTH", "0.02"),
+    ("MAX_SEARCH_TIME", "120s"),
+    ("LATENCY_TRIAL_DURATION", "1s"),
+)
 
 
 def _missing() -> str | None:
@@ -197,6 +202,15 @@ def _check_bounds(result: Result, name: str, tags: set[str]) -> None:
     pdr = plain_float(test.metadata["PDR_LOWER"])
     assert 0 < ndr <= pdr <= MAX_PPS
     assert test.message.startswith("NDR: lower ")
+    # TRex's latency streams after the search: four load points, real values
+    assert test.metadata["LATENCY"] == "measured", test.message
+    for point in (0, 10, 50, 90):
+        assert f"Latency at {point} % PDR" in test.message
+        for key in ("FWD", "REV"):
+            low = plain_float(test.metadata[f"LAT_{point}PDR_{key}_MIN_US"])
+            avg = plain_float(test.metadata[f"LAT_{point}PDR_{key}_AVG_US"])
+            high = plain_float(test.metadata[f"LAT_{point}PDR_{key}_MAX_US"])
+            assert 0 < low <= avg <= high, (point, key, low, avg, high)
 
 
 def test_two_node_tests_pass_with_csit_tags(two_node: tuple[Run, Result, list[str]]) -> None:

@@ -166,3 +166,17 @@ def test_9000b_is_skipped_for_the_veth_mtu(local_run: tuple[Path, Result, set[st
     assert "veth" in test.message
     assert "9000" in test.message
     assert not (outputdir / f"{TEST_9000B}.json").exists()
+
+
+def test_64b_latency_is_not_measured_by_tcpreplay(
+    local_run: tuple[Path, Result, set[str]],
+) -> None:
+    """The local TG (tcpreplay) has no latency: the run says so, never zeros."""
+    outputdir, result, _ = local_run
+    test = index_tests(result)[TEST_64B]
+    record = json.loads((outputdir / f"{TEST_64B}.json").read_text())
+    assert record["latency"]["status"] == "not measured"
+    assert record["latency"]["points"] == []
+    assert "Latency: not measured (the local TG cannot measure latency)" in test.message
+    assert test.metadata["LATENCY"] == "not measured"
+    assert not [key for key in test.metadata if key.startswith("LAT_")]

@@ -48,6 +48,11 @@ def test_three_loss_ratios_land_in_message_metadata_and_record(tmp_path: Path) -
     goals = record["goals"]
     assert [goal["loss_ratio"] for goal in goals] == [0.0, 0.005, 0.02]
     lines = test.message.splitlines()
+    latency = [line for line in lines if line.startswith("Latency at ")]
+    assert len(latency) == 4  # at 0, 10, 50, 90 % of PDR, after the bounds
+    lines = lines[: -len(latency)]
+    shown = [line for line in process.stdout.splitlines() if line.startswith("Latency at ")]
+    assert shown[:4] == latency  # each point on the console as it is measured (then the message)
     assert [line.split(":")[0] for line in lines] == ["NDR", "PDR", "loss \u2264 2 %"]
     for key, line, goal in zip(("NDR", "PDR", "LOSS_2PCT"), lines, goals, strict=True):
         assert goal["lower_bound"] is not None and goal["upper_bound"] is not None

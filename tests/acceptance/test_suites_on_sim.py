@@ -240,7 +240,7 @@ def test_ndrpdr_record_matches_the_metadata(
 @pytest.mark.parametrize(("name", "profile", "frame_size"), NDRPDR_TESTS, ids=_NDRPDR_IDS)
 def test_ndrpdr_message(run: SuiteRun, name: str, profile: str, frame_size: str) -> None:
     test = run.tests[name]
-    lines = test.message.splitlines()
+    lines = [line for line in test.message.splitlines() if not line.startswith("Latency at ")]
     assert [line.split(":")[0] for line in lines] == ["NDR", "PDR"], test.message
     for line, goal in zip(lines, ("NDR", "PDR"), strict=True):
         assert "Mpps" in line
@@ -294,3 +294,36 @@ def test_mrr_metadata(run: SuiteRun, name: str, profile: str, frame_size: str) -
     assert close(average, true_ndr, rel=1e-3)
     assert test.message.startswith("MRR: avg ")
     assert "Mpps" in test.message
+
+
+@pytest.mark.parametrize(("name", "profile", "frame_size"), NDRPDR_TESTS, ids=_NDRPDR_IDS)
+def test_ndrpdr_latency_in_message_metadata_and_record(
+    run: SuiteRun, name: str, profile: str, frame_size: str
+) -> None:
+    """The sim TG's latency model: four load points of the PDR found, in all three places."""
+    test = run.tests[name]
+    record = record_of(run, name)
+    latency = record["latency"]
+    assert isinstance(latency, dict) and latency["status"] == "measured", latency
+    assert latency["duration_s"] == 5.0  # LATENCY_TRIAL_DURATION
+    pdr = record["pdr"]["lower_bound"]  # type: ignore[index]
+    points = latency["points"]
+    assert [p["percent_of_pdr"] for p in points] == [0, 10, 50, 90]
+    assert [p["load_pps"] for p in points] == [pdr * s / 100 for s in (0, 10, 50, 90)]
+    assert test.metadata["LATENCY"] == "measured"
+    lines = [line for line in test.message.splitlines() if line.startswith("Latency at ")]
+    assert len(lines) == 4
+    for point, line in zip(points, lines, strict=True):
+        assert line.startswith(f"Latency at {point['percent_of_pdr']} % PDR")
+        for entry, key in zip(point["directions"], ("FWD", "REV"), strict=True):
+            assert 0 < entry["min_us"] <= entry["avg_us"] <= entry["max_us"]
+            prefix = f"LAT_{point['percent_of_pdr']}PDR_{key}"
+            assert close(plain_float(test.metadata[f"{prefix}_AVG_US"]), entry["avg_us"], abs_=1e-3)
+            assert close(plain_float(test.metadata[f"{prefix}_P99_US"]), entry["p99_us"], abs_=1e-3)
+    # the latency model: busier is slower
+    assert points[3]["directions"][0]["avg_us"] > points[0]["directions"][0]["avg_us"]
+    # log.html: the latency panel right after the trace plot
+    html = [m.message for m in logged_messages(test) if m.html]
+    plots = [i for i, text in enumerate(html) if "<svg" in text]
+    assert len(plots) == 2 and plots[1] == plots[0] + 1, plots
+    assert "Latency by load" in html[plots[1]] and "Latency by load" not in html[plots[0]]

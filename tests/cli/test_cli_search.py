@@ -273,3 +273,20 @@ def test_trial_line_shows_the_first_warning_and_counts_the_rest() -> None:
         duration=1.0, load=1000.0, offered_count=1000.0, loss_count=0.0, warnings=("x",)
     )
     assert trial_line(1, one).endswith("WARNING: x")
+
+
+def test_search_measures_latency_unless_told_not_to(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record, out, _ = _search(tmp_path, capsys, *QUICK, "--latency-duration", "2s")
+    latency = record["latency"]
+    assert latency["status"] == "measured" and latency["duration_s"] == 2.0
+    assert [p["duration_s"] for p in latency["points"]] == [2.0] * 4
+    printed = [line for line in out.splitlines() if line.startswith("Latency at ")]
+    assert [line.split(" (")[0] for line in printed] == [
+        f"Latency at {p} % PDR" for p in (0, 10, 50, 90)
+    ]
+    record, out, _ = _search(tmp_path, capsys, *QUICK, "--no-latency")
+    assert record["latency"]["status"] == "not measured"
+    assert record["latency"]["reason"] == "turned off"
+    assert "Latency" not in out

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ndrpdr.errors import NdrPdrError
+from ndrpdr.results.latencyplot import latency_svg
 from ndrpdr.results.schema import validate_record
 from ndrpdr.results.summary import search_message
 from ndrpdr.results.traceplot import trace_svg
@@ -71,4 +72,6 @@ class ResultsKeywords(Component):
         record = self.read_result_record(path)
         robotout.info(search_message(record))
         robotout.info(trace_svg(record), html=True)
+        if latency := latency_svg(record):
+            robotout.info(latency, html=True)
         robotout.info(trials_html(record), html=True)

@@ -14,7 +14,9 @@ from ndrpdr.goals import (
     loss_ratio_goals,
     parse_loss_ratios,
 )
+from ndrpdr.latencyrun import DEFAULT_LATENCY_DURATION_S
 from ndrpdr.results.goalentries import record_pdr_loss_ratio
+from ndrpdr.results.latencysummary import point_line
 from ndrpdr.results.summary import search_message
 from ndrpdr.search import Goal
 from ndrpdr.searchrun import run_search
@@ -123,6 +125,7 @@ class SearchKeywords(Component):
         bidirectional: bool,
         flows: int | None,
         pdr_loss_ratio: float = PDR_LOSS_RATIO,
+        latency_duration_s: float | None = None,
     ) -> SearchOutcome:
         ctx = self.ctx
         traffic = open_traffic(ctx, profile, frame_size, bidirectional=bidirectional, flows=flows)
@@ -149,6 +152,10 @@ class SearchKeywords(Component):
             pdr_loss_ratio=pdr_loss_ratio,
             calibrate=True,
             notice=robotout.warn,
+            latency_duration_s=latency_duration_s,
+            latency_progress=None
+            if progress is None
+            else lambda point: robotout.console(point_line(point.to_json())),
         )
         record = outcome.record
         failure = _min_load_failure(record) if outcome.error is None else None
@@ -194,6 +201,8 @@ class SearchKeywords(Component):
         bidirectional: bool = True,
         flows: int | None = None,
         algorithm: SearchAlgorithm = SearchAlgorithm.MLR,
+        latency: bool = True,
+        latency_trial_duration: Duration = Duration(DEFAULT_LATENCY_DURATION_S),
     ) -> SearchOutcome:
         """Find NDR (zero loss) and PDR (loss ratio <= 0.5 %) with one search.
 
@@ -217,6 +226,8 @@ class SearchKeywords(Component):
         | ``bidirectional`` | both directions (default) or TG port 1 -> port 2 only |
         | ``flows`` | flows per direction for multi-flow profiles |
         | ``algorithm`` | ``mlr`` (default), ``binary`` or ``bswlv`` (`SearchAlgorithm`) |
+        | ``latency`` | measure latency after the search (default ``True``) |
+        | ``latency_trial_duration`` | each latency trial's duration (default 5 s) |
 
         ``loss_ratios`` searches one goal per loss ratio, all in the same
         search (as `Find Throughput For Loss Ratios`); 0 is NDR and
@@ -243,6 +254,19 @@ class SearchKeywords(Component):
         ``TG_MAX_OFFERED_PPS``, a message line "limited by the traffic
         generator: sent at most X".
 
+        After a search that found a PDR lower bound, latency is measured at
+        0, 10, 50 and 90 % of it (CSIT's load points; 0 % is the latency
+        streams alone), one ``latency_trial_duration`` trial each, where
+        the TG can (TRex latency streams, the simulator's latency model):
+        min/avg/max, p50/p90/p99/p99.9 per direction [us] in the record's
+        ``latency``, a message line per load point ("Latency at 90 % PDR
+        (x Mpps): forward min/avg/max 5/12/80 us, p99 40 us; reverse
+        ..."), metadata ``LATENCY`` and ``LAT_90PDR_FWD_AVG_US`` etc.
+        (``MIN``, ``AVG``, ``MAX``, ``P50``, ``P99``; ``REV`` for the
+        reverse direction) and a latency plot in log.html. A TG without
+        latency (``local``) says "Latency: not measured", never zeros;
+        ``latency=False`` turns it off.
+
         Example:
         | ${result} =    Find NDR And PDR    ethip4-ip4base    64
         | Find NDR And PDR    eth-l2xcbase    IMIX    final_trial_duration=10s    duration_sum=30s
@@ -263,6 +287,7 @@ class SearchKeywords(Component):
         )
         return self._search(
             kind="NDRPDR",
+            latency_duration_s=float(latency_trial_duration) if latency else None,
             pdr_loss_ratio=pdr_loss_ratio,
             profile=profile,
             frame_size=frame_size,
@@ -294,6 +319,8 @@ class SearchKeywords(Component):
         bidirectional: bool = True,
         flows: int | None = None,
         algorithm: SearchAlgorithm = SearchAlgorithm.MLR,
+        latency: bool = True,
+        latency_trial_duration: Duration = Duration(DEFAULT_LATENCY_DURATION_S),
     ) -> SearchOutcome:
         """Find the throughput for each of ``loss_ratios`` with one search.
 
@@ -328,6 +355,8 @@ class SearchKeywords(Component):
             bidirectional=bidirectional,
             flows=flows,
             algorithm=algorithm,
+            latency=latency,
+            latency_trial_duration=latency_trial_duration,
         )
 
     @keyword("Find Throughput With Binary Search", tags=("search",))

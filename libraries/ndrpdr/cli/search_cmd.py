@@ -12,7 +12,9 @@ from ndrpdr.cli.options import add_console_option, add_traffic_options, traffic_
 from ndrpdr.cli.progress import ConsoleKind, ProgressPrinter
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO, loss_ratio_goals, parse_loss_ratios
+from ndrpdr.latencyrun import DEFAULT_LATENCY_DURATION_S
 from ndrpdr.results.caveats import caveat_lines
+from ndrpdr.results.latencysummary import latency_lines
 from ndrpdr.results.record import write_record
 from ndrpdr.search import ALGORITHMS
 from ndrpdr.searchrun import run_search
@@ -53,6 +55,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="do not cap the max load at what a calibration trial shows the TG can send",
     )
+    parser.add_argument(
+        "--latency-duration",
+        default=f"{DEFAULT_LATENCY_DURATION_S:g}s",
+        help="after the search, a latency trial this long at 0, 10, 50 and 90 %% of PDR "
+        f"where the TG can ({DEFAULT_LATENCY_DURATION_S:g}s)",
+    )
+    parser.add_argument("--no-latency", action="store_true", help="do not measure latency")
     parser.add_argument("--json", type=Path, default=None, metavar="OUT", help="result record")
     add_console_option(parser)
     parser.set_defaults(run=run)
@@ -76,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         exceed_ratio=args.exceed_ratio,
     )
     limit = None if args.max_search_time is None else parse_duration(args.max_search_time)
+    latency_s = parse_duration(args.latency_duration)
     console = ConsoleKind(args.console)
     show = (
         ProgressPrinter(lambda line: print_to(sys.stdout, line)) if console.shows_trials else None
@@ -115,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
             progress=show,
             telemetry=testbed.collect_telemetry,
             calibrate=not args.no_calibrate,
+            latency_duration_s=None if args.no_latency else latency_s,
             notice=lambda text: print_to(sys.stdout, f"WARNING: {text}"),
         )
     status = 0
@@ -128,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
             if console in (ConsoleKind.VERBOSE, ConsoleKind.DOTTED):
                 print_to(sys.stdout, f"result record: {args.json}")
     if console is not ConsoleKind.NONE:  # the bounds (and their caveats) are the command's answer
-        for line in bounds_lines(outcome.record) + caveat_lines(outcome.record):
+        lines = bounds_lines(outcome.record) + caveat_lines(outcome.record)
+        for line in lines + latency_lines(outcome.record):
             print_to(sys.stdout, line)
     if outcome.pending is not None:
         raise outcome.pending

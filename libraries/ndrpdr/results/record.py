@@ -11,6 +11,9 @@ A trial's counts add up: intended = offered + unsent, offered = forwarded +
 lost (``loss_count``: frames the DUT lost); its loss ratio counts unsent
 frames as lost. ``tg_limit`` (and each goal's ``tg_limited``) says whether
 the TG, not the DUT, limited the bounds (``ndrpdr.results.tglimit``).
+``latency`` (since 1.2.0) holds the latency trials after the search
+(``ndrpdr.latencyrun``): per load point and direction min/avg/max and
+percentiles [us], or ``status`` "not measured" and why.
 """
 
 from __future__ import annotations
@@ -33,7 +36,19 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 
 #: Version of the record format; bump the major part on incompatible changes.
-RECORD_VERSION = "1.1.0"
+RECORD_VERSION = "1.2.0"
+
+
+def not_asked_latency() -> dict[str, Any]:
+    """The ``latency`` section of a record whose search was not asked to measure latency."""
+    return {
+        "status": "not measured",
+        "reason": "not asked for",
+        "pdr_pps": None,
+        "duration_s": None,
+        "points_pct": [],
+        "points": [],
+    }
 
 
 @dataclasses.dataclass(frozen=True)
@@ -120,6 +135,7 @@ def build_record(
     telemetry: Mapping[str, Mapping[str, str]] | None = None,
     directions: int = 2,
     max_load_cap: Mapping[str, Any] | None = None,
+    latency: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The record as a JSON-ready dict (validate with ``ndrpdr.results.schema``).
 
@@ -127,6 +143,8 @@ def build_record(
     bounds its trials support, and the record is marked ``incomplete``.
     ``max_load_cap`` is the calibration of the max load
     (``ndrpdr.trafficgen.calibrate``), kept as ``search.max_load_cap``.
+    ``latency`` is the ``latency`` section (``LatencyRun.to_json``);
+    None gives "not measured" (not asked for).
     """
     goal_results: Sequence[GoalResult | None] = (
         result.goal_results if result is not None else [None] * len(settings.goals)
@@ -180,6 +198,7 @@ def build_record(
         "pdr": _bounds(goals, settings, settings.pdr_loss_ratio),
         "goals": goals,
         "trials": entries,
+        "latency": dict(latency) if latency is not None else not_asked_latency(),
         "telemetry": {k: dict(v) for k, v in (telemetry or {}).items()},
     }
 

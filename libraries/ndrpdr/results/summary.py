@@ -14,6 +14,7 @@ from typing import Any
 from ndrpdr.profiles import bandwidth_bps
 from ndrpdr.results.caveats import caveat_lines, caveat_metadata
 from ndrpdr.results.goalentries import named_goals
+from ndrpdr.results.latencysummary import latency_lines, latency_metadata
 
 
 def _mpps(pps: float) -> str:
@@ -47,7 +48,10 @@ def search_message(record: Mapping[str, Any]) -> str:
     ``upper none (max load 0.2772 Mpps reached)``. A failed record gives
     ``search failed: <error>`` followed by what was measured. Then the
     caveats: ``bounds incomplete: ...`` after an early stop and
-    ``limited by the traffic generator: sent at most X ...``.
+    ``limited by the traffic generator: sent at most X ...``. Last the
+    latency (``ndrpdr.results.latencysummary``): ``Latency at 90 % PDR
+    (x Mpps): forward min/avg/max 5/12/80 us, p99 40 us; reverse ...``
+    per load point, or ``Latency: not measured (why)``.
     """
     lines: list[str] = []
     if record.get("status") == "failed":
@@ -70,6 +74,7 @@ def search_message(record: Mapping[str, Any]) -> str:
     if not lines:
         lines.append("no bounds found")
     lines.extend(caveat_lines(record))  # incomplete, TG-limited
+    lines.extend(latency_lines(record))
     return "\n".join(lines)
 
 
@@ -82,7 +87,8 @@ def search_metadata(record: Mapping[str, Any]) -> dict[str, str]:
     ``ndrpdr.goals.goal_key``). A bound the search did not find is left out
     (e.g. ``NDR_UPPER`` when the max load was a lower bound). Also ``FRAME_SIZE``, ``TRIALS``,
     ``SEARCH_TIME_S`` (sum of trial durations) and ``STATUS``; ``TG_LIMITED``,
-    ``TG_MAX_OFFERED_PPS`` and ``INCOMPLETE`` (``ndrpdr.results.caveats``).
+    ``TG_MAX_OFFERED_PPS`` and ``INCOMPLETE`` (``ndrpdr.results.caveats``);
+    ``LATENCY`` and ``LAT_90PDR_FWD_AVG_US`` etc. (``ndrpdr.results.latencysummary``).
     """
     values: dict[str, str] = {}
     for goal in named_goals(record):
@@ -100,4 +106,5 @@ def search_metadata(record: Mapping[str, Any]) -> dict[str, str]:
     values["SEARCH_TIME_S"] = plain_number(record["search"]["search_time_s"])
     values["STATUS"] = str(record.get("status"))
     values.update(caveat_metadata(record))
+    values.update(latency_metadata(record))
     return values

@@ -9,11 +9,12 @@ of that a driver knows its own maximum load and can stop traffic at once.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from ndrpdr.drivers import read_options
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.search.trial import TrialResult
+from ndrpdr.trafficgen.latency import LatencyResult
 
 if TYPE_CHECKING:
     from ndrpdr.localbed import LocalTestbed
@@ -77,6 +78,26 @@ class TrafficGenerator(Protocol):
     def close(self) -> None:
         """Release what the TG holds (processes, files, connections)."""
         ...
+
+
+@runtime_checkable
+class LatencyMeasurer(Protocol):
+    """A TG that can also measure latency (optional: a TG without it says "not measured").
+
+    ``measure_latency`` runs one latency trial of ``duration_s`` [s]:
+    latency streams at a low fixed rate per direction beside background
+    traffic at aggregate ``load_pps`` [pps] (0: the latency streams only).
+    None means this TG (or its current set-up) cannot measure latency.
+    """
+
+    def measure_latency(self, duration_s: float, load_pps: float) -> LatencyResult | None:
+        """One latency trial; None: not measured."""
+        ...
+
+
+def latency_measurer(tg: object) -> LatencyMeasurer | None:
+    """``tg`` as a LatencyMeasurer, or None when it has no ``measure_latency``."""
+    return tg if isinstance(tg, LatencyMeasurer) else None
 
 
 class TgSession(Protocol):

@@ -9,12 +9,17 @@ size (sum over directions). ``max_offered_pps`` models a TG slower than its
 ports (like tcpreplay): it accepts loads up to the maximum but sends at most
 that rate, the rest of the frames go unsent. ``wall_time_factor`` makes
 trials take real time (for tests of timeouts and signals).
+
+``measure_latency`` draws latency samples from each DUT's latency model
+(``latencymodel``), deterministic per the DUTs' seeds; the simulated
+clock advances as for a trial.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import random
 import time
 
 from ndrpdr.drivers import DriverDescription, option
@@ -24,11 +29,17 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 from ndrpdr.testbed.path import TrafficPath, compute_path
 from ndrpdr.trafficgen.base import TrafficContext, TrafficGeneratorError, node_options
+from ndrpdr.trafficgen.latency import LatencyResult, latency_from_samples
+from ndrpdr.trafficgen.sim.latencymodel import chain_sample, latency_model
 from ndrpdr.trafficgen.sim.measurer import SimulatedMeasurer
 from ndrpdr.trafficgen.sim.models import ChainModel, DutModel, make_model
 
 #: Load slack accepted above max_load_pps (float rounding of rates computed by callers).
 _LOAD_SLACK = 1e-9
+#: The simulated latency stream's rate per direction [pps].
+LATENCY_STREAM_PPS = 10_000.0
+#: At most this many latency samples are drawn per direction and trial (they stand for all).
+MAX_LATENCY_SAMPLES = 2_000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -119,6 +130,11 @@ class SimTrafficGenerator:
             max_tg_rate_pps=sends,
         )
         self.model = model
+        self.directions = 2 if bidirectional else 1
+        self.latency_models = tuple(
+            latency_model(m, seed) for m, seed in zip(models, seeds, strict=True)
+        )
+        self._latency_rng = random.Random(f"latency-trials-{seeds[0]}")
 
     @property
     def max_load_pps(self) -> float:
@@ -141,6 +157,48 @@ class SimTrafficGenerator:
         if self.wall_time_factor > 0:
             time.sleep(duration * self.wall_time_factor)  # signals and timeouts interrupt it
         return self.measurer.measure(duration, load)
+
+    def measure_latency(self, duration_s: float, load_pps: float) -> LatencyResult:
+        """One simulated latency trial: ``duration_s`` [s] at background ``load_pps`` [pps].
+
+        The latency stream (LATENCY_STREAM_PPS per direction, at most half a
+        direction's rate) is part of the load; at load 0 it is all the DUT
+        sees. Up to MAX_LATENCY_SAMPLES per direction stand for its frames.
+        """
+        if not (isinstance(duration_s, int | float) and math.isfinite(duration_s)):
+            raise TrafficGeneratorError(f"{self.node}: latency duration={duration_s!r} s")
+        if duration_s <= 0:
+            raise TrafficGeneratorError(f"{self.node}: latency duration={duration_s!r} s <= 0")
+        if not (isinstance(load_pps, int | float) and math.isfinite(load_pps) and load_pps >= 0):
+            raise TrafficGeneratorError(f"{self.node}: latency load={load_pps!r} pps")
+        if load_pps > self._max_load_pps * (1 + _LOAD_SLACK):
+            raise TrafficGeneratorError(
+                f"{self.node}: latency load {load_pps:.6g} pps is above the maximum "
+                f"{self._max_load_pps:.6g} pps"
+            )
+        rate = load_pps / self.directions
+        stream = LATENCY_STREAM_PPS if load_pps == 0 else min(LATENCY_STREAM_PPS, rate / 2)
+        seen = max(load_pps, stream * self.directions)
+        frames = round(stream * duration_s)
+        count = min(frames, MAX_LATENCY_SAMPLES)
+        if self.wall_time_factor > 0:
+            time.sleep(duration_s * self.wall_time_factor)
+        directions = tuple(
+            latency_from_samples(
+                direction,
+                [chain_sample(self.latency_models, seen, self._latency_rng) for _ in range(count)],
+                frames_measured=frames,
+            )
+            for direction in range(self.directions)
+        )
+        self.measurer.clock.advance(duration_s + self.measurer.overhead_s)
+        return LatencyResult(
+            duration_s=float(duration_s),
+            load_pps=float(load_pps),
+            stream_pps=stream,
+            directions=directions,
+            method=f"simulated (latency model, {count} samples per direction)",
+        )
 
     def stop_traffic(self) -> None:
         """Nothing runs between trials in the simulator."""

@@ -23,6 +23,9 @@ with one client kept connected between trials:
 5. wait ``settle_s``, read the counters and TRex's warnings, and let
    ``counts.trex_trial`` make the TrialResult (latency in ``last_trial``).
 
+``measure_latency`` runs the same steps with latency streams beside the
+background (``latency.py``), for the latency trials after a search.
+
 ``close`` stops the traffic and resets the ports; the session (server and
 connection) stays for the next test.
 
@@ -38,20 +41,28 @@ import functools
 import math
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 from ndrpdr.profiles import FrameSize, Profile, ProfileError, frame_sizes, max_load_pps
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.base import STRETCH_GRACE_S, STRETCH_TOLERANCE, TrafficGeneratorError
+from ndrpdr.trafficgen.latency import LatencyResult
 from ndrpdr.trafficgen.trex.client import TrexClient
 from ndrpdr.trafficgen.trex.config import TrexPort
 from ndrpdr.trafficgen.trex.counts import TrexTrial, trex_trial
+from ndrpdr.trafficgen.trex.latency import (
+    DEFAULT_STREAM_PPS,
+    latency_streams,
+    stream_rate,
+    trex_latency_result,
+)
 from ndrpdr.trafficgen.trex.options import TrexOptions, where
 from ndrpdr.trafficgen.trex.session import PORTS, TrexSession
 from ndrpdr.trafficgen.trex.streams import (
     DirectionTraffic,
+    StreamSpec,
     direction_traffic,
     rate_per_direction,
 )
@@ -134,6 +145,42 @@ class TrexTrafficGenerator:
 
     def measure(self, duration: float, load: float) -> TrialResult:
         """One trial: ``duration`` [s] at aggregate ``load`` [pps], split evenly per direction."""
+        duration, load = self._checked(duration, load)
+        if load == 0:
+            return TrialResult(duration, load, 0, forwarded_count=0, intended_count=0)
+        rate = rate_per_direction(load, len(self.directions))
+        streams = {
+            tx: self._direction_traffic(tx).streams(rate, self.options.latency_pps)
+            for tx, _ in self.directions
+        }
+        return self._run(duration, load, rate, streams).result
+
+    def measure_latency(self, duration_s: float, load_pps: float) -> LatencyResult:
+        """One latency trial (``latency.py``): ``duration_s`` [s] at aggregate ``load_pps`` [pps].
+
+        A latency stream per direction (``options.latency_pps``, else
+        DEFAULT_STREAM_PPS; at most half a direction's rate) beside the
+        background streams; at load 0 the latency streams alone.
+        """
+        duration, load = self._checked(duration_s, load_pps)
+        rate = rate_per_direction(load, len(self.directions))
+        stream = stream_rate(rate, self.options.latency_pps or DEFAULT_STREAM_PPS)
+        streams = {
+            tx: latency_streams(self._direction_traffic(tx), rate, stream)
+            for tx, _ in self.directions
+        }
+        per_port = rate if rate > 0 else stream
+        trial = self._run(duration, per_port * len(self.directions), per_port, streams)
+        return trex_latency_result(
+            trial.latency,
+            directions=self.sending_ports,
+            duration_s=duration,
+            load_pps=load,
+            stream_pps=stream,
+        )
+
+    def _checked(self, duration: float, load: float) -> tuple[float, float]:
+        """``duration`` [s] and ``load`` [pps] as floats, checked against the TG's limit."""
         duration = _finite(self.node, "duration", duration)
         if duration <= 0:
             raise TrafficGeneratorError(f"{self.node}: trial duration={duration!r} s must be > 0")
@@ -145,19 +192,27 @@ class TrexTrafficGenerator:
             raise TrafficGeneratorError(
                 f"{self.node}: trial load {load:.6g} pps is above the maximum {limit:.6g} pps"
             )
-        if load == 0:
-            return TrialResult(duration, load, 0, forwarded_count=0, intended_count=0)
+        return duration, load
+
+    def _run(
+        self,
+        duration: float,
+        load: float,
+        rate: float,
+        streams: Mapping[int, Sequence[StreamSpec]],
+    ) -> TrexTrial:
+        """One trial of ``streams`` by sending port, ``rate`` [pps] per port (kept in
+        ``last_trial``); traffic is stopped if it fails."""
         self._stop_requested.clear()
         client = self._open()
-        rate = rate_per_direction(load, len(self.directions))
         try:
-            trial = self._trial(client, duration, load, rate)
+            trial = self._trial(client, duration, load, rate, streams)
         except BaseException:
             with contextlib.suppress(TrafficGeneratorError):
                 self.stop_traffic()
             raise
         self.last_trial = trial
-        return trial.result
+        return trial
 
     def stop_traffic(self) -> None:
         """Stop both TRex ports (idempotent; also ends a trial running in another thread)."""
@@ -242,11 +297,14 @@ class TrexTrafficGenerator:
                 ) from exc
         return self._traffic[direction]
 
-    def _trial(self, client: TrexClient, duration: float, load: float, rate: float) -> TrexTrial:
-        streams = {
-            tx: self._direction_traffic(tx).streams(rate, self.options.latency_pps)
-            for tx, _ in self.directions
-        }
+    def _trial(
+        self,
+        client: TrexClient,
+        duration: float,
+        load: float,
+        rate: float,
+        streams: Mapping[int, Sequence[StreamSpec]],
+    ) -> TrexTrial:
         sending = list(self.sending_ports)
         mask = self.session.core_mask(sending)
         with self.session.lock:
