@@ -50,6 +50,7 @@ from ndrpdr.trafficgen.trex.config import TrexPort
 from ndrpdr.trafficgen.trex.counts import TrexTrial, trex_trial
 from ndrpdr.trafficgen.trex.options import TrexOptions, where
 from ndrpdr.trafficgen.trex.session import PORTS, TrexSession
+from ndrpdr.trafficgen.trex.starttime import traffic_start
 from ndrpdr.trafficgen.trex.streams import (
     DirectionTraffic,
     direction_traffic,
@@ -254,13 +255,14 @@ class TrexTrafficGenerator:
             for port, specs in streams.items():
                 self._call("add_streams", functools.partial(client.add_streams, specs, [port]))
             self._call("clear_events", client.clear_events)
-            started = self._clock()
+            asked = self._clock()
             self._call(
                 f"start at {rate:.3f} pps per port for {duration:g} s",
                 lambda: client.start(
                     sending, mult=f"{rate:.3f}pps", duration=duration, force=True, core_mask=mask
                 ),
             )
+            started = traffic_start(asked, self._clock())
         cut = self._wait(client, sending, started, duration)
         traffic_s = self._clock() - started
         self._sleep(self.options.settle_s)
