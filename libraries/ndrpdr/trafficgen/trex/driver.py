@@ -50,7 +50,7 @@ from ndrpdr.trafficgen.trex.config import TrexPort
 from ndrpdr.trafficgen.trex.counts import TrexTrial, trex_trial
 from ndrpdr.trafficgen.trex.options import TrexOptions, where
 from ndrpdr.trafficgen.trex.session import PORTS, TrexSession
-from ndrpdr.trafficgen.trex.starttime import traffic_start
+from ndrpdr.trafficgen.trex.starttime import traffic_seconds, traffic_start
 from ndrpdr.trafficgen.trex.streams import (
     DirectionTraffic,
     direction_traffic,
@@ -264,7 +264,7 @@ class TrexTrafficGenerator:
             )
             started = traffic_start(asked, self._clock())
         cut = self._wait(client, sending, started, duration)
-        traffic_s = self._clock() - started
+        traffic_s = traffic_seconds(started, self._clock(), duration)
         self._sleep(self.options.settle_s)
         with self.session.lock:
             stats = self._call("get_stats", lambda: client.get_stats(PORTS))

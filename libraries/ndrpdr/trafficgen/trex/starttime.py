@@ -11,6 +11,12 @@ trial) to every trial, so that a TRex that sends exactly on time looks
 2 % slow; timing from the reply would take the whole round trip off. The
 middle of the two is the estimate with the smallest worst-case error (half
 the round trip).
+
+The server's reply can come back well after the traffic started (the
+reply crosses the same busy CPU), so the estimate can start late and a
+trial look shorter than its duration; TRex spreads the frames over the
+whole duration by its own schedule, so ``traffic_seconds`` counts at
+least the duration.
 """
 
 from __future__ import annotations
@@ -23,3 +29,8 @@ def traffic_start(asked_s: float, answered_s: float) -> float:
     reply arrived (same clock; a reply "before" the request counts as at it).
     """
     return asked_s + max(0.0, answered_s - asked_s) / 2
+
+
+def traffic_seconds(started_s: float, ended_s: float, duration_s: float) -> float:
+    """How long the traffic ran [s]: from ``started_s`` to ``ended_s``, at least ``duration_s``."""
+    return max(duration_s, ended_s - started_s)
