@@ -25,9 +25,10 @@ from test_trex_real import processes_mentioning, require_trex
 
 from ndrpdr.access.local import LocalTransport
 from ndrpdr.access.netns import NetnsTransport
-from ndrpdr.localbed import LocalTestbed
+from ndrpdr.localbed import LocalTestbed, read_counters
 from ndrpdr.localbed.testbed import TrackedNetnsTransport
 from ndrpdr.profiles import get_profile
+from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.active import ActiveTestbed
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.trex.options import parse_options
@@ -35,11 +36,14 @@ from ndrpdr.trafficgen.trex.perrun import per_run_options, run_config_path
 from ndrpdr.trafficgen.trex.server import dpdk_prefix
 from ndrpdr.trafficgen.trex.session import TrexSession
 from ndrpdr.trafficgen.trex.starttime import traffic_seconds, traffic_start
+from ndrpdr.trafficgen.trex.vethcount import recount, veth_counter
 
 TOPOLOGY = Path(__file__).resolve().parents[2] / "topologies" / "local-linux-trex.yaml"
 PROFILE = get_profile("ethip4-ip4base")
 #: Aggregate load of the count checks [pps]: the kernel DUT forwards it on a busy CPU.
 LOAD_PPS = 20_000
+#: A load at which TRex's own receive side misses frames on a busy 2-core VM [pps].
+HIGHER_LOAD_PPS = 200_000
 #: Loss the kernel DUT may show on a CPU shared with other work.
 LOSS_TOLERANCE = 0.01
 
@@ -117,6 +121,22 @@ def test_a_trial_lasts_at_least_its_duration_and_a_late_one_counts_in_full() -> 
     assert traffic_seconds(10.01, 11.21, 1.0) == pytest.approx(1.2)  # stretched
 
 
+def test_received_frames_are_the_veths_count_capped_at_offered() -> None:
+    sent = TrialResult(1.0, 1000.0, 1000, forwarded_count=990, intended_count=1000)
+    counted = recount(sent, 1000)  # TRex's own receive side missed 10 frames
+    assert (counted.forwarded_count, counted.loss_count) == (1000, 0)
+    assert counted.offered_count == 1000 and not counted.warnings
+    lossy = recount(sent, 900)
+    assert (lossy.forwarded_count, lossy.loss_count) == (900, 100)
+    extra = recount(sent, 1003)
+    assert (
+        extra.forwarded_count == 1000 and "received 1003 frames > offered 1000" in extra.warnings[0]
+    )
+    assert veth_counter("TG", None, ["tg-if1", "tg-if2"], [1, 0]) is None  # not local
+    counter = veth_counter("TG", "ns", ["tg-if1", "tg-if2"], [1, 0])
+    assert counter is not None and counter.receivers == ("tg-if2", "tg-if1")
+
+
 # -- real TRex, two runs at once --------------------------------------------------------
 
 
@@ -188,6 +208,16 @@ def test_two_runs_at_once_share_nothing_count_their_own_and_leave_nothing(
             assert result.loss_ratio <= LOSS_TOLERANCE, result
             assert 1.0 <= result.effective_duration < 1.26, result
             assert not result.warnings, result
+        # Received is what the DUT sent back, counted by the kernel (TRex's own receive
+        # side misses frames at loads like this one on a busy CPU).
+        bed = beds[0]
+        dut_ns = f"ndrpdr-{bed.run_id}-dut"
+        tg = bed.traffic_generator(PROFILE, 64)
+        before = read_counters(dut_ns)
+        result = tg.measure(1.0, HIGHER_LOAD_PPS)
+        after = read_counters(dut_ns)
+        dut_sent = sum(after[n].tx_packets - before[n].tx_packets for n in ("dut-if1", "dut-if2"))
+        assert result.forwarded_count == min(dut_sent, result.offered_count), (result, dut_sent)
     for run in runs:
         assert_gone(run)
 

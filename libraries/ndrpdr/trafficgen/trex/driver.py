@@ -21,7 +21,9 @@ with one client kept connected between trials:
    0.25 s is stopped (a trial lasts its duration; what was not sent is
    unsent, counted as lost);
 5. wait ``settle_s``, read the counters and TRex's warnings, and let
-   ``counts.trex_trial`` make the TrialResult (latency in ``last_trial``).
+   ``counts.trex_trial`` make the TrialResult (latency in ``last_trial``);
+   a software-mode TRex in a local namespace counts what it received at
+   its veths instead (``vethcount``: its own receive side loses frames).
 
 ``close`` stops the traffic and resets the ports; the session (server and
 connection) stays for the next test.
@@ -34,6 +36,7 @@ needs the server), capped by ``options.max_rate_pps``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import math
 import threading
@@ -56,6 +59,7 @@ from ndrpdr.trafficgen.trex.streams import (
     direction_traffic,
     rate_per_direction,
 )
+from ndrpdr.trafficgen.trex.vethcount import VethCounter, recount, veth_counter
 
 #: Load slack accepted above max_load_pps (float rounding of rates computed by callers).
 _LOAD_SLACK = 1e-9
@@ -250,6 +254,8 @@ class TrexTrafficGenerator:
         }
         sending = list(self.sending_ports)
         mask = self.session.core_mask(sending)
+        veths = self._veth_counter()
+        veths_before = veths.read() if veths is not None else None
         with self.session.lock:
             self._call("reset", lambda: client.reset(PORTS))
             for port, specs in streams.items():
@@ -269,7 +275,7 @@ class TrexTrafficGenerator:
         with self.session.lock:
             stats = self._call("get_stats", lambda: client.get_stats(PORTS))
             warnings = self._call("get_warnings", client.get_warnings)
-        return trex_trial(
+        trial = trex_trial(
             stats,
             duration=duration,
             load=load,
@@ -278,6 +284,16 @@ class TrexTrafficGenerator:
             stopped_at_cutoff=cut,
             trex_warnings=warnings,
         )
+        if veths is None or veths_before is None:
+            return trial
+        received = veths.received(veths_before, veths.read())
+        return dataclasses.replace(trial, result=recount(trial.result, received))
+
+    def _veth_counter(self) -> VethCounter | None:
+        """The receiving veths of a software-mode TRex in a local namespace (see vethcount)."""
+        namespace = self.session.settings.namespace if self.options.software_mode else None
+        receiving = [rx for _, rx in self.directions]
+        return veth_counter(self.node, namespace, [p.device for p in self.ports], receiving)
 
     def _wait(
         self, client: TrexClient, sending: Sequence[int], started: float, duration: float
