@@ -13,20 +13,20 @@ and dropped, and the figures say what the TG sends, not what a DUT forwards
 
 Rate-controlled TGs (they send N frames at R pps), through their drivers:
 
-* ``tcpreplay``: the ``local`` TG driver (``local-linux-tcpreplay.yaml``);
+* ``tcpreplay``: the ``local`` TG driver (``local-linux.yaml``);
 * ``trex``: the ``trex`` TG driver, TRex v3.08 in software mode in the TG
-  namespace (``local-linux.yaml``).
+  namespace (``local-linux-trex.yaml``).
 
-For each, unidirectional and bidirectional: the highest *accurate* rate,
-found by bisection between ``--low`` and ``--high`` (geometric, ``--steps``
-trials): a trial is accurate when the TG sent at least 99 % of the
-intended frames and its rate (frames sent / the longer of the duration and
-the time the traffic really took, as ``results.tglimit.offered_rate_pps``)
-is at least 98 % of the load (``TG_LIMIT_TOLERANCE``: below it the search
-calls a result TG_LIMITED; TRex's start and stop RPCs alone take 10-30 ms
-of a 1 s trial, so 99 % would fail it at any load); the found rate is then checked with
-``--confirm`` more trials (how many of them were accurate is printed).
-Then the accuracy at a few loads (offered/intended, rate/load, seconds).
+For each, unidirectional and bidirectional, a ladder of loads (``--loads``),
+``--repeats`` trials each, the TGs taking turns trial by trial (so both see
+the same background load: other work on the machine comes and goes). A
+trial is *accurate* when the TG sent at least 99 % of the intended frames
+and its rate (frames sent / the longer of the duration and the time the
+traffic really took, as ``results.tglimit.offered_rate_pps``) is at least
+98 % of the load (``TG_LIMIT_TOLERANCE``: below it the search calls a
+result TG_LIMITED); a TG's highest accurate rate is the highest load with
+at least ``--need`` accurate trials. Every trial is printed (sent/intended,
+rate/load, seconds): that is the rate accuracy at each load.
 
 Raw send capacity, not rate-controlled (testpmd ``txonly`` has no software
 pacing: it sends as fast as it can, so it is no honest TG for a search):
@@ -34,19 +34,34 @@ pacing: it sends as fast as it can, so it is no honest TG for a search):
 TG ports, the frames/s the veth counters saw over ``--window`` seconds
 after a warm-up.
 
-Figures measured here (2026-11-25, 2-core AMD EPYC VM, Debian 12, kernel
-veths; ``uptime`` load average 0.33 at the start, other helpers' tests
-running at times), 1 s trials:
+Figures measured here (2026-11-25, a 2-core VM, Debian 12 kernel veths;
+other helpers' test suites were running, ``uptime`` load average given per
+run), 1 s trials, 64 B:
 
-    sender                 rate control   highest accurate 64 B [pps]   raw [pps]
-                                          uni          bidi (sum)
-    tcpreplay (local)      yes            FILLED_BY_RUN
-    TRex 3.08 software     yes            FILLED_BY_RUN
-    testpmd txonly af_pkt  no                                           FILLED_BY_RUN
-    testpmd txonly af_xdp  no                                           FILLED_BY_RUN
+quiet (load average 1.3-1.5; an earlier bisecting version of this script,
+99 % rate line; TRex's times then still included the whole start request):
 
-The TRex software mode figures make it the local default (``local-*.yaml``);
-tcpreplay stays selectable (``local-linux-tcpreplay.yaml``).
+    tcpreplay uni   accurate up to 283-295 kpps (300 kpps: 1.16 s trials)
+    tcpreplay bidi  accurate up to 391 kpps (2 of 3), 400 kpps: 1.06 s
+    TRex uni        400 kpps at 0.991, 500 kpps at 0.976 of the load
+    TRex bidi       300 kpps at 0.985, 400 kpps at 0.970, 500 kpps at 0.836
+    testpmd txonly  AF_PACKET 543 kpps uni, 677 kpps bidi (sum);
+                    AF_XDP 1184 kpps uni, 71 kpps bidi (two AF_XDP ports on one lcore)
+
+busy (this script, ladder 250-500 kpps, 3 trials per load, ratios to tcpreplay):
+
+    load 3.4-3.9:  tcpreplay uni none >= 250 kpps (2 of 3), bidi 350 kpps (3 of 3);
+                   TRex uni 400 kpps (2 of 3), bidi none >= 250 kpps (300 kpps 1 of 3)
+    load 4.4-4.8:  tcpreplay uni 100 kpps, bidi 250 kpps; TRex uni < 100 kpps,
+                   bidi 100 kpps (0.40x)
+    testpmd txonly (load ~4): AF_PACKET 275 / 254 kpps, AF_XDP 692 / 77 kpps
+
+TRex software mode is faster one way on a quiet machine, not both ways, and
+loses more than tcpreplay to other work on the CPU, so tcpreplay stays the
+local default (``local-*.yaml``); TRex is selectable
+(``local-linux-trex.yaml``). Neither is out of the way of a kernel DUT: the
+veth transmit path costs the sender's CPU about the same per frame whoever
+sends. testpmd txonly shows what the machine could send, not a TG.
 """
 
 from __future__ import annotations
