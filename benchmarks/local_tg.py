@@ -56,6 +56,16 @@ busy (this script, ladder 250-500 kpps, 3 trials per load, ratios to tcpreplay):
                    bidi 100 kpps (0.40x)
     testpmd txonly (load ~4): AF_PACKET 275 / 254 kpps, AF_XDP 692 / 77 kpps
 
+this script as committed (load average 2.0-2.8; TRex timed from the middle of
+its start request), 100-600 kpps, 3 trials per load, 2 of 3 needed:
+
+    tcpreplay uni  350 kpps (3 of 3; 400 kpps: 1.08-1.21 s trials)
+    tcpreplay bidi 350 kpps (3 of 3; 400 kpps: 1 of 3)
+    TRex uni       350 kpps (2 of 3; 100-200 kpps at 0.986-0.996 of the load)
+    TRex bidi      350 kpps (3 of 3, 1.009-1.011 s; 400 kpps: 1.03-1.10 s)
+    ratios to tcpreplay: TRex 1.00x / 1.00x; testpmd txonly AF_PACKET 446 / 489 kpps
+    (1.27x / 1.40x), AF_XDP 740 / 222 kpps (2.11x / 0.63x)
+
 TRex software mode is faster one way on a quiet machine, not both ways, and
 loses more than tcpreplay to other work on the CPU, so tcpreplay stays the
 local default (``local-*.yaml``); TRex is selectable
