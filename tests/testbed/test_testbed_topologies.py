@@ -106,9 +106,15 @@ def test_sim_topology() -> None:
 def test_local_topology(path: Path) -> None:
     topology = load_topology(path)
     tg, dut = topology.tg, topology.duts[0]
-    assert tg.driver == "local"
     assert tg.access == NetnsAccess("tg") and dut.access == NetnsAccess("dut")
-    assert tg.options == {"cpu": 0, "max_rate_pps": 800000}
+    if path.name.endswith("-trex.yaml"):  # TRex in the TG namespace, on the TG's CPU
+        assert tg.driver == "trex"
+        assert tg.options["software_mode"] is True and tg.options["low_end_core"] == 0
+        assert "config_path" not in tg.options  # made per run (trex/perrun.py)
+        assert tg.options["max_rate_pps"] == 800000
+    else:
+        assert tg.driver == "local"
+        assert tg.options == {"cpu": 0, "max_rate_pps": 800000}
     assert dut.options["cpu"] == 1
     for (node, port), (name, mac, link) in LOCAL_PORTS.items():
         iface = topology.nodes[node].interface(port)

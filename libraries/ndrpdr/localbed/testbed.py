@@ -54,12 +54,29 @@ class TrackedNetnsTransport(NetnsTransport):
     """
 
     def __init__(
-        self, node: str, namespace: str, on_start: Callable[[int, str | None], None]
+        self,
+        node: str,
+        namespace: str,
+        on_start: Callable[[int, str | None], None],
+        *,
+        run_id: str | None = None,
+        on_path: Callable[[str], None] | None = None,
     ) -> None:
-        """``on_start(pid, log path)`` is called after each ``start``."""
+        """``on_start(pid, log path)`` is called after each ``start``.
+
+        ``run_id``: the run the namespace belongs to; ``on_path(path)``
+        records a file of the run for its teardown (``track_path``).
+        """
         super().__init__(node, namespace)
         self._on_start = on_start
+        self._on_path = on_path
+        self.run_id = run_id
         self._started: list[LocalProcess] = []
+
+    def track_path(self, path: str) -> None:
+        """Have the run's teardown (or cleanup_leftovers) remove ``path`` (a file or directory)."""
+        if self._on_path is not None:
+            self._on_path(path)
 
     def start(
         self,
@@ -227,7 +244,11 @@ class LocalTestbed:
         with self._lock:
             if node_key not in self._transports:
                 self._transports[node_key] = TrackedNetnsTransport(
-                    node_key, self.namespace(node_key), self._record_process
+                    node_key,
+                    self.namespace(node_key),
+                    self._record_process,
+                    run_id=self.run_id,
+                    on_path=self.track_path,
                 )
             return self._transports[node_key]
 

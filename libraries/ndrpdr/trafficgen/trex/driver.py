@@ -21,7 +21,9 @@ with one client kept connected between trials:
    0.25 s is stopped (a trial lasts its duration; what was not sent is
    unsent, counted as lost);
 5. wait ``settle_s``, read the counters and TRex's warnings, and let
-   ``counts.trex_trial`` make the TrialResult (latency in ``last_trial``).
+   ``counts.trex_trial`` make the TrialResult (latency in ``last_trial``);
+   a software-mode TRex in a local namespace counts what it received at
+   its veths instead (``vethcount``: its own receive side loses frames).
 
 ``measure_latency`` runs the same steps with latency streams beside the
 background (``latency.py``), for the latency trials after a search.
@@ -37,6 +39,7 @@ needs the server), capped by ``options.max_rate_pps``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import math
 import threading
@@ -60,12 +63,14 @@ from ndrpdr.trafficgen.trex.latency import (
 )
 from ndrpdr.trafficgen.trex.options import TrexOptions, where
 from ndrpdr.trafficgen.trex.session import PORTS, TrexSession
+from ndrpdr.trafficgen.trex.starttime import traffic_seconds, traffic_start
 from ndrpdr.trafficgen.trex.streams import (
     DirectionTraffic,
     StreamSpec,
     direction_traffic,
     rate_per_direction,
 )
+from ndrpdr.trafficgen.trex.vethcount import VethCounter, recount, veth_counter
 
 #: Load slack accepted above max_load_pps (float rounding of rates computed by callers).
 _LOAD_SLACK = 1e-9
@@ -307,25 +312,28 @@ class TrexTrafficGenerator:
     ) -> TrexTrial:
         sending = list(self.sending_ports)
         mask = self.session.core_mask(sending)
+        veths = self._veth_counter()
+        veths_before = veths.read() if veths is not None else None
         with self.session.lock:
             self._call("reset", lambda: client.reset(PORTS))
             for port, specs in streams.items():
                 self._call("add_streams", functools.partial(client.add_streams, specs, [port]))
             self._call("clear_events", client.clear_events)
-            started = self._clock()
+            asked = self._clock()
             self._call(
                 f"start at {rate:.3f} pps per port for {duration:g} s",
                 lambda: client.start(
                     sending, mult=f"{rate:.3f}pps", duration=duration, force=True, core_mask=mask
                 ),
             )
+            started = traffic_start(asked, self._clock())
         cut = self._wait(client, sending, started, duration)
-        traffic_s = self._clock() - started
+        traffic_s = traffic_seconds(started, self._clock(), duration)
         self._sleep(self.options.settle_s)
         with self.session.lock:
             stats = self._call("get_stats", lambda: client.get_stats(PORTS))
             warnings = self._call("get_warnings", client.get_warnings)
-        return trex_trial(
+        trial = trex_trial(
             stats,
             duration=duration,
             load=load,
@@ -334,6 +342,16 @@ class TrexTrafficGenerator:
             stopped_at_cutoff=cut,
             trex_warnings=warnings,
         )
+        if veths is None or veths_before is None:
+            return trial
+        received = veths.received(veths_before, veths.read())
+        return dataclasses.replace(trial, result=recount(trial.result, received))
+
+    def _veth_counter(self) -> VethCounter | None:
+        """The receiving veths of a software-mode TRex in a local namespace (see vethcount)."""
+        namespace = self.session.settings.namespace if self.options.software_mode else None
+        receiving = [rx for _, rx in self.directions]
+        return veth_counter(self.node, namespace, [p.device for p in self.ports], receiving)
 
     def _wait(
         self, client: TrexClient, sending: Sequence[int], started: float, duration: float

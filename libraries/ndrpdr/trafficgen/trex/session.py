@@ -44,6 +44,7 @@ from ndrpdr.trafficgen.trex.client import (
 )
 from ndrpdr.trafficgen.trex.config import TrexPort, render_config, trex_ports
 from ndrpdr.trafficgen.trex.options import TrexOptions, parse_options, where
+from ndrpdr.trafficgen.trex.perrun import per_run_options
 from ndrpdr.trafficgen.trex.server import TrexServer, wait_for_api
 
 _log = logging.getLogger(__name__)
@@ -88,6 +89,8 @@ class TrexSession:
         runs there; default: the namespace of a NetnsTransport ``access``,
         else none); ``client_factory`` makes the client (default: TRex's
         real client in a child process); ``sleep`` paces the API retries.
+        A TG in a local network namespace gets its own config file and DPDK
+        prefix (``perrun``), so concurrent runs share nothing.
         """
         self.topology = topology
         tg = topology.tg
@@ -96,7 +99,7 @@ class TrexSession:
             raise TrafficGeneratorError(
                 f"{where(topology, tg, 'driver')}: {tg.driver!r} is not trex"
             )
-        self.options: TrexOptions = parse_options(topology)
+        self.options: TrexOptions = per_run_options(parse_options(topology), tg.options, access)
         self.ports: tuple[TrexPort, ...] = trex_ports(topology, self.options, path)
         self.config_text = render_config(self.ports, self.options)
         if self.options.start_server and access is None:

@@ -1,0 +1,85 @@
+"""Counting a local TRex's received frames at the TG's veths, not at TRex's ports.
+
+TRex in software mode receives through AF_PACKET rings on the TG's one CPU.
+On a local testbed that CPU also sends, and above some 0.1 Mpps (64 B, a
+2-core VM) TRex's receive side falls behind: frames the DUT forwarded and
+the TG's veth received go missing from TRex's ``ipackets`` and would count
+as the DUT's loss (checked: DUT tx 300 000, TG veths rx 300 000, TRex
+ipackets 296 318). So for a TRex whose ports are veths of a local network
+namespace, the driver reads the kernel's ``rx_packets`` of the receiving
+veths before and after each trial (``ndrpdr.localbed.read_counters``, no
+fork) and takes that as the received count; offered stays TRex's own
+``opackets`` (what it really sent). The TG veths' nft ingress sink drops
+the frames after they are counted.
+
+Received frames above offered (none expected: the DUT sends nothing of its
+own on these veths) are capped at offered, with a warning, as the local
+(tcpreplay) TG does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+
+from ndrpdr.localbed import LocalTestbedError, NetdevCounters, read_counters
+from ndrpdr.search.trial import TrialResult
+from ndrpdr.trafficgen.base import TrafficGeneratorError
+
+Counters = Mapping[str, NetdevCounters]
+
+
+@dataclasses.dataclass(frozen=True)
+class VethCounter:
+    """The receiving veths of a local TRex: ``namespace`` and the interface names."""
+
+    node: str
+    namespace: str
+    receivers: tuple[str, ...]
+
+    def read(self) -> Counters:
+        """The namespace's counters now (TrafficGeneratorError naming the node)."""
+        try:
+            counters = read_counters(self.namespace)
+        except LocalTestbedError as exc:
+            raise TrafficGeneratorError(
+                f"{self.node}: cannot read the veth counters: {exc}"
+            ) from exc
+        missing = [name for name in self.receivers if name not in counters]
+        if missing:
+            raise TrafficGeneratorError(
+                f"{self.node}: no counters for {', '.join(missing)} in {self.namespace}"
+            )
+        return counters
+
+    def received(self, before: Counters, after: Counters) -> int:
+        """Frames the receiving veths got between ``before`` and ``after``."""
+        return sum(after[n].rx_packets - before[n].rx_packets for n in self.receivers)
+
+
+def veth_counter(
+    node: str, namespace: str | None, devices: Sequence[str], receiving: Sequence[int]
+) -> VethCounter | None:
+    """The counter of a TRex in local ``namespace`` (None: not local, count at TRex's ports).
+
+    ``devices``: the TRex ports' Linux interface names by port index;
+    ``receiving``: the ports that receive a trial's traffic.
+    """
+    if namespace is None:
+        return None
+    return VethCounter(node, namespace, tuple(devices[port] for port in receiving))
+
+
+def recount(result: TrialResult, received: int) -> TrialResult:
+    """``result`` with ``received`` (capped at offered) as its forwarded count."""
+    offered = int(result.offered_count)
+    warnings = result.warnings
+    if received > offered:
+        warnings = (
+            *warnings,
+            f"the TG veths received {received} frames > offered {offered}: frames not sent "
+            "by the TG reached its ports; forwarded counted as offered",
+        )
+    return dataclasses.replace(
+        result, forwarded_count=min(received, offered), loss_count=None, warnings=warnings
+    )
