@@ -13,7 +13,11 @@ Per goal, up to three stages instead of MLRsearch's chain of coarser targets:
    them, so the scouting trials count again. A goal bound that lands
    outside the scout bracket (noise fooled the scout) scouts afresh from
    the goal's bounds. On a deterministic DUT the scout decides the same two
-   loads the goal settles, at no extra cost;
+   loads the goal settles, at no extra cost. Once the goal's full-length
+   trials show noise (a failure at or below a load that passed), the scout
+   goes to the load where a logistic fit of every such trial's pass/fail
+   puts the median trial's threshold (see ``knee``), whenever that load
+   lies strictly inside the scout bracket, instead of stepping or bisecting;
 3. final: the goal itself. The predicted threshold is tried at the final
    duration; the upper bound just above it is taken from a short trial
    whenever one failing short trial settles it (exceed ratio 0) and short
@@ -42,6 +46,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+from ndrpdr.search import knee
 from ndrpdr.search.classify import Classification, Criterion, classify
 from ndrpdr.search.errors import SearchError
 from ndrpdr.search.goal import Goal
@@ -263,6 +268,9 @@ class MlrController:
         if low < 0 and self._min_load_lossy(track, track.goal_index, threshold):
             return plan(0, "final", "min-load", "fail")
         if scout_high - scout_low > SCOUT_WIDTHS * width or scout_low < 0 or scout_high > top:
+            fitted = self._knee_index(track)
+            if fitted is not None and scout_low + 1 < fitted < scout_high - 1:
+                return plan(fitted, "scout", "knee-fit")
             return self._scout_step(track, plan, scout_low, scout_high, threshold)
         if scout_high - scout_low > width:
             # Whichever way the middle goes, the scout bound on the other
@@ -271,6 +279,20 @@ class MlrController:
         if scout_low > low:
             return plan(scout_low, "final", "scouted-lower", "pass")
         return plan(scout_high, "final", "scouted-upper", "fail")
+
+    def _knee_index(self, track: _Track) -> int | None:
+        """The grid index nearest the load where a fitted trial fails the goal
+        half the time (see ``knee``); None until the goal's full-length trials
+        show noise."""
+        goal = track.goal
+        counts = knee.count(self.session.trials, goal.loss_ratio, goal.final_trial_duration)
+        load = knee.median_load(counts)
+        if load is None:
+            return None
+        below = self.grid.floor_index(load)
+        if below < self.grid.top and load**2 > self.grid.load(below) * self.grid.load(below + 1):
+            return below + 1  # nearer in log(load)
+        return below
 
     def _scout_step(
         self,
