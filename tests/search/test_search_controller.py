@@ -102,34 +102,39 @@ def test_a_lossy_min_load_is_measured_at_full_length_right_away(
     assert len(later) == settling, result.describe()
 
 
-def test_scouting_steps_down_ever_further_while_the_upper_bound_keeps_moving() -> None:
+def test_scouting_follows_the_fit_then_steps_down_geometrically_while_the_bound_keeps_moving() -> (
+    None
+):
     # Single trials pass up to 2 x capacity: the short stage ends far above
-    # the knee, and every scouted load fails after its first trial. The first
-    # step down is one width; from there the steps (geometric, or the fitted
-    # knee once passes and failures overlap) grow while the upper bound moves.
+    # the knee, and every scouted load fails after its first trial. The
+    # fitted knee (passes and failures overlap from the first scouted load
+    # on) sets the first steps down; once the scout's upper bound has moved
+    # down FIT_YIELDS_AFTER_MOVES times in a row, doubling steps outrun it.
     dut = LuckyFirstTrialsDut(CAPACITY, 2 * CAPACITY, lucky=1)
     result = search(dut, [CSIT_NDR, CSIT_PDR], MIN_LOAD, MAX_LOAD)
     _assert_knee_bracketed(result)
     starts = _first_visits(result, "scout", "scout-start")
-    down = [
-        load
-        for strategy in ("expand-down", "knee-fit")
-        for load in _first_visits(result, "scout", strategy)
-        if load > CAPACITY
-    ]
-    down.sort(reverse=True)
-    assert len(starts) == 1 and len(down) >= 5, result.describe()
-    steps = [_widths(high, low) for high, low in zip([starts[0], *down], down, strict=False)]
-    assert steps[0] == pytest.approx(1.0, rel=0.01)
-    assert all(later >= earlier - 0.01 for earlier, later in itertools.pairwise(steps))
-    assert steps[-1] >= 8.0, steps
+    fitted = [load for load in _first_visits(result, "scout", "knee-fit") if load > CAPACITY]
+    down = [load for load in _first_visits(result, "scout", "expand-down") if load > CAPACITY]
+    assert len(starts) == 1 and len(down) >= 3, result.describe()
+    first = [load for load in fitted if load > max(down)]  # before the doubling
+    assert first, result.describe()
+    assert _widths(starts[0], max(first)) == pytest.approx(1.0, rel=0.01)
+    assert result.trials.index(next(t for t in result.trials if t.load == min(first))) < (
+        result.trials.index(next(t for t in result.trials if t.load == max(down)))
+    )
+    steps = [_widths(high, low) for high, low in itertools.pairwise([min(first), *down])]
+    for step, following in itertools.pairwise(steps):
+        assert following == pytest.approx(2.0 * step, rel=0.01), steps
     # Walking one width at a time would need ~130 scouted loads of 4 trials each.
     assert len(result.trials) < 120, result.describe()
 
 
-def test_after_a_contradiction_the_first_step_down_is_two_widths() -> None:
+def test_after_a_contradiction_the_scout_goes_to_the_fitted_knee_below() -> None:
     # Three trials pass up to 2 x capacity, the rest fail above capacity: the
-    # scout (3 of 5 trials) is fooled where the goal (11 of 21) is not.
+    # scout (3 of 5 trials) is fooled where the goal (11 of 21) is not. The
+    # contradicted load then holds passes and failures, and the scout's next
+    # load is the fitted knee, clamped below the contradicted load.
     dut = LuckyFirstTrialsDut(CAPACITY, 2 * CAPACITY, lucky=3)
     result = search(dut, [CSIT_NDR], MIN_LOAD, MAX_LOAD)
     _assert_knee_bracketed(result)
@@ -144,8 +149,9 @@ def test_after_a_contradiction_the_first_step_down_is_two_widths() -> None:
     following = [t for t in result.trials[index + 1 :] if t.load < first_miss]
     assert following, result.describe()
     assert following[0].reason is not None
-    assert following[0].reason.strategy == "expand-down"
-    assert _widths(first_miss, following[0].load) == pytest.approx(2.0, abs=0.02)
+    assert following[0].reason.phase == "scout"
+    assert following[0].reason.strategy == "knee-fit"
+    assert _widths(first_miss, following[0].load) == pytest.approx(1.0, abs=0.02)
 
 
 def test_a_deterministic_knee_costs_no_extra_scouting() -> None:

@@ -98,6 +98,13 @@ def test_no_estimate_without_noise_or_when_failures_fall_with_the_load() -> None
     assert median_load([PassFail(1e6, 0, 3), PassFail(2e6, 3, 1)]) is None
 
 
+def test_no_estimate_beyond_the_counted_loads() -> None:
+    # Failures are rare at both loads: the fit reaches p = 0.5 only more
+    # than twice as high (or, nearly flat, at a load too large to represent).
+    assert median_load([PassFail(1e6, 90, 10), PassFail(1.05e6, 89, 11)]) is None
+    assert median_load([PassFail(1e6, 1000, 1), PassFail(1.0001e6, 1000, 1)]) is None
+
+
 class RampDut:
     """A trial fails (2 % loss) with probability rising linearly in log(load)
     from 0 at ``bottom`` to 1 at ``top``; the draw is a seeded function of
@@ -120,7 +127,7 @@ class RampDut:
 
 
 @pytest.mark.parametrize("capacity", [2.45e6, 3.0e6, 3.68e6, 5.52e6])
-def test_scouting_a_noisy_knee_nominates_the_fitted_median_load(capacity: float) -> None:
+def test_scouting_a_noisy_knee_heads_for_the_fitted_median_load(capacity: float) -> None:
     dut = RampDut(0.8 * capacity, capacity)
     result = search(dut, [Goal(loss_ratio=0.0), Goal(loss_ratio=0.005)], 1e4, 1e7)
     median = math.sqrt(dut.bottom * dut.top)  # where p = 0.5
@@ -128,8 +135,9 @@ def test_scouting_a_noisy_knee_nominates_the_fitted_median_load(capacity: float)
         t.load for t in result.trials if t.reason is not None and t.reason.strategy == "knee-fit"
     ]
     assert fitted, result.describe()
-    for load in fitted:
-        assert abs(math.log(load / median)) <= 8 * -math.log1p(-WIDTH), result.describe()
+    # Each fitted load is at most one width beyond the scout bracket, so the
+    # first may lie far off; the last is near the median.
+    assert abs(math.log(fitted[-1] / median)) <= 8 * -math.log1p(-WIDTH), result.describe()
     for goal_result in result.goal_results:
         lower, upper = goal_result.lower_bound, goal_result.upper_bound
         assert lower is not None and upper is not None, result.describe()

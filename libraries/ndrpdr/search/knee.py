@@ -21,6 +21,8 @@ from collections.abc import Iterable
 
 from ndrpdr.search.trial import TrialResult
 
+_REACH = 2.0
+"""How far beyond the counted loads (a factor) the fitted median may lie."""
 _ITERATIONS = 30
 _TOLERANCE = 1e-9
 _RIDGE = 1e-6
@@ -59,8 +61,10 @@ def overlapping(counts: list[PassFail]) -> bool:
 def median_load(counts: list[PassFail]) -> float | None:
     """The load [fps] where the fitted failure probability is 0.5.
 
-    None unless the counts overlap (see ``overlapping``) and the fit has a
-    failure probability rising with the load.
+    None unless the counts overlap (see ``overlapping``), the fit has a
+    failure probability rising with the load, and it reaches 0.5 within the
+    counted loads' range widened by a factor of ``_REACH`` each way (a
+    nearly flat fit would put it anywhere).
     """
     if not overlapping(counts):
         return None
@@ -87,7 +91,10 @@ def median_load(counts: list[PassFail]) -> float | None:
         a, b = a + step_a, b + step_b
         if abs(step_a) + abs(step_b) < _TOLERANCE:
             break
-    if b <= 0.0:
+    # b > 0 and -a / b within a factor of _REACH of the counted loads,
+    # without dividing by a tiny b.
+    reach = math.log(_REACH)
+    if b <= 0.0 or not b * (points[0][0] - reach) <= -a <= b * (points[-1][0] + reach):
         return None
     return reference * math.exp(-a / b)
 

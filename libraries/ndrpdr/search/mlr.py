@@ -16,8 +16,10 @@ Per goal, up to three stages instead of MLRsearch's chain of coarser targets:
    loads the goal settles, at no extra cost. Once the goal's full-length
    trials show noise (a failure at or below a load that passed), the scout
    goes to the load where a logistic fit of every such trial's pass/fail
-   puts the median trial's threshold (see ``knee``), whenever that load
-   lies strictly inside the scout bracket, instead of stepping or bisecting;
+   puts the median trial's threshold (see ``knee``), clamped into the
+   scout bracket, instead of stepping or bisecting (after
+   ``FIT_YIELDS_AFTER_MOVES`` moves the same way a further geometric step
+   wins);
 3. final: the goal itself. The predicted threshold is tried at the final
    duration; the upper bound just above it is taken from a short trial
    whenever one failing short trial settles it (exceed ratio 0) and short
@@ -60,6 +62,9 @@ SCOUT_MIN_TRIALS = 3.0
 """A goal whose duration sum holds at least this many final trials gets a scout stage."""
 SCOUT_WIDTHS = 2
 """The scout stage ends once its bounds are this many goal widths apart."""
+FIT_YIELDS_AFTER_MOVES = 4
+"""From this many moves of a scout bound in a row on, a geometric step that
+goes further than the fitted knee wins (a fit that lags a long walk)."""
 GROW_AFTER_MOVES = 3
 """From this many moves of a bound in a row on, the final stage's step doubles per move."""
 _GUIDED = ("expect-pass", "expect-fail")
@@ -269,9 +274,19 @@ class MlrController:
             return plan(0, "final", "min-load", "fail")
         if scout_high - scout_low > SCOUT_WIDTHS * width or scout_low < 0 or scout_high > top:
             fitted = self._knee_index(track)
-            if fitted is not None and scout_low + 1 < fitted < scout_high - 1:
-                return plan(fitted, "scout", "knee-fit")
-            return self._scout_step(track, plan, scout_low, scout_high, threshold)
+            stepped = self._scout_step(track, plan, scout_low, scout_high, threshold)
+            if fitted is None:
+                return stepped
+            # Clamped into the scout bracket: at worst a one-width step
+            # towards the fitted knee, unless expansion has grown further.
+            fit = plan(fitted, "scout", "knee-fit")
+            if track.run < FIT_YIELDS_AFTER_MOVES:
+                return fit
+            if stepped.strategy == "expand-up" and stepped.index > fit.index:
+                return stepped
+            if stepped.strategy == "expand-down" and stepped.index < fit.index:
+                return stepped
+            return fit
         if scout_high - scout_low > width:
             # Whichever way the middle goes, the scout bound on the other
             # side (with its trials) closes the bracket.
