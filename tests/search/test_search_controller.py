@@ -12,7 +12,7 @@ import math
 from collections import Counter
 
 import pytest
-from search_duts import StepDut
+from search_duts import LossCurveDut, StepDut
 
 from ndrpdr.search import Goal, SearchResult, TrialResult, search
 
@@ -167,3 +167,28 @@ def test_a_deterministic_knee_costs_no_extra_scouting() -> None:
     assert scouted <= bounds, result.describe()
     per_load = Counter(t.load for t in result.trials)
     assert sorted(per_load[load] for load in bounds)[-2:] == [11, 11]
+
+
+@pytest.mark.parametrize(("scale", "power"), [(0.5, 2.0), (0.2, 1.5)])
+def test_scouting_a_smooth_loss_curve_goes_to_the_estimate(scale: float, power: float) -> None:
+    # Loss grows smoothly above capacity: the PDR's threshold lies above the
+    # NDR's, and the estimate from the lossy trials there is exact enough to
+    # scout at it instead of stepping up one width, then two, from the NDR.
+    dut = LossCurveDut(CAPACITY, scale, power)
+    result = search(dut, [CSIT_NDR, CSIT_PDR], MIN_LOAD, MAX_LOAD)
+    guided = [
+        t
+        for t in result.trials
+        if t.reason is not None
+        and t.reason.phase == "scout"
+        and t.reason.strategy in ("expect-pass", "expect-fail")
+    ]
+    assert guided, result.describe()
+    for goal, goal_result in zip([CSIT_NDR, CSIT_PDR], result.goal_results, strict=True):
+        threshold = CAPACITY * (1.0 + (goal.loss_ratio / scale) ** (1.0 / power))
+        lower, upper = goal_result.lower_bound, goal_result.upper_bound
+        assert lower is not None and upper is not None, result.describe()
+        assert lower <= threshold < upper, result.describe()
+        assert lower >= upper * (1.0 - WIDTH) * (1.0 - 1e-9)
+    # Stepping up from the NDR took 73-79 trials here.
+    assert len(result.trials) <= 60, result.describe()

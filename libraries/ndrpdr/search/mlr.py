@@ -19,7 +19,9 @@ Per goal, up to three stages instead of MLRsearch's chain of coarser targets:
    puts the median trial's threshold (see ``knee``), clamped into the
    scout bracket, instead of stepping or bisecting (after
    ``FIT_YIELDS_AFTER_MOVES`` moves the same way a further geometric step
-   wins);
+   wins). Before any noise, where a full-length trial lost a little (within
+   the goal's loss ratio: a smooth loss curve), the scout tries the
+   estimate (see ``hint``) as the final stage does;
 3. final: the goal itself. The predicted threshold is tried at the final
    duration; the upper bound just above it is taken from a short trial
    whenever one failing short trial settles it (exceed ratio 0) and short
@@ -309,6 +311,19 @@ class MlrController:
             return below + 1  # nearer in log(load)
         return below
 
+    def _smooth(self, track: _Track) -> bool:
+        """Has a full-length trial lost a little, within the goal's loss ratio?
+
+        Loss that grows with the load (rather than trials that lose nothing
+        or much more at random) is what makes the estimate exact.
+        """
+        goal = track.goal
+        return any(
+            0.0 < trial.loss_ratio <= goal.loss_ratio
+            for trial in self.session.trials
+            if trial.duration >= goal.final_trial_duration
+        )
+
     def _scout_step(
         self,
         track: _Track,
@@ -329,6 +344,14 @@ class MlrController:
                 if start is None or not short_low <= start < short_high:
                     start = short_low if short_low >= 0 else short_high - width
             return plan(top if start is None else start, "scout", "scout-start")
+        hint = None if threshold is None else self.grid.floor_index(threshold)
+        if hint is not None and low <= hint < high and self._smooth(track):
+            # The estimate (exact on smooth loss curves): the load at it,
+            # or one width above when that is the lower bound already.
+            if hint > low:
+                return plan(hint, "scout", "expect-pass")
+            if hint + width < high:
+                return plan(hint + width, "scout", "expect-fail")
         if high > top:
             return plan(low + (step if track.direction == "up" else width), "scout", "expand-up")
         if low < 0:
