@@ -7,11 +7,12 @@ had, so every search over them is reproducible trial by trial.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 
 import pytest
-from search_duts import StepDut
+from search_duts import LossCurveDut, StepDut
 
 from ndrpdr.search import Goal, SearchResult, TrialResult, search
 
@@ -101,26 +102,39 @@ def test_a_lossy_min_load_is_measured_at_full_length_right_away(
     assert len(later) == settling, result.describe()
 
 
-def test_scouting_steps_down_geometrically_while_the_upper_bound_keeps_moving() -> None:
+def test_scouting_follows_the_fit_then_steps_down_geometrically_while_the_bound_keeps_moving() -> (
+    None
+):
     # Single trials pass up to 2 x capacity: the short stage ends far above
-    # the knee, and every scouted load fails after its first trial.
+    # the knee, and every scouted load fails after its first trial. The
+    # fitted knee (passes and failures overlap from the first scouted load
+    # on) sets the first steps down; once the scout's upper bound has moved
+    # down FIT_YIELDS_AFTER_MOVES times in a row, doubling steps outrun it.
     dut = LuckyFirstTrialsDut(CAPACITY, 2 * CAPACITY, lucky=1)
     result = search(dut, [CSIT_NDR, CSIT_PDR], MIN_LOAD, MAX_LOAD)
     _assert_knee_bracketed(result)
-    down = _first_visits(result, "scout", "expand-down")
     starts = _first_visits(result, "scout", "scout-start")
-    assert len(starts) == 1 and len(down) >= 5, result.describe()
-    steps = [_widths(high, low) for high, low in zip([starts[0], *down], down, strict=False)]
-    # One width, then doubling while the scout's upper bound keeps moving down.
-    expected = [2**i for i in range(len(steps))]
-    assert steps[: len(expected) - 1] == pytest.approx(expected[:-1], rel=0.01)
+    fitted = [load for load in _first_visits(result, "scout", "knee-fit") if load > CAPACITY]
+    down = [load for load in _first_visits(result, "scout", "expand-down") if load > CAPACITY]
+    assert len(starts) == 1 and len(down) >= 3, result.describe()
+    first = [load for load in fitted if load > max(down)]  # before the doubling
+    assert first, result.describe()
+    assert _widths(starts[0], max(first)) == pytest.approx(1.0, rel=0.01)
+    assert result.trials.index(next(t for t in result.trials if t.load == min(first))) < (
+        result.trials.index(next(t for t in result.trials if t.load == max(down)))
+    )
+    steps = [_widths(high, low) for high, low in itertools.pairwise([min(first), *down])]
+    for step, following in itertools.pairwise(steps):
+        assert following == pytest.approx(2.0 * step, rel=0.01), steps
     # Walking one width at a time would need ~130 scouted loads of 4 trials each.
     assert len(result.trials) < 120, result.describe()
 
 
-def test_after_a_contradiction_the_first_step_down_is_two_widths() -> None:
+def test_after_a_contradiction_the_scout_goes_to_the_fitted_knee_below() -> None:
     # Three trials pass up to 2 x capacity, the rest fail above capacity: the
-    # scout (3 of 5 trials) is fooled where the goal (11 of 21) is not.
+    # scout (3 of 5 trials) is fooled where the goal (11 of 21) is not. The
+    # contradicted load then holds passes and failures, and the scout's next
+    # load is the fitted knee, clamped below the contradicted load.
     dut = LuckyFirstTrialsDut(CAPACITY, 2 * CAPACITY, lucky=3)
     result = search(dut, [CSIT_NDR], MIN_LOAD, MAX_LOAD)
     _assert_knee_bracketed(result)
@@ -135,8 +149,9 @@ def test_after_a_contradiction_the_first_step_down_is_two_widths() -> None:
     following = [t for t in result.trials[index + 1 :] if t.load < first_miss]
     assert following, result.describe()
     assert following[0].reason is not None
-    assert following[0].reason.strategy == "expand-down"
-    assert _widths(first_miss, following[0].load) == pytest.approx(2.0, abs=0.02)
+    assert following[0].reason.phase == "scout"
+    assert following[0].reason.strategy == "knee-fit"
+    assert _widths(first_miss, following[0].load) == pytest.approx(1.0, abs=0.02)
 
 
 def test_a_deterministic_knee_costs_no_extra_scouting() -> None:
@@ -152,3 +167,28 @@ def test_a_deterministic_knee_costs_no_extra_scouting() -> None:
     assert scouted <= bounds, result.describe()
     per_load = Counter(t.load for t in result.trials)
     assert sorted(per_load[load] for load in bounds)[-2:] == [11, 11]
+
+
+@pytest.mark.parametrize(("scale", "power"), [(0.5, 2.0), (0.2, 1.5)])
+def test_scouting_a_smooth_loss_curve_goes_to_the_estimate(scale: float, power: float) -> None:
+    # Loss grows smoothly above capacity: the PDR's threshold lies above the
+    # NDR's, and the estimate from the lossy trials there is exact enough to
+    # scout at it instead of stepping up one width, then two, from the NDR.
+    dut = LossCurveDut(CAPACITY, scale, power)
+    result = search(dut, [CSIT_NDR, CSIT_PDR], MIN_LOAD, MAX_LOAD)
+    guided = [
+        t
+        for t in result.trials
+        if t.reason is not None
+        and t.reason.phase == "scout"
+        and t.reason.strategy in ("expect-pass", "expect-fail")
+    ]
+    assert guided, result.describe()
+    for goal, goal_result in zip([CSIT_NDR, CSIT_PDR], result.goal_results, strict=True):
+        threshold = CAPACITY * (1.0 + (goal.loss_ratio / scale) ** (1.0 / power))
+        lower, upper = goal_result.lower_bound, goal_result.upper_bound
+        assert lower is not None and upper is not None, result.describe()
+        assert lower <= threshold < upper, result.describe()
+        assert lower >= upper * (1.0 - WIDTH) * (1.0 - 1e-9)
+    # Stepping up from the NDR took 73-79 trials here.
+    assert len(result.trials) <= 60, result.describe()

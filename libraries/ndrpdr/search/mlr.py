@@ -13,7 +13,15 @@ Per goal, up to three stages instead of MLRsearch's chain of coarser targets:
    them, so the scouting trials count again. A goal bound that lands
    outside the scout bracket (noise fooled the scout) scouts afresh from
    the goal's bounds. On a deterministic DUT the scout decides the same two
-   loads the goal settles, at no extra cost;
+   loads the goal settles, at no extra cost. Once the goal's full-length
+   trials show noise (a failure at or below a load that passed), the scout
+   goes to the load where a logistic fit of every such trial's pass/fail
+   puts the median trial's threshold (see ``knee``), clamped into the
+   scout bracket, instead of stepping or bisecting (after
+   ``FIT_YIELDS_AFTER_MOVES`` moves the same way a further geometric step
+   wins). Before any noise, where a full-length trial lost a little (within
+   the goal's loss ratio: a smooth loss curve), the scout tries the
+   estimate (see ``hint``) as the final stage does;
 3. final: the goal itself. The predicted threshold is tried at the final
    duration; the upper bound just above it is taken from a short trial
    whenever one failing short trial settles it (exceed ratio 0) and short
@@ -42,6 +50,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+from ndrpdr.search import knee
 from ndrpdr.search.classify import Classification, Criterion, classify
 from ndrpdr.search.errors import SearchError
 from ndrpdr.search.goal import Goal
@@ -55,6 +64,9 @@ SCOUT_MIN_TRIALS = 3.0
 """A goal whose duration sum holds at least this many final trials gets a scout stage."""
 SCOUT_WIDTHS = 2
 """The scout stage ends once its bounds are this many goal widths apart."""
+FIT_YIELDS_AFTER_MOVES = 4
+"""From this many moves of a scout bound in a row on, a geometric step that
+goes further than the fitted knee wins (a fit that lags a long walk)."""
 GROW_AFTER_MOVES = 3
 """From this many moves of a bound in a row on, the final stage's step doubles per move."""
 _GUIDED = ("expect-pass", "expect-fail")
@@ -263,7 +275,20 @@ class MlrController:
         if low < 0 and self._min_load_lossy(track, track.goal_index, threshold):
             return plan(0, "final", "min-load", "fail")
         if scout_high - scout_low > SCOUT_WIDTHS * width or scout_low < 0 or scout_high > top:
-            return self._scout_step(track, plan, scout_low, scout_high, threshold)
+            fitted = self._knee_index(track)
+            stepped = self._scout_step(track, plan, scout_low, scout_high, threshold)
+            if fitted is None:
+                return stepped
+            # Clamped into the scout bracket: at worst a one-width step
+            # towards the fitted knee, unless expansion has grown further.
+            fit = plan(fitted, "scout", "knee-fit")
+            if track.run < FIT_YIELDS_AFTER_MOVES:
+                return fit
+            if stepped.strategy == "expand-up" and stepped.index > fit.index:
+                return stepped
+            if stepped.strategy == "expand-down" and stepped.index < fit.index:
+                return stepped
+            return fit
         if scout_high - scout_low > width:
             # Whichever way the middle goes, the scout bound on the other
             # side (with its trials) closes the bracket.
@@ -271,6 +296,33 @@ class MlrController:
         if scout_low > low:
             return plan(scout_low, "final", "scouted-lower", "pass")
         return plan(scout_high, "final", "scouted-upper", "fail")
+
+    def _knee_index(self, track: _Track) -> int | None:
+        """The grid index nearest the load where a fitted trial fails the goal
+        half the time (see ``knee``); None until the goal's full-length trials
+        show noise."""
+        goal = track.goal
+        counts = knee.count(self.session.trials, goal.loss_ratio, goal.final_trial_duration)
+        load = knee.median_load(counts)
+        if load is None:
+            return None
+        below = self.grid.floor_index(load)
+        if below < self.grid.top and load**2 > self.grid.load(below) * self.grid.load(below + 1):
+            return below + 1  # nearer in log(load)
+        return below
+
+    def _smooth(self, track: _Track) -> bool:
+        """Has a full-length trial lost a little, within the goal's loss ratio?
+
+        Loss that grows with the load (rather than trials that lose nothing
+        or much more at random) is what makes the estimate exact.
+        """
+        goal = track.goal
+        return any(
+            0.0 < trial.loss_ratio <= goal.loss_ratio
+            for trial in self.session.trials
+            if trial.duration >= goal.final_trial_duration
+        )
 
     def _scout_step(
         self,
@@ -292,6 +344,14 @@ class MlrController:
                 if start is None or not short_low <= start < short_high:
                     start = short_low if short_low >= 0 else short_high - width
             return plan(top if start is None else start, "scout", "scout-start")
+        hint = None if threshold is None else self.grid.floor_index(threshold)
+        if hint is not None and low <= hint < high and self._smooth(track):
+            # The estimate (exact on smooth loss curves): the load at it,
+            # or one width above when that is the lower bound already.
+            if hint > low:
+                return plan(hint, "scout", "expect-pass")
+            if hint + width < high:
+                return plan(hint + width, "scout", "expect-fail")
         if high > top:
             return plan(low + (step if track.direction == "up" else width), "scout", "expand-up")
         if low < 0:

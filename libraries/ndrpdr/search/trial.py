@@ -25,8 +25,8 @@ class TrialReason:
     stage of the search ("probe", "short", "scout", "final", "binary",
     "verify"); ``strategy`` names the rule that picked the load
     ("expect-pass", "expect-fail", "expand-up", "expand-down", "bisect",
-    "min-load", "scouted-middle", "repeat", ...; "-grown" when the step grew
-    because a bound kept moving the same way).
+    "min-load", "scouted-middle", "knee-fit", "repeat", ...; "-grown" when
+    the step grew because a bound kept moving the same way).
     """
 
     algorithm: str
