@@ -58,7 +58,7 @@ def _ours(names: set[str], pid: int) -> set[str]:
 
 @pytest.fixture(scope="module")
 def local_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Result, set[str]]]:
-    """Run the suite; yield (output dir, output.xml, ndrpdr-* namespaces new after the run)."""
+    """Run the suite; yield (output dir, output.xml, this run's ndrpdr-* namespaces left after it)."""
     outputdir = tmp_path_factory.mktemp("local-suites")
     state_dir = outputdir / "state"
     before = {n for n in netns_list() if n.startswith("ndrpdr-")}
@@ -97,13 +97,15 @@ def local_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, 
         timed_out = True
         os.killpg(process.pid, signal.SIGKILL)
         stdout, stderr = process.communicate()
-    left = {n for n in netns_list() if n.startswith("ndrpdr-")} - before
+    # Only this run's namespaces (named after the robot process): another run on the machine
+    # may create and remove its own meanwhile.
+    left = _ours({n for n in netns_list() if n.startswith("ndrpdr-")} - before, process.pid)
     try:
         assert not timed_out, f"robot took over {TIMEOUT_S} s:\n{stdout}\n{stderr}"
         assert (outputdir / "output.xml").exists(), stdout + stderr
         yield outputdir, read_output(outputdir), left
     finally:
-        for name in sorted(_ours(left, process.pid)):  # clean up what this run left
+        for name in sorted(left):  # clean up what this run left
             subprocess.run(["ip", "netns", "delete", name], check=False)
 
 
