@@ -58,7 +58,7 @@ def _ours(names: set[str], pid: int) -> set[str]:
 
 @pytest.fixture(scope="module")
 def local_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Result, set[str]]]:
-    """Run the suite; yield (output dir, output.xml, this run's ndrpdr-* namespaces left after it)."""
+    """Run the suite; yield (output dir, output.xml, this run's ndrpdr-* namespaces left)."""
     outputdir = tmp_path_factory.mktemp("local-suites")
     state_dir = outputdir / "state"
     before = {n for n in netns_list() if n.startswith("ndrpdr-")}
