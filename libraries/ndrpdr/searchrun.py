@@ -116,10 +116,11 @@ def run_search(
     in every case; a failure to stop it fails the run too. ``telemetry()``
     is read after the search; if it fails, the record has none (logged).
     ``pdr_loss_ratio`` names the goal the record calls PDR.
-    With ``calibrate``, one trial at the max load (as long as the shortest
+    With ``calibrate``, a trial at the max load (as long as the shortest
     initial trial duration) first measures what the TG sends; a max load
-    the TG cannot reach is capped (``notice(text)`` says so, else a logged
-    warning; the record keeps it as ``search.max_load_cap``).
+    the TG cannot reach is capped at the slowest of three such trials
+    (``notice(text)`` says so, else a logged warning; the record keeps it
+    as ``search.max_load_cap``).
     ``latency_duration_s`` [s] (None or 0: off) is each latency trial's
     duration after the search; a TG failure there leaves the bounds
     alone and the record's latency "failed" (``notice`` hears of it);

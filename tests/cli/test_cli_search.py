@@ -168,7 +168,8 @@ class _Failing:
 def test_tg_failure_keeps_trials(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # call 1 is the max-load calibration trial, calls 2 and 3 are search trials
+    # call 1 is the max-load calibration trial (the sim TG keeps up: no more), calls 2 and 3
+    # are search trials
     _Failing(monkeypatch, 4, TrafficGeneratorError("TG: the link went down"))
     record, out, err = _search(tmp_path, capsys, status=1)
     validate_record(record)

@@ -13,7 +13,11 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
-from ndrpdr.trafficgen.calibrate import CALIBRATION_MARGIN, calibrate_max_load
+from ndrpdr.trafficgen.calibrate import (
+    CALIBRATION_MARGIN,
+    CALIBRATION_TRIALS,
+    calibrate_max_load,
+)
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
 SIM = Path(__file__).resolve().parents[2] / "topologies" / "sim.yaml"
@@ -90,3 +94,59 @@ class StretchingTG:
 def test_a_stretched_trial_counts_the_seconds_it_really_sent() -> None:
     cap = calibrate_max_load(StretchingTG(), StretchingTG.max_load_pps, 1.0)
     assert cap.capable_pps == pytest.approx(400_000)  # not 504 kpps over the 1 s intended
+
+
+class _Wobbling:
+    """A TG whose flat-out rate changes from trial to trial (as tcpreplay's does on a busy
+    machine): each trial goes to the next of several real sim TGs of different speeds."""
+
+    def __init__(self, rates_pps: list[float]) -> None:
+        self._tgs = [_tg(max_offered_pps=rate) for rate in rates_pps]
+        self.loads: list[float] = []
+
+    @property
+    def max_load_pps(self) -> float:
+        return self._tgs[0].max_load_pps
+
+    def measure(self, duration: float, load: float) -> TrialResult:
+        tg = self._tgs[len(self.loads) % len(self._tgs)]
+        self.loads.append(load)
+        return tg.measure(duration, load)
+
+
+def test_a_wobbling_tg_is_capped_at_its_slowest_of_three_trials() -> None:
+    tg = _Wobbling([560_000, 470_000, 600_000])
+    cap = calibrate_max_load(tg, 800_000, 1.0)
+    assert tg.loads == [800_000] * CALIBRATION_TRIALS == [800_000] * 3
+    assert cap.capable_pps == pytest.approx(470_000, rel=1e-6)
+    assert cap.highest_pps == pytest.approx(600_000, rel=1e-6)
+    assert cap.capped_pps == pytest.approx(470_000 * (1 - CALIBRATION_MARGIN), rel=1e-6)
+    assert cap.trial.offered_count == cap.trials[1].offered_count  # the slowest is "the" trial
+    assert "470 kpps to 600 kpps in 3 1 s calibration trials" in cap.describe()
+    entry = cap.to_json()
+    assert [t["offered_count"] for t in entry["trials"]] == [560_000, 470_000, 600_000]
+    assert entry["highest_pps"] == pytest.approx(600_000, rel=1e-6)
+
+
+def test_a_tg_that_keeps_up_runs_one_calibration_trial() -> None:
+    tg = _Wobbling([2e6, 100_000])  # the second, slow TG is never reached
+    cap = calibrate_max_load(tg, 1e6, 1.0)
+    assert tg.loads == [1e6]
+    assert cap.capped_pps is None
+    assert len(cap.to_json()["trials"]) == 1
+
+
+def test_one_calibration_trial_when_asked() -> None:
+    tg = _Wobbling([500_000, 100_000])
+    cap = calibrate_max_load(tg, 1e6, 1.0, trials=1)
+    assert tg.loads == [1e6]
+    assert cap.capped_pps == pytest.approx(500_000 * (1 - CALIBRATION_MARGIN), rel=1e-6)
+    with pytest.raises(ValueError, match="trials=0"):
+        calibrate_max_load(tg, 1e6, 1.0, trials=0)
+
+
+def test_the_slowest_trial_decides_the_min_load_check() -> None:
+    """A cap from the slowest trial at or below the min load is refused, naming that rate."""
+    tg = _Wobbling([400_000, 150_000, 400_000])
+    with pytest.raises(TrafficGeneratorError, match=r"150 kpps in its slowest of 3 trials"):
+        calibrate_max_load(tg, 1e6, 1.0, min_load_pps=200_000)

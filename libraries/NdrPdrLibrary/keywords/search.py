@@ -248,8 +248,9 @@ class SearchKeywords(Component):
         ``INCOMPLETE``), also after a Robot timeout.
 
         Before the search one short trial at the max load checks what the
-        TG really sends; a max load (or ``max_rate``) above it is capped,
-        with a warning. Bounds resting on trials the TG could not offer in
+        TG really sends; when it falls short, two more follow and a max load
+        (or ``max_rate``) above the slowest of the three is capped, with a
+        warning. Bounds resting on trials the TG could not offer in
         full are flagged: tag ``TG_LIMITED``, metadata ``TG_LIMITED`` and
         ``TG_MAX_OFFERED_PPS``, a message line "limited by the traffic
         generator: sent at most X".

@@ -192,7 +192,7 @@ def build_record(
             "max_load_cap": None if max_load_cap is None else dict(max_load_cap),
         },
         "tg_limit": tg_limit_summary(
-            goals, entries, capable_pps=(max_load_cap or {}).get("capable_pps")
+            goals, entries, capable_pps=_fastest_calibration(max_load_cap)
         ),
         "ndr": _bounds(goals, settings, NDR_LOSS_RATIO),
         "pdr": _bounds(goals, settings, settings.pdr_loss_ratio),
@@ -207,3 +207,11 @@ def write_record(record: Mapping[str, Any], path: Path) -> None:
     """Write ``record`` as indented JSON (parent directories created)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=2, sort_keys=False) + "\n")
+
+
+def _fastest_calibration(max_load_cap: Mapping[str, Any] | None) -> float | None:
+    """The highest rate [pps] the TG sent in a calibration trial (records before 1.2.0: the one)."""
+    if max_load_cap is None:
+        return None
+    highest = max_load_cap.get("highest_pps")
+    return float(highest) if highest is not None else max_load_cap.get("capable_pps")

@@ -1,17 +1,22 @@
 """Max-load calibration: before a search, learn what the TG can really send.
 
 A TG often declares a maximum load (its ports' line rate) far above what it
-gets out (tcpreplay on veths sends some 0.4 Mpps of 64 B frames while the
+gets out (tcpreplay on veths sends some 0.5 Mpps of 64 B frames while the
 veth "speed" allows 29 Mpps). A search up to the declared maximum then
 spends its trials at loads the TG never offers, and every one of them is
-"lossy" with frames never sent. ``calibrate_max_load`` runs one short trial
+"lossy" with frames never sent. ``calibrate_max_load`` runs a short trial
 at the max load and reads how many frames the TG got out per second it
-was sending (``offered_rate_pps``), whatever the DUT did with them; when
-that is below the max load (beyond ``TG_LIMIT_TOLERANCE``), the search's
-max load is capped at it, less ``CALIBRATION_MARGIN``. A user-given max
-rate above what the TG can send is capped the same way, with a warning.
-The calibration trial is kept in the record (``search.max_load_cap``), not
-as a search trial.
+was sending (``offered_rate_pps``), whatever the DUT did with them. When
+that is below the max load (beyond ``TG_LIMIT_TOLERANCE``), the TG's
+flat-out rate is measured ``CALIBRATION_TRIALS`` times in all and the
+search's max load is capped at the slowest of them, less
+``CALIBRATION_MARGIN``: a software TG's flat-out rate wobbles from trial to
+trial (tcpreplay on a 2-core VM: 0.47 to 0.60 Mpps), and a cap at one lucky
+trial gives a max load the TG cannot hold (its trials there stretch) and a
+bound that moves by the wobble from run to run. A user-given max rate above
+what the TG can send is capped the same way, with a warning. The
+calibration trials are kept in the record (``search.max_load_cap``), not as
+search trials.
 """
 
 from __future__ import annotations
@@ -29,8 +34,14 @@ from ndrpdr.units import format_rate
 #: trials at the cap stay within TG_LIMIT_TOLERANCE on a TG whose rate wobbles a little.
 CALIBRATION_MARGIN = 0.01
 
+#: Calibration trials in all when the first one shows the TG falling short (the cap is the slowest).
+CALIBRATION_TRIALS = 3
+
 #: How the record names the method.
-METHOD = "calibration trial at the max load: offered frames / max(duration, effective duration)"
+METHOD = (
+    f"calibration trials at the max load ({CALIBRATION_TRIALS} when the first falls short): "
+    "the slowest offered frames / max(duration, effective duration)"
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,8 +49,10 @@ class MaxLoadCap:
     """The outcome of a calibration [aggregate pps].
 
     ``requested_pps``: the max load asked for; ``capable_pps``: what the TG
-    sent per second in the calibration ``trial``; ``capped_pps``: the max
-    load to search up to instead, None when the TG kept up (no cap).
+    sent per second in its slowest calibration trial, ``trial``;
+    ``highest_pps``: in its fastest; ``capped_pps``: the max load to search
+    up to instead, None when the TG kept up (no cap); ``trials``: every
+    calibration trial in the order they ran.
     """
 
     requested_pps: float
@@ -48,6 +61,8 @@ class MaxLoadCap:
     trial: TrialResult
     margin: float = CALIBRATION_MARGIN
     method: str = METHOD
+    highest_pps: float | None = None
+    trials: tuple[TrialResult, ...] = ()
 
     @property
     def max_load_pps(self) -> float:
@@ -61,11 +76,19 @@ class MaxLoadCap:
                 f"max load {format_rate(self.requested_pps)}: the TG sent "
                 f"{format_rate(self.capable_pps)} in a {self.trial.duration:g} s calibration trial"
             )
+        count = max(len(self.trials), 1)
+        sent = format_rate(self.capable_pps)
+        if count > 1 and self.highest_pps is not None:
+            sent = (
+                f"{format_rate(self.capable_pps)} to {format_rate(self.highest_pps)} "
+                f"in {count} {self.trial.duration:g} s calibration trials"
+            )
+        else:
+            sent = f"{sent} in a {self.trial.duration:g} s calibration trial"
         return (
-            f"max load capped at {format_rate(self.capped_pps)}: the TG sent only "
-            f"{format_rate(self.capable_pps)} in a {self.trial.duration:g} s calibration trial "
+            f"max load capped at {format_rate(self.capped_pps)}: the TG sent only {sent} "
             f"at the requested {format_rate(self.requested_pps)} "
-            f"(cap = {1 - self.margin:.0%} of what it sent)"
+            f"(cap = {1 - self.margin:.0%} of the slowest)"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -77,6 +100,8 @@ class MaxLoadCap:
             "margin": self.margin,
             "method": self.method,
             "trial": trial_entry(0, self.trial),
+            "highest_pps": self.capable_pps if self.highest_pps is None else self.highest_pps,
+            "trials": [trial_entry(i, t) for i, t in enumerate(self.trials or (self.trial,))],
         }
 
 
@@ -87,32 +112,40 @@ def calibrate_max_load(
     *,
     min_load_pps: float | None = None,
     margin: float = CALIBRATION_MARGIN,
+    trials: int = CALIBRATION_TRIALS,
 ) -> MaxLoadCap:
-    """Run one ``duration_s`` trial at ``max_load_pps`` on ``tg``; cap the max load if needed.
+    """Run a ``duration_s`` trial at ``max_load_pps`` on ``tg``; cap the max load if needed.
 
-    The cap is ``(1 - margin)`` x the offered rate, applied when the TG sent
-    less than TG_LIMIT_TOLERANCE of the max load. Raises
-    TrafficGeneratorError when the TG sent nothing, or when the cap would
-    fall to or below a given ``min_load_pps``.
+    When the TG sent less than TG_LIMIT_TOLERANCE of the max load, ``trials``
+    trials run in all and the cap is ``(1 - margin)`` x the slowest one's
+    offered rate. Raises TrafficGeneratorError when the TG sent nothing, or
+    when the cap would fall to or below a given ``min_load_pps``.
     """
     if not 0 <= margin < 1:
         raise ValueError(f"calibrate_max_load: margin={margin!r} must be in [0, 1)")
-    trial = tg.measure(duration_s, max_load_pps)
-    capable = offered_rate_pps(trial_entry(0, trial))
-    if capable <= 0:
+    if trials < 1:
+        raise ValueError(f"calibrate_max_load: trials={trials!r} must be >= 1")
+    measured = [tg.measure(duration_s, max_load_pps)]
+    rates = [offered_rate_pps(trial_entry(0, measured[0]))]
+    if rates[0] <= 0:
         raise TrafficGeneratorError(
             f"max-load calibration: the TG sent no frames in a {duration_s:g} s trial at "
             f"{format_rate(max_load_pps)}; check the TG's ports and links"
         )
     capped: float | None = None
-    if capable < TG_LIMIT_TOLERANCE * max_load_pps:
-        capped = capable * (1 - margin)
-        if min_load_pps is not None and capped <= min_load_pps:
+    if rates[0] < TG_LIMIT_TOLERANCE * max_load_pps:
+        for _ in range(trials - 1):
+            measured.append(tg.measure(duration_s, max_load_pps))
+            rates.append(offered_rate_pps(trial_entry(0, measured[-1])))
+        capped = min(rates) * (1 - margin)
+        if capped <= 0 or (min_load_pps is not None and capped <= min_load_pps):
             raise TrafficGeneratorError(
-                f"max-load calibration: the TG sends at most {format_rate(capable)}, not above "
-                f"the min load {format_rate(min_load_pps)}; give a lower min_rate"
+                f"max-load calibration: the TG sends at most {format_rate(min(rates))} in its "
+                f"slowest of {len(rates)} trials at {format_rate(max_load_pps)}, not above the "
+                f"min load {format_rate(min_load_pps or 0.0)}; give a lower min_rate"
             )
+    slowest = rates.index(min(rates))
     return MaxLoadCap(
-        requested_pps=max_load_pps, capable_pps=capable, capped_pps=capped, trial=trial,
-        margin=margin,
+        requested_pps=max_load_pps, capable_pps=rates[slowest], capped_pps=capped,
+        trial=measured[slowest], margin=margin, highest_pps=max(rates), trials=tuple(measured),
     )  # fmt: skip
