@@ -192,3 +192,42 @@ def test_scouting_a_smooth_loss_curve_goes_to_the_estimate(scale: float, power: 
         assert lower >= upper * (1.0 - WIDTH) * (1.0 - 1e-9)
     # Stepping up from the NDR took 73-79 trials here.
     assert len(result.trials) <= 60, result.describe()
+
+
+class SpellDut:
+    """A 3 % loss step whose knee drops from ``normal`` to ``spell_knee`` for trials
+    ``start`` to ``end - 1`` (counted from 1): loss that comes and goes in spells, as
+    on the local testbed, where a DPDK DUT lost 12 % for 15 trials in a row, then
+    nothing at the same load. Scout verdicts made during the spell are stale after it."""
+
+    def __init__(self, normal: float, spell_knee: float, start: int, end: int) -> None:
+        self.normal, self.spell_knee = normal, spell_knee
+        self.start, self.end = start, end
+        self.count = 0
+
+    def measure(self, duration: float, load: float) -> TrialResult:
+        self.count += 1
+        in_spell = self.start <= self.count < self.end
+        knee = self.spell_knee if in_spell else self.normal
+        offered = load * duration
+        lost = 0.0 if load <= knee else 0.03 * offered
+        return TrialResult(duration, load, offered_count=offered, loss_count=lost)
+
+
+def test_a_goal_bound_moving_through_stale_scout_bounds_grows_its_step() -> None:
+    """After the spell the goal finds the scout's upper bounds passing one after
+    another; from the fourth such move on it steps past them, two widths, then four."""
+    result = search(SpellDut(3.1e6, 2.6e6, 15, 60), [CSIT_NDR, CSIT_PDR], MIN_LOAD, MAX_LOAD)
+    goal = result.goal_results[0]
+    assert goal.lower_bound is not None and goal.upper_bound is not None
+    assert 3.1e6 * (1 - WIDTH) <= goal.lower_bound <= 3.1e6 < goal.upper_bound
+    grown = [
+        t for t in result.trials if t.reason is not None and t.reason.strategy.endswith("-grown")
+    ]
+    assert grown, Counter(t.reason.strategy for t in result.trials if t.reason is not None)
+    assert all(t.reason is not None and t.reason.phase == "final" for t in grown)
+    # the first grown nomination lies two widths or more from the goal's last final load
+    first = result.trials.index(grown[0])
+    last = [t for t in result.trials[:first] if t.reason is not None and t.reason.phase == "final"]
+    low, high = sorted((last[-1].load, grown[0].load))
+    assert _widths(high, low) >= 1.9
