@@ -332,3 +332,67 @@ def test_frames_up_to_1518_are_fine(frame_size: int | str) -> None:
     assert driver_module.MAX_LOCAL_FRAME_SIZE == 1518
     tg.close()  # nothing was started
     assert not testbed.state_file.exists()
+
+
+def test_counting_ends_once_every_frame_is_back(testbeds: TestbedFactory) -> None:
+    """A lossless trial through the real kernel DUT is counted whole long before a
+    5 s ``settle_s``: the counters are read again as soon as every frame is back."""
+    tg = generator(testbeds(), settle_s=5.0)
+    try:
+        started = driver_module.time.monotonic()
+        result = tg.measure(0.2, 10_000)
+        elapsed = driver_module.time.monotonic() - started
+    finally:
+        tg.close()
+    assert (result.offered_count, result.forwarded_count) == (2_000, 2_000)
+    assert elapsed < 5.0  # the whole settle_s would have been waited before
+
+
+class _ScriptedCounters:
+    """Counter reads as a scripted sequence of received totals, on a fake clock.
+
+    A stand-in for the veth counters: no real DUT holds frames back on demand, so
+    this checks only when the polling stops (quiet receive count, deadline)."""
+
+    def __init__(self, received: list[int], offered: int) -> None:
+        self.received, self.offered, self.now, self.reads = received, offered, 0.0, 0
+
+    def read(self, namespace: str) -> dict[str, NetdevCounters]:
+        rx = self.received[min(self.reads, len(self.received) - 1)]
+        self.reads += 1
+        return {
+            "tg-if1": NetdevCounters(0, 0, self.offered, 0, 0, 0),  # sends direction 0
+            "tg-if2": NetdevCounters(rx, 0, 0, 0, 0, 0),  # receives it
+        }
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.mark.parametrize(
+    ("received", "settle_s", "reads"),
+    [
+        ([100, 900, 1_000], 0.5, 3),  # all back on the third read: stop there
+        ([100, 400, 400, 400, 400, 400, 400, 400, 400], 0.5, 7),  # 400 for 0.1 s: quiet
+        ([100, 200, 300, 400, 500, 600, 700, 800], 0.05, 4),  # still coming: the deadline
+    ],
+)
+def test_counting_waits_while_frames_come_back(
+    testbeds: TestbedFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    received: list[int],
+    settle_s: float,
+    reads: int,
+) -> None:
+    tg = generator(testbeds(), bidirectional=False, settle_s=settle_s)
+    script = _ScriptedCounters(received, offered=1_000)
+    monkeypatch.setattr(driver_module.time, "monotonic", lambda: script.now)
+    monkeypatch.setattr(driver_module.time, "sleep", script.sleep)
+    monkeypatch.setattr(tg, "_counters", script.read)
+    zero = NetdevCounters(0, 0, 0, 0, 0, 0)
+    try:
+        after = tg._settled("tg", {"tg-if1": zero, "tg-if2": zero})
+    finally:
+        tg.close()
+    assert script.reads == reads
+    assert after["tg-if2"].rx_packets == received[reads - 1]
