@@ -14,7 +14,8 @@ from record_helpers import SIM, sim_record
 
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.results.record import trial_entry
-from ndrpdr.results.traceplot import (
+from ndrpdr.results.traceplot import trace_svg
+from ndrpdr.results.trialfacts import (
     HIGH_LOSS,
     LOSS_COLOURS,
     LOW_LOSS,
@@ -23,7 +24,6 @@ from ndrpdr.results.traceplot import (
     goal_names,
     is_full_length,
     loss_class,
-    trace_svg,
 )
 from ndrpdr.search.trial import TrialReason
 from ndrpdr.testbed.loader import load_topology

@@ -10,7 +10,7 @@ import pytest
 from record_helpers import SIM, sim_record
 
 from ndrpdr.goals import ndr_pdr_goals
-from ndrpdr.results.traceplot import HIGH_LOSS, LOSS_TINTS, LOW_LOSS, ZERO_LOSS, loss_class
+from ndrpdr.results.trialfacts import HIGH_LOSS, LOSS_TINTS, LOW_LOSS, ZERO_LOSS, loss_class
 from ndrpdr.results.trialtable import COLUMNS, trials_html
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology

@@ -18,12 +18,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ndrpdr.results.latencysummary import DIRECTION_NAMES
-from ndrpdr.results.traceplot import escape
+from ndrpdr.results.svgtext import FONT, escape
 
 _COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd")
 _INK, _GRID = "#222", "#e0e0e0"
 _LEFT, _RIGHT, _TOP, _BOTTOM = 70.0, 20.0, 44.0, 58.0
-_FONT = 10
 
 
 def _measured(points: Sequence[Mapping[str, Any]]) -> list[float]:
@@ -98,7 +97,7 @@ def latency_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 30
     column = plot_w / len(points)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="{_FONT}" '
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="{FONT}" '
         'role="img" aria-label="latency at load points of PDR">',
         f'<rect x="0" y="0" width="{width}" height="{height}" fill="#fff"/>',
         f'<text x="{_LEFT:.1f}" y="16" font-size="12" font-weight="bold" fill="{_INK}">'

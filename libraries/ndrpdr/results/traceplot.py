@@ -44,38 +44,11 @@ from ndrpdr.results.plotscale import Scale, ZoomWindow, nice_step, zoom_window
 from ndrpdr.results.svgtext import CHAR_EM, FONT, escape, fit, num
 from ndrpdr.results.tgplot import tg_limit_marks
 from ndrpdr.results.trialfacts import (
-    HIGH_LOSS,
-    LOSS_COLOURS,
-    LOSS_TINTS,
-    LOW_LOSS,
-    ZERO_LOSS,
-    format_percent,
     goal_names,
-    is_full_length,
-    loss_class,
-    phase_text,
     trial_number,
     trial_time,
 )
 from ndrpdr.units import format_rate
-
-# The helpers the trial table and other views used to take from here.
-__all__ = [
-    "HIGH_LOSS",
-    "LOSS_COLOURS",
-    "LOSS_TINTS",
-    "LOW_LOSS",
-    "ZERO_LOSS",
-    "escape",
-    "format_percent",
-    "goal_names",
-    "is_full_length",
-    "loss_class",
-    "phase_text",
-    "trace_svg",
-    "trial_number",
-    "trial_time",
-]
 
 _LEFT, _TOP, _BOTTOM = 78.0, 58.0, 42.0
 #: Room between the whole panel's plot area and the zoom panel's [px]: tick labels, heading.
