@@ -11,6 +11,7 @@ from __future__ import annotations
 import abc
 import math
 import random
+from collections.abc import Callable
 from typing import ClassVar
 
 from ndrpdr.search.errors import SearchInputError
@@ -64,6 +65,24 @@ def cliff_loss_ratio(capacity_pps: float, load_pps: float) -> float:
     if load_pps <= capacity_pps:
         return 0.0
     return 1.0 - capacity_pps / load_pps
+
+
+def highest_passing(low: float, high: float, passes: Callable[[float], bool], steps: int) -> float:
+    """The highest load [pps] in ``low..high`` that ``passes``, by bisection.
+
+    ``passes(low)`` must hold and ``passes(high)`` must not; ``passes`` must be
+    monotone (true below some load, false above it). At most ``steps``
+    halvings, fewer when the interval can no longer be split in floats.
+    """
+    for _ in range(steps):
+        middle = (low + high) / 2.0
+        if middle in (low, high):
+            break
+        if passes(middle):
+            low = middle
+        else:
+            high = middle
+    return low
 
 
 def cliff_throughput(capacity_pps: float, loss_ratio: float) -> float:

@@ -12,6 +12,7 @@ from ndrpdr.trafficgen.sim.models.base import (
     check_fraction,
     check_positive,
     cliff_loss_ratio,
+    highest_passing,
     offered_frames,
     whole_frames_lost,
 )
@@ -120,15 +121,9 @@ class NoisyKnee(ModelBase):
         high = self.capacity_pps / (1.0 - loss_ratio)
         if self.fail_probability(high, loss_ratio) <= 0.5:
             return high
-        for _ in range(_BISECTION_STEPS):
-            middle = (low + high) / 2.0
-            if middle in (low, high):
-                break
-            if self.fail_probability(middle, loss_ratio) <= 0.5:
-                low = middle
-            else:
-                high = middle
-        return low
+        return highest_passing(
+            low, high, lambda load: self.fail_probability(load, loss_ratio) <= 0.5, _BISECTION_STEPS
+        )
 
     def trial(self, duration_s: float, load_pps: float, rng: random.Random) -> tuple[int, int]:
         """Run one trial: ``(offered_count, forwarded_count)`` [frames]."""

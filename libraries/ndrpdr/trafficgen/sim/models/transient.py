@@ -12,6 +12,7 @@ from ndrpdr.trafficgen.sim.models.base import (
     check_positive,
     cliff_loss_ratio,
     cliff_throughput,
+    highest_passing,
     offered_frames,
     whole_frames_lost,
 )
@@ -147,15 +148,12 @@ class TransientInterrupts(ModelBase):
             high, low = low, low / 2.0
             if low < 1e-12 * self.capacity_pps:
                 return 0.0
-        for _ in range(_BISECTION_STEPS):
-            middle = (low + high) / 2.0
-            if middle in (low, high):
-                break
-            if self.pass_probability(duration_s, middle, loss_ratio) >= _MEDIAN:
-                low = middle
-            else:
-                high = middle
-        return low
+        return highest_passing(
+            low,
+            high,
+            lambda load: self.pass_probability(duration_s, load, loss_ratio) >= _MEDIAN,
+            _BISECTION_STEPS,
+        )
 
     def trial(self, duration_s: float, load_pps: float, rng: random.Random) -> tuple[int, int]:
         """Run one trial: ``(offered_count, forwarded_count)`` [frames]."""
