@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ndrpdr.results.latencysummary import DIRECTION_NAMES
+from ndrpdr.results.latencysummary import direction_name, format_us
 from ndrpdr.results.svgtext import FONT, escape
 
 _COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd")
@@ -36,10 +36,6 @@ def _measured(points: Sequence[Mapping[str, Any]]) -> list[float]:
     return values
 
 
-def _us(value: float) -> str:
-    return f"{value:.1f}" if value < 10 else f"{value:.0f}"
-
-
 def _ticks(low: float, high: float) -> list[float]:
     """1-2-5 ticks [us] from decade ``low`` to decade ``high``."""
     out = []
@@ -54,7 +50,7 @@ def _ticks(low: float, high: float) -> list[float]:
 
 
 def _tooltip(point: Mapping[str, Any], entry: Mapping[str, Any]) -> str:
-    name = DIRECTION_NAMES.get(entry["direction"], f"direction {entry['direction']}")
+    name = direction_name(entry["direction"])
     parts = [
         f"{name} at {point['percent_of_pdr']:g} % PDR ({point['load_pps']:.6g} pps), "
         f"{entry['frames_measured']} frames"
@@ -69,7 +65,7 @@ def _tooltip(point: Mapping[str, Any], entry: Mapping[str, Any]) -> str:
         ("p99_9_us", "p99.9"),
     ):
         if entry.get(field) is not None:
-            parts.append(f"{label} {_us(entry[field])} us")
+            parts.append(f"{label} {format_us(entry[field])} us")
     return "; ".join(parts)
 
 
@@ -109,7 +105,7 @@ def latency_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 30
             f'<line x1="{_LEFT:.1f}" y1="{ty:.1f}" x2="{width - _RIGHT:.1f}" y2="{ty:.1f}" '
             f'stroke="{_GRID}"/>'
             f'<text x="{_LEFT - 6:.1f}" y="{ty + 3:.1f}" text-anchor="end" fill="{_INK}">'
-            f"{escape(_us(tick))}</text>"
+            f"{escape(format_us(tick))}</text>"
         )
     parts.append(
         f'<text x="14" y="{_TOP + plot_h / 2:.1f}" fill="{_INK}" text-anchor="middle" '
@@ -138,7 +134,7 @@ def latency_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 30
     directions = sorted({e["direction"] for p in points for e in p["directions"]})
     for slot, direction in enumerate(directions):
         colour = _COLOURS[slot % len(_COLOURS)]
-        name = DIRECTION_NAMES.get(direction, f"direction {direction}")
+        name = direction_name(direction)
         parts.append(
             f'<rect x="{legend_x:.1f}" y="{legend_y - 8:.1f}" width="10" height="10" '
             f'fill="{colour}"/><text x="{legend_x + 14:.1f}" y="{legend_y:.1f}" '

@@ -27,23 +27,28 @@ METADATA_FIELDS: tuple[tuple[str, str], ...] = (
 _QUIET_REASONS = frozenset({"turned off", "not asked for"})
 
 
-def _us(value: float | None) -> str:
-    """Microseconds, compact: 1 decimal under 10 us, whole above."""
+def format_us(value: float | None) -> str:
+    """Microseconds, compact: 1 decimal under 10 us, whole above ("n/a" for None)."""
     if value is None:
         return "n/a"
     return f"{value:.1f}" if value < 10 else f"{value:.0f}"
 
 
+def direction_name(direction: int) -> str:
+    """A direction's name: "forward", "reverse" (``DIRECTION_NAMES``), else "direction N"."""
+    return DIRECTION_NAMES.get(direction, f"direction {direction}")
+
+
 def _direction_text(entry: Mapping[str, Any]) -> str:
-    name = DIRECTION_NAMES.get(entry["direction"], f"direction {entry['direction']}")
+    name = direction_name(entry["direction"])
     if not entry.get("frames_measured"):
         return f"{name} no latency frames came back"
     text = (
-        f"{name} min/avg/max {_us(entry['min_us'])}/{_us(entry['avg_us'])}/"
-        f"{_us(entry['max_us'])} us"
+        f"{name} min/avg/max {format_us(entry['min_us'])}/{format_us(entry['avg_us'])}/"
+        f"{format_us(entry['max_us'])} us"
     )
     if entry.get("p99_us") is not None:
-        text += f", p99 {_us(entry['p99_us'])} us"
+        text += f", p99 {format_us(entry['p99_us'])} us"
     return text
 
 
