@@ -192,7 +192,7 @@ def build_record(
             "max_load_cap": None if max_load_cap is None else dict(max_load_cap),
         },
         "tg_limit": tg_limit_summary(
-            goals, entries, capable_pps=_fastest_calibration(max_load_cap)
+            goals, entries, calibration_pps=_fastest_calibration(max_load_cap)
         ),
         "ndr": _bounds(goals, settings, NDR_LOSS_RATIO),
         "pdr": _bounds(goals, settings, settings.pdr_loss_ratio),

@@ -89,19 +89,19 @@ def tg_limit_summary(
     goals: Sequence[Mapping[str, Any]],
     trials: Sequence[Mapping[str, Any]],
     *,
-    capable_pps: float | None = None,
+    calibration_pps: float | None = None,
 ) -> dict[str, Any]:
     """The record's ``tg_limit`` object (after each goal entry got its ``tg_limited``).
 
     ``limited``: some goal is TG-limited;
     ``tolerance``: TG_LIMIT_TOLERANCE; ``limited_trials``: how many trials
     were TG-limited; ``max_offered_pps``: the highest rate the TG sent in any
-    trial or in the calibration trial (``capable_pps``), None without either:
+    trial or in a calibration trial (``calibration_pps``, the fastest), None without either:
     the "sent at most" of the test message.
     """
     rates = [offered_rate_pps(t) for t in trials]
-    if capable_pps is not None:
-        rates.append(capable_pps)
+    if calibration_pps is not None:
+        rates.append(calibration_pps)
     return {
         "limited": any(bool(goal.get("tg_limited")) for goal in goals),
         "tolerance": TG_LIMIT_TOLERANCE,
