@@ -1,10 +1,11 @@
 """Processes the run starts die with their parent (PR_SET_PDEATHSIG), even on SIGKILL.
 
 Real processes: a parent Python starts ``sleep`` through LocalTransport
-(and through the netns transport's parent class, the same Popen), is
-SIGKILLed, and its child must be gone; what that child forks does not
-get the signal (the kernel does not inherit it), which is why the local
-testbed has a reaper.
+(the netns transport's parent class: the same Popen) from its main thread,
+is SIGKILLed, and its child must be gone; what that child forks does not
+get the signal (the kernel does not inherit it), nor what a worker thread
+starts (the kernel would fire it when that thread ends), which is why the
+local testbed has a reaper.
 """
 
 from __future__ import annotations
@@ -69,8 +70,8 @@ def test_a_started_process_dies_when_its_parent_is_sigkilled() -> None:
             os.kill(grandchild, signal.SIGKILL)
 
 
-def test_the_signal_fires_when_the_starting_thread_exits() -> None:
-    """The documented caveat: start run processes from a thread that lives as long as the run."""
+def test_a_process_started_from_a_worker_thread_outlives_the_thread() -> None:
+    """The kernel would kill it when that thread ends, run or not: so it gets no such signal."""
     started: list[LocalProcess] = []
     thread = threading.Thread(
         target=lambda: started.append(LocalTransport("x").start(["sleep", "30"]))
@@ -79,23 +80,7 @@ def test_the_signal_fires_when_the_starting_thread_exits() -> None:
     thread.join()
     process = started[0]
     try:
-        deadline = time.monotonic() + 2
-        while process.is_running() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert process.exit_code == -signal.SIGKILL
+        time.sleep(0.3)
+        assert process.is_running(), process.exit_code
     finally:
         process.stop()
-
-
-def test_no_signal_without_a_parent_death_setting() -> None:
-    """The contrast: a plain Popen child of an exited thread keeps running."""
-    holder: list[subprocess.Popen[bytes]] = []
-    thread = threading.Thread(target=lambda: holder.append(subprocess.Popen(["sleep", "30"])))
-    thread.start()
-    thread.join()
-    try:
-        time.sleep(0.3)
-        assert holder[0].poll() is None
-    finally:
-        holder[0].kill()
-        holder[0].wait()

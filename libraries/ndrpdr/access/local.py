@@ -3,9 +3,9 @@
 A command prefix turns the same transport into the netns transport
 (``ip netns exec NS``), which keeps one implementation of timeouts, output
 capture and background processes for both. Every process started here
-gets a parent-death signal (SIGKILL when the starting thread exits, see
-``ndrpdr.access.pdeathsig``), so a SIGKILLed runner does not leave them
-running; start them from the thread that runs the test or search.
+started from the main thread gets a parent-death signal (SIGKILL when
+this process ends, see ``ndrpdr.access.pdeathsig``), so a SIGKILLed runner
+does not leave them running.
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ class LocalTransport:
                 stderr=subprocess.PIPE,
                 env=None if env is None else {**os.environ, **env},
                 start_new_session=True,
-                preexec_fn=die_with_parent(),  # noqa: PLW1509 - dies with this thread (pdeathsig)
+                preexec_fn=die_with_parent(),  # noqa: PLW1509 - dies with this process (pdeathsig)
             )
         except OSError as exc:
             raise NodeAccessError(f"{self._node}: cannot run {full[0]!r}: {exc.strerror}") from exc
@@ -189,7 +189,7 @@ class LocalTransport:
                 stderr=subprocess.STDOUT,
                 env=None if env is None else {**os.environ, **env},
                 start_new_session=True,
-                preexec_fn=die_with_parent(),  # noqa: PLW1509 - dies with this thread (pdeathsig)
+                preexec_fn=die_with_parent(),  # noqa: PLW1509 - dies with this process (pdeathsig)
             )
         except OSError as exc:
             Path(name).unlink(missing_ok=True)

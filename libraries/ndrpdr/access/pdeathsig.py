@@ -8,9 +8,12 @@ with it.
 Limits, all of them the kernel's:
 
 * The signal fires when the parent *thread* that forked the child exits,
-  not only when the whole process does. Start such children from the main
-  thread, or from a thread that lives as long as the run (every start in
-  this project happens in the thread that runs the test or search).
+  not only when the whole process does. So only children started from the
+  main thread (which lives as long as the process) get it: a child started
+  from a worker thread would die when that thread ends, with its run still
+  going (building two testbeds in two threads, say). Those go without, and
+  the reaper covers them. The CLI and Robot (on POSIX) start everything
+  from the main thread.
 * It is not inherited across fork: only the process started directly
   gets it, not what that process forks. The local testbed's reaper
   (``ndrpdr.localbed.reaper``) removes the rest.
@@ -29,6 +32,7 @@ import ctypes
 import ctypes.util
 import os
 import signal
+import threading
 from collections.abc import Callable
 
 #: prctl option number of PR_SET_PDEATHSIG (linux/prctl.h).
@@ -52,14 +56,15 @@ _PRCTL = _load_prctl()
 
 
 def die_with_parent() -> Callable[[], None] | None:
-    """A ``preexec_fn`` that makes the child get SIGKILL when this thread exits (None: unsupported).
+    """A ``preexec_fn`` giving the child SIGKILL when this process ends, or None.
 
-    Call it in the thread that starts the child (see the module docstring).
-    If the parent is already gone when the child sets the signal up, the
-    child kills itself at once instead of running orphaned.
+    None (no parent-death signal) off Linux/glibc and when called outside
+    the main thread (see the module docstring); call it in the thread that
+    starts the child. If the parent is already gone when the child sets the
+    signal up, the child kills itself at once instead of running orphaned.
     """
     prctl = _PRCTL
-    if prctl is None:
+    if prctl is None or threading.current_thread() is not threading.main_thread():
         return None
     parent = os.getpid()
 
