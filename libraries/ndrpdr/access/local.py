@@ -3,7 +3,7 @@
 A command prefix turns the same transport into the netns transport
 (``ip netns exec NS``), which keeps one implementation of timeouts, output
 capture and background processes for both. Every process started here
-started from the main thread gets a parent-death signal (SIGKILL when
+from the main thread gets a parent-death signal (SIGKILL when
 this process ends, see ``ndrpdr.access.pdeathsig``), so a SIGKILLed runner
 does not leave them running.
 """
