@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from ndrpdr.cli.progress import ProgressOption
+from ndrpdr.localbed.beforerun import remove_leftovers_before_run
 from ndrpdr.testbed.active import ActiveTestbed, TestbedError
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import SshAccess, Topology
+from NdrPdrLibrary import robotout
 
 #: The library's default topology: the simulator.
 DEFAULT_TOPOLOGY = "topologies/sim.yaml"
@@ -112,8 +114,13 @@ class LibraryContext:
         return self._testbed is not None
 
     def setup_testbed(self) -> ActiveTestbed:
-        """Set the testbed up (namespaces, node access, DUT drivers) unless it is up."""
+        """Set the testbed up (namespaces, node access, DUT drivers) unless it is up.
+
+        Before it creates anything, it removes what dead runs left (as root)
+        and logs what it removed as a warning.
+        """
         if self._testbed is None:
+            remove_leftovers_before_run(robotout.warn)
             testbed = ActiveTestbed(self.topology, nic=self.nic)
             testbed.setup()
             self._testbed = testbed

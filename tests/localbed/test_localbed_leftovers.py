@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -26,16 +27,21 @@ _CHILD = textwrap.dedent(
     import json, sys, time
     from localbed_helpers import topology_2n1l
     from ndrpdr.localbed import LocalTestbed
+    from ndrpdr.localbed.procs import namespace_pids
     import secrets, subprocess
     testbed = LocalTestbed(topology_2n1l())
     testbed.setup()
-    sleeper = testbed.access("DUT1").start(["sleep", "60"])
+    shell = testbed.access("DUT1").start(["sh", "-c", "sleep 60 & wait"])
     veth = f"ndt{secrets.token_hex(4)}"
     testbed.track_interface(veth)
     subprocess.run(["ip", "link", "add", veth, "type", "veth", "peer", "name", "m0",
                     "netns", testbed.namespace("DUT1")], check=True)
-    print(json.dumps({"run_id": testbed.run_id, "sleeper": sleeper.pid, "veth": veth}),
-          flush=True)
+    deadline = time.monotonic() + 5
+    while len(namespace_pids(testbed.namespace("DUT1"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    sleeper = [p for p in namespace_pids(testbed.namespace("DUT1")) if p != shell.pid]
+    print(json.dumps({"run_id": testbed.run_id, "shell": shell.pid, "sleeper": sleeper[0],
+                      "veth": veth, "reaper": testbed.reaper_pid}), flush=True)
     time.sleep(60)
     """
 )
@@ -73,16 +79,22 @@ def test_cleanup_removes_a_killed_run_and_keeps_a_live_one(
         line = child.stdout.readline()
         assert line, "the child process did not set up its testbed"
         info = json.loads(line)
+        # Its reaper first, as an OOM kill or a kill of everything might: cleanup must cope.
+        os.kill(info["reaper"], signal.SIGKILL)
     finally:
         os.kill(child.pid, signal.SIGKILL)
         child.wait()
         if child.stdout is not None:
             child.stdout.close()
-    run_id, sleeper, veth = info["run_id"], info["sleeper"], info["veth"]
+    run_id, shell, sleeper, veth = info["run_id"], info["shell"], info["sleeper"], info["veth"]
     extra_namespaces.extend(run_namespaces(run_id))  # removed even if the test fails
     assert len(run_namespaces(run_id)) == 2
     assert (state_dir / f"{run_id}.json").exists()
-    assert is_alive(sleeper)
+    deadline = time.monotonic() + 2
+    while is_alive(shell) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not is_alive(shell)  # the parent-death signal ended what the runner started...
+    assert is_alive(sleeper)  # ...but not what that forked: only a reaper or cleanup can
     assert Path(f"/sys/class/net/{veth}").exists()
     logs = json.loads((state_dir / f"{run_id}.json").read_text())["logs"]
     assert len(logs) == 1

@@ -47,6 +47,11 @@ class TestbedKeywords(Component):
         DUTs reach their ports (``DRV_VFIO_PCI``, ``DRV_AF_PACKET``...). A TG
         that runs a server (TRex) starts it here, once for the suite.
 
+        Run as root, it first removes what dead runs left on this machine
+        (namespaces, interfaces, processes, state files of runs whose
+        process is gone; never a live run's) and logs what it removed as a
+        warning.
+
         Example:
         | ***** Settings *****
         | Library           NdrPdrLibrary    topologies/local-linux.yaml

@@ -2,7 +2,10 @@
 
 A command prefix turns the same transport into the netns transport
 (``ip netns exec NS``), which keeps one implementation of timeouts, output
-capture and background processes for both.
+capture and background processes for both. Every process started here
+from the main thread gets a parent-death signal (SIGKILL when
+this process ends, see ``ndrpdr.access.pdeathsig``), so a SIGKILLed runner
+does not leave them running.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from ndrpdr.access.base import (
     NodeAccessError,
     decode_output,
 )
+from ndrpdr.access.pdeathsig import die_with_parent
 
 #: Seconds to wait after each signal before escalating (SIGINT -> SIGTERM -> SIGKILL).
 _SIGNAL_STEPS = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
@@ -137,6 +141,7 @@ class LocalTransport:
                 stderr=subprocess.PIPE,
                 env=None if env is None else {**os.environ, **env},
                 start_new_session=True,
+                preexec_fn=die_with_parent(),  # noqa: PLW1509 - dies with this process (pdeathsig)
             )
         except OSError as exc:
             raise NodeAccessError(f"{self._node}: cannot run {full[0]!r}: {exc.strerror}") from exc
@@ -184,6 +189,7 @@ class LocalTransport:
                 stderr=subprocess.STDOUT,
                 env=None if env is None else {**os.environ, **env},
                 start_new_session=True,
+                preexec_fn=die_with_parent(),  # noqa: PLW1509 - dies with this process (pdeathsig)
             )
         except OSError as exc:
             Path(name).unlink(missing_ok=True)
@@ -218,7 +224,13 @@ class LocalTransport:
                 raise NodeAccessError(f"{self._node}: cannot read {path}: {exc}") from exc
         full = self._argv(["cat", "--", path], sudo)
         try:
-            done = subprocess.run(full, capture_output=True, timeout=60.0, check=False)
+            done = subprocess.run(
+                full,
+                capture_output=True,
+                timeout=60.0,
+                check=False,
+                preexec_fn=die_with_parent(),  # see pdeathsig
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise NodeAccessError(f"{self._node}: cannot read {path}: {exc}") from exc
         if done.returncode != 0:

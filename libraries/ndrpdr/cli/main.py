@@ -2,7 +2,10 @@
 
 Known failures (a bad topology, a DUT that does not start, a TG error)
 print one message and exit 1; bad usage exits 2; Ctrl-C or SIGTERM tears
-the testbed down and exits 130.
+the testbed down and exits 130. The commands that build a testbed
+(``BUILDS_TESTBED``) first remove what dead runs left, as root, and say
+what on stderr (``ndrpdr: removed leftovers of dead runs:``, one
+``  - <what>`` line each).
 """
 
 from __future__ import annotations
@@ -14,8 +17,19 @@ import sys
 from collections.abc import Sequence
 from types import FrameType
 
-from ndrpdr.cli import drivers_cmd, search_cmd, summary_cmd, trial_cmd, validate_cmd
+from ndrpdr.cli import (
+    cleanup_cmd,
+    drivers_cmd,
+    search_cmd,
+    summary_cmd,
+    trial_cmd,
+    validate_cmd,
+)
 from ndrpdr.errors import NdrPdrError
+from ndrpdr.localbed.beforerun import remove_leftovers_before_run
+
+#: Commands that build a testbed: they remove dead runs' leftovers before anything else.
+BUILDS_TESTBED = frozenset({"search", "trial"})
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     search_cmd.add_parser(commands)
     summary_cmd.add_parser(commands)
     drivers_cmd.add_parser(commands)
+    cleanup_cmd.add_parser(commands)
     return parser
 
 
@@ -46,6 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
+        if args.command in BUILDS_TESTBED:
+            remove_leftovers_before_run(cleanup_cmd.notice)
         status: int = args.run(args)
         return status
     except NdrPdrError as exc:

@@ -48,7 +48,9 @@ class RunState:
     ``paths`` are files and directories of the run; ``logs`` the output
     files of processes started through its transports (removed once read);
     ``interfaces`` network interfaces the run made in the runner's (root)
-    namespace, e.g. the root end of a veth pair into one of its namespaces.
+    namespace, e.g. the root end of a veth pair into one of its namespaces;
+    ``reaper`` the run's supervisor process (``ndrpdr.localbed.reaper``),
+    which removes the run when the owner dies without a teardown.
     """
 
     run_id: str
@@ -59,6 +61,7 @@ class RunState:
     paths: list[str] = dataclasses.field(default_factory=list)
     logs: list[str] = dataclasses.field(default_factory=list)
     interfaces: list[str] = dataclasses.field(default_factory=list)
+    reaper: ProcessRecord | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The state as a JSON-ready dict."""
@@ -71,6 +74,7 @@ class RunState:
             "paths": list(self.paths),
             "logs": list(self.logs),
             "interfaces": list(self.interfaces),
+            "reaper": None if self.reaper is None else dataclasses.asdict(self.reaper),
         }
 
     @classmethod
@@ -78,6 +82,7 @@ class RunState:
         """Parse a state file's content (ValueError if it is not one)."""
         try:
             owner = data["owner"]
+            reaper = data.get("reaper")
             state = cls(
                 run_id=str(data["run_id"]),
                 owner_pid=int(owner["pid"]),
@@ -89,6 +94,9 @@ class RunState:
                 paths=[str(p) for p in data["paths"]],
                 logs=[str(p) for p in data.get("logs", [])],
                 interfaces=[str(i) for i in data.get("interfaces", [])],
+                reaper=None
+                if reaper is None
+                else ProcessRecord(int(reaper["pid"]), int(reaper["start_time"])),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"not a run state: {exc!r}") from exc

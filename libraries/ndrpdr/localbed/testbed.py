@@ -1,12 +1,14 @@
 """LocalTestbed: the namespaces, veths, RPS masks and TG sink of one run, and their removal.
 
 Lifecycle: ``__init__`` plans (no I/O); ``setup`` writes the run's state
-file, then creates namespaces and veth pairs and configures each namespace
+file, starts the run's reaper (a process that removes the run if this one
+dies without a teardown, e.g. on SIGKILL: ``ndrpdr.localbed.reaper``),
+then creates namespaces and veth pairs and configures each namespace
 (about 0.1 s for 2 namespaces); ``teardown`` stops the run's processes,
 deletes its root-namespace interfaces (``track_interface``), its
-namespaces and files and the state file. If setup fails half
-way, what was made is removed before the error propagates. Use it as a
-context manager to tear down on exceptions and Ctrl-C as well.
+namespaces and files and the state file, then ends the reaper. If setup
+fails half way, what was made is removed before the error propagates. Use
+it as a context manager to tear down on exceptions and Ctrl-C as well.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import subprocess
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -36,6 +39,7 @@ from ndrpdr.localbed.plumbing import (
 from ndrpdr.localbed.procs import is_alive, namespace_pids, start_time, terminate
 from ndrpdr.localbed.signals import sigint_deferred
 from ndrpdr.localbed.state import ProcessRecord, RunState, StateStore
+from ndrpdr.localbed.supervisor import start_reaper, stop_reaper
 from ndrpdr.testbed.model import Topology
 
 _log = logging.getLogger(__name__)
@@ -137,6 +141,7 @@ class LocalTestbed:
         self._state: RunState | None = None
         self._lock = threading.RLock()
         self._transports: dict[str, TrackedNetnsTransport] = {}
+        self._reaper: subprocess.Popen[bytes] | None = None
 
     # -- lifecycle -------------------------------------------------------------------
     @property
@@ -149,8 +154,14 @@ class LocalTestbed:
         """This run's state file."""
         return self._store.path(self.run_id)
 
+    @property
+    def reaper_pid(self) -> int | None:
+        """PID of the run's reaper while it runs (None before setup and after teardown)."""
+        return None if self._reaper is None else self._reaper.pid
+
     def setup(self) -> None:
-        """Create namespaces, veths, RPS masks and the TG sink; undo all on any failure."""
+        """Write the state file, start the reaper, create namespaces, veths, RPS masks and the
+        TG sink; undo all on any failure."""
         with self._lock:
             if self._state is not None:
                 raise LocalTestbedError(f"run {self.run_id}: already set up")
@@ -166,6 +177,7 @@ class LocalTestbed:
             self._store.create(state)
             self._state = state
             try:
+                self._start_reaper(state)
                 run_ip_batch(netns_add_batch(self.plan.namespaces), "namespace creation")
                 run_ip_batch(veth_batch(self.plan.veths), "veth creation")
                 for setup in self.plan.setups:
@@ -181,8 +193,9 @@ class LocalTestbed:
         """Stop the run's processes, delete its interfaces, namespaces, files and state file.
 
         Idempotent; things already gone are no error. Raises LocalTestbedError
-        only if something could not be removed (the state file then stays, so
-        ``cleanup_leftovers`` can retry once this process has exited).
+        only if something could not be removed (the state file and the reaper
+        then stay, so the reaper or ``cleanup_leftovers`` can retry once this
+        process has exited).
         """
         with sigint_deferred(), self._lock:
             problems: list[str] = []
@@ -215,6 +228,9 @@ class LocalTestbed:
                 )
             self._store.remove(self.run_id)
             self._state = None
+            reaper, self._reaper = self._reaper, None
+            if reaper is not None:  # it would leave by itself within 0.2 s: the state file is gone
+                stop_reaper(reaper)
 
     def __enter__(self) -> LocalTestbed:
         self.setup()
@@ -281,6 +297,20 @@ class LocalTestbed:
         self._update(lambda s: s.interfaces.remove(name) if name in s.interfaces else None)
 
     # -- helpers ---------------------------------------------------------------------
+    def _start_reaper(self, state: RunState) -> None:
+        """Start the run's reaper and record it in the state file (a warning if it cannot start)."""
+        try:
+            reaper = start_reaper(
+                self.run_id, state.owner_pid, state.owner_start_time, self._store.directory
+            )
+        except LocalTestbedError as exc:  # the run still works; only a SIGKILL would leave it
+            _log.warning("%s; a SIGKILL of this process would leave the run behind", exc)
+            return
+        self._reaper = reaper
+        started = start_time(reaper.pid)
+        if started is not None:
+            self._update(lambda s: setattr(s, "reaper", ProcessRecord(reaper.pid, started)))
+
     def _record_process(self, pid: int, log: str | None) -> None:
         started = start_time(pid)
 

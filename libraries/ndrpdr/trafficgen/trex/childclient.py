@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from ndrpdr.access.pdeathsig import die_with_parent
 from ndrpdr.trafficgen.trex import child
 from ndrpdr.trafficgen.trex.client import ClientSettings, CoreMask, TrexClient, TrexClientError
 from ndrpdr.trafficgen.trex.streams import FixIpv4, FlowVar, Instruction, StreamSpec, WriteVar
@@ -158,6 +159,7 @@ class ChildClient:
                 errors="replace",
                 cwd="/",
                 start_new_session=True,  # Ctrl-C of the runner is the parent's to handle
+                preexec_fn=die_with_parent(),  # noqa: PLW1509 - SIGKILL of the runner ends it too
             )
         except OSError as exc:
             raise TrexClientError(
