@@ -10,10 +10,12 @@ even SIGKILL; a claim file nobody locks is stale and the next look
 removes it. Several runs may claim the same CPU (they then share it,
 knowingly); ``holders`` tells, per CPU, who holds it.
 
-Looking and claiming happen under ``cpus/.lock`` (a short exclusive
-``flock``), so two runs starting at once never both take the CPU they
-both saw free. A claim file is written and locked under a temporary name
-and renamed into place, so a reader never sees one that is not locked.
+Looking, claiming and releasing happen under a short exclusive ``flock``
+of the state directory itself, so two runs starting at once never both
+take the CPU they both saw free, and the ``cpus`` directory can go when
+its last claim does (nothing stays behind a run). A claim file is written
+and locked under a temporary name and renamed into place, so a reader
+never sees one that is not locked.
 """
 
 from __future__ import annotations
@@ -35,8 +37,6 @@ from ndrpdr.localbed.state import state_dir
 
 #: Name of the claims' directory inside the state directory.
 CLAIM_DIR_NAME = "cpus"
-#: The lock file every look and claim holds (briefly).
-_MUTEX = ".lock"
 #: Prefix of claim files still being written.
 _NEW = ".new-"
 
@@ -62,12 +62,18 @@ class CpuHolder:
 
 @contextlib.contextmanager
 def _mutex(directory: Path) -> Iterator[None]:
-    fd = os.open(directory / _MUTEX, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    """Hold an exclusive flock of ``directory`` (the claims directory's parent)."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)
+
+
+def _remove_if_empty(directory: Path) -> None:
+    with contextlib.suppress(FileNotFoundError, OSError):
+        directory.rmdir()  # fails while it holds anything: then it stays
 
 
 def _locked_by_someone(path: Path) -> bool | None:
@@ -93,24 +99,51 @@ def _read_holder(path: Path) -> CpuHolder | None:
         return None
 
 
-def _scan(directory: Path) -> dict[int, list[CpuHolder]]:
-    """Live holders by CPU; removes stale claim files (call under the mutex)."""
+def _scan(directory: Path, removed: list[str] | None = None) -> dict[int, list[CpuHolder]]:
+    """Live holders by CPU; removes stale claim files, naming them in ``removed``.
+
+    Call under the mutex.
+    """
     found: dict[int, list[CpuHolder]] = {}
-    for path in sorted(directory.iterdir()):
+    try:
+        paths = sorted(directory.iterdir())
+    except FileNotFoundError:
+        return found
+    for path in paths:
         name = path.name
         if name.startswith(_NEW):  # a writer died between create and rename
             path.unlink(missing_ok=True)
+            if removed is not None:
+                removed.append(f"unfinished CPU claim file {path}")
             continue
         if not (name.startswith("cpu") and name.endswith(".lock")):
             continue
         locked = _locked_by_someone(path)
         if locked is False:  # its runner is gone: the kernel dropped the lock
             path.unlink(missing_ok=True)
+            if removed is not None:
+                removed.append(f"CPU claim file {path} (its runner is gone)")
             continue
         holder = _read_holder(path) if locked else None
         if holder is not None:
             found.setdefault(holder.cpu, []).append(holder)
     return found
+
+
+def remove_stale_claims(directory: Path | None = None) -> list[str]:
+    """Remove the claim files of dead runners (for ``cleanup_leftovers``); say what went.
+
+    ``directory``: the claims directory (default ``claim_dir()``); nothing
+    happens when it does not exist.
+    """
+    directory = claim_dir() if directory is None else Path(directory)
+    removed: list[str] = []
+    if not directory.is_dir():
+        return removed
+    with _mutex(directory.parent):
+        _scan(directory, removed)
+        _remove_if_empty(directory)
+    return removed
 
 
 class CpuClaims:
@@ -119,36 +152,37 @@ class CpuClaims:
     def __init__(self, run_id: str, directory: Path | None = None) -> None:
         """``run_id``: the run the claims are for; ``directory``: default ``claim_dir()``.
 
-        No I/O here.
+        The parent of ``directory`` holds the lock; no I/O here.
         """
         self.run_id = check_run_id(run_id)
         self.directory = claim_dir() if directory is None else Path(directory)
         self._held: dict[Path, int] = {}  # claim file -> its open, locked descriptor
 
-    def _ensure_dir(self) -> None:
+    @contextlib.contextmanager
+    def choosing(self) -> Iterator[dict[int, list[CpuHolder]]]:
+        """Hold the claims' lock while choosing: yields the live holders by CPU.
+
+        Stale claim files are removed first. Claims made inside (``claim``)
+        are atomic with the look: no other run can claim in between.
+        LocalTestbedError when the directories cannot be made.
+        """
         try:
-            self.directory.mkdir(mode=0o755, parents=True, exist_ok=True)
+            self.directory.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+            with _mutex(self.directory.parent):
+                self.directory.mkdir(mode=0o755, exist_ok=True)
+                try:
+                    yield _scan(self.directory)
+                finally:
+                    _remove_if_empty(self.directory)
         except OSError as exc:
             raise LocalTestbedError(
-                f"run {self.run_id}: cannot make the CPU claim directory {self.directory}: {exc}"
+                f"run {self.run_id}: cannot use the CPU claim directory {self.directory}: {exc}"
             ) from exc
 
     def holders(self) -> dict[int, list[CpuHolder]]:
         """Live claims of every run (this one's too) by CPU; stale claim files are removed."""
-        self._ensure_dir()
-        with _mutex(self.directory):
-            return _scan(self.directory)
-
-    @contextlib.contextmanager
-    def choosing(self) -> Iterator[dict[int, list[CpuHolder]]]:
-        """Hold the claims' mutex while choosing: yields the live holders by CPU.
-
-        Claims made inside (``claim``) are atomic with the look: no other
-        run can claim in between.
-        """
-        self._ensure_dir()
-        with _mutex(self.directory):
-            yield _scan(self.directory)
+        with self.choosing() as found:
+            return found
 
     def claim(self, node: str, cpu: int) -> CpuHolder:
         """Claim ``cpu`` for ``node`` (call inside ``choosing``); kept until ``release``."""
@@ -185,11 +219,26 @@ class CpuClaims:
         return tuple(self._held)
 
     def release(self) -> None:
-        """Give every claim of this run back (idempotent)."""
+        """Give every claim of this run back; the claims directory goes if it is empty.
+
+        Idempotent; never raises for a directory already gone.
+        """
         held, self._held = self._held, {}
-        for path, fd in held.items():
+        if not held:
+            return
+        try:
+            with _mutex(self.directory.parent):
+                self._drop(held)
+                _remove_if_empty(self.directory)
+        except OSError:  # the state directory is gone: only the descriptors are left
+            self._drop(held)
+
+    @staticmethod
+    def _drop(held: dict[Path, int]) -> None:
+        for path, fd in list(held.items()):
             path.unlink(missing_ok=True)
             os.close(fd)
+            del held[path]
 
     def __enter__(self) -> CpuClaims:
         return self
