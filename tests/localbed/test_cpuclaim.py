@@ -87,6 +87,18 @@ def test_a_claim_of_another_process_is_seen(claim_dir: Path, start_child: Start)
         assert sorted(h.run_id for h in mine.holders()[1]) == ["c-1", "p-1"]
 
 
+def test_a_run_that_joins_later_is_told_to_the_holder(claim_dir: Path, start_child: Start) -> None:
+    with CpuClaims("p-6", claim_dir) as mine:
+        with mine.choosing():
+            mine.claim("DUT1", 1)
+        assert mine.joined("DUT1") == []
+        child = start_child("c-6", "1", "0")
+        child.kill()  # gone before the holder looks: still named
+        child.wait()
+        assert mine.joined("DUT1") == [CpuHolder(1, "c-6", "DUT1", child.pid)]
+        assert mine.joined("TG") == []
+
+
 def test_a_killed_claimer_frees_its_claim(claim_dir: Path, start_child: Start) -> None:
     child = start_child("c-2", "0", "1")
     with CpuClaims("p-2", claim_dir) as mine:

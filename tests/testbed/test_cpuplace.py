@@ -21,6 +21,7 @@ from ndrpdr.testbed.cpuplace import (
     cpu_option_default,
     place_cpus,
     placed_nodes,
+    with_joined,
 )
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
@@ -151,3 +152,19 @@ def test_placement_text_names_every_sharer() -> None:
     assert placement.text == (
         "cpu 0 (shared with run 1-ab12 DUT1, pid 11 and run 2-cd34 TG, pid 22: all 2 CPUs claimed)"
     )
+
+
+def test_a_run_that_came_later_is_named_too(claim_dir: Path) -> None:
+    topology = load_topology(TOPOLOGIES / "local-testpmd.yaml")
+    with CpuClaims("run-a", claim_dir) as first:
+        _, early = place_cpus(topology, ["TG", "DUT1"], first, cpu_count=2, allowed=[0, 1])
+        assert early["DUT1"].text == "cpu 1 (claimed)"
+        with CpuClaims("run-b", claim_dir) as second:
+            place_cpus(topology, ["TG", "DUT1"], second, cpu_count=2, allowed=[0, 1])
+        late = with_joined(early["DUT1"], first)  # run-b has finished: it is still named
+        (joiner,) = late.joined
+        assert late.shared and not early["DUT1"].shared
+        assert (
+            late.text == f"cpu 1 (shared with run run-b DUT1, pid {joiner.pid}, which came later)"
+        )
+        assert with_joined(early["TG"], first).text.startswith("cpu 0 (shared with run run-b TG")

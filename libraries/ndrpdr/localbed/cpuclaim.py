@@ -8,7 +8,10 @@ only the runner holds (opened with O_CLOEXEC: no child process inherits
 it), so the kernel drops the claims of a runner that dies in any way,
 even SIGKILL; a claim file nobody locks is stale and the next look
 removes it. Several runs may claim the same CPU (they then share it,
-knowingly); ``holders`` tells, per CPU, who holds it.
+knowingly); ``holders`` tells, per CPU, who holds it. A run that claims a
+CPU others hold adds a line naming itself to their claim files, so each
+of them can tell at its end who shared its CPU meanwhile (``joined``),
+even a run that has finished since.
 
 Looking, claiming and releasing happen under a short exclusive ``flock``
 of the state directory itself, so two runs starting at once never both
@@ -91,12 +94,29 @@ def _locked_by_someone(path: Path) -> bool | None:
     return False
 
 
-def _read_holder(path: Path) -> CpuHolder | None:
+def _parse(line: str) -> CpuHolder | None:
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(line)
         return CpuHolder(int(data["cpu"]), str(data["run_id"]), str(data["node"]), int(data["pid"]))
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         return None
+
+
+def _read_lines(path: Path) -> list[str]:
+    try:
+        return path.read_text().splitlines()
+    except OSError:
+        return []
+
+
+def _read_holder(path: Path) -> CpuHolder | None:
+    """The holder a claim file names (its first line)."""
+    lines = _read_lines(path)
+    return _parse(lines[0]) if lines else None
+
+
+def _line(holder: CpuHolder) -> bytes:
+    return (json.dumps(dataclasses.asdict(holder)) + "\n").encode()
 
 
 def _scan(directory: Path, removed: list[str] | None = None) -> dict[int, list[CpuHolder]]:
@@ -201,8 +221,7 @@ class CpuClaims:
             ) from exc
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            text = json.dumps(dataclasses.asdict(holder)) + "\n"
-            os.write(fd, text.encode())
+            os.write(fd, _line(holder))
             os.rename(temp, final)
         except OSError as exc:
             os.close(fd)
@@ -211,7 +230,31 @@ class CpuClaims:
                 f"run {self.run_id}: cannot claim CPU {cpu} for {node} in {self.directory}: {exc}"
             ) from exc
         self._held[final] = fd
+        self._tell_others(holder)
         return holder
+
+    def _tell_others(self, holder: CpuHolder) -> None:
+        """Add a line naming ``holder`` to the claim files of other runs on its CPU."""
+        for path in self.directory.glob(f"cpu{holder.cpu}.*.lock"):
+            owner = _read_holder(path)
+            if owner is None or owner.run_id == self.run_id:
+                continue
+            with contextlib.suppress(OSError):  # gone meanwhile: nobody to tell
+                fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+                try:
+                    os.write(fd, _line(holder))
+                finally:
+                    os.close(fd)
+
+    def joined(self, node: str) -> list[CpuHolder]:
+        """Claims of other runs made on ``node``'s CPU after this run claimed it."""
+        found: list[CpuHolder] = []
+        for path in self._held:
+            lines = _read_lines(path)
+            owner = _parse(lines[0]) if lines else None
+            if owner is not None and owner.node == node:
+                found += [h for h in map(_parse, lines[1:]) if h is not None and h not in found]
+        return found
 
     @property
     def held(self) -> tuple[Path, ...]:

@@ -38,7 +38,7 @@ from ndrpdr.localbed import LocalTestbed
 from ndrpdr.localbed.cpuclaim import CpuClaims
 from ndrpdr.localbed.naming import new_run_id
 from ndrpdr.profiles import FrameSize, Profile
-from ndrpdr.testbed.cpuplace import CpuPlacement, place_cpus, placed_nodes
+from ndrpdr.testbed.cpuplace import CpuPlacement, place_cpus, placed_nodes, with_joined
 from ndrpdr.testbed.model import LabboxAccess, NetnsAccess, Topology
 from ndrpdr.testbed.path import TrafficPath, compute_path
 from ndrpdr.trafficgen.base import TgSession, TrafficContext, TrafficGenerator
@@ -362,6 +362,11 @@ class ActiveTestbed:
     def _keep_telemetry(self, dut: DutDriver) -> None:
         texts = dut.telemetry()
         placement = self.cpu_placements.get(dut.node)
+        if placement is not None and self._claims is not None:
+            later = with_joined(placement, self._claims)
+            if later.joined != placement.joined:
+                _log.warning("%s: %s", dut.node, later.text)
+            self.cpu_placements[dut.node] = placement = later
         if placement is not None:
             texts = {**texts, "cpu_placement": placement.text}
         self.telemetry[dut.node] = texts

@@ -20,7 +20,8 @@ placed first, then the DUTs in path order, all in one look at the claims
 
 ``CpuPlacement.text`` is what the DUT telemetry says (``cpu_placement``):
 ``"cpu 1 (claimed)"``, or ``"cpu 0 (shared with run 1234-ab12 DUT1, pid
-1234: all 2 CPUs claimed)"``.
+1234: all 2 CPUs claimed)"``; runs that claimed the CPU after this one
+are named too (``with_joined``), ``"..., which came later"``.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ class CpuPlacement:
 
     ``explicit``: the topology's ``options.cpu`` set it; ``others``: claims
     of other runs on the CPU when it was claimed; ``own``: other nodes of
-    this run on it; ``cpu_count``: CPUs this run may use; ``all_claimed``:
+    this run on it; ``joined``: claims of other runs made on it later;
+    ``cpu_count``: CPUs this run may use; ``all_claimed``:
     (chosen CPUs) no free CPU was left; ``error``: why the CPU could not be
     claimed (None when it was).
     """
@@ -52,34 +54,42 @@ class CpuPlacement:
     explicit: bool
     others: tuple[CpuHolder, ...] = ()
     own: tuple[str, ...] = ()
+    joined: tuple[CpuHolder, ...] = ()
     cpu_count: int = 1
     all_claimed: bool = False
     error: str | None = None
 
     @property
     def shared(self) -> bool:
-        """True when another run uses this CPU too."""
-        return bool(self.others)
+        """True when another run uses (or used) this CPU too."""
+        return bool(self.others or self.joined)
 
     @property
     def text(self) -> str:
         """One line: the CPU, whether it is shared and with whom, and why."""
         if self.error is not None:
             return f"cpu {self.cpu} (not claimed: {self.error})"
-        if self.others:
-            who = " and ".join(f"run {h.run_id} {h.node}, pid {h.pid}" for h in self.others)
-            status = f"shared with {who}"
+        if self.shared:
+            who = [f"run {h.run_id} {h.node}, pid {h.pid}" for h in self.others]
+            who += [f"run {h.run_id} {h.node}, pid {h.pid}, which came later" for h in self.joined]
+            status = f"shared with {' and '.join(who)}"
         else:
             status = "claimed"
         if self.own:
             status += f", also {' and '.join(self.own)} of this run"
         if self.explicit:
             why = "set by options.cpu"
-        elif self.all_claimed:
+        elif self.all_claimed and (self.others or self.own):
             why = f"all {self.cpu_count} CPUs claimed"
         else:
             why = ""
         return f"cpu {self.cpu} ({status}{': ' + why if why else ''})"
+
+
+def with_joined(placement: CpuPlacement, claims: CpuClaims) -> CpuPlacement:
+    """``placement`` naming as well the runs that claimed its CPU after it (``claims.joined``)."""
+    joined = tuple(h for h in claims.joined(placement.node) if h not in placement.others)
+    return dataclasses.replace(placement, joined=joined)
 
 
 def cpu_option_default(node: Node) -> int | None:
@@ -174,7 +184,9 @@ def _place(
     others = tuple(h for h in present if h.run_id != claims.run_id)
     own = tuple(h.node for h in present if h.run_id == claims.run_id and h.node != node.key)
     holders.setdefault(cpu, []).append(claims.claim(node.key, cpu))
-    return CpuPlacement(node.key, cpu, explicit, others, own, len(usable), full)
+    return CpuPlacement(
+        node.key, cpu, explicit, others, own, cpu_count=len(usable), all_claimed=full
+    )
 
 
 def _with_cpu(node: Node, placement: CpuPlacement) -> Node:
