@@ -26,7 +26,8 @@ class DpdkAppOptions:
 
     cpu: int = option(
         1, "CPU of the forwarding lcore, modulo the node's CPU count (every thread of the "
-        "app is pinned there)", minimum=0,
+        "app is pinned there); unset on this machine: this CPU unless "
+        "another run holds it, else one no run holds", minimum=0,
     )  # fmt: skip
     pmd: Literal["af_packet", "af_xdp", "pci"] = option(
         "af_packet",

@@ -35,7 +35,12 @@ _MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
 class LinuxOptions:
     """The linux driver's options."""
 
-    cpu: int = option(1, "CPU the DUT ports' receive work goes to (RPS; local testbed)", minimum=0)
+    cpu: int = option(
+        1,
+        "CPU the DUT ports' receive work goes to (RPS; local testbed); unset on this "
+        "machine: this CPU unless another run holds it, else one no run holds",
+        minimum=0,
+    )
 
 
 class LinuxDriver:

@@ -64,7 +64,12 @@ def ovs_flows(config: DutTestConfig) -> list[str]:
 class OvsOptions:
     """The ovs driver's options."""
 
-    cpu: int = option(1, "CPU the OVS daemons run on, modulo the node's CPU count", minimum=0)
+    cpu: int = option(
+        1,
+        "CPU the OVS daemons run on, modulo the node's CPU count; unset on this "
+        "machine: this CPU unless another run holds it, else one no run holds",
+        minimum=0,
+    )
     start_timeout_s: float = option(
         30.0, "how long start waits for OVS to come up [s]", minimum=0, exclusive_minimum=True
     )

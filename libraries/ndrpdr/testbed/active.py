@@ -35,7 +35,10 @@ from ndrpdr.dut.plan import plan_duts
 from ndrpdr.dut.registry import make_dut_driver
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.localbed import LocalTestbed
+from ndrpdr.localbed.cpuclaim import CpuClaims
+from ndrpdr.localbed.naming import new_run_id
 from ndrpdr.profiles import FrameSize, Profile
+from ndrpdr.testbed.cpuplace import CpuPlacement, place_cpus, placed_nodes, with_joined
 from ndrpdr.testbed.model import LabboxAccess, NetnsAccess, Topology
 from ndrpdr.testbed.path import TrafficPath, compute_path
 from ndrpdr.trafficgen.base import TgSession, TrafficContext, TrafficGenerator
@@ -122,6 +125,9 @@ class ActiveTestbed:
         self.telemetry: dict[str, dict[str, str]] = {}
         #: What health checks of the TG session had to say (a restarted server...).
         self.health_notes: list[str] = []
+        #: Where the nodes on this machine run (see ``ndrpdr.testbed.cpuplace``), by node key.
+        self.cpu_placements: dict[str, CpuPlacement] = {}
+        self._claims: CpuClaims | None = None
         self._up = False
 
     # -- lifecycle -----------------------------------------------------------------
@@ -135,6 +141,7 @@ class ActiveTestbed:
         try:
             self._path = compute_path(self.topology, self.nic)
             check_path_drivers(self.topology, self._path)
+            self._place_cpus()
             self._build_local()
             for key in self._path.duts:
                 self._duts[key] = make_dut_driver(self.topology.nodes[key], self.access(key))
@@ -144,12 +151,27 @@ class ActiveTestbed:
             self.teardown()
             raise
 
+    def _place_cpus(self) -> None:
+        """Claim CPUs for the TG and DUTs on this machine (warns when one is shared)."""
+        assert self._path is not None
+        self.cpu_placements = {}
+        hosted = [*self._host_namespaces, *labbox_namespaces(self.topology)]
+        keys = placed_nodes(self.topology, (self.topology.tg.key, *self._path.duts), hosted)
+        if not keys:
+            return
+        self._claims = CpuClaims(self._run_id or new_run_id())
+        self.topology, self.cpu_placements = place_cpus(self.topology, keys, self._claims)
+        for key, placement in self.cpu_placements.items():
+            if placement.shared or placement.error is not None:
+                _log.warning("%s: %s", key, placement.text)
+
     def _build_local(self) -> None:
         hosts = labbox_namespaces(self.topology)
         hosted = {**self._host_namespaces, **hosts}
         if not (uses_local_testbed(self.topology) or hosted):
             return
-        self._localbed = LocalTestbed(self.topology, run_id=self._run_id, host_namespaces=hosted)
+        run_id = self._claims.run_id if self._claims is not None else self._run_id
+        self._localbed = LocalTestbed(self.topology, run_id=run_id, host_namespaces=hosted)
         self._localbed.setup()
         if hosts:
             from ndrpdr.labbox import LabboxHosts  # noqa: PLC0415 - only a lab in a box needs it
@@ -197,6 +219,9 @@ class ActiveTestbed:
             localbed, self._localbed = self._localbed, None
             if localbed is not None:
                 self._guard(errors, "local testbed teardown", localbed.teardown)
+            claims, self._claims = self._claims, None
+            if claims is not None:
+                claims.release()
             self.topology = self.source_topology
             self._up = False
             if errors:
@@ -335,7 +360,16 @@ class ActiveTestbed:
             self._guard(errors, f"{dut.node} stop", dut.stop)
 
     def _keep_telemetry(self, dut: DutDriver) -> None:
-        self.telemetry[dut.node] = dut.telemetry()
+        texts = dut.telemetry()
+        placement = self.cpu_placements.get(dut.node)
+        if placement is not None and self._claims is not None:
+            later = with_joined(placement, self._claims)
+            if later.joined != placement.joined:
+                _log.warning("%s: %s", dut.node, later.text)
+            self.cpu_placements[dut.node] = placement = later
+        if placement is not None:
+            texts = {**texts, "cpu_placement": placement.text}
+        self.telemetry[dut.node] = texts
 
     @staticmethod
     def _guard(errors: list[str], what: str, action: Callable[[], object]) -> None:

@@ -66,7 +66,12 @@ DEFAULT_TG_CPU = 0
 class LocalTgOptions:
     """The local TG's options."""
 
-    cpu: int = option(DEFAULT_TG_CPU, "CPU the senders run on (modulo the CPU count)", minimum=0)
+    cpu: int = option(
+        DEFAULT_TG_CPU,
+        "CPU the senders run on (modulo the CPU count); unset on this machine: this CPU unless "
+        "another run holds it, else one no run holds",
+        minimum=0,
+    )
     max_rate_pps: float = option(
         DEFAULT_MAX_RATE_PPS,
         "highest aggregate rate the TG offers [packets/s] (tcpreplay is accurate up to about "

@@ -1,0 +1,195 @@
+"""Which CPU each node of a run on this machine uses, so concurrent runs do not collide.
+
+Nodes placed: those on this machine (access local, netns, labbox, or an
+SSH node whose ports a namespace of the run hosts) whose driver has a
+``cpu`` option (the local TG, the linux, testpmd, l3fwd and ovs DUTs);
+lab hosts reached over SSH are other machines and left alone. The TG is
+placed first, then the DUTs in path order, all in one look at the claims
+(``ndrpdr.localbed.cpuclaim``), so no other run claims in between.
+
+* A node whose ``cpu`` option the topology sets keeps it (modulo the CPU
+  count, as the drivers take it); it is still claimed, and whom it shares
+  the CPU with is said.
+* A node without one gets the CPU its driver's default would be, if no run
+  (this one included) claims it; else a free CPU this process may run on
+  (``os.sched_getaffinity``), the highest first (CPU 0 is where most
+  housekeeping and the TG's default are); when every CPU is claimed, the
+  one with the fewest claims, the default first on a tie. The choice is
+  written into the node's options, so every part of the run (the drivers'
+  pinning, the local testbed's RPS masks) uses it.
+
+``CpuPlacement.text`` is what the DUT telemetry says (``cpu_placement``):
+``"cpu 1 (claimed)"``, or ``"cpu 0 (shared with run 1234-ab12 DUT1, pid
+1234: all 2 CPUs claimed)"``; runs that claimed the CPU after this one
+are named too (``with_joined``), ``"..., which came later"``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping, Sequence
+
+from ndrpdr.drivers import describe
+from ndrpdr.localbed.cpuclaim import CpuClaims, CpuHolder
+from ndrpdr.localbed.errors import LocalTestbedError
+from ndrpdr.localbed.plan import node_cpu
+from ndrpdr.testbed.model import LabboxAccess, LocalAccess, NetnsAccess, Node, Topology
+
+
+@dataclasses.dataclass(frozen=True)
+class CpuPlacement:
+    """Where one node runs and who else uses that CPU.
+
+    ``explicit``: the topology's ``options.cpu`` set it; ``others``: claims
+    of other runs on the CPU when it was claimed; ``own``: other nodes of
+    this run on it; ``joined``: claims of other runs made on it later;
+    ``cpu_count``: CPUs this run may use; ``all_claimed``:
+    (chosen CPUs) no free CPU was left; ``error``: why the CPU could not be
+    claimed (None when it was).
+    """
+
+    node: str
+    cpu: int
+    explicit: bool
+    others: tuple[CpuHolder, ...] = ()
+    own: tuple[str, ...] = ()
+    joined: tuple[CpuHolder, ...] = ()
+    cpu_count: int = 1
+    all_claimed: bool = False
+    error: str | None = None
+
+    @property
+    def shared(self) -> bool:
+        """True when another run uses (or used) this CPU too."""
+        return bool(self.others or self.joined)
+
+    @property
+    def text(self) -> str:
+        """One line: the CPU, whether it is shared and with whom, and why."""
+        if self.error is not None:
+            return f"cpu {self.cpu} (not claimed: {self.error})"
+        if self.shared:
+            who = [f"run {h.run_id} {h.node}, pid {h.pid}" for h in self.others]
+            who += [f"run {h.run_id} {h.node}, pid {h.pid}, which came later" for h in self.joined]
+            status = f"shared with {' and '.join(who)}"
+        else:
+            status = "claimed"
+        if self.own:
+            status += f", also {' and '.join(self.own)} of this run"
+        if self.explicit:
+            why = "set by options.cpu"
+        elif self.all_claimed and (self.others or self.own):
+            why = f"all {self.cpu_count} CPUs claimed"
+        else:
+            why = ""
+        return f"cpu {self.cpu} ({status}{': ' + why if why else ''})"
+
+
+def with_joined(placement: CpuPlacement, claims: CpuClaims) -> CpuPlacement:
+    """``placement`` naming as well the runs that claimed its CPU after it (``claims.joined``)."""
+    joined = tuple(h for h in claims.joined(placement.node) if h not in placement.others)
+    return dataclasses.replace(placement, joined=joined)
+
+
+def cpu_option_default(node: Node) -> int | None:
+    """The default of the ``cpu`` option of ``node``'s driver (None: the driver has none)."""
+    options = describe(node.type, node.driver).options
+    for field in dataclasses.fields(options):
+        if field.name == "cpu" and isinstance(field.default, int):
+            return field.default
+    return None
+
+
+def on_this_machine(node: Node, hosted: Sequence[str] = ()) -> bool:
+    """True for a node of this machine: local, netns or labbox access, or hosted here."""
+    return isinstance(node.access, LocalAccess | NetnsAccess | LabboxAccess) or node.key in hosted
+
+
+def choose_cpu(default: int, allowed: Sequence[int], load: Mapping[int, int]) -> int:
+    """The CPU with the fewest claims (``load``): ``default`` first, then the highest first."""
+    order = [default] if default in allowed else []
+    order += sorted((cpu for cpu in allowed if cpu != default), reverse=True)
+    if not order:
+        return default
+    return min(order, key=lambda cpu: load.get(cpu, 0))
+
+
+def placed_nodes(topology: Topology, keys: Sequence[str], hosted: Sequence[str] = ()) -> list[str]:
+    """Those of ``keys`` to place: on this machine, with a driver that has a ``cpu`` option."""
+    return [
+        key
+        for key in keys
+        if on_this_machine(topology.nodes[key], hosted)
+        and cpu_option_default(topology.nodes[key]) is not None
+    ]
+
+
+def place_cpus(
+    topology: Topology,
+    keys: Sequence[str],
+    claims: CpuClaims,
+    *,
+    cpu_count: int | None = None,
+    allowed: Sequence[int] | None = None,
+) -> tuple[Topology, dict[str, CpuPlacement]]:
+    """Claim a CPU for each node of ``keys`` (in order; see ``placed_nodes``).
+
+    Returns the topology with the chosen CPUs in the options of nodes that
+    had none, and the placements by node key. ``cpu_count``: CPUs of the
+    machine (default ``os.cpu_count()``); ``allowed``: CPUs to choose from
+    (default ``os.sched_getaffinity(0)``). Claims that cannot be made (no
+    writable claim directory) leave the default CPU, saying why.
+    """
+    count = cpu_count if cpu_count is not None else (os.cpu_count() or 1)
+    usable = sorted(os.sched_getaffinity(0) if allowed is None else allowed)
+    usable = [cpu for cpu in usable if cpu < count] or list(range(count))
+    nodes = dict(topology.nodes)
+    placements: dict[str, CpuPlacement] = {}
+    try:
+        with claims.choosing() as holders:
+            for key in keys:
+                placement = _place(nodes[key], claims, holders, count, usable)
+                placements[key] = placement
+                nodes[key] = _with_cpu(nodes[key], placement)
+    except LocalTestbedError as exc:  # no claim directory: place without claims, say so
+        for key in keys:
+            if key not in placements:
+                node = nodes[key]
+                default = cpu_option_default(node) or 0
+                cpu = node_cpu(node, default, count)
+                placements[key] = CpuPlacement(
+                    key, cpu, "cpu" in node.options, cpu_count=count, error=str(exc)
+                )
+    return dataclasses.replace(topology, nodes=nodes), placements
+
+
+def _place(
+    node: Node,
+    claims: CpuClaims,
+    holders: dict[int, list[CpuHolder]],
+    count: int,
+    usable: Sequence[int],
+) -> CpuPlacement:
+    default = cpu_option_default(node) or 0
+    explicit = "cpu" in node.options
+    full = False
+    if explicit:
+        cpu = node_cpu(node, default, count)
+    else:
+        load = {c: len(h) for c, h in holders.items()}
+        cpu = choose_cpu(default % count, usable, load)
+        full = load.get(cpu, 0) > 0
+    present = holders.get(cpu, [])
+    others = tuple(h for h in present if h.run_id != claims.run_id)
+    own = tuple(h.node for h in present if h.run_id == claims.run_id and h.node != node.key)
+    holders.setdefault(cpu, []).append(claims.claim(node.key, cpu))
+    return CpuPlacement(
+        node.key, cpu, explicit, others, own, cpu_count=len(usable), all_claimed=full
+    )
+
+
+def _with_cpu(node: Node, placement: CpuPlacement) -> Node:
+    if placement.explicit:
+        return node
+    return dataclasses.replace(node, options={**node.options, "cpu": placement.cpu})
