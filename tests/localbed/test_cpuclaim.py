@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from ndrpdr.localbed.cpuclaim import CpuClaims, CpuHolder, remove_stale_claims
+from ndrpdr.localbed.leftovers import cleanup_leftovers
+from ndrpdr.localbed.state import StateStore
 
 LIBRARIES = str(Path(__file__).resolve().parents[2] / "libraries")
 
@@ -175,3 +177,17 @@ def test_release_leaves_nothing_behind(claim_dir: Path, start_child: Start) -> N
     child.stdin.flush()
     assert child.wait(10) == 0
     assert list(claim_dir.parent.iterdir()) == []
+
+
+def test_cleanup_leftovers_removes_a_dead_runners_claims(
+    claim_dir: Path, start_child: Start
+) -> None:
+    """The entry points' cleanup (and so a SIGKILLed run's next run) takes stale claims too."""
+    live = start_child("c-on", "0")
+    dead = start_child("c-off", "1")
+    dead.kill()
+    dead.wait()
+    removed = cleanup_leftovers(StateStore(claim_dir.parent), reaper_wait_s=0)
+    assert f"CPU claim file {claim_dir}/cpu1.c-off.DUT1.lock (its runner is gone)" in removed
+    assert [p.name for p in claim_dir.iterdir()] == ["cpu0.c-on.DUT1.lock"]
+    assert live.poll() is None

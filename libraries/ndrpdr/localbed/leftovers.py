@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ndrpdr.localbed.cpuclaim import CLAIM_DIR_NAME, remove_stale_claims
 from ndrpdr.localbed.errors import LocalTestbedError
 from ndrpdr.localbed.naming import NAMESPACE_PREFIX, parse_namespace
 from ndrpdr.localbed.plumbing import delete_links, delete_namespaces
@@ -165,4 +166,8 @@ def cleanup_leftovers(
             _remove_namespaces([namespace], removed, why)
         except (OSError, LocalTestbedError) as exc:
             problem(f"namespace {namespace} ({why}): cannot remove it: {exc}")
+    try:  # CPU claims of dead runners (the kernel already released their locks)
+        removed.extend(remove_stale_claims(store.directory / CLAIM_DIR_NAME))
+    except (OSError, LocalTestbedError) as exc:
+        problem(f"CPU claims in {store.directory / CLAIM_DIR_NAME}: {exc}")
     return removed

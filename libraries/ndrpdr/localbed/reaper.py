@@ -24,6 +24,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ndrpdr.localbed.cpuclaim import CLAIM_DIR_NAME, remove_stale_claims
+from ndrpdr.localbed.errors import LocalTestbedError
 from ndrpdr.localbed.leftovers import remove_run
 from ndrpdr.localbed.procs import is_alive
 from ndrpdr.localbed.state import StateStore
@@ -81,9 +83,14 @@ def reap(run_id: str, owner_pid: int, owner_start_time: int, store: StateStore) 
     except (OSError, ValueError) as exc:
         print(f"ndrpdr reaper: run {run_id}: cannot read {path}: {exc}", file=sys.stderr)
         return []
-    return remove_run(
+    removed = remove_run(
         path, state, problem=lambda text: print(f"ndrpdr reaper: {text}", file=sys.stderr)
     )
+    try:  # the dead owner's CPU claim files (the kernel released their locks)
+        removed += remove_stale_claims(store.directory / CLAIM_DIR_NAME)
+    except (OSError, LocalTestbedError) as exc:
+        print(f"ndrpdr reaper: run {run_id}: CPU claims: {exc}", file=sys.stderr)
+    return removed
 
 
 def main(argv: Sequence[str] | None = None) -> int:
