@@ -1,0 +1,128 @@
+"""The record file kept up to date while a search runs, so no stop loses what was measured.
+
+``RecordJournal`` rewrites the record file after the trials of a running
+search (``update``): each time a whole, schema-valid record marked
+``status`` "failed", ``incomplete`` true, with an ``error`` saying the run
+had not finished and every trial so far. A SIGKILL of the runner then loses
+at most the trial in flight. The caller's final record replaces it
+(``write_record``, atomic too).
+
+Every write is atomic: the JSON goes to a temporary file in the record's
+directory, then ``os.replace`` puts it in place, so a reader (or a crash)
+sees the previous record or the new one, never half of one. Rewrites are
+throttled to at most one per ``min_interval_s`` [s] of wall time; ``flush``
+writes the last pending one. A write that fails (a full disk, a read-only
+directory) is reported once through ``notice`` and the search goes on:
+the in-progress record is a safety net, not the result.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+_log = logging.getLogger(__name__)
+
+#: Default shortest pause between two rewrites of the in-progress record [s].
+DEFAULT_MIN_INTERVAL_S = 0.2
+
+
+def unfinished_error(trial_count: int) -> str:
+    """The ``error`` of an in-progress record holding ``trial_count`` trials."""
+    return (
+        "the run had not finished when this record was written: "
+        f"{trial_count} trial{'' if trial_count == 1 else 's'} so far"
+    )
+
+
+def write_json_atomically(document: Mapping[str, Any], path: Path) -> None:
+    """Write ``document`` as indented JSON to ``path`` through a temporary file and a rename.
+
+    Parent directories are created. OSError (no space, no permission)
+    propagates, and the temporary file is removed; ``path`` then still holds
+    what it held before.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(document, indent=2, sort_keys=False) + "\n"
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+class RecordJournal:
+    """Rewrites one record file while a search runs (``update`` after each trial, ``flush``)."""
+
+    def __init__(
+        self,
+        path: Path,
+        build: Callable[[], Mapping[str, Any]],
+        *,
+        notice: Callable[[str], None] | None = None,
+        min_interval_s: float = DEFAULT_MIN_INTERVAL_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """``build()`` makes the in-progress record from the trials so far (called per write).
+
+        ``notice(text)`` hears of the first failed write (later ones are
+        counted silently); ``min_interval_s`` [s] throttles rewrites.
+        """
+        self.path = path
+        self._build = build
+        self._notice = notice
+        self._min_interval_s = min_interval_s
+        self._clock = clock
+        self._last_write: float | None = None
+        self._pending = False
+        #: Rewrites done, and the ones that failed.
+        self.writes = 0
+        self.failures = 0
+        #: Wall time spent building and writing the in-progress record [s].
+        self.seconds = 0.0
+
+    def update(self) -> None:
+        """A trial was added: rewrite the record unless the last rewrite was too recent."""
+        now = self._clock()
+        if self._last_write is not None and now - self._last_write < self._min_interval_s:
+            self._pending = True
+            return
+        self._write(now)
+
+    def flush(self) -> None:
+        """Write the record if an ``update`` was held back by the throttle."""
+        if self._pending:
+            self._write(self._clock())
+
+    def _write(self, now: float) -> None:
+        self._pending = False
+        self._last_write = now
+        started = time.perf_counter()
+        try:
+            write_json_atomically(self._build(), self.path)
+        except OSError as exc:
+            self.failures += 1
+            if self.failures == 1:
+                text = (
+                    f"cannot write the in-progress result record {self.path}: {exc}; "
+                    "the search goes on (the final record is written at the end)"
+                )
+                if self._notice is not None:
+                    self._notice(text)
+                else:
+                    _log.warning("%s", text)
+        else:
+            self.writes += 1
+        finally:
+            self.seconds += time.perf_counter() - started
