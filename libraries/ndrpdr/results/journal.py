@@ -8,7 +8,8 @@ at most the trial in flight. The caller's final record replaces it
 (``write_record``, atomic too).
 
 Every write is atomic: the JSON goes to a temporary file in the record's
-directory, then ``os.replace`` puts it in place, so a reader (or a crash)
+directory, then ``os.replace`` puts it in place (in progress: JSON on one
+line, which is much faster to write; the final record is indented), so a reader (or a crash)
 sees the previous record or the new one, never half of one. Rewrites are
 throttled to at most one per ``min_interval_s`` [s] of wall time; ``flush``
 writes the last pending one. A write that fails (a full disk, a read-only
@@ -42,15 +43,19 @@ def unfinished_error(trial_count: int) -> str:
     )
 
 
-def write_json_atomically(document: Mapping[str, Any], path: Path) -> None:
-    """Write ``document`` as indented JSON to ``path`` through a temporary file and a rename.
+def write_json_atomically(
+    document: Mapping[str, Any], path: Path, *, indent: int | None = 2
+) -> None:
+    """Write ``document`` as JSON to ``path`` through a temporary file and a rename.
 
+    ``indent`` None writes one line (json's C encoder: about ten times
+    faster than indented output, which is pure Python).
     Parent directories are created. OSError (no space, no permission)
     propagates, and the temporary file is removed; ``path`` then still holds
     what it held before.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(document, indent=2, sort_keys=False) + "\n"
+    text = json.dumps(document, indent=indent, sort_keys=False) + "\n"
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as file:
@@ -71,18 +76,19 @@ class RecordJournal:
         build: Callable[[], Mapping[str, Any]],
         *,
         notice: Callable[[str], None] | None = None,
-        min_interval_s: float = DEFAULT_MIN_INTERVAL_S,
+        min_interval_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """``build()`` makes the in-progress record from the trials so far (called per write).
 
         ``notice(text)`` hears of the first failed write (later ones are
-        counted silently); ``min_interval_s`` [s] throttles rewrites.
+        counted silently); ``min_interval_s`` [s] throttles rewrites (None:
+        ``DEFAULT_MIN_INTERVAL_S``, read now).
         """
         self.path = path
         self._build = build
         self._notice = notice
-        self._min_interval_s = min_interval_s
+        self._min_interval_s = DEFAULT_MIN_INTERVAL_S if min_interval_s is None else min_interval_s
         self._clock = clock
         self._last_write: float | None = None
         self._pending = False
@@ -110,7 +116,7 @@ class RecordJournal:
         self._last_write = now
         started = time.perf_counter()
         try:
-            write_json_atomically(self._build(), self.path)
+            write_json_atomically(self._build(), self.path, indent=None)
         except OSError as exc:
             self.failures += 1
             if self.failures == 1:
