@@ -44,9 +44,16 @@ class HealthCheck(Protocol):
         ...
 
 
-def health_interval_s(access: NodeAccess) -> float:
-    """Shortest pause between two health checks through ``access`` [s] (0: every trial)."""
-    return 0.0 if isinstance(access, LocalTransport) else REMOTE_HEALTH_INTERVAL_S
+def health_interval_s(dut: object, access: NodeAccess) -> float:
+    """Shortest pause between two health checks of ``dut`` through ``access`` [s] (0: always).
+
+    0 on this machine, ``REMOTE_HEALTH_INTERVAL_S`` over SSH, or longer if
+    the driver says so with a ``health_interval_s`` attribute (a check that
+    runs several commands; a trial that lost every frame forces one anyway).
+    """
+    own = getattr(dut, "health_interval_s", 0.0)
+    base = 0.0 if isinstance(access, LocalTransport) else REMOTE_HEALTH_INTERVAL_S
+    return max(float(own), base)
 
 
 def describe_exit(code: int | None) -> str:

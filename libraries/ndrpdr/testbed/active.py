@@ -314,13 +314,14 @@ class ActiveTestbed:
         """Health-check every started DUT (DutError names the node, process, status, log tail).
 
         A DUT is skipped when checked less than its ``health_interval_s``
-        ago (0 on this machine, 2 s over SSH), unless ``lost_all`` (the
+        ago (0 on this machine, 2 s over SSH, more if its driver says so:
+        ``ndrpdr.dut.health``), unless ``lost_all`` (the
         last trial lost every frame). A ``HealthCheck`` for ``run_search``.
         """
         now = time.monotonic()
         for dut in self._started:
             access = self._access.get(dut.node)
-            interval = 0.0 if access is None else health_interval_s(access)
+            interval = 0.0 if access is None else health_interval_s(dut, access)
             last = self._health_checked.get(dut.node)
             if not lost_all and last is not None and now - last < interval:
                 continue
