@@ -137,25 +137,32 @@ def test_a_record_exists_before_the_first_trial(topology: Topology, tmp_path: Pa
     )
 
 
-def test_throttle_and_flush(tmp_path: Path) -> None:
+def test_throttle_waits_ten_times_the_write_cost_at_most_the_interval(tmp_path: Path) -> None:
     now = [0.0]
-    built: list[int] = []
+    cost = [0.01]  # each build takes this long on the fake clock [s]
 
     def build() -> dict[str, Any]:
-        built.append(len(built))
-        return {"writes": len(built)}
+        now[0] += cost[0]
+        return {"at": round(now[0], 3)}
 
     path = tmp_path / "j.json"
     journal_ = RecordJournal(path, build, min_interval_s=0.2, clock=lambda: now[0])
-    for t in (0.0, 0.1, 0.15, 0.25, 0.3):
+    written = []
+    for t in (0.0, 0.05, 0.12, 0.2):
         now[0] = t
         journal_.update()
-    assert journal_.writes == 2  # at 0.0 and 0.25
-    assert json.loads(path.read_text()) == {"writes": 2}
-    journal_.flush()  # the update at 0.3 was held back
-    assert journal_.writes == 3 and json.loads(path.read_text()) == {"writes": 3}
+        written.append(journal_.writes)
+    assert written == [1, 1, 2, 2]  # 0.05 and 0.2 came within 10 x 0.01 s of a write
+    journal_.flush()  # the update at 0.2 was held back
+    assert journal_.writes == 3 and json.loads(path.read_text()) == {"at": 0.21}
     journal_.flush()  # nothing pending: no write
     assert journal_.writes == 3
+    cost[0] = 0.05  # an expensive write: held back at most min_interval_s, not 0.5 s
+    now[0] = 1.0
+    journal_.update()
+    now[0] = 1.24
+    journal_.update()
+    assert journal_.writes == 5
 
 
 def test_atomic_write_keeps_the_old_file_when_the_disk_is_full(small_tmpfs: Path) -> None:

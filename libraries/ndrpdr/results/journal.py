@@ -8,13 +8,20 @@ at most the trial in flight. The caller's final record replaces it
 (``write_record``, atomic too).
 
 Every write is atomic: the JSON goes to a temporary file in the record's
-directory, then ``os.replace`` puts it in place (in progress: JSON on one
-line, which is much faster to write; the final record is indented), so a reader (or a crash)
-sees the previous record or the new one, never half of one. Rewrites are
-throttled to at most one per ``min_interval_s`` [s] of wall time; ``flush``
-writes the last pending one. A write that fails (a full disk, a read-only
-directory) is reported once through ``notice`` and the search goes on:
-the in-progress record is a safety net, not the result.
+directory, then ``os.replace`` puts it in place, so a reader (or a crash)
+sees the previous record or the new one, never half of one. In progress,
+the JSON is one line (much faster to write); the final record is indented.
+Rewrites are
+throttled only when trials come faster than the record can be written: a
+rewrite is skipped while less than ``COST_FACTOR`` times the last one's
+cost has passed since it (so writing costs at most about 1/``COST_FACTOR``
+of the wall time), and never held back longer than ``min_interval_s``
+[s]; ``flush`` writes the last pending one. Trials of a real testbed (a
+second or more) are each written; a simulator's instant ones are not.
+
+A write that fails (a full disk, a read-only directory) is reported once
+through ``notice`` and the search goes on: the in-progress record is a
+safety net, not the result.
 """
 
 from __future__ import annotations
@@ -31,8 +38,10 @@ from typing import Any
 
 _log = logging.getLogger(__name__)
 
-#: Default shortest pause between two rewrites of the in-progress record [s].
+#: Default longest pause the throttle puts between two rewrites of the in-progress record [s].
 DEFAULT_MIN_INTERVAL_S = 0.2
+#: A rewrite waits at least this many times the previous rewrite's cost.
+COST_FACTOR = 10.0
 
 
 def unfinished_error(trial_count: int) -> str:
@@ -81,9 +90,11 @@ class RecordJournal:
     ) -> None:
         """``build()`` makes the in-progress record from the trials so far (called per write).
 
+        ``clock()`` [s] times the throttle and the writes (monotonic).
         ``notice(text)`` hears of the first failed write (later ones are
-        counted silently); ``min_interval_s`` [s] throttles rewrites (None:
-        ``DEFAULT_MIN_INTERVAL_S``, read now).
+        counted silently); ``min_interval_s`` [s] is the longest pause the
+        throttle may put between rewrites (None: ``DEFAULT_MIN_INTERVAL_S``,
+        read now).
         """
         self.path = path
         self._build = build
@@ -91,6 +102,7 @@ class RecordJournal:
         self._min_interval_s = DEFAULT_MIN_INTERVAL_S if min_interval_s is None else min_interval_s
         self._clock = clock
         self._last_write: float | None = None
+        self._last_cost = 0.0  # wall time of the last rewrite [s]
         self._pending = False
         #: Rewrites done, and the ones that failed.
         self.writes = 0
@@ -101,9 +113,11 @@ class RecordJournal:
     def update(self) -> None:
         """A trial was added: rewrite the record unless the last rewrite was too recent."""
         now = self._clock()
-        if self._last_write is not None and now - self._last_write < self._min_interval_s:
-            self._pending = True
-            return
+        if self._last_write is not None:
+            pause = min(self._min_interval_s, COST_FACTOR * self._last_cost)
+            if now - self._last_write < pause:
+                self._pending = True
+                return
         self._write(now)
 
     def flush(self) -> None:
@@ -114,7 +128,6 @@ class RecordJournal:
     def _write(self, now: float) -> None:
         self._pending = False
         self._last_write = now
-        started = time.perf_counter()
         try:
             write_json_atomically(self._build(), self.path, indent=None)
         except OSError as exc:
@@ -131,4 +144,5 @@ class RecordJournal:
         else:
             self.writes += 1
         finally:
-            self.seconds += time.perf_counter() - started
+            self._last_cost = self._clock() - now
+            self.seconds += self._last_cost
