@@ -137,17 +137,14 @@ class OvsDriver:
         """DutError unless both daemons run (not exited, not stopped) and the flows are there."""
         if self._switch is None or self._db is None:
             raise self._steps.error("health check", "OVS is not running")
-        for name, process in (("ovsdb-server", self._db), ("ovs-vswitchd", self._switch)):
-            check_process(
-                self._steps.error,
-                name,
-                process,
-                self._steps.access,
-                log=functools.partial(self._log_tail, name, process),
+        self._check_daemons()
+        try:
+            text = self._steps.output(
+                "health check", ["ovs-ofctl", "dump-flows", self._mgmt()], env=self._env()
             )
-        text = self._steps.output(
-            "health check", ["ovs-ofctl", "dump-flows", self._mgmt()], env=self._env()
-        )
+        except DutError:
+            self._check_daemons()  # a daemon that died meanwhile says more than ovs-ofctl
+            raise
         flows = [line for line in text.splitlines() if "actions=" in line]
         if self._config is not None and len(flows) < len(ovs_flows(self._config)):
             raise self._steps.error("health check", f"flows missing on {BRIDGE}:\n{text}")
@@ -258,6 +255,12 @@ class OvsDriver:
                 if time.monotonic() > deadline:
                     raise
             time.sleep(0.1)
+
+    def _check_daemons(self) -> None:
+        for name, process in (("ovsdb-server", self._db), ("ovs-vswitchd", self._switch)):
+            if process is not None:
+                log = functools.partial(self._log_tail, name, process)
+                check_process(self._steps.error, name, process, self._steps.access, log=log)
 
     def _log_tail(self, name: str, process: BackgroundProcess) -> str:
         """The end of a daemon's log file and of its output, for an error message."""
