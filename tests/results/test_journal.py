@@ -1,7 +1,7 @@
 """The record written as the search goes: atomic rewrites, schema-valid at every step,
 throttled, and write failures that warn once without stopping the search.
 
-The disk-full cases use a real tmpfs of a few pages, mounted and unmounted
+The disk-full cases (also through the CLI) use a real tmpfs of a few pages, mounted and unmounted
 by the test (root only; skipped otherwise).
 """
 
@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from ndrpdr.cli.main import main
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import get_profile
 from ndrpdr.results import journal
@@ -204,3 +205,19 @@ def test_an_unwritable_place_warns_through_the_log_without_notice(
     warnings = [r for r in caplog.records if "in-progress result record" in r.getMessage()]
     assert len(warnings) == 1
     assert str(blocker) in warnings[0].getMessage()
+
+
+def test_cli_with_a_full_disk_warns_once_then_exits_1(
+    small_tmpfs: Path, capsys: pytest.CaptureFixture[str], every_trial: None
+) -> None:
+    path = small_tmpfs / "record.json"
+    code = main(["search", "--topology", str(SIM), "--json", str(path), "--duration-sum", "21s"])
+    out, err = capsys.readouterr()
+    assert code == 1
+    warnings = [line for line in out.splitlines() if "in-progress result record" in line]
+    assert len(warnings) == 1 and warnings[0].startswith("WARNING: cannot write the in-progress")
+    assert "ndrpdr search: cannot write the result record: [Errno 28] No space left" in err
+    assert any(line.startswith("NDR: lower") for line in out.splitlines())  # still shown
+    kept = json.loads(path.read_text())  # the last in-progress record that fitted
+    validate_record(kept)
+    assert kept["incomplete"] is True and kept["trials"]
