@@ -1,8 +1,8 @@
 """The record written as the search goes: atomic rewrites, schema-valid at every step,
 throttled, and write failures that warn once without stopping the search.
 
-The disk-full cases (also through the CLI) use a real tmpfs of a few pages, mounted and unmounted
-by the test (root only; skipped otherwise).
+The disk-full cases (also through the CLI) use a real tmpfs of a few
+pages, mounted and unmounted by the test (root only; skipped otherwise).
 """
 
 from __future__ import annotations
