@@ -51,10 +51,10 @@ GOALS = loss_ratio_goals(
 )
 
 
-def one_search(record: Path | None, min_interval_s: float) -> tuple[float, int]:
+def one_search(record: Path | None, max_pause_s: float) -> tuple[float, int]:
     """Wall time [s] and trial count of one sim search (``record``: the journal's file)."""
     topology = load_topology(SIM)
-    journal.DEFAULT_MIN_INTERVAL_S = min_interval_s
+    journal.DEFAULT_MAX_PAUSE_S = max_pause_s
     started = time.perf_counter()
     outcome = run_search(
         SimTrafficGenerator(topology),
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)
-    default = journal.DEFAULT_MIN_INTERVAL_S
+    default = journal.DEFAULT_MAX_PAUSE_S
     modes = {"every trial": 0.0, f"throttled (<= {default:g} s)": default}
     extra: dict[str, list[float]] = {name: [] for name in modes}
     trials = 0
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
                 wall, count = one_search(record, interval)
                 assert count == trials, (count, trials)
                 extra[name].append((wall - base) / trials)
-    journal.DEFAULT_MIN_INTERVAL_S = default
+    journal.DEFAULT_MAX_PAUSE_S = default
     print(f"sim search, {trials} trials, {args.rounds} rounds (median)")
     print(f"{'mode':<22} {'ms/trial':>9} {'of a 1 s trial':>15}")
     for name, values in extra.items():

@@ -43,7 +43,7 @@ def topology() -> Topology:
 @pytest.fixture
 def every_trial(monkeypatch: pytest.MonkeyPatch) -> None:
     """No throttle: sim trials take no wall time, so the default would skip most rewrites."""
-    monkeypatch.setattr(journal, "DEFAULT_MIN_INTERVAL_S", 0.0)
+    monkeypatch.setattr(journal, "DEFAULT_MAX_PAUSE_S", 0.0)
 
 
 @pytest.fixture
@@ -147,7 +147,7 @@ def test_throttle_waits_ten_times_the_write_cost_at_most_the_interval(tmp_path: 
         return {"at": round(now[0], 3)}
 
     path = tmp_path / "j.json"
-    journal_ = RecordJournal(path, build, min_interval_s=0.2, clock=lambda: now[0])
+    journal_ = RecordJournal(path, build, max_pause_s=0.2, clock=lambda: now[0])
     written = []
     for t in (0.0, 0.05, 0.12, 0.2):
         now[0] = t
@@ -158,7 +158,7 @@ def test_throttle_waits_ten_times_the_write_cost_at_most_the_interval(tmp_path: 
     assert journal_.writes == 3 and json.loads(path.read_text()) == {"at": 0.21}
     journal_.flush()  # nothing pending: no write
     assert journal_.writes == 3
-    cost[0] = 0.05  # an expensive write: held back at most min_interval_s, not 0.5 s
+    cost[0] = 0.05  # an expensive write: held back at most max_pause_s, not 0.5 s
     now[0] = 1.0
     journal_.update()
     now[0] = 1.24

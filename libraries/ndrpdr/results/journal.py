@@ -15,7 +15,7 @@ Rewrites are
 throttled only when trials come faster than the record can be written: a
 rewrite is skipped while less than ``COST_FACTOR`` times the last one's
 cost has passed since it (so writing costs at most about 1/``COST_FACTOR``
-of the wall time), and never held back longer than ``min_interval_s``
+of the wall time), and never held back longer than ``max_pause_s``
 [s]; ``flush`` writes the last pending one. Trials of a real testbed (a
 second or more) are each written; a simulator's instant ones are not.
 
@@ -38,8 +38,8 @@ from typing import Any
 
 _log = logging.getLogger(__name__)
 
-#: Default longest pause the throttle puts between two rewrites of the in-progress record [s].
-DEFAULT_MIN_INTERVAL_S = 0.2
+#: Longest pause the throttle may put between two rewrites of the in-progress record [s].
+DEFAULT_MAX_PAUSE_S = 0.2
 #: A rewrite waits at least this many times the previous rewrite's cost.
 COST_FACTOR = 10.0
 
@@ -85,21 +85,21 @@ class RecordJournal:
         build: Callable[[], Mapping[str, Any]],
         *,
         notice: Callable[[str], None] | None = None,
-        min_interval_s: float | None = None,
+        max_pause_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """``build()`` makes the in-progress record from the trials so far (called per write).
 
         ``clock()`` [s] times the throttle and the writes (monotonic).
         ``notice(text)`` hears of the first failed write (later ones are
-        counted silently); ``min_interval_s`` [s] is the longest pause the
-        throttle may put between rewrites (None: ``DEFAULT_MIN_INTERVAL_S``,
+        counted silently); ``max_pause_s`` [s] is the longest pause the
+        throttle may put between rewrites (None: ``DEFAULT_MAX_PAUSE_S``,
         read now).
         """
         self.path = path
         self._build = build
         self._notice = notice
-        self._min_interval_s = DEFAULT_MIN_INTERVAL_S if min_interval_s is None else min_interval_s
+        self._max_pause_s = DEFAULT_MAX_PAUSE_S if max_pause_s is None else max_pause_s
         self._clock = clock
         self._last_write: float | None = None
         self._last_cost = 0.0  # wall time of the last rewrite [s]
@@ -114,7 +114,7 @@ class RecordJournal:
         """A trial was added: rewrite the record unless the last rewrite was too recent."""
         now = self._clock()
         if self._last_write is not None:
-            pause = min(self._min_interval_s, COST_FACTOR * self._last_cost)
+            pause = min(self._max_pause_s, COST_FACTOR * self._last_cost)
             if now - self._last_write < pause:
                 self._pending = True
                 return
