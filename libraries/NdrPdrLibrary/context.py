@@ -68,6 +68,8 @@ class LibraryContext:
         self.records_written = 0
         #: Records written by this instance (a rerun of a test name gets a new file).
         self.written_paths: set[Path] = set()
+        #: Why the last record could not be written ("cannot write the result record: ...").
+        self.record_error: str | None = None
         #: Metadata keys a search set on a test, by test name (only the current test).
         self.metadata_keys: dict[str, set[str]] = {}
 

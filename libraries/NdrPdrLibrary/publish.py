@@ -22,7 +22,11 @@ MAX_LOGGED_TRIALS = 400
 
 
 def record_path(ctx: LibraryContext, kind: str) -> Path:
-    """Where this search's record goes: ``<output dir>/<test name>.json`` (unique in the run)."""
+    """Where this search's record goes: ``<output dir>/<test name>.json`` (unique in the run).
+
+    Chosen before the search starts (the record is rewritten there as it
+    goes), then given to ``publish_record`` for the final write.
+    """
     ctx.records_written += 1
     name = robotout.test_name() or f"{kind}-{ctx.records_written}"
     directory = robotout.output_dir()
@@ -44,21 +48,27 @@ def _link(path: Path) -> str:
     return f'<a href="{html.escape(href)}">{html.escape(path.name)}</a>'
 
 
-def publish_record(ctx: LibraryContext, record: Mapping[str, Any], *, kind: str) -> Path | None:
-    """Write the record next to output.xml, log it, set the test's message, metadata and
-    caveat tags (``TG_LIMITED``, ``INCOMPLETE``).
+def publish_record(
+    ctx: LibraryContext, record: Mapping[str, Any], *, kind: str, path: Path | None = None
+) -> Path | None:
+    """Write the record next to output.xml (at ``path`` if chosen before), log it, set the
+    test's message, metadata and caveat tags (``TG_LIMITED``, ``INCOMPLETE``).
 
     Returns the record's path, or None when it could not be written (a
-    warning says why; the test message and metadata are set anyway).
+    warning says why, ``ctx.record_error`` too; the test message and
+    metadata are set anyway).
     """
     ctx.last_record = dict(record)
-    target = record_path(ctx, kind)
-    path: Path | None = target
+    target = record_path(ctx, kind) if path is None else path
+    ctx.record_error = None
     try:
         write_record(record, target)
     except OSError as exc:
-        robotout.warn(f"cannot write the result record {target}: {exc}")
+        ctx.record_error = f"cannot write the result record: {exc} (file {target})"
+        robotout.warn(ctx.record_error)
         path = None
+    else:
+        path = target
     message = search_message(record)
     robotout.info(
         "<b>"

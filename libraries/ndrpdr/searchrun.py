@@ -8,7 +8,9 @@ re-raises. With ``calibrate`` the max load is first checked against what
 the TG really sends (``ndrpdr.trafficgen.calibrate``). With
 ``latency_duration_s`` a search that found a PDR lower bound is followed
 by latency trials at 0, 10, 50 and 90 % of it (``ndrpdr.latencyrun``),
-kept in the record's ``latency`` section.
+kept in the record's ``latency`` section. With ``record_path`` the record
+file is rewritten as the search goes (``ndrpdr.results.journal``); with
+``health`` the DUTs are checked between trials (``ndrpdr.searchwatch``).
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ import logging
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+from ndrpdr.dut.health import HealthCheck
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.goals import PDR_LOSS_RATIO
 from ndrpdr.latencyrun import LatencyPoint, LatencyRun, measure_latency_points, not_measured
 from ndrpdr.profiles import FrameSize, Profile
+from ndrpdr.results.journal import RecordJournal, unfinished_error
 from ndrpdr.results.record import SearchSettings, build_record
 from ndrpdr.search import (
     Goal,
@@ -35,6 +40,7 @@ from ndrpdr.search import (
     result_so_far,
     search,
 )
+from ndrpdr.searchwatch import AfterTrial
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.base import TrafficGenerator
 from ndrpdr.trafficgen.calibrate import MaxLoadCap, calibrate_max_load
@@ -102,6 +108,8 @@ def run_search(
     notice: Callable[[str], None] | None = None,
     latency_duration_s: float | None = None,
     latency_progress: Callable[[LatencyPoint], None] | None = None,
+    record_path: Path | None = None,
+    health: HealthCheck | None = None,
 ) -> SearchRun:
     """Run one search over ``tg`` and build its record.
 
@@ -125,24 +133,49 @@ def run_search(
     duration after the search; a TG failure there leaves the bounds
     alone and the record's latency "failed" (``notice`` hears of it);
     ``latency_progress(point)`` is called after each latency point.
+    ``record_path``: the record file, rewritten (atomically, throttled) as
+    the search goes with the trials so far, marked failed and incomplete
+    (a failed write is a ``notice``, once); the caller writes the final
+    record over it. ``health(lost_all=...)`` is called after each trial
+    (``lost_all``: it lost every frame); its DutError fails the search.
     """
     high = tg.max_load_pps if max_load_pps is None else max_load_pps
     low = default_min_load(high) if min_load_pps is None else min_load_pps
     trials: list[TrialResult] = []
     cap: MaxLoadCap | None = None
 
-    def record_trial(snapshot: SearchProgress) -> None:
-        trials.append(snapshot.trial)
-        if progress is not None:
-            progress(snapshot)
-
     started, clock_start = _now(), time.monotonic()
+
+    def in_progress() -> dict[str, Any]:
+        wall = time.monotonic() - clock_start
+        so_far = result_so_far(goals, trials, low, high, algorithm=algorithm, wall_time=wall)
+        return build_record(
+            topology=topology,
+            profile=profile,
+            frame_size=frame_size,
+            settings=SearchSettings(algorithm, tuple(goals), low, high, pdr_loss_ratio),
+            result=so_far,
+            trials=trials,
+            started=started,
+            finished=_now(),
+            error=unfinished_error(len(trials)),
+            directions=directions,
+            max_load_cap=None if cap is None else cap.to_json(),
+            latency=not_measured("the search had not finished").to_json(),
+        )
+
+    journal = None
+    if record_path is not None:
+        journal = RecordJournal(record_path, in_progress, notice=notice)
+    record_trial = AfterTrial(trials, journal=journal, progress=progress, health=health)
     result: SearchResult | None = None
     error: str | None = None
     interrupted = False
     pending: BaseException | None = None
     latency: LatencyRun | None = None
     try:
+        if journal is not None:
+            journal.update()  # a record from the start: a kill during calibration leaves one too
         if calibrate:
             cap = calibrate_max_load(
                 tg,
@@ -191,6 +224,8 @@ def run_search(
             tg.stop_traffic()
         except NdrPdrError as exc:  # the trials so far are still recorded
             error = _join(error, f"stopping traffic: {exc}")
+    if journal is not None:
+        journal.flush()  # the last trials, should the caller's final write fail
     if error is not None and not isinstance(result, SearchResult):
         # stopped early: the bounds the trials so far support (RFC 9971 over them)
         result = result_so_far(

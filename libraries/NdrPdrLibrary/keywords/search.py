@@ -31,7 +31,7 @@ from NdrPdrLibrary.argtypes import (
     TrafficProfile,
 )
 from NdrPdrLibrary.keywords.component import Component, keyword
-from NdrPdrLibrary.publish import publish_record
+from NdrPdrLibrary.publish import publish_record, record_path
 from NdrPdrLibrary.traffic import open_traffic
 
 
@@ -136,6 +136,7 @@ class SearchKeywords(Component):
         if ctx.progress is ProgressOption.TRIALS and robotout.console_kind().shows_trials:
             progress = ProgressPrinter(robotout.console, pdr_loss_ratio)
 
+        target = record_path(ctx, kind.lower())  # rewritten there as the search goes
         outcome = run_search(
             traffic.tg,
             topology=ctx.topology,
@@ -156,13 +157,15 @@ class SearchKeywords(Component):
             latency_progress=None
             if progress is None
             else lambda point: robotout.console(point_line(point.to_json())),
+            record_path=target,
+            health=ctx.testbed.check_duts,
         )
         record = outcome.record
         failure = _min_load_failure(record) if outcome.error is None else None
         if failure is not None:  # the record must say so too, not only the test status
             record["status"] = "failed"
             record["error"] = f"search cannot succeed: {failure}"
-        path = publish_record(ctx, record, kind=kind.lower())
+        path = publish_record(ctx, record, kind=kind.lower(), path=target)
         if outcome.pending is not None:
             raise outcome.pending
         if outcome.interrupted:
@@ -171,6 +174,8 @@ class SearchKeywords(Component):
         if outcome.error is not None:
             bounds = "".join(f"\n{line}" for line in search_message(record).splitlines()[1:])
             raise SearchFailedError(f"{kind} search failed: {outcome.error}{kept}{bounds}")
+        if ctx.record_error is not None:
+            raise SearchFailedError(f"{kind} search: {ctx.record_error}")
         if failure is not None:
             raise SearchFailedError(f"{kind} search cannot succeed: {failure}{kept}")
         goal_bounds = [_goal_bounds(g, pdr_loss_ratio) for g in record["goals"]]

@@ -68,6 +68,7 @@ class LocalProcess:
                 break
             try:
                 os.kill(self._popen.pid, sig)
+                os.kill(self._popen.pid, signal.SIGCONT)  # a stopped process acts on it now
             except ProcessLookupError:
                 break
             try:

@@ -91,7 +91,7 @@ d=$1; pid=$2; ticks=$3
 for sig in INT TERM KILL; do
   [ -e "$d/rc" ] && break
   kill -0 "$pid" 2>/dev/null || break
-  kill -s "$sig" "$pid" 2>/dev/null
+  kill -s "$sig" "$pid" 2>/dev/null; kill -s CONT "$pid" 2>/dev/null
   i=0
   while [ "$i" -lt "$ticks" ] && [ ! -e "$d/rc" ] && kill -0 "$pid" 2>/dev/null; do
     sleep 0.05; i=$((i+1))

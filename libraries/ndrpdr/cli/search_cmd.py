@@ -127,6 +127,8 @@ def run(args: argparse.Namespace) -> int:
             calibrate=not args.no_calibrate,
             latency_duration_s=None if args.no_latency else latency_s,
             notice=lambda text: print_to(sys.stdout, f"WARNING: {text}"),
+            record_path=args.json,
+            health=testbed.check_duts,
         )
     status = 0
     if args.json is not None:

@@ -33,6 +33,7 @@ from ndrpdr.access.base import BackgroundProcess, CommandResult, NodeAccess
 from ndrpdr.drivers import read_options
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.dut.dpdk_options import DpdkAppOptions
+from ndrpdr.dut.health import check_process
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.testbed.model import Node
 
@@ -444,16 +445,17 @@ class DpdkAppDriver(abc.ABC):
             time.sleep(0.1)
 
     def health_check(self) -> None:
-        """DutError unless the application process is running."""
+        """DutError unless the application process runs (not exited, not stopped by SIGSTOP)."""
         process = self._process
         if process is None:
             raise self._steps.error("health check", f"{self.driver_name} is not running")
-        if not self._steps.process_running("health check", process):
-            raise self._steps.error(
-                "health check",
-                f"{self.binary} (pid {process.pid}) has exited; log tail:\n"
-                f"{log_tail(self._steps.process_output('health check', process))}",
-            )
+        check_process(
+            self._steps.error,
+            self.binary,
+            process,
+            self._steps.access,
+            log=lambda: log_tail(self._steps.process_output("health check", process)),
+        )
 
     def stop(self) -> None:
         """SIGINT the app by PID (escalating), restore the ports, remove its runtime dir."""

@@ -23,6 +23,7 @@ Options: ``OvsOptions``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Callable
 
@@ -30,6 +31,7 @@ from ndrpdr.access.base import BackgroundProcess, NodeAccess
 from ndrpdr.drivers import DriverDescription, option, read_options
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.dpdk_common import (
+    LOG_TAIL_LINES,
     KernelHandsOff,
     NodeSteps,
     check_ports_exist,
@@ -37,6 +39,7 @@ from ndrpdr.dut.dpdk_common import (
     log_tail,
     port_names,
 )
+from ndrpdr.dut.health import check_process
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.testbed.model import Node
 
@@ -136,19 +139,17 @@ class OvsDriver:
             raise
 
     def health_check(self) -> None:
-        """DutError unless both daemons run and the bridge holds the flows."""
+        """DutError unless both daemons run (not exited, not stopped) and the flows are there."""
         if self._switch is None or self._db is None:
             raise self._steps.error("health check", "OVS is not running")
-        for name, process in (("ovsdb-server", self._db), ("ovs-vswitchd", self._switch)):
-            if not process.is_running():
-                raise self._steps.error(
-                    "health check",
-                    f"{name} (pid {process.pid}) has exited; log tail:\n"
-                    f"{log_tail(process.output())}",
-                )
-        text = self._steps.output(
-            "health check", ["ovs-ofctl", "dump-flows", self._mgmt()], env=self._env()
-        )
+        self._check_daemons()
+        try:
+            text = self._steps.output(
+                "health check", ["ovs-ofctl", "dump-flows", self._mgmt()], env=self._env()
+            )
+        except DutError:
+            self._check_daemons()  # a daemon that died meanwhile says more than ovs-ofctl
+            raise
         flows = [line for line in text.splitlines() if "actions=" in line]
         if self._config is not None and len(flows) < len(ovs_flows(self._config)):
             raise self._steps.error("health check", f"flows missing on {BRIDGE}:\n{text}")
@@ -259,6 +260,18 @@ class OvsDriver:
                 if time.monotonic() > deadline:
                     raise
             time.sleep(0.1)
+
+    def _check_daemons(self) -> None:
+        for name, process in (("ovsdb-server", self._db), ("ovs-vswitchd", self._switch)):
+            if process is not None:
+                log = functools.partial(self._log_tail, name, process)
+                check_process(self._steps.error, name, process, self._steps.access, log=log)
+
+    def _log_tail(self, name: str, process: BackgroundProcess) -> str:
+        """The end of a daemon's log file and of its output, for an error message."""
+        path = f"{self._dir}/{name}.log"
+        text = self._steps.text(["tail", "-n", str(LOG_TAIL_LINES), "--", path])
+        return f"{path}:\n{log_tail(text)}\noutput:\n{log_tail(process.output())}"
 
     def _read_logs(self) -> None:
         if self._dir is None:

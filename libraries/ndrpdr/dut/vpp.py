@@ -35,6 +35,7 @@ from ndrpdr.access.base import BackgroundProcess, CommandResult, NodeAccess, tai
 from ndrpdr.drivers import DriverDescription
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.dpdk_common import LOG_TAIL_LINES, NodeSteps, bounded_log, log_tail
+from ndrpdr.dut.health import check_process
 from ndrpdr.dut.vpp_config import (
     VppOptions,
     cli_commands,
@@ -127,6 +128,15 @@ class VppDriver:
         """Wait until vppctl answers; the first time after a start, set up the forwarding."""
         if not self._running:
             raise self._steps.error("health check", "vpp is not running")
+        process = self._process
+        if process is not None and self._applied:  # exited or stopped: say so before vppctl
+            check_process(
+                self._steps.error,
+                self.options.binary,
+                process,
+                self._steps.access,
+                log=lambda: f"{log_tail(self._output('health check', process))}\n{self._logs()}",
+            )
         self._ready()
 
     def stop(self) -> None:

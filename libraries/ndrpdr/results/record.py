@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Any
 import ndrpdr
 from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO
 from ndrpdr.profiles import FrameSize, Profile, average_frame_size, bandwidth_bps
+from ndrpdr.results.journal import write_json_atomically
 from ndrpdr.results.tglimit import goal_tg_limit_reason, tg_limit_summary
 from ndrpdr.search.goal import Goal
 from ndrpdr.search.result import GoalResult, SearchResult
@@ -204,9 +204,8 @@ def build_record(
 
 
 def write_record(record: Mapping[str, Any], path: Path) -> None:
-    """Write ``record`` as indented JSON (parent directories created)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record, indent=2, sort_keys=False) + "\n")
+    """Write ``record`` as indented JSON, atomically (temporary file, rename; parents created)."""
+    write_json_atomically(record, path)
 
 
 def _fastest_calibration(max_load_cap: Mapping[str, Any] | None) -> float | None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
+import time
 from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -31,6 +32,7 @@ from ndrpdr.access.base import NodeAccess
 from ndrpdr.access.factory import open_access
 from ndrpdr.drivers import describe
 from ndrpdr.dut.base import DutDriver, ForwardingMode
+from ndrpdr.dut.health import health_interval_s
 from ndrpdr.dut.plan import plan_duts
 from ndrpdr.dut.registry import make_dut_driver
 from ndrpdr.errors import NdrPdrError
@@ -128,6 +130,7 @@ class ActiveTestbed:
         #: Where the nodes on this machine run (see ``ndrpdr.testbed.cpuplace``), by node key.
         self.cpu_placements: dict[str, CpuPlacement] = {}
         self._claims: CpuClaims | None = None
+        self._health_checked: dict[str, float] = {}  # node key: monotonic time of the last check
         self._up = False
 
     # -- lifecycle -----------------------------------------------------------------
@@ -331,6 +334,24 @@ class ActiveTestbed:
         made: TrafficGenerator = describe("TG", tg.driver).factory(context)
         self._tg = made
         return made
+
+    def check_duts(self, *, lost_all: bool = False) -> None:
+        """Health-check every started DUT (DutError names the node, process, status, log tail).
+
+        A DUT is skipped when checked less than its ``health_interval_s``
+        ago (0 on this machine, 2 s over SSH, more if its driver says so:
+        ``ndrpdr.dut.health``), unless ``lost_all`` (the
+        last trial lost every frame). A ``HealthCheck`` for ``run_search``.
+        """
+        now = time.monotonic()
+        for dut in self._started:
+            access = self._access.get(dut.node)
+            interval = 0.0 if access is None else health_interval_s(dut, access)
+            last = self._health_checked.get(dut.node)
+            if not lost_all and last is not None and now - last < interval:
+                continue
+            self._health_checked[dut.node] = now
+            dut.health_check()
 
     def collect_telemetry(self) -> dict[str, dict[str, str]]:
         """Telemetry of every started DUT now (also kept in ``self.telemetry``)."""
