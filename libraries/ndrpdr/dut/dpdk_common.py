@@ -415,6 +415,9 @@ class DpdkAppDriver(abc.ABC):
                 self._kernel = KernelHandsOff(self._steps, self._names, xdp=self.pmd == "af_xdp")
                 self._kernel.apply()
             self._prefix = new_file_prefix(self.node)
+            track = getattr(self._steps.access, "track_path", None)
+            if callable(track):  # a local run: its crash cleanup removes the runtime dir too
+                track(f"{DPDK_RUNTIME_ROOT}/{self._prefix}")
             argv = ["taskset", "-c", str(self.cpu), "stdbuf", "-oL", "-eL"]
             argv += self._app_argv(self._config, self._names, self._prefix)
             self._process = self._steps.start(f"start {self.driver_name}", argv)

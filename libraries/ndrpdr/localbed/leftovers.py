@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ndrpdr.localbed.cpuclaim import CLAIM_DIR_NAME, remove_stale_claims
+from ndrpdr.localbed.dpdkdirs import remove_stale_dpdk_dirs
 from ndrpdr.localbed.errors import LocalTestbedError
 from ndrpdr.localbed.naming import NAMESPACE_PREFIX, parse_namespace
 from ndrpdr.localbed.plumbing import delete_links, delete_namespaces
@@ -170,4 +171,5 @@ def cleanup_leftovers(
         removed.extend(remove_stale_claims(store.directory / CLAIM_DIR_NAME))
     except (OSError, LocalTestbedError) as exc:
         problem(f"CPU claims in {store.directory / CLAIM_DIR_NAME}: {exc}")
+    removed.extend(remove_stale_dpdk_dirs())
     return removed
