@@ -81,9 +81,16 @@ def _goal_entry(goal: Goal, result: GoalResult | None, frame_size: FrameSize) ->
         "conditional_throughput": _number(result.conditional_throughput if result else None),
         "lower_bound_bps": None if lower is None else bandwidth_bps(lower, frame_size),
         "regular": bool(result and result.regular),
-        "irregular_reason": result.irregular_reason if result else "no result",
+        "irregular_reason": _reason_text(result),
     }
     return entry
+
+
+def _reason_text(result: GoalResult | None) -> str | None:
+    if result is None:
+        return "no result"
+    reason = result.irregular_reason
+    return None if reason is None else reason.value
 
 
 def _bounds(goals: list[dict[str, Any]], settings: SearchSettings, loss: float) -> Any:
