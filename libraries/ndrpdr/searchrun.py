@@ -25,12 +25,20 @@ from ndrpdr.errors import NdrPdrError
 from ndrpdr.goals import PDR_LOSS_RATIO
 from ndrpdr.latencyrun import LatencyPoint, LatencyRun, measure_latency_points, not_measured
 from ndrpdr.profiles import FrameSize, Profile
+from ndrpdr.results.irregular import (
+    CLI_NAMES,
+    Irregularity,
+    IrregularPolicy,
+    SettingNames,
+    settle_record,
+)
 from ndrpdr.results.record import SearchSettings, build_record
 from ndrpdr.search import (
     Goal,
     SearchAbortedError,
     SearchProgress,
     SearchResult,
+    SearchTimeLimitError,
     TrialResult,
     result_so_far,
     search,
@@ -51,6 +59,9 @@ class SearchRun:
     ``incomplete``). ``pending`` is an exception that is not a known
     failure (a bug, a Robot Framework timeout): the caller re-raises it once
     the record is safe. ``max_load_cap`` is the calibration, if one ran.
+    ``irregular`` lists what is irregular about the result
+    (``ndrpdr.results.irregular``); ``irregular_failed``: the run failed
+    for them (``error`` is then the record's "irregular result: ...").
     """
 
     result: SearchResult | None
@@ -59,6 +70,8 @@ class SearchRun:
     interrupted: bool = False
     pending: BaseException | None = None
     max_load_cap: MaxLoadCap | None = None
+    irregular: tuple[Irregularity, ...] = ()
+    irregular_failed: bool = False
 
 
 def default_min_load(max_load_pps: float) -> float:
@@ -102,6 +115,8 @@ def run_search(
     notice: Callable[[str], None] | None = None,
     latency_duration_s: float | None = None,
     latency_progress: Callable[[LatencyPoint], None] | None = None,
+    irregular: IrregularPolicy = IrregularPolicy.FAIL,
+    setting_names: SettingNames = CLI_NAMES,
 ) -> SearchRun:
     """Run one search over ``tg`` and build its record.
 
@@ -125,6 +140,10 @@ def run_search(
     duration after the search; a TG failure there leaves the bounds
     alone and the record's latency "failed" (``notice`` hears of it);
     ``latency_progress(point)`` is called after each latency point.
+    An irregular result (a lossy min load, bounds out of order, TG-limited
+    bounds, the time cap hit) fails the run with ``irregular`` FAIL and
+    passes with WARN (``ndrpdr.results.irregular.settle_record``); its
+    messages name the options as ``setting_names`` says.
     """
     high = tg.max_load_pps if max_load_pps is None else max_load_pps
     low = default_min_load(high) if min_load_pps is None else min_load_pps
@@ -142,6 +161,7 @@ def run_search(
     interrupted = False
     pending: BaseException | None = None
     latency: LatencyRun | None = None
+    time_capped = False
     try:
         if calibrate:
             cap = calibrate_max_load(
@@ -178,6 +198,7 @@ def run_search(
     except SearchAbortedError as exc:
         error = str(exc)
         result = exc.partial
+        time_capped = isinstance(exc, SearchTimeLimitError)
     except NdrPdrError as exc:
         error = str(exc)
     except KeyboardInterrupt:
@@ -209,7 +230,9 @@ def run_search(
         topology=topology,
         profile=profile,
         frame_size=frame_size,
-        settings=SearchSettings(algorithm, tuple(goals), low, high, pdr_loss_ratio),
+        settings=SearchSettings(
+            algorithm, tuple(goals), low, high, pdr_loss_ratio, max_search_time_s
+        ),
         result=result,
         trials=trials,
         started=started,
@@ -219,11 +242,15 @@ def run_search(
         directions=directions,
         max_load_cap=None if cap is None else cap.to_json(),
         latency=latency.to_json(),
+        time_capped=time_capped,
     )
+    verdict = settle_record(record, irregular, setting_names)  # may fail or pass the record
     return SearchRun(
         result=result,
         record=record,
-        error=error,
+        error=record["error"],
+        irregular=verdict.irregularities,
+        irregular_failed=verdict.failed,
         interrupted=interrupted,
         pending=pending,
         max_load_cap=cap,
