@@ -14,6 +14,7 @@ from NdrPdrLibrary.context import DEFAULT_TOPOLOGY, LibraryContext
 from NdrPdrLibrary.keywords.dut import DutKeywords
 from NdrPdrLibrary.keywords.results import ResultsKeywords
 from NdrPdrLibrary.keywords.search import SearchKeywords
+from NdrPdrLibrary.keywords.settings import SettingsKeywords
 from NdrPdrLibrary.keywords.testbed import TestbedKeywords
 from NdrPdrLibrary.keywords.traffic import TrafficKeywords
 
@@ -141,6 +142,7 @@ class NdrPdrLibrary(DynamicCore):  # type: ignore[misc]
                 DutKeywords(self.ctx),
                 TrafficKeywords(self.ctx),
                 SearchKeywords(self.ctx),
+                SettingsKeywords(self.ctx),
                 ResultsKeywords(self.ctx),
             ],
         )

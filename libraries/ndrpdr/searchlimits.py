@@ -66,11 +66,10 @@ class Given:
     value: object
 
     def bad(self, problem: str, accepted: str) -> BadSettingError:
-        """The error naming this setting: ``--min-rate 0: <problem>; accepted: <range>``."""
-        shown = f"{self.name}={self.value}" if self.name.startswith("$") else self.name
-        if not self.name.startswith("$"):
-            shown += f" {self.value}"
-        return BadSettingError(f"{shown}: {problem}; accepted: {accepted}")
+        """The error naming this setting: ``--min-rate 0: <problem>; accepted: <range>``
+        (``${MIN_RATE}=0: ...`` for a variable, ``min_rate=0: ...`` for an argument)."""
+        joiner = " " if self.name.startswith("-") else "="  # --min-rate 0, ${MIN_RATE}=0
+        return BadSettingError(f"{self.name}{joiner}{self.value}: {problem}; accepted: {accepted}")
 
 
 @dataclasses.dataclass(frozen=True)

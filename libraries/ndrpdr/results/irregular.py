@@ -56,7 +56,19 @@ class IrregularReason(str, enum.Enum):
 
 
 class IrregularPolicy(str, enum.Enum):
-    """What an irregular result does: ``fail`` (default) or ``warn`` (pass, warn, tag)."""
+    """What an irregular result does to the run.
+
+    An irregular result: a min load that already loses too much, bounds out
+    of order (NDR above PDR), bounds limited by the traffic generator, the
+    time cap hit before the bounds were found.
+
+    | =Value= | =Irregular result= |
+    | ``fail`` | fails (the default) |
+    | ``warn`` | passes with a warning |
+
+    Either way the test is tagged ``IRREGULAR`` and ``MIN_LOAD_LOSSY``,
+    ``BOUNDS_OUT_OF_ORDER``, ``TG_LIMITED`` or ``TIME_CAP``.
+    """
 
     FAIL = "fail"
     WARN = "warn"
