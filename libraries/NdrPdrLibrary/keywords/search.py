@@ -121,8 +121,8 @@ class SearchKeywords(Component):
         ctx = self.ctx
         traffic = open_traffic(ctx, profile, frame_size, bidirectional=bidirectional, flows=flows)
         low, high = check_load_range(  # before any trial; names the argument or the variable
-            None if min_rate is None else _robot_given(ctx, "min_rate", min_rate),
-            None if max_rate is None else _robot_given(ctx, "max_rate", max_rate),
+            None if min_rate is None else _robot_given(ctx, "min_rate", str(min_rate)),
+            None if max_rate is None else _robot_given(ctx, "max_rate", str(max_rate)),
             tg_max_pps=traffic.tg.max_load_pps,
             frame_size=traffic.frame_size,
             min_percent_of_tg=True,
@@ -162,9 +162,11 @@ class SearchKeywords(Component):
         if outcome.interrupted:
             raise KeyboardInterrupt
         kept = f" ({record['search']['trial_count']} trials kept in {path or 'the log'})"
-        if outcome.irregular_failed:
-            text = irregular_text(outcome.irregular)
-            raise SearchFailedError(f"{kind} search irregular: {text}{kept}")
+        if outcome.irregular_failed:  # with the bounds found, if any (a time cap)
+            found = any(goal.get("lower_bound") is not None for goal in record["goals"])
+            lines = search_message(record).splitlines()[1:] if found else []
+            text = irregular_text(outcome.irregular) + kept + "".join(f"\n{x}" for x in lines)
+            raise SearchFailedError(f"{kind} search irregular: {text}")
         if outcome.error is not None:
             bounds = "".join(f"\n{line}" for line in search_message(record).splitlines()[1:])
             raise SearchFailedError(f"{kind} search failed: {outcome.error}{kept}{bounds}")
