@@ -246,7 +246,8 @@ def check_load_range(
         return None, high
     low = _resolve(min_rate, tg_max_pps if min_percent_of_tg else high, frame_size)
     if low >= high:
-        below = "the max load" if max_rate is None else max_rate.name
+        given_max = max_rate is not None and max_rate.value is not None
+        below = max_rate.name if given_max and max_rate is not None else "the max load"
         raise min_rate.bad(
             f"{format_rate(low)} is not below {below} {format_rate(high)}",
             f"a rate below {format_rate(high)}",
