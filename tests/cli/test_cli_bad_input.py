@@ -21,7 +21,7 @@ from cli_helpers import SIM, trial_lines, write_trex_topology
 from ndrpdr.results.schema import validate_record
 
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for robot_runner
-from robot_runner import run_python  # noqa: E402
+from robot_runner import run_python
 
 _ERROR = "ndrpdr search: error: "
 
@@ -124,7 +124,7 @@ def test_lossy_min_load_exits_1(tmp_path: Path, algorithm: str) -> None:
 
 def test_allow_irregular_passes_with_a_warning(tmp_path: Path) -> None:
     record_path = tmp_path / "record.json"
-    status, out, err = _search(
+    status, _, err = _search(
         "--min-rate", "10Mpps", "--allow-irregular", "--json", str(record_path)
     )
     assert status == 0, err
@@ -137,7 +137,7 @@ def test_allow_irregular_passes_with_a_warning(tmp_path: Path) -> None:
 def test_time_cap_without_bounds_exits_1(tmp_path: Path) -> None:
     """The default search needs about 34 s of trials; a 5 s cap stops it before its bounds."""
     record_path = tmp_path / "record.json"
-    status, out, err = _search("--max-search-time", "5s", "--json", str(record_path))
+    status, _, err = _search("--max-search-time", "5s", "--json", str(record_path))
     assert status == 1, err
     assert err.startswith("search irregular: the search hit its time cap of 5 s of trials")
     assert "give a longer --max-search-time" in err
