@@ -146,11 +146,13 @@ def _rate(given: Given | None) -> float | None:
         value = _text_or_number(given.value)
         return parse_rate(value, max_rate_pps=1e6, frame_size=64)
     except (UnitError, TypeError, ValueError) as exc:
-        problem = (
-            "must be more than 0"
-            if "> 0" in str(exc) or "more than 0" in str(exc)
-            else ("not a rate")
-        )
+        text = str(exc)
+        if "at most 100 %" in text:
+            problem = "a share must be more than 0 % and at most 100 %"
+        elif "> 0" in text:
+            problem = "must be more than 0"
+        else:
+            problem = "not a rate"
         raise given.bad(problem, _RATE_RANGE) from None
 
 
