@@ -291,11 +291,12 @@ class SearchKeywords(Component):
             "exceed_ratio": exceed_ratio,
             "pdr_loss_ratio": pdr_loss_ratio,
             "loss_ratios": loss_ratios,
-            "latency_duration": latency_trial_duration,
         }
-        checked = check_search_settings(
-            {key: _robot_given(self.ctx, key, value) for key, value in values.items()}
+        given = {key: _robot_given(self.ctx, key, value) for key, value in values.items()}
+        given["latency_duration"] = _robot_given(  # named as the keyword's argument
+            self.ctx, "latency_trial_duration", latency_trial_duration
         )
+        checked = check_search_settings(given)
         goals = loss_ratio_goals(
             checked.loss_ratios or (NDR_LOSS_RATIO, pdr_loss_ratio),
             final_trial_duration_s=checked.final_trial_duration_s,
