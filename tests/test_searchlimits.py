@@ -72,6 +72,13 @@ def test_rates_of_different_kinds_wait_for_the_tg() -> None:
     assert checked.min_rate is not None
 
 
+def test_a_min_percentage_is_of_the_max_rate_on_the_cli_and_of_the_tg_in_robot() -> None:
+    given = {"min_rate": Given("--min-rate", "60%"), "max_rate": Given("--max-rate", "50%")}
+    assert check_search_settings(given).min_rate is not None  # 60 % of the 50 %: fine
+    with pytest.raises(BadSettingError, match="--min-rate 60%: not below --max-rate 50%"):
+        check_search_settings(given, min_percent_of_tg=True)
+
+
 def test_the_largest_accepted_values() -> None:
     checked = _check(final_trial_duration="600s", duration_sum=f"{DURATION_SUM_MAX_S:g}")
     assert checked.duration_sum_s == DURATION_SUM_MAX_S

@@ -156,14 +156,19 @@ def _rate(given: Given | None) -> float | None:
         raise given.bad(problem, _RATE_RANGE) from None
 
 
-def check_search_settings(given: Mapping[str, Given]) -> CheckedSettings:
+def check_search_settings(
+    given: Mapping[str, Given], *, min_percent_of_tg: bool = False
+) -> CheckedSettings:
     """Check the settings named by key before any testbed exists; BadSettingError if one is bad.
 
     Keys: ``final_trial_duration``, ``initial_trial_duration`` (default 1 s,
     or the final duration when shorter; never above it), ``duration_sum``
     (default max(21 s, final)), ``max_search_time`` (None: no cap),
     ``goal_width``, ``exceed_ratio``, ``loss_ratios``, ``latency_duration``,
-    ``min_rate``, ``max_rate``; a missing key takes its default.
+    ``min_rate``, ``max_rate``; a missing key takes its default. A min rate
+    in % is of the max load (the CLI: always below it), or of the TG's
+    maximum with ``min_percent_of_tg`` (the keywords: compared with a max
+    rate in % here).
     """
     final = _duration(given.get("final_trial_duration"), FINAL_TRIAL_DURATION_MAX_S) or 1.0
     initial = _duration(given.get("initial_trial_duration"), FINAL_TRIAL_DURATION_MAX_S)
@@ -205,6 +210,7 @@ def check_search_settings(given: Mapping[str, Given]) -> CheckedSettings:
         and low_pps is not None
         and high_pps is not None
         and _unit_kind(str(low.value)) == _unit_kind(str(high.value))
+        and (min_percent_of_tg or _unit_kind(str(low.value)) != "%")
         and low_pps >= high_pps
     ):
         raise low.bad(f"not below {high.name} {high.value}", f"a rate below {high.name}")

@@ -58,7 +58,10 @@ def _search(*args: str) -> tuple[int, str, str]:
         (["--width", "1.5"], "--width 1.5: out of range; accepted: a number above 0 and below 1"),
         (["--exceed-ratio", "-0.1"], "--exceed-ratio -0.1: out of range"),
         (["--latency-duration", "1h"], "--latency-duration 1h: 3600 s is above the limit"),
-        (["--min-rate", "60%", "--max-rate", "50%"], "--min-rate 60%: not below --max-rate 50%"),
+        (
+            ["--min-rate", "10Gbps", "--max-rate", "5Gbps"],
+            "--min-rate 10Gbps: not below --max-rate 5Gbps",
+        ),
     ],
 )
 def test_bad_input_exits_2_before_the_testbed(

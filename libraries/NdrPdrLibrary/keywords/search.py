@@ -296,7 +296,7 @@ class SearchKeywords(Component):
         given["latency_duration"] = _robot_given(  # named as the keyword's argument
             self.ctx, "latency_trial_duration", latency_trial_duration
         )
-        checked = check_search_settings(given)
+        checked = check_search_settings(given, min_percent_of_tg=True)
         goals = loss_ratio_goals(
             checked.loss_ratios or (NDR_LOSS_RATIO, pdr_loss_ratio),
             final_trial_duration_s=checked.final_trial_duration_s,

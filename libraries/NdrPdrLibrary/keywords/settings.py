@@ -80,5 +80,5 @@ class SettingsKeywords(Component):
                     raise item.bad("not a choice", ", ".join(choices))
                 continue
             given[key] = item
-        check_search_settings(given)  # BadSettingError names the variable
+        check_search_settings(given, min_percent_of_tg=True)  # the error names the variable
         self.ctx.search_variables = given
