@@ -156,3 +156,29 @@ def test_binary_conditional_throughput_is_not_computed() -> None:
     assert len(lines) == 2
     assert all(line.endswith("conditional throughput not computed") for line in lines)
     assert "0 pps" not in out
+
+
+def test_bswlv_ndr_above_pdr_exits_1_where_mlr_is_in_order(tmp_path: Path) -> None:
+    """sim.yaml with the ``noisyknee`` DUT (seed 1: random loss in a band below 4.4 Mpps):
+    bswlv's per-goal "passes if any repeat passes" gives NDR 4.385 > PDR 4.182 Mpps, as the
+    issue saw on a Linux DUT; mlr, whose goals share every trial, keeps them in order."""
+    text = SIM.read_text()
+    assert "model: sharp " in text
+    noisy = tmp_path / "noisy.yaml"
+    noisy.write_text(text.replace("model: sharp ", "model: noisyknee "))
+    record_path = tmp_path / "record.json"
+    status, _, err = _search(
+        "--topology", str(noisy), "--algorithm", "bswlv", "--json", str(record_path)
+    )
+    assert status == 1, err
+    assert err.startswith("search irregular: bounds out of order: NDR lower bound 4.385 Mpps")
+    assert "is above PDR's 4.182 Mpps" in err
+    assert "--algorithm mlr" in err
+    record = json.loads(record_path.read_text())
+    assert record["ndr"]["lower_bound"] > record["pdr"]["lower_bound"]
+    assert [item["tag"] for item in record["irregular"]] == ["BOUNDS_OUT_OF_ORDER"]
+    status, _, err = _search("--topology", str(noisy), "--json", str(record_path))
+    assert status == 0, err
+    record = json.loads(record_path.read_text())
+    assert record["ndr"]["lower_bound"] <= record["pdr"]["lower_bound"]
+    assert record["irregular"] == []
