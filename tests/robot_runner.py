@@ -28,6 +28,7 @@ LIBRARY_KEYWORDS = (
     "Find NDR And PDR",
     "Find Throughput For Loss Ratios",
     "Find Throughput With Binary Search",
+    "Check Search Settings",
     "Get Last Search Record",
     "Read Result Record",
     "Log Result Record",

@@ -146,7 +146,10 @@ def test_dut_error_during_search(topology: Topology) -> None:
 def test_time_limit_keeps_partial_result(topology: Topology) -> None:
     tg = SpyTG(topology)
     outcome = _run(tg, topology, max_search_time_s=3.0)
-    assert outcome.error is not None and "max_search_time" in outcome.error
+    assert outcome.error is not None and "time cap of 3 s" in outcome.error
+    assert outcome.irregular_failed  # the time cap hit before the bounds: irregular
+    assert [item.reason.tag for item in outcome.irregular] == ["TIME_CAP"]
+    assert outcome.record["search"]["time_capped"] is True
     assert outcome.result is not None  # the partial result, for the caller
     assert len(outcome.record["trials"]) == len(outcome.result.trials) == 3
     validate_record(outcome.record)

@@ -14,6 +14,7 @@ from NdrPdrLibrary.context import DEFAULT_TOPOLOGY, LibraryContext
 from NdrPdrLibrary.keywords.dut import DutKeywords
 from NdrPdrLibrary.keywords.results import ResultsKeywords
 from NdrPdrLibrary.keywords.search import SearchKeywords
+from NdrPdrLibrary.keywords.settings import SettingsKeywords
 from NdrPdrLibrary.keywords.testbed import TestbedKeywords
 from NdrPdrLibrary.keywords.traffic import TrafficKeywords
 
@@ -92,9 +93,14 @@ class NdrPdrLibrary(DynamicCore):  # type: ignore[misc]
       every 10 trials an estimate of what is left (see `Importing`:
       ``progress``; only with Robot's verbose console).
 
-    A search that fails (a TG or DUT error, the time cap, a min load that
-    already loses frames) fails its test with a message that says why;
-    traffic is stopped and the trials measured so far stay in the record.
+    A search that fails (a TG or DUT error) fails its test with a message
+    that says why; traffic is stopped and the trials measured so far stay
+    in the record. So does an irregular result (a min load that already
+    loses frames, NDR above PDR, bounds limited by the TG, the time cap
+    hit), unless ``irregular=warn`` lets it pass with a warning; either way
+    the test is tagged ``IRREGULAR`` and the reason (`IrregularPolicy`).
+    Settings out of range fail before anything starts, naming the setting
+    (`Check Search Settings`).
     A test whose traffic the testbed cannot carry (jumbo frames on local
     veths) is skipped.
 
@@ -141,6 +147,7 @@ class NdrPdrLibrary(DynamicCore):  # type: ignore[misc]
                 DutKeywords(self.ctx),
                 TrafficKeywords(self.ctx),
                 SearchKeywords(self.ctx),
+                SettingsKeywords(self.ctx),
                 ResultsKeywords(self.ctx),
             ],
         )

@@ -11,6 +11,7 @@ import enum
 
 from ndrpdr.profiles import FrameSize as FrameSizeValue
 from ndrpdr.profiles import frame_size_label, parse_frame_size
+from ndrpdr.results.irregular import IrregularPolicy
 from ndrpdr.units import parse_duration, parse_rate
 
 #: Stand-ins used only to check the syntax of a rate at conversion time.
@@ -169,4 +170,5 @@ CONVERTERS: dict[type, object] = {
     BinaryAlgorithm: _enum_converter(BinaryAlgorithm),
     DutMode: _enum_converter(DutMode),
     TrafficProfile: _enum_converter(TrafficProfile),
+    IrregularPolicy: _enum_converter(IrregularPolicy),
 }

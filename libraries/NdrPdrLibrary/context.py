@@ -15,6 +15,7 @@ from typing import Any
 
 from ndrpdr.cli.progress import ProgressOption
 from ndrpdr.localbed.beforerun import remove_leftovers_before_run
+from ndrpdr.searchlimits import Given
 from ndrpdr.testbed.active import ActiveTestbed, TestbedError
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import SshAccess, Topology
@@ -72,6 +73,8 @@ class LibraryContext:
         self.record_error: str | None = None
         #: Metadata keys a search set on a test, by test name (only the current test).
         self.metadata_keys: dict[str, set[str]] = {}
+        #: The suite's search settings by key, named as its variables (`Check Search Settings`).
+        self.search_variables: dict[str, Given] = {}
 
     @property
     def topology(self) -> Topology:

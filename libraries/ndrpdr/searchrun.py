@@ -29,6 +29,13 @@ from ndrpdr.errors import NdrPdrError
 from ndrpdr.goals import PDR_LOSS_RATIO
 from ndrpdr.latencyrun import LatencyPoint, LatencyRun, measure_latency_points, not_measured
 from ndrpdr.profiles import FrameSize, Profile
+from ndrpdr.results.irregular import (
+    CLI_NAMES,
+    Irregularity,
+    IrregularPolicy,
+    SettingNames,
+    settle_record,
+)
 from ndrpdr.results.journal import RecordJournal, unfinished_error
 from ndrpdr.results.record import SearchSettings, build_record
 from ndrpdr.search import (
@@ -36,6 +43,7 @@ from ndrpdr.search import (
     SearchAbortedError,
     SearchProgress,
     SearchResult,
+    SearchTimeLimitError,
     TrialResult,
     result_so_far,
     search,
@@ -57,6 +65,9 @@ class SearchRun:
     ``incomplete``). ``pending`` is an exception that is not a known
     failure (a bug, a Robot Framework timeout): the caller re-raises it once
     the record is safe. ``max_load_cap`` is the calibration, if one ran.
+    ``irregular`` lists what is irregular about the result
+    (``ndrpdr.results.irregular``); ``irregular_failed``: the run failed
+    for them (``error`` is then the record's "irregular result: ...").
     """
 
     result: SearchResult | None
@@ -65,6 +76,8 @@ class SearchRun:
     interrupted: bool = False
     pending: BaseException | None = None
     max_load_cap: MaxLoadCap | None = None
+    irregular: tuple[Irregularity, ...] = ()
+    irregular_failed: bool = False
 
 
 def default_min_load(max_load_pps: float) -> float:
@@ -110,6 +123,8 @@ def run_search(
     latency_progress: Callable[[LatencyPoint], None] | None = None,
     record_path: Path | None = None,
     health: HealthCheck | None = None,
+    irregular: IrregularPolicy = IrregularPolicy.FAIL,
+    setting_names: SettingNames = CLI_NAMES,
 ) -> SearchRun:
     """Run one search over ``tg`` and build its record.
 
@@ -138,6 +153,10 @@ def run_search(
     (a failed write is a ``notice``, once); the caller writes the final
     record over it. ``health(lost_all=...)`` is called after each trial
     (``lost_all``: it lost every frame); its DutError fails the search.
+    An irregular result (a lossy min load, bounds out of order, TG-limited
+    bounds, the time cap hit) fails the run with ``irregular`` FAIL and
+    passes with WARN (``ndrpdr.results.irregular.settle_record``); its
+    messages name the options as ``setting_names`` says.
     """
     high = tg.max_load_pps if max_load_pps is None else max_load_pps
     low = default_min_load(high) if min_load_pps is None else min_load_pps
@@ -173,6 +192,7 @@ def run_search(
     interrupted = False
     pending: BaseException | None = None
     latency: LatencyRun | None = None
+    time_capped = False
     try:
         if journal is not None:
             journal.update()  # a record from the start: a kill during calibration leaves one too
@@ -211,6 +231,7 @@ def run_search(
     except SearchAbortedError as exc:
         error = str(exc)
         result = exc.partial
+        time_capped = isinstance(exc, SearchTimeLimitError)
     except NdrPdrError as exc:
         error = str(exc)
     except KeyboardInterrupt:
@@ -244,7 +265,9 @@ def run_search(
         topology=topology,
         profile=profile,
         frame_size=frame_size,
-        settings=SearchSettings(algorithm, tuple(goals), low, high, pdr_loss_ratio),
+        settings=SearchSettings(
+            algorithm, tuple(goals), low, high, pdr_loss_ratio, max_search_time_s
+        ),
         result=result,
         trials=trials,
         started=started,
@@ -254,11 +277,15 @@ def run_search(
         directions=directions,
         max_load_cap=None if cap is None else cap.to_json(),
         latency=latency.to_json(),
+        time_capped=time_capped,
     )
+    verdict = settle_record(record, irregular, setting_names)  # may fail or pass the record
     return SearchRun(
         result=result,
         record=record,
-        error=error,
+        error=record["error"],
+        irregular=verdict.irregularities,
+        irregular_failed=verdict.failed,
         interrupted=interrupted,
         pending=pending,
         max_load_cap=cap,

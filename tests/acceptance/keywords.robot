@@ -71,7 +71,7 @@ Rate Above The TG Maximum Fails
     ...    rate=25Gbps * is above the traffic generator's maximum *
     ...    Send Traffic At Rate For Duration    25Gbps    1s    frame_size=9000
     Run Keyword And Expect Error
-    ...    max_rate=35Mpps * is above the traffic generator's maximum *
+    ...    max_rate=35Mpps: 35 Mpps is above the traffic generator's maximum; accepted: a rate up to 29.762 Mpps
     ...    Find NDR And PDR    max_rate=35Mpps
 
 Bad Text Fails Conversion Naming The Value
@@ -175,7 +175,7 @@ Set SSH Password After Setup Fails
 
 Search Whose Min Load Already Loses Frames
     [Documentation]    The DUT forwards 4.42 Mpps: a min rate of 20 Mpps cannot be a lower
-    ...    bound, so the search cannot succeed and the test fails (on purpose).
+    ...    bound, so the result is irregular and the test fails (on purpose).
     [Tags]    expected-fail
     Find NDR And PDR    ethip4-ip4base    64    min_rate=20Mpps
 

@@ -37,18 +37,36 @@ def _topology(tmp: Path, **tg_options: float) -> Path:
     return path
 
 
-def test_tg_limited_robot_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize("irregular", ["fail", "warn"])
+def test_tg_limited_robot_run(tmp_path: Path, irregular: str) -> None:
+    """TG-limited bounds are irregular: the test fails (default ``${IRREGULAR}`` fail), or
+    with ``IRREGULAR:warn`` passes with a warning; tagged IRREGULAR and TG_LIMITED either way."""
     topology = _topology(tmp_path, max_offered_pps=1_000_000)
     process = run_robot(
         tmp_path,
         "--variable", f"TOPOLOGY:{topology}",
         "--variable", "DURATION_SUM:2s",
+        "--variable", f"IRREGULAR:{irregular}",
         "--include", "64B",
         str(SUITES / "ethip4-ip4base-ndrpdr.robot"),
     )  # fmt: skip
-    assert process.returncode == 0, process.stdout + process.stderr
+    output = process.stdout + process.stderr
     test = index_tests(read_output(tmp_path))["64B-1c-ethip4-ip4base-ndrpdr"]
-    assert "TG_LIMITED" in test.tags
+    record = json.loads((tmp_path / "64B-1c-ethip4-ip4base-ndrpdr.json").read_text())
+    assert [item["tag"] for item in record["irregular"]] == ["TG_LIMITED"]
+    if irregular == "fail":
+        assert process.returncode == 1, output
+        assert test.status == "FAIL"
+        assert test.message.startswith("NDRPDR search irregular: the traffic generator, not the")
+        assert "give a max_rate (${MAX_RATE}) the TG can send" in test.message
+        assert record["status"] == "failed" and "irregular result" in record["error"]
+    else:
+        assert process.returncode == 0, output
+        assert test.status == "PASS"
+        assert "[ WARN ] NDRPDR search irregular (irregular=warn): the traffic generator" in output
+        assert "irregular (allowed): the traffic generator" in test.message
+        assert record["status"] == "passed" and record["error"] is None
+    assert {"TG_LIMITED", "IRREGULAR"} <= set(test.tags)
     assert test.metadata["TG_LIMITED"] == "true"
     sent = float(test.metadata["TG_MAX_OFFERED_PPS"])
     assert 0.95e6 <= sent <= 1e6  # the calibration capped the search just below 1 Mpps
@@ -166,7 +184,9 @@ def test_search_time_limit_fails_with_incomplete_bounds(tmp_path: Path) -> None:
     assert process.returncode == 1, process.stdout + process.stderr
     test = index_tests(read_output(tmp_path))["64B-1c-ethip4-ip4base-ndrpdr"]
     assert test.status == "FAIL"
-    assert "max_search_time=20 s reached" in test.message
+    assert "search irregular: the search hit its time cap of 20 s of trials" in test.message
+    assert "give a longer max_search_time (${MAX_SEARCH_TIME})" in test.message
+    assert {"IRREGULAR", "TIME_CAP"} <= set(test.tags)
     assert re.search(r"^NDR: lower \d", test.message, re.MULTILINE)
     assert "bounds incomplete" in test.message
     assert "INCOMPLETE" in test.tags

@@ -90,8 +90,9 @@ def test_only_the_expected_fail_test_fails(run: KeywordsRun) -> None:
 
 def test_expected_fail_message_says_why_in_plain_words(run: KeywordsRun) -> None:
     message = run.tests[EXPECTED_FAIL].message
-    assert "cannot succeed" in message
+    assert message.startswith("NDRPDR search irregular: NDR and PDR: the min load 20 Mpps")
     assert "min load" in message
+    assert "give a lower min_rate" in message  # what to change
     assert "20 Mpps" in message  # the min load the user gave
     assert "Traceback" not in message
     assert not _EXCEPTION_NAME.search(message), message
@@ -126,7 +127,9 @@ def test_expected_fail_record_says_failed(run: KeywordsRun) -> None:
     assert record["status"] == "failed"
     assert record["error"] is not None
     assert "min load" in record["error"]
+    assert [item["tag"] for item in record["irregular"]] == ["MIN_LOAD_LOSSY"]
     assert test.metadata["STATUS"] == "failed"
+    assert {"IRREGULAR", "MIN_LOAD_LOSSY"} <= set(test.tags)
 
 
 def test_expected_fail_logs_its_plot(run: KeywordsRun) -> None:

@@ -16,6 +16,7 @@ after Ctrl-C.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -28,9 +29,11 @@ from pathlib import Path
 
 import pytest
 from acceptance_helpers import (
+    ALLOW_TG_LIMITED,
     ROOT,
     SUITES,
     TOPOLOGIES,
+    assert_host_limited_only,
     child_env,
     index_tests,
     logged_messages,
@@ -54,6 +57,7 @@ SHORT_GOALS = (
     ("GOAL_WIDTH", "0.02"),
     ("MAX_SEARCH_TIME", "120s"),
     ("LATENCY_TRIAL_DURATION", "1s"),
+    ALLOW_TG_LIMITED,  # TRex in software mode on a busy host may fall short: warned, tagged
 )
 
 
@@ -198,6 +202,9 @@ def _check_bounds(result: Result, name: str, tags: set[str]) -> None:
     test = index_tests(result)[name]
     assert test.status == "PASS", test.message
     assert tags <= set(test.tags), sorted(test.tags)
+    outputdir = Path(str(result.source)).parent  # the record is next to output.xml
+    record = json.loads((outputdir / f"{name}.json").read_text())
+    assert_host_limited_only(record, test.tags)
     ndr = plain_float(test.metadata["NDR_LOWER"])
     pdr = plain_float(test.metadata["PDR_LOWER"])
     assert 0 < ndr <= pdr <= MAX_PPS

@@ -154,7 +154,7 @@ def test_three_loss_ratios_in_one_search(
     [
         (["--loss-ratio", "2%"], "--loss-ratio: '2%' is not a number"),
         (["--loss-ratio", "0", "--loss-ratio", "0"], "--loss-ratio: '0' is given twice"),
-        (["--exceed-ratio", "1"], "exceed_ratio=1.0 must be in [0, 1)"),
+        (["--exceed-ratio", "1"], "--exceed-ratio 1: out of range; accepted: a number from 0"),
     ],
 )
 def test_bad_goal_options(

@@ -10,6 +10,7 @@ import pytest
 from library_helpers import SIM, robot_results, run_robot
 
 from ndrpdr.profiles import ProfileError, get_profile, max_load_pps
+from ndrpdr.results.irregular import IrregularPolicy
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 from ndrpdr.units import UnitError
@@ -251,6 +252,7 @@ def test_enum_accepted(kind: type[enum.Enum], text: str, member: enum.Enum) -> N
         (BinaryAlgorithm, "mlr", "binary, bswlv"),
         (SearchAlgorithm, "", "mlr, binary, bswlv"),
         (DutMode, "l3", "ip4base, l2xc"),
+        (IrregularPolicy, "maybe", "fail, warn"),
     ],
 )
 def test_enum_rejected(kind: type[enum.Enum], text: str, choices: str) -> None:
@@ -268,8 +270,9 @@ def test_converters_cover_every_type_with_its_doc() -> None:
         BinaryAlgorithm,
         DutMode,
         TrafficProfile,
+        IrregularPolicy,
     }
-    for kind in (SearchAlgorithm, BinaryAlgorithm, DutMode, TrafficProfile):
+    for kind in (SearchAlgorithm, BinaryAlgorithm, DutMode, TrafficProfile, IrregularPolicy):
         assert _convert(kind).__doc__ == kind.__doc__  # Libdoc shows it
 
 

@@ -108,7 +108,9 @@ def test_slow_tg_record_says_tg_limited_everywhere() -> None:
     assert metadata["TG_LIMITED"] == "true"
     assert metadata["TG_MAX_OFFERED_PPS"] == "1000000"
     assert metadata["INCOMPLETE"] == "false"
-    assert caveat_tags(record) == [TG_LIMITED_TAG]
+    assert caveat_tags(record) == [TG_LIMITED_TAG, "IRREGULAR"]  # TG_LIMITED is irregular too
+    assert record["status"] == "failed"
+    assert record["irregular"][0]["tag"] == TG_LIMITED_TAG
 
 
 def test_fast_tg_record_has_no_caveats() -> None:
@@ -125,12 +127,12 @@ def test_time_limit_record_is_incomplete_with_bounds() -> None:
     assert record["incomplete"] is True and record["status"] == "failed"
     assert record["ndr"]["lower_bound"] is not None  # 80 % of the trials support a bound
     lines = search_message(record).splitlines()
-    assert lines[0].startswith("search failed: max_search_time=")
+    assert lines[0].startswith("search failed: irregular result: the search hit its time cap of")
     assert any(line.startswith("NDR: lower ") for line in lines)
     assert any(line.startswith("bounds incomplete:") for line in lines)
     assert search_metadata(record)["INCOMPLETE"] == "true"
     assert "NDR_LOWER" in search_metadata(record)
-    assert caveat_tags(record) == [INCOMPLETE_TAG]
+    assert caveat_tags(record) == [INCOMPLETE_TAG, "IRREGULAR", "TIME_CAP"]
 
 
 def test_records_before_1_1_have_no_caveats() -> None:

@@ -477,5 +477,5 @@ def test_describe_names_every_goal_and_its_bounds() -> None:
     text = failing.describe()
     assert "lower none" in text
     assert f"upper {MIN_LOAD:.6g}" in text
-    assert "conditional throughput none" in text
+    assert "conditional throughput not computed" in text
     assert "[irregular: min load is an upper bound]" in text

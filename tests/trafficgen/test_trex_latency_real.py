@@ -13,6 +13,7 @@ from tests.trafficgen.test_trex_real import PROFILE, Bed, bed
 
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.latencyrun import LATENCY_POINTS_PCT
+from ndrpdr.results.irregular import IrregularPolicy
 from ndrpdr.results.schema import validate_record
 from ndrpdr.searchrun import run_search
 from ndrpdr.trafficgen.base import latency_measurer
@@ -74,10 +75,12 @@ def test_a_search_is_followed_by_latency_at_the_pdr_points(bed: Bed) -> None:
             frame_size=64,
             goals=goals,
             latency_duration_s=0.5,
+            irregular=IrregularPolicy.WARN,  # software TRex on a busy host may fall short
         )
     finally:
         tg.close()
     assert run.error is None, run.error
+    assert {item.reason.tag for item in run.irregular} <= {"TG_LIMITED"}, run.irregular
     validate_record(run.record)
     latency = run.record["latency"]
     assert latency["status"] == "measured", latency

@@ -38,6 +38,7 @@ from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.localbed import LocalTestbed, read_counters
 from ndrpdr.localbed.naming import new_run_id
 from ndrpdr.profiles import get_profile
+from ndrpdr.results.irregular import IrregularPolicy
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology
@@ -346,11 +347,19 @@ def test_a_short_search_finds_ndr_and_pdr(bed: Bed) -> None:
     )
     started = time.monotonic()
     try:
-        run = run_search(tg, topology=bed.topology, profile=PROFILE, frame_size=64, goals=goals)
+        run = run_search(  # software TRex on a busy host may fall short: allowed, checked below
+            tg,
+            topology=bed.topology,
+            profile=PROFILE,
+            frame_size=64,
+            goals=goals,
+            irregular=IrregularPolicy.WARN,
+        )
     finally:
         tg.close()
     took = time.monotonic() - started
     assert run.error is None, run.error
+    assert {item.reason.tag for item in run.irregular} <= {"TG_LIMITED"}, run.irregular
     assert run.result is not None
     ndr, pdr = run.result.goal_results
     assert ndr.lower_bound is not None and pdr.lower_bound is not None

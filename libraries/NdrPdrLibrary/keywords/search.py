@@ -12,15 +12,14 @@ from ndrpdr.goals import (
     PDR_LOSS_RATIO,
     goal_label,
     loss_ratio_goals,
-    parse_loss_ratios,
 )
 from ndrpdr.latencyrun import DEFAULT_LATENCY_DURATION_S
-from ndrpdr.results.goalentries import record_pdr_loss_ratio
+from ndrpdr.results.irregular import ROBOT_NAMES, IrregularPolicy, irregular_text
 from ndrpdr.results.latencysummary import point_line
 from ndrpdr.results.summary import search_message
 from ndrpdr.search import Goal
+from ndrpdr.searchlimits import Given, check_load_range, check_search_settings
 from ndrpdr.searchrun import run_search
-from ndrpdr.units import format_rate
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.argtypes import (
     BinaryAlgorithm,
@@ -30,6 +29,7 @@ from NdrPdrLibrary.argtypes import (
     SearchAlgorithm,
     TrafficProfile,
 )
+from NdrPdrLibrary.context import LibraryContext
 from NdrPdrLibrary.keywords.component import Component, keyword
 from NdrPdrLibrary.publish import publish_record, record_path
 from NdrPdrLibrary.traffic import open_traffic
@@ -89,23 +89,13 @@ def _named(goals: list[GoalBounds], loss_ratio: float) -> GoalBounds | None:
     return next((g for g in goals if g["loss_ratio"] == loss_ratio), None)
 
 
-def _min_load_failure(record: dict[str, Any]) -> str | None:
-    """Why the search could not succeed: the min load was already an upper bound for goals."""
-    pdr = record_pdr_loss_ratio(record)
-    names = [
-        goal_label(goal["loss_ratio"], pdr)
-        for goal in record["goals"]
-        if goal["irregular_reason"] == "min load is an upper bound"
-    ]
-    if not names:
-        return None
-    low = record["search"]["min_load_pps"]
-    at_min = [t["loss_ratio"] for t in record["trials"] if t["load_pps"] <= low * 1.0001]
-    seen = f" (loss ratio {min(at_min):.3%} at best)" if at_min else ""
-    return (
-        f"{' and '.join(names)}: the min load {format_rate(low)} already loses too much{seen}. "
-        "Give a lower min_rate, or check that the DUT forwards at all"
-    )
+def _robot_given(ctx: LibraryContext, key: str, value: object) -> Given:
+    """A keyword argument named as typed (``min_rate``), or as the suite variable
+    (``${MIN_RATE}``) `Check Search Settings` saw with the same value."""
+    known = ctx.search_variables.get(key)
+    if known is not None and value is not None and str(known.value).strip() == str(value):
+        return known
+    return Given(key, value)
 
 
 class SearchKeywords(Component):
@@ -126,11 +116,17 @@ class SearchKeywords(Component):
         flows: int | None,
         pdr_loss_ratio: float = PDR_LOSS_RATIO,
         latency_duration_s: float | None = None,
+        irregular: IrregularPolicy = IrregularPolicy.FAIL,
     ) -> SearchOutcome:
         ctx = self.ctx
         traffic = open_traffic(ctx, profile, frame_size, bidirectional=bidirectional, flows=flows)
-        high = traffic.rate_pps(max_rate, "max_rate") if max_rate is not None else None
-        low = traffic.rate_pps(min_rate, "min_rate") if min_rate is not None else None
+        low, high = check_load_range(  # before any trial; names the argument or the variable
+            None if min_rate is None else _robot_given(ctx, "min_rate", str(min_rate)),
+            None if max_rate is None else _robot_given(ctx, "max_rate", str(max_rate)),
+            tg_max_pps=traffic.tg.max_load_pps,
+            frame_size=traffic.frame_size,
+            min_percent_of_tg=True,
+        )
         robotout.console(f"\n{kind} search ({algorithm}): {traffic.describe()}")
         progress = None
         if ctx.progress is ProgressOption.TRIALS and robotout.console_kind().shows_trials:
@@ -159,25 +155,28 @@ class SearchKeywords(Component):
             else lambda point: robotout.console(point_line(point.to_json())),
             record_path=target,
             health=ctx.testbed.check_duts,
+            irregular=irregular,
+            setting_names=ROBOT_NAMES,
         )
         record = outcome.record
-        failure = _min_load_failure(record) if outcome.error is None else None
-        if failure is not None:  # the record must say so too, not only the test status
-            record["status"] = "failed"
-            record["error"] = f"search cannot succeed: {failure}"
-        path = publish_record(ctx, record, kind=kind.lower(), path=target)
+        path = publish_record(ctx, record, kind=kind.lower(), path=target)  # tags IRREGULAR too
         if outcome.pending is not None:
             raise outcome.pending
         if outcome.interrupted:
             raise KeyboardInterrupt
         kept = f" ({record['search']['trial_count']} trials kept in {path or 'the log'})"
+        if outcome.irregular_failed:  # with the bounds found, if any (a time cap)
+            found = any(goal.get("lower_bound") is not None for goal in record["goals"])
+            lines = search_message(record).splitlines()[1:] if found else []
+            text = irregular_text(outcome.irregular) + kept + "".join(f"\n{x}" for x in lines)
+            raise SearchFailedError(f"{kind} search irregular: {text}")
         if outcome.error is not None:
             bounds = "".join(f"\n{line}" for line in search_message(record).splitlines()[1:])
             raise SearchFailedError(f"{kind} search failed: {outcome.error}{kept}{bounds}")
         if ctx.record_error is not None:
             raise SearchFailedError(f"{kind} search: {ctx.record_error}")
-        if failure is not None:
-            raise SearchFailedError(f"{kind} search cannot succeed: {failure}{kept}")
+        for item in outcome.irregular:  # allowed by irregular=warn
+            robotout.warn(f"{kind} search irregular (irregular=warn): {item.message}")
         goal_bounds = [_goal_bounds(g, pdr_loss_ratio) for g in record["goals"]]
         return SearchOutcome(
             ndr=_named(goal_bounds, NDR_LOSS_RATIO),
@@ -194,7 +193,7 @@ class SearchKeywords(Component):
         frame_size: FrameSize = FrameSize(64),
         *,
         final_trial_duration: Duration = Duration(1.0),
-        initial_trial_duration: Duration = Duration(1.0),
+        initial_trial_duration: Duration | None = None,
         duration_sum: Duration = Duration(21.0),
         goal_width: float = 0.005,
         exceed_ratio: float = 0.5,
@@ -208,6 +207,7 @@ class SearchKeywords(Component):
         algorithm: SearchAlgorithm = SearchAlgorithm.MLR,
         latency: bool = True,
         latency_trial_duration: Duration = Duration(DEFAULT_LATENCY_DURATION_S),
+        irregular: IrregularPolicy = IrregularPolicy.FAIL,
     ) -> SearchOutcome:
         """Find NDR (zero loss) and PDR (loss ratio <= 0.5 %) with one search.
 
@@ -219,7 +219,7 @@ class SearchKeywords(Component):
         | =Argument= | =Meaning= |
         | ``profile``, ``frame_size`` | the traffic (`TrafficProfile`, `FrameSize`) |
         | ``final_trial_duration`` | a trial this long is full-length |
-        | ``initial_trial_duration`` | the shortest trials, early in the search |
+        | ``initial_trial_duration`` | the shortest trials (default 1 s or the final one) |
         | ``duration_sum`` | full-length seconds that settle a load (several trials) |
         | ``goal_width`` | stop when upper / lower - 1 is at most this |
         | ``exceed_ratio`` | share of seconds at a lower bound that may be lossy |
@@ -233,6 +233,7 @@ class SearchKeywords(Component):
         | ``algorithm`` | ``mlr`` (default), ``binary`` or ``bswlv`` (`SearchAlgorithm`) |
         | ``latency`` | measure latency after the search (default ``True``) |
         | ``latency_trial_duration`` | each latency trial's duration (default 5 s) |
+        | ``irregular`` | ``fail`` (default) or ``warn`` (`IrregularPolicy`) |
 
         ``loss_ratios`` searches one goal per loss ratio, all in the same
         search (as `Find Throughput For Loss Ratios`); 0 is NDR and
@@ -246,11 +247,19 @@ class SearchKeywords(Component):
         record next to output.xml; log.html shows a plot of the search and a
         table of its trials; the console a line per trial.
 
-        The keyword fails when the search fails (a TG or DUT error, the time
-        cap) or cannot succeed (the min load already loses frames); the
-        trials measured so far stay in the record either way, with the
-        bounds they support marked incomplete (tag ``INCOMPLETE``, metadata
-        ``INCOMPLETE``), also after a Robot timeout.
+        The keyword fails when the search fails (a TG or DUT error) or its
+        result is irregular: the min load already loses too much
+        (``MIN_LOAD_LOSSY``), bounds out of order such as NDR above PDR
+        (``BOUNDS_OUT_OF_ORDER``), bounds limited by the traffic generator
+        (``TG_LIMITED``), the time cap hit before the bounds were found
+        (``TIME_CAP``); the message says what happened and what to change.
+        With ``irregular=warn`` an irregular result passes with a warning;
+        either way the test is tagged ``IRREGULAR`` and the reason's tag,
+        and the record lists them in ``irregular``. The trials measured so
+        far stay in the record, with the bounds they support marked
+        incomplete (tag ``INCOMPLETE``, metadata ``INCOMPLETE``) when the
+        search stopped early, also after a Robot timeout. Settings out of
+        range (see `Check Search Settings`) fail before the first trial.
 
         Before the search one short trial at the max load checks what the
         TG really sends; when it falls short, two more follow and a max load
@@ -278,22 +287,33 @@ class SearchKeywords(Component):
         | Find NDR And PDR    eth-l2xcbase    IMIX    final_trial_duration=10s    duration_sum=30s
         | Should Be True    ${result}[ndr][lower] <= ${result}[pdr][lower]
         """
-        ratios = (
-            (NDR_LOSS_RATIO, pdr_loss_ratio)
-            if loss_ratios is None
-            else parse_loss_ratios(loss_ratios, "loss_ratios")
+        values = {
+            "final_trial_duration": final_trial_duration,
+            "initial_trial_duration": initial_trial_duration,
+            "duration_sum": duration_sum,
+            "max_search_time": max_search_time,
+            "goal_width": goal_width,
+            "exceed_ratio": exceed_ratio,
+            "pdr_loss_ratio": pdr_loss_ratio,
+            "loss_ratios": loss_ratios,
+        }
+        given = {key: _robot_given(self.ctx, key, value) for key, value in values.items()}
+        given["latency_duration"] = _robot_given(  # named as the keyword's argument
+            self.ctx, "latency_trial_duration", latency_trial_duration
         )
+        checked = check_search_settings(given, min_percent_of_tg=True)
         goals = loss_ratio_goals(
-            ratios,
-            final_trial_duration_s=float(final_trial_duration),
-            initial_trial_duration_s=float(initial_trial_duration),
-            duration_sum_s=float(duration_sum),
-            relative_width=goal_width,
-            exceed_ratio=exceed_ratio,
+            checked.loss_ratios or (NDR_LOSS_RATIO, pdr_loss_ratio),
+            final_trial_duration_s=checked.final_trial_duration_s,
+            initial_trial_duration_s=checked.initial_trial_duration_s,
+            duration_sum_s=checked.duration_sum_s,
+            relative_width=checked.goal_width,
+            exceed_ratio=checked.exceed_ratio,
         )
         return self._search(
             kind="NDRPDR",
-            latency_duration_s=float(latency_trial_duration) if latency else None,
+            irregular=irregular,
+            latency_duration_s=checked.latency_duration_s if latency else None,
             pdr_loss_ratio=pdr_loss_ratio,
             profile=profile,
             frame_size=frame_size,
@@ -314,7 +334,7 @@ class SearchKeywords(Component):
         loss_ratios: Sequence[float] | str = "0, 0.005",
         *,
         final_trial_duration: Duration = Duration(1.0),
-        initial_trial_duration: Duration = Duration(1.0),
+        initial_trial_duration: Duration | None = None,
         duration_sum: Duration = Duration(21.0),
         goal_width: float = 0.005,
         exceed_ratio: float = 0.5,
@@ -327,6 +347,7 @@ class SearchKeywords(Component):
         algorithm: SearchAlgorithm = SearchAlgorithm.MLR,
         latency: bool = True,
         latency_trial_duration: Duration = Duration(DEFAULT_LATENCY_DURATION_S),
+        irregular: IrregularPolicy = IrregularPolicy.FAIL,
     ) -> SearchOutcome:
         """Find the throughput for each of ``loss_ratios`` with one search.
 
@@ -363,6 +384,7 @@ class SearchKeywords(Component):
             algorithm=algorithm,
             latency=latency,
             latency_trial_duration=latency_trial_duration,
+            irregular=irregular,
         )
 
     @keyword("Find Throughput With Binary Search", tags=("search",))
@@ -380,6 +402,7 @@ class SearchKeywords(Component):
         max_search_time: Duration | None = None,
         bidirectional: bool = True,
         flows: int | None = None,
+        irregular: IrregularPolicy = IrregularPolicy.FAIL,
     ) -> SearchOutcome:
         """Find the throughput for one loss ratio with a classic binary search.
 
@@ -399,6 +422,13 @@ class SearchKeywords(Component):
         | Log    ${result}[goals][0][lower]
         """
         exceed = 0.5 if algorithm is BinaryAlgorithm.BSWLV else 0.0
+        check_search_settings(
+            {
+                "final_trial_duration": Given("trial_duration", trial_duration),
+                "max_search_time": Given("max_search_time", max_search_time),
+                "goal_width": Given("goal_width", goal_width),
+            }
+        )
         duration = float(trial_duration)
         goal = Goal(
             loss_ratio=loss_ratio,
@@ -419,4 +449,5 @@ class SearchKeywords(Component):
             max_search_time=max_search_time,
             bidirectional=bidirectional,
             flows=flows,
+            irregular=irregular,
         )

@@ -59,7 +59,12 @@ def progress_line(progress: SearchProgress, pdr_loss_ratio: float = PDR_LOSS_RAT
 
 
 def bounds_lines(record: dict[str, Any]) -> list[str]:
-    """A line per goal (NDR, PDR, other loss ratios) from a result record (aggregate)."""
+    """A line per goal (NDR, PDR, other loss ratios) from a result record (aggregate).
+
+    A conditional throughput the search did not compute (no lower bound, or a
+    binary search's lower bound without the duration sum's full-length
+    seconds) reads ``not computed``, never 0.
+    """
     lines = []
     for goal in named_goals(record):
         bounds = goal.entry
@@ -67,8 +72,9 @@ def bounds_lines(record: dict[str, Any]) -> list[str]:
         text = f"{goal.label}: lower {_rate(lower)}"
         if bounds.get("lower_bound_bps") is not None:
             text += f" ({format_bitrate(bounds['lower_bound_bps'])})"
+        conditional = bounds["conditional_throughput"]
         text += f", upper {_rate(upper)}, conditional throughput "
-        text += _rate(bounds["conditional_throughput"])
+        text += "not computed" if conditional is None else format_rate(conditional)
         lines.append(text)
     return lines
 

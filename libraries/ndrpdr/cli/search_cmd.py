@@ -10,16 +10,26 @@ from pathlib import Path
 from ndrpdr.cli.console import bounds_lines, print_to
 from ndrpdr.cli.options import add_console_option, add_traffic_options, traffic_from
 from ndrpdr.cli.progress import ConsoleKind, ProgressPrinter
-from ndrpdr.errors import NdrPdrError
-from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO, loss_ratio_goals, parse_loss_ratios
+from ndrpdr.cli.searchargs import given, search_settings, usage_error
+from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO, loss_ratio_goals
 from ndrpdr.latencyrun import DEFAULT_LATENCY_DURATION_S
 from ndrpdr.results.caveats import caveat_lines
+from ndrpdr.results.irregular import IrregularPolicy, irregular_text
 from ndrpdr.results.latencysummary import latency_lines
 from ndrpdr.results.record import write_record
 from ndrpdr.search import ALGORITHMS
+from ndrpdr.searchlimits import (
+    DEFAULT_MAX_SEARCH_TIME_S,
+    DURATION_SUM_MAX_S,
+    DURATION_SUM_MAX_TRIALS,
+    FINAL_TRIAL_DURATION_MAX_S,
+    LATENCY_DURATION_MAX_S,
+    MAX_SEARCH_TIME_MAX_S,
+    BadSettingError,
+    check_load_range,
+)
 from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.active import ActiveTestbed, forwarding_mode
-from ndrpdr.units import parse_duration, parse_rate
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,10 +38,23 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "search", help="find NDR and PDR (or the throughput of each --loss-ratio) in one search"
     )
     add_traffic_options(parser)
-    parser.add_argument("--final-trial-duration", default="1s", help="full-length trial (1s)")
-    parser.add_argument("--initial-trial-duration", default="1s", help="shortest trial (1s)")
-    parser.add_argument("--duration-sum", default=None, help="full-length seconds per load")
-    parser.add_argument("--width", type=float, default=0.005, help="goal width (0.005)")
+    parser.add_argument(
+        "--final-trial-duration",
+        default="1s",
+        help=f"full-length trial (1s; at most {FINAL_TRIAL_DURATION_MAX_S:g}s)",
+    )
+    parser.add_argument(
+        "--initial-trial-duration",
+        default=None,
+        help="shortest trial (1s, or the final duration when shorter; at most the final one)",
+    )
+    parser.add_argument(
+        "--duration-sum",
+        default=None,
+        help=f"full-length seconds per load (max(21s, final); from the final duration to "
+        f"{DURATION_SUM_MAX_TRIALS} times it, at most {DURATION_SUM_MAX_S:g}s)",
+    )
+    parser.add_argument("--width", default="0.005", help="goal width (0.005; above 0, below 1)")
     parser.add_argument(
         "--loss-ratio",
         action="append",
@@ -42,14 +65,24 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--exceed-ratio",
-        type=float,
-        default=0.5,
-        help="share of full-length seconds at a lower bound that may lose more (0.5)",
+        default="0.5",
+        help="share of full-length seconds at a lower bound that may lose more (0.5; 0 to below 1)",
     )
     parser.add_argument("--algorithm", choices=ALGORITHMS, default="mlr")
     parser.add_argument("--min-rate", default=None, help="lowest load (default max/1000)")
     parser.add_argument("--max-rate", default=None, help="highest load (default the TG's max)")
-    parser.add_argument("--max-search-time", default=None, help="cap on trial seconds")
+    parser.add_argument(
+        "--max-search-time",
+        default=f"{DEFAULT_MAX_SEARCH_TIME_S:g}s",
+        help=f"cap on the sum of trial durations ({DEFAULT_MAX_SEARCH_TIME_S:g}s, as the Robot "
+        f"suites; at least the final duration, at most {MAX_SEARCH_TIME_MAX_S:g}s)",
+    )
+    parser.add_argument(
+        "--allow-irregular",
+        action="store_true",
+        help="pass with a WARNING an irregular result (a min load that already loses, bounds "
+        "out of order, bounds limited by the TG, the time cap hit), which fails otherwise",
+    )
     parser.add_argument(
         "--no-calibrate",
         action="store_true",
@@ -59,7 +92,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--latency-duration",
         default=f"{DEFAULT_LATENCY_DURATION_S:g}s",
         help="after the search, a latency trial this long at 0, 10, 50 and 90 %% of PDR "
-        f"where the TG can ({DEFAULT_LATENCY_DURATION_S:g}s)",
+        f"where the TG can ({DEFAULT_LATENCY_DURATION_S:g}s; at most "
+        f"{LATENCY_DURATION_MAX_S:g}s)",
     )
     parser.add_argument("--no-latency", action="store_true", help="do not measure latency")
     parser.add_argument("--json", type=Path, default=None, metavar="OUT", help="result record")
@@ -68,24 +102,21 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    """0 when the search finished, 1 when it failed (the record still has the trials)."""
+    """0 when the search finished, 1 when it failed or its result is irregular (the record
+    still has the trials), 2 for a setting out of range (before any testbed is set up)."""
+    try:
+        settings = search_settings(args)
+    except BadSettingError as exc:
+        return usage_error("search", exc)
     topology, profile, frame_size = traffic_from(args)
-    final = parse_duration(args.final_trial_duration)
-    ratios = (
-        (NDR_LOSS_RATIO, PDR_LOSS_RATIO)
-        if args.loss_ratio is None
-        else parse_loss_ratios(args.loss_ratio, "--loss-ratio")
-    )
     goals = loss_ratio_goals(
-        ratios,
-        final_trial_duration_s=final,
-        initial_trial_duration_s=parse_duration(args.initial_trial_duration),
-        duration_sum_s=None if args.duration_sum is None else parse_duration(args.duration_sum),
-        relative_width=args.width,
-        exceed_ratio=args.exceed_ratio,
+        settings.loss_ratios or (NDR_LOSS_RATIO, PDR_LOSS_RATIO),
+        final_trial_duration_s=settings.final_trial_duration_s,
+        initial_trial_duration_s=settings.initial_trial_duration_s,
+        duration_sum_s=settings.duration_sum_s,
+        relative_width=settings.goal_width,
+        exceed_ratio=settings.exceed_ratio,
     )
-    limit = None if args.max_search_time is None else parse_duration(args.max_search_time)
-    latency_s = parse_duration(args.latency_duration)
     console = ConsoleKind(args.console)
     show = (
         ProgressPrinter(lambda line: print_to(sys.stdout, line)) if console.shows_trials else None
@@ -94,17 +125,15 @@ def run(args: argparse.Namespace) -> int:
     with ActiveTestbed(topology, nic=args.nic) as testbed:
         testbed.configure_duts(forwarding_mode(profile))
         tg = testbed.traffic_generator(profile, frame_size, bidirectional=not args.unidirectional)
-        high = tg.max_load_pps
-        if args.max_rate is not None:
-            high = parse_rate(args.max_rate, max_rate_pps=high, frame_size=frame_size)
-            if high > tg.max_load_pps * (1 + 1e-9):
-                raise NdrPdrError(
-                    f"--max-rate {args.max_rate} ({high:.6g} pps) is above the TG's maximum "
-                    f"{tg.max_load_pps:.6g} pps"
-                )
-        low = None
-        if args.min_rate is not None:
-            low = parse_rate(args.min_rate, max_rate_pps=high, frame_size=frame_size)
+        try:  # rates in % or bps need the TG's maximum: checked now, before any trial
+            low, high = check_load_range(
+                given(args, "min_rate"),
+                given(args, "max_rate"),
+                tg_max_pps=tg.max_load_pps,
+                frame_size=frame_size,
+            )
+        except BadSettingError as exc:
+            return usage_error("search", exc)
         if console in (ConsoleKind.VERBOSE, ConsoleKind.DOTTED):
             print_to(
                 sys.stdout,
@@ -120,15 +149,16 @@ def run(args: argparse.Namespace) -> int:
             algorithm=args.algorithm,
             min_load_pps=low,
             max_load_pps=high,
-            max_search_time_s=limit,
+            max_search_time_s=settings.max_search_time_s,
             directions=1 if args.unidirectional else 2,
             progress=show,
             telemetry=testbed.collect_telemetry,
             calibrate=not args.no_calibrate,
-            latency_duration_s=None if args.no_latency else latency_s,
+            latency_duration_s=None if args.no_latency else settings.latency_duration_s,
             notice=lambda text: print_to(sys.stdout, f"WARNING: {text}"),
             record_path=args.json,
             health=testbed.check_duts,
+            irregular=IrregularPolicy.WARN if args.allow_irregular else IrregularPolicy.FAIL,
         )
     status = 0
     if args.json is not None:
@@ -148,7 +178,12 @@ def run(args: argparse.Namespace) -> int:
         raise outcome.pending
     if outcome.interrupted:
         raise KeyboardInterrupt
+    if outcome.irregular_failed:
+        print_to(sys.stderr, f"search irregular: {irregular_text(outcome.irregular)}")
+        return 1
     if outcome.error:
         print_to(sys.stderr, f"search failed: {outcome.error}")
         return 1
+    for item in outcome.irregular:  # allowed by --allow-irregular
+        print_to(sys.stderr, f"WARNING: search irregular (--allow-irregular): {item.message}")
     return status

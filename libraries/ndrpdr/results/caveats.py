@@ -1,4 +1,4 @@
-"""What a result must say besides its bounds: TG-limited, incomplete.
+"""What a result must say besides its bounds: TG-limited, incomplete, irregular.
 
 Read from a result record (``ndrpdr.results.record``, version 1.1 and
 later; older records have no caveats), so the test message, the metadata,
@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO
+from ndrpdr.results.irregular import irregular_tags
 from ndrpdr.units import format_rate
 
 #: The test tag of a result limited by the traffic generator.
@@ -57,9 +58,18 @@ def incomplete_line(record: Mapping[str, Any]) -> str | None:
     return f"bounds incomplete: the search stopped early; these are what its {count} trials support"
 
 
+def irregular_lines(record: Mapping[str, Any]) -> list[str]:
+    """``irregular (allowed): <message>`` per irregularity of a record that passed anyway
+    (a failed one says it in its error)."""
+    if record.get("status") != "passed":
+        return []
+    return [f"irregular (allowed): {item['message']}" for item in record.get("irregular") or []]
+
+
 def caveat_lines(record: Mapping[str, Any]) -> list[str]:
     """The caveat lines of the test message and the CLI, in order (none for a plain result)."""
-    return [line for line in (incomplete_line(record), tg_limit_line(record)) if line is not None]
+    lines = [line for line in (incomplete_line(record), tg_limit_line(record)) if line is not None]
+    return lines + irregular_lines(record)
 
 
 def caveat_metadata(record: Mapping[str, Any]) -> dict[str, str]:
@@ -77,13 +87,14 @@ def caveat_metadata(record: Mapping[str, Any]) -> dict[str, str]:
 
 
 def caveat_tags(record: Mapping[str, Any]) -> list[str]:
-    """The test tags: TG_LIMITED_TAG and/or INCOMPLETE_TAG when they apply."""
+    """The test tags: TG_LIMITED_TAG and/or INCOMPLETE_TAG when they apply, then
+    ``IRREGULAR`` and each irregularity's tag (``MIN_LOAD_LOSSY``...; ``TG_LIMITED`` once)."""
     tags = []
     if tg_limited(record):
         tags.append(TG_LIMITED_TAG)
     if incomplete(record):
         tags.append(INCOMPLETE_TAG)
-    return tags
+    return list(dict.fromkeys([*tags, *irregular_tags(record)]))
 
 
 def _goal_name(loss_ratio: float) -> str:

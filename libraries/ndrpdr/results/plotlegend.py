@@ -92,9 +92,12 @@ def legend(
     shared = len(set(reasons)) == 1 and len(reasons) > 1
     for i, (goal, name, reason) in enumerate(zip(goals, names, reasons, strict=True)):
         value = goal.get("conditional_throughput")
-        text = f"{name} " + (
-            "no result" if value is None else f"conditional throughput {format_rate(float(value))}"
-        )
+        if value is not None:
+            text = f"{name} conditional throughput {format_rate(float(value))}"
+        elif goal.get("lower_bound") is not None:  # a binary search without the duration sum
+            text = f"{name} conditional throughput not computed"
+        else:
+            text = f"{name} no result"
         if reason and not shared:
             text += f" ({reason})"
         goal_items.append((line(goal_colour(i)), text))

@@ -14,6 +14,9 @@ the TG, not the DUT, limited the bounds (``ndrpdr.results.tglimit``).
 ``latency`` (since 1.2.0) holds the latency trials after the search
 (``ndrpdr.latencyrun``): per load point and direction min/avg/max and
 percentiles [us], or ``status`` "not measured" and why.
+``irregular`` (since 1.3.0) lists what is irregular about the result
+(``ndrpdr.results.irregular``); ``search.max_search_time_s`` is the time
+cap and ``search.time_capped`` says whether the search stopped at it.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 
 #: Version of the record format; bump the major part on incompatible changes.
-RECORD_VERSION = "1.2.0"
+RECORD_VERSION = "1.3.0"
 
 
 def not_asked_latency() -> dict[str, Any]:
@@ -61,6 +64,8 @@ class SearchSettings:
     max_load_pps: float
     #: The loss ratio of the goal called PDR (the record's ``pdr`` entry).
     pdr_loss_ratio: float = PDR_LOSS_RATIO
+    #: The cap on the sum of trial durations [s], None for none.
+    max_search_time_s: float | None = None
 
 
 def _number(value: float | None) -> float | None:
@@ -81,9 +86,16 @@ def _goal_entry(goal: Goal, result: GoalResult | None, frame_size: FrameSize) ->
         "conditional_throughput": _number(result.conditional_throughput if result else None),
         "lower_bound_bps": None if lower is None else bandwidth_bps(lower, frame_size),
         "regular": bool(result and result.regular),
-        "irregular_reason": result.irregular_reason if result else "no result",
+        "irregular_reason": _reason_text(result),
     }
     return entry
+
+
+def _reason_text(result: GoalResult | None) -> str | None:
+    if result is None:
+        return "no result"
+    reason = result.irregular_reason
+    return None if reason is None else reason.value
 
 
 def _bounds(goals: list[dict[str, Any]], settings: SearchSettings, loss: float) -> Any:
@@ -136,6 +148,7 @@ def build_record(
     directions: int = 2,
     max_load_cap: Mapping[str, Any] | None = None,
     latency: Mapping[str, Any] | None = None,
+    time_capped: bool = False,
 ) -> dict[str, Any]:
     """The record as a JSON-ready dict (validate with ``ndrpdr.results.schema``).
 
@@ -144,7 +157,9 @@ def build_record(
     ``max_load_cap`` is the calibration of the max load
     (``ndrpdr.trafficgen.calibrate``), kept as ``search.max_load_cap``.
     ``latency`` is the ``latency`` section (``LatencyRun.to_json``);
-    None gives "not measured" (not asked for).
+    None gives "not measured" (not asked for). ``time_capped``: the search
+    stopped at its time cap. ``irregular`` starts empty
+    (``ndrpdr.results.irregular.settle_record`` fills it).
     """
     goal_results: Sequence[GoalResult | None] = (
         result.goal_results if result is not None else [None] * len(settings.goals)
@@ -190,6 +205,8 @@ def build_record(
             "wall_time_s": result.wall_time if result else None,
             "pdr_loss_ratio": settings.pdr_loss_ratio,
             "max_load_cap": None if max_load_cap is None else dict(max_load_cap),
+            "max_search_time_s": settings.max_search_time_s,
+            "time_capped": time_capped,
         },
         "tg_limit": tg_limit_summary(
             goals, entries, calibration_pps=_fastest_calibration(max_load_cap)
@@ -198,6 +215,7 @@ def build_record(
         "pdr": _bounds(goals, settings, settings.pdr_loss_ratio),
         "goals": goals,
         "trials": entries,
+        "irregular": [],
         "latency": dict(latency) if latency is not None else not_asked_latency(),
         "telemetry": {k: dict(v) for k, v in (telemetry or {}).items()},
     }

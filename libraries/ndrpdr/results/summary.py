@@ -45,7 +45,8 @@ def search_message(record: Mapping[str, Any]) -> str:
         PDR: lower 4.4360 Mpps 2.981 Gbps, upper 4.4580 Mpps 2.996 Gbps, conditional 4.4190 Mpps
 
     A missing upper bound (the max load was a lower bound) reads
-    ``upper none (max load 0.2772 Mpps reached)``. A failed record gives
+    ``upper none (max load 0.2772 Mpps reached)``; a conditional throughput the
+    search did not compute reads ``conditional not computed``. A failed record gives
     ``search failed: <error>`` followed by what was measured. Then the
     caveats: ``bounds incomplete: ...`` after an early stop and
     ``limited by the traffic generator: sent at most X ...``. Last the
@@ -68,8 +69,10 @@ def search_message(record: Mapping[str, Any]) -> str:
         else:
             parts.append(f"upper {_rate_and_bandwidth(upper, record)}")
         conditional = bounds.get("conditional_throughput")
-        if conditional is not None:
+        if conditional is not None and math.isfinite(conditional):
             parts.append(f"conditional {_mpps(conditional)}")
+        else:  # a binary search's lower bound without the duration sum's seconds
+            parts.append("conditional not computed")
         lines.append(f"{label}: " + ", ".join(parts))
     if not lines:
         lines.append("no bounds found")

@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ndrpdr.search.result import GoalIrregularity
+
 #: The one tolerance: a trial whose TG sent at less than this share of its load was
 #: limited by the TG (98 %, the local TG's own "achieved < 98 % of intended" warning).
 TG_LIMIT_TOLERANCE = 0.98
@@ -57,7 +59,7 @@ def goal_tg_limit_reason(
 
     ``capped``: the max load was capped at the TG's rate by a calibration.
     """
-    if capped and goal.get("irregular_reason") == "max load is a lower bound":
+    if capped and goal.get("irregular_reason") == GoalIrregularity.MAX_LOAD_IS_LOWER.value:
         return CAPPED_REASON
     loads = {goal.get("lower_bound"), goal.get("upper_bound")} - {None}
     if any(trial_tg_limited(t) for t in trials if t.get("load_pps") in loads):

@@ -16,7 +16,7 @@ from ndrpdr.search.errors import (
 )
 from ndrpdr.search.goal import Goal
 from ndrpdr.search.progress import GoalProgress, SearchProgress
-from ndrpdr.search.result import GoalResult, SearchResult
+from ndrpdr.search.result import GoalIrregularity, GoalResult, SearchResult
 from ndrpdr.search.sofar import result_so_far
 from ndrpdr.search.trial import Measurer, TrialReason, TrialResult
 
@@ -25,6 +25,7 @@ __all__ = [
     "Classification",
     "Criterion",
     "Goal",
+    "GoalIrregularity",
     "GoalProgress",
     "GoalResult",
     "LoadStats",

@@ -10,7 +10,7 @@ from ndrpdr.search.errors import SearchInputError, SearchIrregularError
 from ndrpdr.search.goal import Goal
 from ndrpdr.search.mlr import MlrController
 from ndrpdr.search.progress import SearchProgress
-from ndrpdr.search.result import SearchResult
+from ndrpdr.search.result import GoalIrregularity, SearchResult
 from ndrpdr.search.session import Limits, Session, check_load
 
 ALGORITHMS = ("mlr", "binary", "bswlv")
@@ -80,7 +80,7 @@ def search(
     result = session.result()
     if fail_fast:
         for index, goal_result in enumerate(result.goal_results):
-            if goal_result.irregular_reason == "min load is an upper bound":
+            if goal_result.irregular_reason is GoalIrregularity.MIN_LOAD_IS_UPPER:
                 raise SearchIrregularError(
                     f"goal {index} ({goal_result.goal.describe()}): min_load={low!r} "
                     "is an upper bound (the DUT fails even at the lowest load)",

@@ -3,11 +3,26 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
 
 from ndrpdr.search.goal import Goal
 from ndrpdr.search.trial import TrialResult
 
 _TOLERANCE = 1e-9
+
+
+class GoalIrregularity(str, enum.Enum):
+    """Why one goal's result is irregular (RFC 9971: not both bounds within the goal width).
+
+    A ``str`` enum, so the record keeps the value as plain text.
+    """
+
+    MAX_LOAD_IS_LOWER = "max load is a lower bound"
+    NO_UPPER = "no upper bound found"
+    MIN_LOAD_IS_UPPER = "min load is an upper bound"
+    NO_LOWER = "no lower bound found"
+    NO_BOUNDS = "no bounds found"
+    TOO_WIDE = "bounds are wider than the goal width"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,21 +51,21 @@ class GoalResult:
         return self.lower_bound >= self.upper_bound * (1.0 - width) * (1.0 - _TOLERANCE)
 
     @property
-    def irregular_reason(self) -> str | None:
+    def irregular_reason(self) -> GoalIrregularity | None:
         """Why the result is irregular, or None if it is regular."""
         if self.regular:
             return None
         if self.upper_bound is None and self.lower_bound is not None:
             if self.lower_bound >= self.max_load * (1.0 - _TOLERANCE):
-                return "max load is a lower bound"
-            return "no upper bound found"
+                return GoalIrregularity.MAX_LOAD_IS_LOWER
+            return GoalIrregularity.NO_UPPER
         if self.lower_bound is None and self.upper_bound is not None:
             if self.upper_bound <= self.min_load * (1.0 + _TOLERANCE):
-                return "min load is an upper bound"
-            return "no lower bound found"
+                return GoalIrregularity.MIN_LOAD_IS_UPPER
+            return GoalIrregularity.NO_LOWER
         if self.lower_bound is None:
-            return "no bounds found"
-        return "bounds are wider than the goal width"
+            return GoalIrregularity.NO_BOUNDS
+        return GoalIrregularity.TOO_WIDE
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,9 +90,11 @@ class SearchResult:
         for index, res in enumerate(self.goal_results):
             text = f"goal {index} ({res.goal.describe()}): lower {_fmt(res.lower_bound)}, "
             text += f"upper {_fmt(res.upper_bound)}, "
-            text += f"conditional throughput {_fmt(res.conditional_throughput)}"
+            conditional = res.conditional_throughput
+            text += "conditional throughput "
+            text += "not computed" if conditional is None else f"{conditional:.6g}"
             if res.irregular_reason:
-                text += f" [irregular: {res.irregular_reason}]"
+                text += f" [irregular: {res.irregular_reason.value}]"
             lines.append(text)
         return "\n".join(lines)
 

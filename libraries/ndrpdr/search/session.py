@@ -153,11 +153,20 @@ def result_for(
     bounds: Bounds | None = None,
 ) -> GoalResult:
     """Goal ``index``'s result over ``db``: its relevant bounds (or ``bounds``), conditional
-    throughput at the lower one."""
+    throughput at the lower one.
+
+    Given ``bounds`` (a binary search's hard bounds, not RFC 9971 classified
+    loads) the conditional throughput is None, not computed, when the lower
+    bound lacks the full-length seconds its quantile needs: counting the
+    missing seconds as full loss would report 0.
+    """
     lower, upper = db.relevant_bounds(index) if bounds is None else bounds
     throughput = None
     if lower is not None:
-        throughput = conditional_throughput(db.trials_at(lower), lower, goal_criterion(goal))
+        criterion = goal_criterion(goal)
+        at_lower = db.trials_at(lower)
+        if bounds is None or _quantile_measured(at_lower, criterion):
+            throughput = conditional_throughput(at_lower, lower, criterion)
     return GoalResult(
         goal=goal,
         lower_bound=lower,
@@ -166,6 +175,14 @@ def result_for(
         min_load=min_load,
         max_load=max_load,
     )
+
+
+def _quantile_measured(trials: Sequence[TrialResult], criterion: Criterion) -> bool:
+    """Whether the full-length trials cover the (1 - exceed ratio) share of the duration sum
+    that the conditional throughput's quantile walks through [effective seconds]."""
+    measured_s = sum(t.effective_seconds for t in trials if t.duration >= criterion.final_duration)
+    needed_s = criterion.duration_sum * (1.0 - criterion.exceed_ratio)
+    return measured_s >= needed_s * (1.0 - 1e-9)
 
 
 def check_load(name: str, value: object) -> float:

@@ -1,0 +1,84 @@
+"""Check Search Settings: the suite's search variables, checked before the testbed is built."""
+
+from __future__ import annotations
+
+from ndrpdr.errors import NdrPdrError
+from ndrpdr.results.irregular import IrregularPolicy
+from ndrpdr.search import ALGORITHMS
+from ndrpdr.searchlimits import Given, check_search_settings
+from NdrPdrLibrary.keywords.component import Component, keyword
+
+#: Variable name -> setting key of ``ndrpdr.searchlimits`` (the rest: the name in lower case).
+_KEYS = {"LATENCY_TRIAL_DURATION": "latency_duration"}
+#: Variables checked here beyond ``check_search_settings``'s keys.
+_CHOICES = {
+    "SEARCH_ALGORITHM": ALGORITHMS,
+    "IRREGULAR": tuple(policy.value for policy in IrregularPolicy),
+}
+_SETTING_KEYS = (
+    "final_trial_duration",
+    "initial_trial_duration",
+    "duration_sum",
+    "max_search_time",
+    "goal_width",
+    "exceed_ratio",
+    "loss_ratios",
+    "pdr_loss_ratio",
+    "latency_duration",
+    "min_rate",
+    "max_rate",
+)
+
+
+def variable_given(name: str, value: object) -> tuple[str, Given]:
+    """(setting key, Given named ``${NAME}``) of a variable; NdrPdrError for an unknown name."""
+    key = _KEYS.get(name.upper(), name.lower())
+    if key not in _SETTING_KEYS and name.upper() not in _CHOICES:
+        known = sorted([*(k.upper() for k in _SETTING_KEYS), *_KEYS, *_CHOICES])
+        raise NdrPdrError(f"Check Search Settings: unknown variable {name!r}; known: {known}")
+    return key, Given(f"${{{name.upper()}}}", value)
+
+
+class SettingsKeywords(Component):
+    """Check Search Settings."""
+
+    @keyword("Check Search Settings", tags=("search",))
+    def check_search_settings(self, **variables: object) -> None:
+        """Check the search variables before anything starts; fail naming the bad one.
+
+        Give each variable by its name: ``MIN_RATE=${MIN_RATE}``. Call it in
+        the suite setup before `Set Up Testbed`, so a bad value fails the
+        suite before any testbed is built, with a message naming the
+        variable, its value and the accepted range
+        (``${MIN_RATE}=0: must be more than 0; accepted: ...``). A rate in
+        % or bps is checked against the TG's maximum when the search
+        starts, before its first trial, still naming the variable.
+
+        | =Variable= | =Accepted= |
+        | ``FINAL_TRIAL_DURATION`` | more than 0, at most 600 s |
+        | ``INITIAL_TRIAL_DURATION`` | above 0, at most the final one (``NONE``: 1 s or less) |
+        | ``DURATION_SUM`` | from the final duration to 1000 times it, at most 3600 s |
+        | ``MAX_SEARCH_TIME`` | at least the final duration, at most 86400 s (``NONE``: no cap) |
+        | ``GOAL_WIDTH`` | above 0, below 1 |
+        | ``EXCEED_RATIO``, ``PDR_LOSS_RATIO`` | from 0 to below 1 |
+        | ``LOSS_RATIOS`` | loss ratios from 0 to below 1, each once |
+        | ``MIN_RATE``, ``MAX_RATE`` | a `Rate` above 0, min below max |
+        | ``LATENCY_TRIAL_DURATION`` | more than 0, at most 600 s |
+        | ``SEARCH_ALGORITHM`` | ``mlr``, ``binary``, ``bswlv`` |
+        | ``IRREGULAR`` | ``fail``, ``warn`` |
+
+        Example:
+        | Check Search Settings    MIN_RATE=${MIN_RATE}    MAX_RATE=${MAX_RATE}
+        | ...    FINAL_TRIAL_DURATION=${FINAL_TRIAL_DURATION}
+        """
+        given: dict[str, Given] = {}
+        for name, value in variables.items():
+            key, item = variable_given(name, value)
+            choices = _CHOICES.get(name.upper())
+            if choices is not None:
+                if value is not None and str(value).strip().lower() not in choices:
+                    raise item.bad("not a choice", ", ".join(choices))
+                continue
+            given[key] = item
+        check_search_settings(given, min_percent_of_tg=True)  # the error names the variable
+        self.ctx.search_variables = given

@@ -1,0 +1,291 @@
+"""Irregular results: a finished search whose bounds must not end as a plain pass.
+
+``find_irregularities(record)`` lists, from a result record
+(``ndrpdr.results.record``), what is irregular about it, each with an
+``IrregularReason`` and a message saying what happened and what to change:
+
+- ``MIN_LOAD_LOSSY``: the min load is already an upper bound of a goal (the
+  DUT loses too much even there), so the goal has no lower bound;
+- ``BOUNDS_OUT_OF_ORDER``: a goal's lower bound is above its upper bound, or a
+  stricter goal (lower or equal loss ratio and exceed ratio) has a bound above
+  the same bound of a laxer one (NDR above PDR). ``bswlv`` passes a load when
+  any repeat passes, per goal (TST009's rule); across goals that can
+  contradict itself, and this is where it is reported;
+- ``TG_LIMITED``: a bound rests on trials the TG could not send in full
+  (``ndrpdr.results.tglimit``);
+- ``TIME_CAP``: the search stopped at its time cap before every goal had
+  bounds within its width (the record's ``search.time_capped``).
+
+``settle_record(record, policy)`` writes the list into the record's
+``irregular`` and, with ``IrregularPolicy.FAIL`` (the default everywhere),
+marks the record failed with the messages as its ``error``; with ``WARN``
+the record passes and keeps the list. The CLI (``--allow-irregular``) and
+the Robot keywords (``irregular=warn``, ``${IRREGULAR}``) both go through
+here, naming their own options (``SettingNames``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Mapping, MutableMapping, Sequence
+from typing import Any
+
+from ndrpdr.results.goalentries import NamedGoal, named_goals
+from ndrpdr.search.result import GoalIrregularity
+from ndrpdr.units import format_percent, format_rate
+
+#: The test tag of every irregular result (with the reason's own tag).
+IRREGULAR_TAG = "IRREGULAR"
+#: Relative slack when bounds are compared (float noise is not disorder).
+_SLACK = 1e-9
+
+
+class IrregularReason(str, enum.Enum):
+    """Why a finished search is irregular; ``tag`` is its Robot test tag."""
+
+    MIN_LOAD_LOSSY = "min load lossy"
+    BOUNDS_OUT_OF_ORDER = "bounds out of order"
+    TG_LIMITED = "TG-limited"
+    TIME_CAP = "time cap"
+
+    @property
+    def tag(self) -> str:
+        """``MIN_LOAD_LOSSY``, ``BOUNDS_OUT_OF_ORDER``, ``TG_LIMITED``, ``TIME_CAP``."""
+        return self.name
+
+
+class IrregularPolicy(str, enum.Enum):
+    """What an irregular result does to the run.
+
+    An irregular result: a min load that already loses too much, bounds out
+    of order (NDR above PDR), bounds limited by the traffic generator, the
+    time cap hit before the bounds were found.
+
+    | =Value= | =Irregular result= |
+    | ``fail`` | fails (the default) |
+    | ``warn`` | passes with a warning |
+
+    Either way the test is tagged ``IRREGULAR`` and ``MIN_LOAD_LOSSY``,
+    ``BOUNDS_OUT_OF_ORDER``, ``TG_LIMITED`` or ``TIME_CAP``.
+    """
+
+    FAIL = "fail"
+    WARN = "warn"
+
+
+@dataclasses.dataclass(frozen=True)
+class SettingNames:
+    """How the user gives the settings a message tells them to change."""
+
+    min_rate: str
+    max_rate: str
+    max_search_time: str
+    algorithm: str
+    accept: str
+
+
+#: The ``ndrpdr search`` options.
+CLI_NAMES = SettingNames(
+    min_rate="--min-rate",
+    max_rate="--max-rate",
+    max_search_time="--max-search-time",
+    algorithm="--algorithm mlr",
+    accept="--allow-irregular",
+)
+#: The keyword arguments and resources/performance.resource variables.
+ROBOT_NAMES = SettingNames(
+    min_rate="min_rate (${MIN_RATE})",
+    max_rate="max_rate (${MAX_RATE})",
+    max_search_time="max_search_time (${MAX_SEARCH_TIME})",
+    algorithm="algorithm=mlr (${SEARCH_ALGORITHM})",
+    accept="irregular=warn (${IRREGULAR})",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Irregularity:
+    """One irregularity: its reason and a one-line message (what happened; what to change)."""
+
+    reason: IrregularReason
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        """The entry of the record's ``irregular`` list."""
+        return {"reason": self.reason.value, "tag": self.reason.tag, "message": self.message}
+
+
+def find_irregularities(
+    record: Mapping[str, Any], names: SettingNames = CLI_NAMES
+) -> list[Irregularity]:
+    """What is irregular about ``record`` (empty when nothing), in ``IrregularReason`` order."""
+    goals = named_goals(record)
+    found = [
+        _min_load_lossy(record, goals, names),
+        _out_of_order(goals, names),
+        _tg_limited(record, goals, names),
+        _time_cap(record, goals, names),
+    ]
+    return [item for item in found if item is not None]
+
+
+def irregular_text(irregularities: Sequence[Irregularity]) -> str:
+    """The messages on one line, ``; ``-separated."""
+    return "; ".join(item.message for item in irregularities)
+
+
+def irregular_tags(record: Mapping[str, Any]) -> list[str]:
+    """``IRREGULAR`` and each reason's tag for a record listing irregularities, else none."""
+    entries = record.get("irregular") or []
+    if not entries:
+        return []
+    return [IRREGULAR_TAG, *dict.fromkeys(str(entry["tag"]) for entry in entries)]
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    """What ``settle_record`` found, and whether the run fails for it."""
+
+    irregularities: tuple[Irregularity, ...]
+    failed: bool
+
+
+def settle_record(
+    record: MutableMapping[str, Any],
+    policy: IrregularPolicy = IrregularPolicy.FAIL,
+    names: SettingNames = CLI_NAMES,
+) -> Verdict:
+    """Put the irregularities into ``record["irregular"]`` and apply ``policy``.
+
+    A record that failed for another reason (a TG error, Ctrl-C) keeps its
+    status and error. Otherwise an irregular record is, with FAIL, status
+    "failed" with ``error`` "irregular result: <messages>" (``failed``);
+    with WARN, status "passed" without error (a time-capped one stays
+    ``incomplete``).
+    """
+    found = tuple(find_irregularities(record, names))
+    record["irregular"] = [item.to_json() for item in found]
+    time_capped = bool((record.get("search") or {}).get("time_capped"))
+    if not found or (record.get("error") is not None and not time_capped):
+        return Verdict(found, failed=False)
+    if policy is IrregularPolicy.FAIL:
+        record["status"], record["error"] = "failed", f"irregular result: {irregular_text(found)}"
+        return Verdict(found, failed=True)
+    record["status"], record["error"] = "passed", None
+    return Verdict(found, failed=False)
+
+
+def _joined(labels: Sequence[str]) -> str:
+    return " and ".join(labels) if len(labels) <= 2 else ", ".join(labels)
+
+
+def _min_load_lossy(
+    record: Mapping[str, Any], goals: Sequence[NamedGoal], names: SettingNames
+) -> Irregularity | None:
+    lossy = [
+        g.label
+        for g in goals
+        if g.entry.get("irregular_reason") == GoalIrregularity.MIN_LOAD_IS_UPPER.value
+    ]
+    if not lossy:
+        return None
+    low = float(record["search"]["min_load_pps"])
+    at_min = [t["loss_ratio"] for t in record.get("trials") or [] if t["load_pps"] <= low * 1.0001]
+    seen = f" (loss {format_percent(min(at_min))} % at best there)" if at_min else ""
+    return Irregularity(
+        IrregularReason.MIN_LOAD_LOSSY,
+        f"{_joined(lossy)}: the min load {format_rate(low)} already loses too much{seen}, "
+        f"so there is no lower bound; give a lower {names.min_rate}, or check that the DUT "
+        "forwards at all",
+    )
+
+
+def _stricter(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Goal entry ``a`` asks at least as much as ``b`` (and is not the same goal)."""
+    keys = ("loss_ratio", "exceed_ratio")
+    return all(a[k] <= b[k] for k in keys) and any(a[k] < b[k] for k in keys)
+
+
+def _bound(entry: Mapping[str, Any], which: str) -> float | None:
+    value = entry.get(f"{which}_bound")
+    return None if value is None else float(value)
+
+
+def _out_of_order(goals: Sequence[NamedGoal], names: SettingNames) -> Irregularity | None:
+    found: list[str] = []
+    for goal in goals:
+        lower, upper = _bound(goal.entry, "lower"), _bound(goal.entry, "upper")
+        if lower is not None and upper is not None and lower > upper * (1 + _SLACK):
+            found.append(
+                f"{goal.label} lower bound {format_rate(lower)} is above its upper bound "
+                f"{format_rate(upper)}"
+            )
+    for strict in goals:
+        for lax in goals:
+            if not _stricter(strict.entry, lax.entry):
+                continue
+            for which in ("lower", "upper"):
+                mine, theirs = _bound(strict.entry, which), _bound(lax.entry, which)
+                if mine is not None and theirs is not None and mine > theirs * (1 + _SLACK):
+                    found.append(
+                        f"{strict.label} {which} bound {format_rate(mine)} is above "
+                        f"{lax.label}'s {format_rate(theirs)}"
+                    )
+    if not found:
+        return None
+    return Irregularity(
+        IrregularReason.BOUNDS_OUT_OF_ORDER,
+        f"bounds out of order: {', '.join(found)} (a stricter goal cannot pass a higher load; "
+        "the trials disagree, as when a binary search verifies each goal apart); "
+        f"search again with longer trials, or with {names.algorithm}, whose goals share "
+        "every trial",
+    )
+
+
+def _tg_limited(
+    record: Mapping[str, Any], goals: Sequence[NamedGoal], names: SettingNames
+) -> Irregularity | None:
+    limit = record.get("tg_limit") or {}
+    if not limit.get("limited"):
+        return None
+    why: dict[str, list[str]] = {}
+    for goal in goals:
+        if goal.entry.get("tg_limited"):
+            reason = str(goal.entry.get("tg_limit_reason") or "limited")
+            why.setdefault(reason, []).append(goal.label)
+    reasons = "; ".join(f"{_joined(labels)}: {reason}" for reason, labels in why.items())
+    sent = limit.get("max_offered_pps")
+    most = f" (it sent at most {format_rate(float(sent))})" if sent is not None else ""
+    return Irregularity(
+        IrregularReason.TG_LIMITED,
+        f"the traffic generator, not the DUT, limited the bounds{most}: {reasons}; "
+        f"give a {names.max_rate} the TG can send, or use a faster TG",
+    )
+
+
+def _time_cap(
+    record: Mapping[str, Any], goals: Sequence[NamedGoal], names: SettingNames
+) -> Irregularity | None:
+    search = record.get("search") or {}
+    if not search.get("time_capped"):
+        return None
+    cap = search.get("max_search_time_s")
+    cap_text = f"of {cap:g} s of trials " if cap is not None else ""
+    open_goals = [
+        f"{g.label} {_bound_text(g.entry.get('lower_bound'))}..."
+        f"{_bound_text(g.entry.get('upper_bound'))}"
+        for g in goals
+        if not g.entry.get("regular")
+    ]
+    pending = f" ({', '.join(open_goals)})" if open_goals else ""
+    return Irregularity(
+        IrregularReason.TIME_CAP,
+        f"the search hit its time cap {cap_text}after {search.get('trial_count', 0)} trials, "
+        f"before every goal had bounds within its width{pending}; give a longer "
+        f"{names.max_search_time}, or ask for less (a shorter duration sum or final trial "
+        "duration, a wider goal width)",
+    )
+
+
+def _bound_text(value: float | None) -> str:
+    return "?" if value is None else format_rate(value)

@@ -1,0 +1,189 @@
+"""The irregularity rules (ndrpdr.results.irregular) on records of real sim searches.
+
+Each record comes from a real ``run_search`` on sim.yaml (DUT NDR about
+4.41 Mpps, PDR about 4.44 Mpps); a case the simulator cannot produce on
+demand (bswlv reporting NDR above PDR, seen on a noisy Linux DUT: 624.1 >
+607.1 kpps) is made by editing a real record's bounds, as stated per test.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ndrpdr.goals import ndr_pdr_goals
+from ndrpdr.profiles import get_profile
+from ndrpdr.results.caveats import caveat_lines, caveat_tags
+from ndrpdr.results.irregular import (
+    CLI_NAMES,
+    ROBOT_NAMES,
+    IrregularPolicy,
+    IrregularReason,
+    find_irregularities,
+    irregular_tags,
+    settle_record,
+)
+from ndrpdr.results.schema import validate_record
+from ndrpdr.searchrun import run_search
+from ndrpdr.testbed.loader import load_topology
+from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+
+SIM = Path(__file__).resolve().parents[2] / "topologies" / "sim.yaml"
+GOALS = ndr_pdr_goals(duration_sum_s=2.0, relative_width=0.02)
+
+
+def _run(
+    *,
+    algorithm: str = "mlr",
+    min_load_pps: float | None = None,
+    max_search_time_s: float | None = None,
+    sends_pps: float | None = None,
+    policy: IrregularPolicy = IrregularPolicy.FAIL,
+) -> Any:
+    topology = load_topology(SIM)
+    if sends_pps is not None:
+        tg = dataclasses.replace(
+            topology.tg, options={**topology.tg.options, "max_offered_pps": sends_pps}
+        )
+        topology = dataclasses.replace(topology, nodes={**topology.nodes, "TG": tg})
+    return run_search(
+        SimTrafficGenerator(topology),
+        topology=topology,
+        profile=get_profile("ethip4-ip4base"),
+        frame_size=64,
+        goals=GOALS,
+        algorithm=algorithm,
+        min_load_pps=min_load_pps,
+        max_search_time_s=max_search_time_s,
+        calibrate=sends_pps is not None,
+        irregular=policy,
+    )
+
+
+@pytest.fixture(scope="module")
+def regular() -> dict[str, Any]:
+    record: dict[str, Any] = _run().record
+    return record
+
+
+def _reasons(record: dict[str, Any]) -> list[IrregularReason]:
+    return [item.reason for item in find_irregularities(record)]
+
+
+def test_a_regular_search_has_no_irregularity(regular: dict[str, Any]) -> None:
+    validate_record(regular)
+    assert regular["status"] == "passed" and regular["irregular"] == []
+    assert _reasons(regular) == []
+    assert irregular_tags(regular) == []
+
+
+@pytest.mark.parametrize("algorithm", ["mlr", "binary", "bswlv"])
+def test_lossy_min_load_fails_for_every_algorithm(algorithm: str) -> None:
+    outcome = _run(algorithm=algorithm, min_load_pps=10e6)
+    record = outcome.record
+    validate_record(record)
+    assert outcome.irregular_failed
+    assert [item.reason for item in outcome.irregular] == [IrregularReason.MIN_LOAD_LOSSY]
+    assert record["status"] == "failed"
+    assert record["error"].startswith("irregular result: NDR and PDR: the min load 10 Mpps")
+    assert "give a lower --min-rate" in record["error"]
+    assert record["irregular"][0]["tag"] == "MIN_LOAD_LOSSY"
+    assert record["incomplete"] is False  # the search finished: its result is irregular
+
+
+def test_lossy_min_load_passes_with_warn_and_keeps_the_list() -> None:
+    outcome = _run(min_load_pps=10e6, policy=IrregularPolicy.WARN)
+    record = outcome.record
+    validate_record(record)
+    assert not outcome.irregular_failed and outcome.error is None
+    assert record["status"] == "passed" and record["error"] is None
+    assert [item["tag"] for item in record["irregular"]] == ["MIN_LOAD_LOSSY"]
+    assert caveat_tags(record) == ["IRREGULAR", "MIN_LOAD_LOSSY"]
+    assert any(line.startswith("irregular (allowed): NDR and PDR: the min load") for line in
+               caveat_lines(record))  # fmt: skip
+
+
+def test_messages_name_the_robot_settings() -> None:
+    record = _run(min_load_pps=10e6).record
+    (item,) = find_irregularities(record, ROBOT_NAMES)
+    assert "give a lower min_rate (${MIN_RATE})" in item.message
+    (item,) = find_irregularities(record, CLI_NAMES)
+    assert "give a lower --min-rate" in item.message
+
+
+def test_bswlv_ndr_above_pdr_is_out_of_order(regular: dict[str, Any]) -> None:
+    """The issue's bswlv result (NDR 624.1 > PDR 607.1 kpps) written into a real record:
+    each goal alone is fine, together they contradict each other."""
+    record = copy.deepcopy(regular)
+    record["search"]["algorithm"] = "bswlv"
+    ndr, pdr = record["goals"]
+    ndr["lower_bound"], ndr["upper_bound"] = 624.1e3, 627.0e3
+    pdr["lower_bound"], pdr["upper_bound"] = 607.1e3, 610.0e3
+    (item,) = find_irregularities(record)
+    assert item.reason is IrregularReason.BOUNDS_OUT_OF_ORDER
+    assert "NDR lower bound 624.1 kpps is above PDR's 607.1 kpps" in item.message
+    assert "NDR upper bound 627 kpps is above PDR's 610 kpps" in item.message
+    assert "--algorithm mlr" in item.message
+    verdict = settle_record(record)
+    assert verdict.failed and record["status"] == "failed"
+    validate_record(record)
+
+
+def test_equal_bounds_and_different_exceed_ratios_are_in_order(regular: dict[str, Any]) -> None:
+    record = copy.deepcopy(regular)
+    ndr, pdr = record["goals"]
+    pdr["lower_bound"], pdr["upper_bound"] = ndr["lower_bound"], ndr["upper_bound"]
+    assert _reasons(record) == []  # a step DUT: NDR and PDR coincide
+    ndr["lower_bound"] = pdr["lower_bound"] * 1.01
+    pdr["exceed_ratio"] = 0.0  # PDR now asks more in time, NDR more in loss: no order
+    assert _reasons(record) == []
+
+
+def test_lower_above_upper_in_one_goal(regular: dict[str, Any]) -> None:
+    record = copy.deepcopy(regular)
+    pdr = record["goals"][1]
+    pdr["lower_bound"], pdr["upper_bound"] = pdr["upper_bound"], pdr["lower_bound"]
+    (item,) = find_irregularities(record)
+    assert item.reason is IrregularReason.BOUNDS_OUT_OF_ORDER
+    assert "PDR lower bound" in item.message and "is above its upper bound" in item.message
+
+
+def test_tg_limited_bounds_are_irregular() -> None:
+    outcome = _run(sends_pps=1e6)
+    record = outcome.record
+    assert record["tg_limit"]["limited"] is True
+    assert [item.reason for item in outcome.irregular] == [IrregularReason.TG_LIMITED]
+    assert "it sent at most 1 Mpps" in outcome.irregular[0].message
+    assert "give a --max-rate the TG can send" in outcome.irregular[0].message
+    assert outcome.irregular_failed and record["status"] == "failed"
+
+
+def test_time_cap_fails_and_warn_passes_it_incomplete(regular: dict[str, Any]) -> None:
+    cap = 0.5 * regular["search"]["search_time_s"]
+    failed = _run(max_search_time_s=cap)
+    assert failed.irregular_failed
+    assert [item.reason for item in failed.irregular] == [IrregularReason.TIME_CAP]
+    message = failed.irregular[0].message
+    assert f"time cap of {cap:g} s of trials" in message
+    assert "give a longer --max-search-time" in message
+    assert failed.record["search"]["max_search_time_s"] == cap
+    allowed = _run(max_search_time_s=cap, policy=IrregularPolicy.WARN)
+    record = allowed.record
+    validate_record(record)
+    assert record["status"] == "passed" and record["error"] is None
+    assert record["incomplete"] is True and record["search"]["time_capped"] is True
+    assert irregular_tags(record) == ["IRREGULAR", "TIME_CAP"]
+
+
+def test_another_failure_keeps_its_error(regular: dict[str, Any]) -> None:
+    record = copy.deepcopy(regular)
+    record["status"], record["error"] = "failed", "TG: the link went down"
+    record["tg_limit"]["limited"] = True
+    verdict = settle_record(record, IrregularPolicy.WARN)
+    assert not verdict.failed
+    assert record["error"] == "TG: the link went down" and record["status"] == "failed"
+    assert [item["tag"] for item in record["irregular"]] == ["TG_LIMITED"]
