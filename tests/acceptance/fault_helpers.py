@@ -460,7 +460,12 @@ class SearchRun:
             for i in sorted(self.interfaces_seen)
             if Path(f"/sys/class/net/{i}").exists()
         ]
-        left += [f"mount {m}" for m in mounts_matching([self.prefix, f"labbox-{self.pid}-"])]
+        namespace_files = {str(NETNS_RUN_DIR / n) for n in self.namespaces_now()}  # listed above
+        left += [
+            f"mount {m}"
+            for m in mounts_matching([self.prefix, f"labbox-{self.pid}-"])
+            if m not in namespace_files
+        ]
         return left
 
     def wait_clean(self, timeout_s: float) -> list[str]:
@@ -490,12 +495,15 @@ class SearchRun:
             self.process.wait()
             removed.append(f"runner {self.pid}")
         self.stop_watching()
-        alive = [p for p in self.processes_seen.values() if p.alive()]
+        alive = {(p.pid, p.start): p for p in self.processes_seen.values() if p.alive()}
         for namespace in self.namespaces_now():
-            alive += [p for pid in namespace_pids(namespace) if (p := read_proc(pid, namespace))]
+            for pid in namespace_pids(namespace):
+                proc = read_proc(pid, namespace)
+                if proc is not None:
+                    alive.setdefault((proc.pid, proc.start), proc)
         if alive:
-            terminate(sorted({p.pid for p in alive if start_time(p.pid) == p.start}))
-            removed += [f"process {p.describe()}" for p in alive]
+            terminate(sorted(p.pid for p in alive.values() if start_time(p.pid) == p.start))
+            removed += [f"process {p.describe()}" for p in alive.values()]
         for name in sorted(self.interfaces_seen):
             if Path(f"/sys/class/net/{name}").exists():
                 subprocess.run(["ip", "link", "delete", name], check=False, capture_output=True)

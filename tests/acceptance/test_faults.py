@@ -22,6 +22,7 @@ SSH case: sshd and TRex); skipped otherwise.
 from __future__ import annotations
 
 import errno
+import os
 import re
 import signal
 import subprocess
@@ -299,11 +300,13 @@ def test_ctrl_c_exits_130_and_leaves_nothing(runs: Start, tmp_path: Path, phase:
             60.0,
         )
     printed = run.trials()
+    present = run.namespaces_now()  # the testbed still (or already) exists
     run.signal(signal.SIGINT)
     code = run.finish(30.0)
     left = run.wait_clean(EXIT_GRACE_S)
     note_row(f"Ctrl-C (SIGINT) during {phase}", run, None if run.timed_out else code, left)
 
+    assert present, f"the test sent SIGINT too late: the testbed was gone ({phase})"
     if phase == "setup":
         assert not printed, f"a trial ran before the interrupt: {printed}"
     assert not run.timed_out, f"no exit within 30 s of SIGINT\n{run.output()}"
@@ -323,15 +326,15 @@ def test_ctrl_c_exits_130_and_leaves_nothing(runs: Start, tmp_path: Path, phase:
 def fill(path: Path) -> int:
     """Write zeros to ``path`` until its file system is full; return the bytes written."""
     written = 0
-    with path.open("wb") as out:
-        try:
-            while True:
-                out.write(b"\0" * 4096)
-                out.flush()
-                written += 4096
-        except OSError as exc:
-            if exc.errno != errno.ENOSPC:
-                raise
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        while True:
+            written += os.write(fd, b"\0" * 4096)
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+    finally:
+        os.close(fd)
     return written
 
 
@@ -352,9 +355,9 @@ def test_disk_full_while_writing_the_record(runs: Start, tmp_path: Path) -> None
         left = run.wait_clean(EXIT_GRACE_S)
         strays = sorted(p.name for p in full.iterdir() if p.name not in ("filler", "record.json"))
         note_row("disk full while writing the record", run, code, left + strays)
-        partial = (full / "record.json").exists()
-        if partial:
-            load_record(full / "record.json")  # a record left there must be whole and valid
+        kept = tmp_path / "kept.json"  # what the run left as its record, checked below
+        if (full / "record.json").exists():
+            kept.write_bytes((full / "record.json").read_bytes())
     finally:
         umount = subprocess.run(["umount", str(full)], check=False, capture_output=True)
         if umount.returncode != 0:
@@ -369,17 +372,29 @@ def test_disk_full_while_writing_the_record(runs: Start, tmp_path: Path) -> None
     assert len(bounds) == 2, f"the bounds were not printed\n{run.output()}"
     assert not strays, f"files left in the full file system: {strays}"
     assert not left, f"left: {left}"
+    if kept.exists():  # a record left there must be whole and valid, never a truncated file
+        load_record(kept)
 
 
 # -- 7. a min load that already loses ----------------------------------------------------
 ALGORITHMS = ("mlr", "binary", "bswlv")
 
 
-def check_lossy_min_load(run: SearchRun, code: int, record_path: Path) -> None:
-    """Contract 4: exit 1, ``search irregular: ... min load ...``, a failed record saying so."""
+def check_lossy_min_load(
+    run: SearchRun, code: int, record_path: Path, *, tg_may_fail: bool
+) -> None:
+    """Contract 4: exit 1, ``search irregular: ... min load ...``, a failed record saying so.
+
+    ``tg_may_fail``: on a busy machine tcpreplay may not even reach the min
+    load; the max-load calibration then fails first, naming the min load
+    too (``search failed: max-load calibration: ... min load ...``): also right.
+    """
     assert not run.timed_out, run.output()
     assert code == 1, run.output()
-    assert "search irregular" in run.stderr and "min load" in run.stderr, run.output()
+    message = run.message()
+    assert "min load" in message, run.output()
+    calibration = tg_may_fail and message.startswith("search failed: max-load calibration")
+    assert calibration or message.startswith("search irregular"), run.output()
     record = load_record(record_path)
     assert record["status"] == "failed", record["status"]
     assert "min load" in str(record["error"]), record["error"]
@@ -397,7 +412,7 @@ def test_lossy_min_load_on_testpmd_fails(runs: Start, tmp_path: Path, algorithm:
     code = run.finish(120.0)
     left = run.wait_clean(EXIT_GRACE_S)
     note_row(f"lossy min load, testpmd, {algorithm}", run, None if run.timed_out else code, left)
-    check_lossy_min_load(run, code, record_path)
+    check_lossy_min_load(run, code, record_path, tg_may_fail=True)
     assert not left, f"left: {left}"
 
 
@@ -411,14 +426,17 @@ def test_lossy_min_load_on_sim_fails(runs: Start, tmp_path: Path, algorithm: str
     )  # fmt: skip
     code = run.finish(60.0)
     note_row(f"lossy min load, sim, {algorithm}", run, None if run.timed_out else code, [])
-    check_lossy_min_load(run, code, record_path)
+    check_lossy_min_load(run, code, record_path, tg_may_fail=False)
 
 
 # -- 8. bad input ------------------------------------------------------------------------
 BAD_INPUT = [
     pytest.param(("--min-rate", "0"), "--min-rate", id="min-rate-0"),
     pytest.param(("--max-rate", "0"), "--max-rate", id="max-rate-0"),
-    pytest.param(("--min-rate", "2Mpps", "--max-rate", "1Mpps"), "--min-rate", id="min-above-max"),
+    # 2 Mpps > 1 Mpps as in the issue, scaled under local-testpmd.yaml's TG maximum (800 kpps)
+    pytest.param(
+        ("--min-rate", "600kpps", "--max-rate", "500kpps"), "--min-rate", id="min-above-max"
+    ),
     pytest.param(("--final-trial-duration", "1e9"), "--final-trial-duration", id="final-1e9"),
     pytest.param(("--duration-sum", "1e12"), "--duration-sum", id="duration-sum-1e12"),
     pytest.param(
@@ -436,10 +454,10 @@ def test_bad_input_is_rejected_before_any_set_up(
 ) -> None:
     """Contract 5: exit 2 within 10 s naming the option; no namespace or state file ever made.
 
-    The bad options come after the short goals, so they are the ones argparse keeps.
+    Only the bad options are given (default durations otherwise), so each is the only fault.
     """
     record_path = tmp_path / "record.json"
-    run = runs("--topology", TESTPMD, *SHORT, *bad, "--json", record_path, poll_s=0.02)
+    run = runs("--topology", TESTPMD, "--no-latency", *bad, "--json", record_path, poll_s=0.02)
     started = time.monotonic()
     code = run.finish(BAD_INPUT_S)
     took = (run.exited_at or time.monotonic()) - started
