@@ -570,7 +570,9 @@ def note_row(
     target = os.environ.get(TABLE_ENV)
     if not target:
         return
+    current = os.environ.get("PYTEST_CURRENT_TEST", "")  # "path::name[params] (call)"
     row = {
+        "test": current.split("::")[-1].rsplit(" (", 1)[0],
         "case": case,
         "exit": code,
         "message": "" if run is None else run.message(),

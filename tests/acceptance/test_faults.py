@@ -119,29 +119,30 @@ def test_sigkill_of_the_runner_leaves_nothing_after_the_next_run(
     printed = killed.wait_trials(4)
     killed.signal(signal.SIGKILL)
     code = killed.finish(10.0)
-    left_after_reaper = killed.wait_clean(REAPER_S)
+    since_kill = seconds_since(killed.signalled_at, time.monotonic()) or 0.0
+    left_after_reaper = killed.wait_clean(max(REAPER_S - since_kill, 0.0))
     gone_s = seconds_since(killed.signalled_at, time.monotonic())
 
     nxt = runs("--topology", LINUX, *CHEAP, "--json", tmp_path / "next.json", name="next")
     next_code = nxt.finish(60.0)
     left = killed.leftovers()
     next_left = nxt.wait_clean(EXIT_GRACE_S)
+    about_killed = [line for line in nxt.stderr_lines() if mentions_run(line, killed.pid)]
     note_row(
-        "SIGKILL of the runner mid-search",
+        "SIGKILL of the runner mid-search, then the next run",
         killed,
         code,
         left_after_reaper,
-        f"{len(printed)} trials printed; after {REAPER_S:g} s: "
-        f"{'nothing left' if not left_after_reaper else 'leftovers'} "
-        f"(checked at {gone_s:.1f} s); next run exit {next_code}, "
-        f"after it left: {left or 'nothing'}",
+        f"killed after {len(printed)} trial lines; "
+        f"{'still there' if left_after_reaper else 'all gone'} {gone_s:.1f} s after the kill; "
+        f"next run: exit {next_code}, {len(about_killed)} lines about the killed run, "
+        f"{len(left)} of its things left after it",
     )
 
     problems = []
     assert code == -signal.SIGKILL
     if left_after_reaper:
         problems.append(f"{REAPER_S:g} s after SIGKILL of the runner, left: {left_after_reaper}")
-    about_killed = [line for line in nxt.stderr_lines() if mentions_run(line, killed.pid)]
     if not left_after_reaper and about_killed:
         problems.append(f"the next run reported the killed run, already cleaned: {about_killed}")
     if left_after_reaper and (LEFTOVERS_HEADER not in nxt.stderr or not about_killed):
@@ -468,7 +469,8 @@ def test_bad_input_is_rejected_before_any_set_up(
         run,
         None if run.timed_out else code,
         left,
-        f"{took:.1f} s; set up: {made or 'nothing'}",
+        f"{took:.1f} s; made: {len(run.namespaces_seen)} namespaces, "
+        f"{len(run.state_files_seen)} state files",
     )
 
     assert not run.timed_out, f"not rejected within {BAD_INPUT_S:g} s\n{run.output()}"
