@@ -148,6 +148,28 @@ def children_of(parent: int) -> list[Proc]:
     return found
 
 
+def mentions_run(text: str, pid: int) -> bool:
+    """True if ``text`` names something of the run of runner ``pid`` (``<pid>-<4 hex>``)."""
+    return re.search(rf"(?<![0-9]){pid}-[0-9a-f]{{4}}(?![0-9a-f])", text) is not None
+
+
+def processes_naming(pid: int) -> list[Proc]:
+    """Live processes whose command line names a run of runner ``pid`` (``<pid>-<4 hex>``)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == pid:
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry.name}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if str(pid).encode() in cmdline and mentions_run(cmdline.decode(errors="replace"), pid):
+            proc = read_proc(int(entry.name), "the root namespace (names the run)")
+            if proc is not None:
+                found.append(proc)
+    return found
+
+
 def kill_proc(proc: Proc, signum: int = signal.SIGKILL) -> bool:
     """Signal ``proc`` if it is still that process (start time checked); True if signalled."""
     if not proc.alive():
@@ -315,6 +337,9 @@ class SearchRun:
         if self.exited_at is None:
             for proc in children_of(self.pid):
                 self.processes_seen.setdefault((proc.pid, proc.start), proc)
+        if with_veths:  # as seldom: a supervisor that left the runner's process tree
+            for proc in processes_naming(self.pid):
+                self.processes_seen.setdefault((proc.pid, proc.start), proc)
         for path in self.state_dir.glob(f"{self.pid}-*.json"):
             self.state_files_seen.add(path)
             with contextlib.suppress(OSError, ValueError):
@@ -327,7 +352,7 @@ class SearchRun:
                     proc = read_proc(key[0], f"state file {path.name}")
                     if proc is not None and proc.start == key[1]:
                         self.processes_seen.setdefault(key, proc)
-        if with_veths and namespaces:
+        if with_veths and namespaces:  # every 5th round: two ip commands
             self.interfaces_seen.update(root_veths_into(namespaces))
 
     # -- what it printed -------------------------------------------------------------
@@ -523,11 +548,6 @@ class SearchRun:
             state.unlink(missing_ok=True)
             removed.append(f"state file {state}")
         return removed
-
-
-def mentions_run(text: str, pid: int) -> bool:
-    """True if ``text`` names something of the run of runner ``pid`` (``<pid>-<4 hex>``)."""
-    return re.search(rf"(?<![0-9]){pid}-[0-9a-f]{{4}}(?![0-9a-f])", text) is not None
 
 
 def load_record(path: Path) -> dict[str, Any]:
