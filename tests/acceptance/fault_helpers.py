@@ -502,6 +502,14 @@ class SearchRun:
                 return left
             time.sleep(0.05)
 
+    def left_after_exit(self, grace_s: float) -> list[str]:
+        """What the run left, allowing ``grace_s`` [s] after an exit of its own.
+
+        No grace when the test stopped the run: what the test's kill leaves
+        says nothing of the run.
+        """
+        return self.wait_clean(0.0 if self.timed_out else grace_s)
+
     def stop_watching(self) -> None:
         """Stop the watcher thread."""
         self._stop.set()
@@ -597,7 +605,11 @@ def note_row(
         "exit": code,
         "message": "" if run is None else run.message(),
         "left": left,
-        "note": note,
+        "note": (
+            f"stopped by the test after its time limit; {note}"
+            if run is not None and run.timed_out
+            else note
+        ),
     }
     with open(target, "a", encoding="utf-8") as out:
         out.write(json.dumps(row) + "\n")
