@@ -478,7 +478,15 @@ class SearchRun:
         """What of the run exists now: namespaces, processes, state files, paths, veths, mounts."""
         left = [f"namespace {n}" for n in self.namespaces_now()]
         left += [f"process {p.describe()}" for p in self.processes_seen.values() if p.alive()]
-        left += [f"state file {p}" for p in sorted(self.state_dir.glob(f"{self.pid}-*.json"))]
+        own = sorted(self.state_dir.glob(f"{self.pid}-*.json"))
+        left += [f"state file {p}" for p in own]
+        # The state directory is the test's: anything else there (a CPU claim, a temporary
+        # file) was left by its runs too.
+        left += [
+            f"state directory entry {p}"
+            for p in sorted(self.state_dir.rglob("*"))
+            if p not in own and not p.name.endswith(".json")
+        ]
         left += [f"path {p}" for p in sorted(self.paths_seen) if os.path.lexists(p)]
         left += [
             f"interface {i} (root namespace)"
