@@ -36,10 +36,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from acceptance_helpers import ROOT, TOPOLOGIES, child_env
+from acceptance_helpers import TOPOLOGIES
 
 from ndrpdr.localbed.procs import NETNS_RUN_DIR, is_alive, namespace_pids, start_time, terminate
 from ndrpdr.results.schema import validate_record
+from robot_runner import ROOT, child_env
 
 TESTPMD = TOPOLOGIES / "local-testpmd.yaml"
 LINUX = TOPOLOGIES / "local-linux.yaml"
@@ -297,13 +298,16 @@ class SearchRun:
             text=True,
             start_new_session=True,
         )
-        for target, name in (
-            (lambda: self._read(self.process.stdout, self._stdout), "stdout"),  # type: ignore[union-attr]
-            (lambda: self._read(self.process.stderr, self._stderr), "stderr"),  # type: ignore[union-attr]
-            (self._wait, "waiter"),
-            (self._watch, "watcher"),
+        process = self.process
+        for target, args, name in (
+            (self._read, (process.stdout, self._stdout), "stdout"),
+            (self._read, (process.stderr, self._stderr), "stderr"),
+            (self._wait, (), "waiter"),
+            (self._watch, (), "watcher"),
         ):
-            thread = threading.Thread(target=target, name=f"{self.name}-{name}", daemon=True)
+            thread = threading.Thread(
+                target=target, args=args, name=f"{self.name}-{name}", daemon=True
+            )
             thread.start()
             self._threads.append(thread)
         return self
