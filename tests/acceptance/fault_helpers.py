@@ -448,10 +448,13 @@ class SearchRun:
         )
         return found[0]
 
-    def signal(self, signum: int) -> None:
-        """Send ``signum`` to the runner alone (not its group) and note when."""
+    def signal(self, signum: int, *, group: bool = False) -> None:
+        """Send ``signum`` to the runner alone, or its process group (as a terminal's Ctrl-C)."""
         self.signalled_at = time.monotonic()
-        os.kill(self.pid, signum)
+        if group:
+            os.killpg(self.pid, signum)  # the runner leads its own session and group
+        else:
+            os.kill(self.pid, signum)
 
     def finish(self, timeout_s: float) -> int:
         """Wait for the exit status; past ``timeout_s`` kill the run's group and note it."""

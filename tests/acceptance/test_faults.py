@@ -281,9 +281,15 @@ def test_ssh_connection_dropped_mid_trial_fails_naming_the_node(
 
 # -- 5. Ctrl-C during set-up, a trial, teardown ------------------------------------------
 @needs_testpmd
-@pytest.mark.parametrize("phase", ["setup", "trial", "teardown"])
+@pytest.mark.parametrize("phase", ["setup", "trial", "trial-group", "teardown"])
 def test_ctrl_c_exits_130_and_leaves_nothing(runs: Start, tmp_path: Path, phase: str) -> None:
-    """SIGINT to the runner: exit 130, ``interrupted``, nothing left; in a trial the trials kept."""
+    """SIGINT to the runner: exit 130, ``interrupted``, nothing left; in a trial the trials kept.
+
+    ``trial-group``: SIGINT to the runner's whole process group during a
+    trial, as a terminal's Ctrl-C sends it (children in that group get it too).
+    """
+    group = phase == "trial-group"
+    phase = phase.removesuffix("-group")
     record_path = tmp_path / "record.json"
     goals = CHEAP if phase == "teardown" else SHORT
     run = runs("--topology", TESTPMD, *goals, "--json", record_path, poll_s=0.05)
@@ -300,10 +306,11 @@ def test_ctrl_c_exits_130_and_leaves_nothing(runs: Start, tmp_path: Path, phase:
         )
     printed = run.trials()
     present = run.namespaces_now()  # the testbed still (or already) exists
-    run.signal(signal.SIGINT)
+    run.signal(signal.SIGINT, group=group)
     code = run.finish(30.0)
     left = run.left_after_exit(EXIT_GRACE_S)
-    note_row(f"Ctrl-C (SIGINT) during {phase}", run, None if run.timed_out else code, left)
+    to = "the process group" if group else "the runner"
+    note_row(f"Ctrl-C (SIGINT to {to}) during {phase}", run, None if run.timed_out else code, left)
 
     assert present, f"the test sent SIGINT too late: the testbed was gone ({phase})"
     if phase == "setup":
