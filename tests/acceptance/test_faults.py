@@ -55,6 +55,8 @@ from fault_helpers import (
 NO_TESTPMD = missing_local("dpdk-testpmd")
 NO_LOCAL = missing_local()
 NO_LABBOX = missing_labbox()
+if NO_LABBOX is not None and os.environ.get("NDRPDR_REQUIRE_TREX") == "1":  # as .ci/run sets
+    raise RuntimeError(f"NDRPDR_REQUIRE_TREX=1, but {NO_LABBOX}")
 needs_testpmd = pytest.mark.skipif(NO_TESTPMD is not None, reason=NO_TESTPMD or "")
 needs_local = pytest.mark.skipif(NO_LOCAL is not None, reason=NO_LOCAL or "")
 needs_labbox = pytest.mark.skipif(NO_LABBOX is not None, reason=NO_LABBOX or "")
