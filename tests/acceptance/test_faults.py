@@ -68,8 +68,8 @@ EXIT_GRACE_S = 3.0
 REAPER_S = 5.0
 #: Contract 3: a dead DUT ends the search within this of the kill [s].
 DUT_DEATH_S = 10.0
-#: A lost SSH connection ends the search within this [s] (a check over SSH runs every <= 2 s).
-SSH_LOST_S = 15.0
+#: A labbox search whose DUT1 SSH connection was dropped (and re-made) ends within this [s].
+SSH_SEARCH_S = 120.0
 #: Contract 5: bad input is rejected within this [s] (nothing is set up).
 BAD_INPUT_S = 10.0
 
@@ -242,16 +242,21 @@ def ssh_sessions(run: SearchRun, logical: str) -> list[Proc]:
 
 
 @needs_labbox
-def test_ssh_connection_dropped_mid_trial_fails_naming_the_node(
+def test_ssh_connection_dropped_mid_trial_is_said_and_the_search_goes_on(
     runs: Start, tmp_path: Path
 ) -> None:
     """The lab in a box: the sshd serving the runner's DUT1 connection is killed mid-search.
 
-    The search must fail naming the node and saying the connection was
-    lost; everything (sshds, TRex, namespaces, veths, keys) must go.
+    The DUT (kernel forwarding on its host) still forwards, so the result
+    stays right: the transport reconnects, says on stderr that DUT1's
+    connection was lost and re-established, the health checks go on over
+    the new connection, and the search ends normally (``--allow-irregular``:
+    software-mode TRex may be the limit here, which is not this case's
+    subject). Everything (sshds, TRex, namespaces, veths, keys) must go.
     """
     record_path = tmp_path / "record.json"
-    run = runs("--topology", LABBOX_2N, *SHORT, "--json", record_path)
+    wide = ("--width", "0.1", "--allow-irregular")
+    run = runs("--topology", LABBOX_2N, *SHORT, *wide, "--json", record_path)
     printed = run.wait_trials(2, timeout_s=120.0)
     sessions: list[Proc] = run.wait_until(
         "an sshd serving the runner on DUT1", lambda: ssh_sessions(run, "dut1"), 10.0
@@ -259,7 +264,7 @@ def test_ssh_connection_dropped_mid_trial_fails_naming_the_node(
     killed = [p.describe() for p in sessions if kill_proc(p)]
     assert killed, "the DUT1 sshd sessions ended before the test killed them"
     killed_at = time.monotonic()
-    code = run.finish(SSH_LOST_S)
+    code = run.finish(SSH_SEARCH_S)
     exit_s = seconds_since(killed_at, run.exited_at)
     left = run.left_after_exit(EXIT_GRACE_S)
     note_row(
@@ -267,18 +272,17 @@ def test_ssh_connection_dropped_mid_trial_fails_naming_the_node(
         run,
         None if run.timed_out else code,
         left,
-        "" if run.timed_out else f"exit {exit_s:.1f} s after the kill",
+        "" if run.timed_out else f"reconnected; search ended {exit_s:.1f} s after the kill",
     )
 
-    assert not run.timed_out, (
-        f"the search ran on > {SSH_LOST_S:g} s after the connection dropped\n{run.output()}"
+    assert not run.timed_out, f"the search did not end within {SSH_SEARCH_S:g} s\n{run.output()}"
+    assert code == 0, f"killed {killed}; exit {code}\n{run.output()}"
+    assert re.search(r"DUT1: the SSH connection to \S+ was lost; reconnected", run.stderr), (
+        run.output()
     )
-    assert code == 1, f"killed {killed}; exit {code}\n{run.output()}"
-    assert "DUT1" in run.message(), run.output()
-    assert re.search(r"connection.*lost|lost.*connection", run.stderr, re.IGNORECASE), run.output()
     record = load_record(record_path)
-    problems = failed_record_problems(record) + check_trials_kept(record, printed, at_least=2)
-    assert not problems, "\n".join(problems)
+    assert record["status"] == "passed" and not record["incomplete"], record["error"]
+    assert len(record["trials"]) > len(printed), "no trial after the drop"
     assert not left, f"left: {left}"
 
 

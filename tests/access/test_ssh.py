@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import MakeSsh
-from sshd_server import TEST_UID, TEST_USER, SshServer, free_port, pid_alive
+from conftest import MakeSsh, ssh_access
+from sshd_server import TEST_UID, TEST_USER, SshServer, free_port, pid_alive, start_sshd
 
 from ndrpdr.access.base import CommandError, CommandTimeoutError, NodeAccessError
 from ndrpdr.access.ssh import SshTransport
@@ -272,14 +272,17 @@ def test_commands_reuse_one_connection(ssh: SshTransport, tmp_path: Path) -> Non
 
 
 def test_reconnects_after_the_server_drops_the_connection(
-    sshd: SshServer, ssh: SshTransport, tmp_path: Path
+    sshd: SshServer, ssh: SshTransport, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     ssh.run(["true"])
     first = ssh.paramiko_transport
     ssh.get_file("/proc/self/status")  # an SFTP session on the old connection
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
     sshd.drop_connections()
     assert ssh.run(["echo", "again"]).stdout == "again\n"
     assert ssh.paramiko_transport is not first
+    said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(said) == 1 and "connection" in said[0] and "was lost; reconnected" in said[0]
     sshd.drop_connections()
     assert ssh.get_file("/proc/self/status")  # SFTP reconnects too
 
@@ -434,3 +437,24 @@ def test_no_process_left_behind(sshd: SshServer) -> None:
     """Every test above closed its transports: only the listening sshd remains."""
     assert _wait_for(lambda: not sshd.sessions(), 5), sshd.sessions()
     assert os.path.isdir(sshd.directory)
+
+
+def test_a_lost_connection_that_cannot_come_back_says_it_was_lost(
+    sshd: SshServer, tmp_path: Path
+) -> None:
+    """A private sshd (the session's one stays up): dropped, then stopped, then used."""
+    server = start_sshd(tmp_path)
+    transport = SshTransport("DUT1", ssh_access(server, connect_timeout_s=2.0))
+    try:
+        transport.run(["true"])
+        server.drop_connections()
+        server.stop()
+        with pytest.raises(NodeAccessError) as caught:
+            transport.run(["true"])
+        text = str(caught.value)
+        assert text.startswith("DUT1: the SSH connection to root@127.0.0.1:")
+        assert text.count("DUT1") == 1
+        assert "was lost, and reconnecting failed" in text
+    finally:
+        transport.close()
+        server.stop()

@@ -509,15 +509,38 @@ class SshTransport:
         return str(exc)
 
     def _live_transport(self) -> paramiko.Transport:
-        """The open connection, (re)connecting if there is none or it died."""
+        """The open connection, (re)connecting if there is none or it died.
+
+        A connection that died is said at WARNING (the node, the address, and
+        that it was re-established), so a run that goes on after a drop does
+        not hide it; a failed reconnect is a NodeAccessError that says the
+        connection was lost.
+        """
         with self._lock:
+            lost = False
             if self._client is not None:
                 transport = self._client.get_transport()
                 if transport is not None and transport.is_active():
                     return transport
-                _log.info("%s: SSH connection to %s lost, reconnecting", self._node, self.address)
+                lost = True
                 self._drop()
-            self._client = self._connect()
+            try:
+                self._client = self._connect()
+            except NodeAccessError as exc:
+                if not lost:
+                    raise
+                detail = str(exc).removeprefix(f"{self._node}: ")
+                raise NodeAccessError(
+                    f"{self._node}: the SSH connection to {self.address} was lost, "
+                    f"and reconnecting failed: {detail}"
+                ) from exc
+            if lost:
+                _log.warning(
+                    "%s: the SSH connection to %s was lost; reconnected (a command running "
+                    "on the old connection, if any, failed)",
+                    self._node,
+                    self.address,
+                )
             transport = self._client.get_transport()
             if transport is None:  # pragma: no cover - connect() always sets one
                 raise NodeAccessError(f"{self._node}: no SSH transport after connecting")
