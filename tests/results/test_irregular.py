@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +94,13 @@ def test_lossy_min_load_fails_for_every_algorithm(algorithm: str) -> None:
     assert "give a lower --min-rate" in record["error"]
     assert record["irregular"][0]["tag"] == "MIN_LOAD_LOSSY"
     assert record["incomplete"] is False  # the search finished: its result is irregular
+    at_min = [t["loss_ratio"] for t in record["trials"] if t["load_pps"] <= 10e6 * 1.0001]
+    number = r"([0-9]+(?:\.[0-9]+)?)"
+    said = re.search(rf"\(loss {number}(?:\.\.{number})? % in its (\d+) trials?\)", record["error"])
+    assert said is not None, record["error"]
+    assert float(said[1]) == pytest.approx(100 * min(at_min), rel=5e-3, abs=1e-6)
+    assert float(said[2] or said[1]) == pytest.approx(100 * max(at_min), rel=5e-3, abs=1e-6)
+    assert int(said[3]) == len(at_min)
 
 
 def test_lossy_min_load_passes_with_warn_and_keeps_the_list() -> None:

@@ -191,7 +191,11 @@ def _min_load_lossy(
         return None
     low = float(record["search"]["min_load_pps"])
     at_min = [t["loss_ratio"] for t in record.get("trials") or [] if t["load_pps"] <= low * 1.0001]
-    seen = f" (loss {format_percent(min(at_min))} % at best there)" if at_min else ""
+    seen = ""
+    if at_min:  # a range: with an exceed ratio some of them may even be lossless
+        low_loss, high_loss = format_percent(min(at_min)), format_percent(max(at_min))
+        span = low_loss if low_loss == high_loss else f"{low_loss}..{high_loss}"
+        seen = f" (loss {span} % in its {len(at_min)} trial{'s' if len(at_min) > 1 else ''})"
     return Irregularity(
         IrregularReason.MIN_LOAD_LOSSY,
         f"{_joined(lossy)}: the min load {format_rate(low)} already loses too much{seen}, "
