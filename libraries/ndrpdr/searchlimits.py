@@ -26,9 +26,10 @@ import math
 from collections.abc import Mapping
 
 from ndrpdr.errors import NdrPdrError
-from ndrpdr.goals import parse_loss_ratios
+from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO, loss_ratio_goals, parse_loss_ratios
 from ndrpdr.profiles.framesize import FrameSize
 from ndrpdr.search.errors import SearchInputError
+from ndrpdr.search.goal import Goal
 from ndrpdr.units import UnitError, format_rate, parse_duration, parse_rate
 
 #: A full-length trial is at most this long [s] (RFC 2544 asks for 60 s).
@@ -87,6 +88,17 @@ class CheckedSettings:
     latency_duration_s: float | None
     min_rate: Given | None
     max_rate: Given | None
+
+    def goals(self, pdr_loss_ratio: float = PDR_LOSS_RATIO) -> tuple[Goal, ...]:
+        """The search goals: one per loss ratio given, else NDR and PDR (``pdr_loss_ratio``)."""
+        return loss_ratio_goals(
+            self.loss_ratios or (NDR_LOSS_RATIO, pdr_loss_ratio),
+            final_trial_duration_s=self.final_trial_duration_s,
+            initial_trial_duration_s=self.initial_trial_duration_s,
+            duration_sum_s=self.duration_sum_s,
+            relative_width=self.goal_width,
+            exceed_ratio=self.exceed_ratio,
+        )
 
 
 def _text_or_number(value: object) -> str | float:

@@ -11,7 +11,6 @@ from ndrpdr.goals import (
     NDR_LOSS_RATIO,
     PDR_LOSS_RATIO,
     goal_label,
-    loss_ratio_goals,
 )
 from ndrpdr.latencyrun import DEFAULT_LATENCY_DURATION_S
 from ndrpdr.results.irregular import ROBOT_NAMES, IrregularPolicy, irregular_text
@@ -302,14 +301,7 @@ class SearchKeywords(Component):
             self.ctx, "latency_trial_duration", latency_trial_duration
         )
         checked = check_search_settings(given, min_percent_of_tg=True)
-        goals = loss_ratio_goals(
-            checked.loss_ratios or (NDR_LOSS_RATIO, pdr_loss_ratio),
-            final_trial_duration_s=checked.final_trial_duration_s,
-            initial_trial_duration_s=checked.initial_trial_duration_s,
-            duration_sum_s=checked.duration_sum_s,
-            relative_width=checked.goal_width,
-            exceed_ratio=checked.exceed_ratio,
-        )
+        goals = checked.goals(pdr_loss_ratio)
         return self._search(
             kind="NDRPDR",
             irregular=irregular,

@@ -11,7 +11,7 @@ from ndrpdr.cli.console import bounds_lines, print_to
 from ndrpdr.cli.options import add_console_option, add_traffic_options, traffic_from
 from ndrpdr.cli.progress import ConsoleKind, ProgressPrinter
 from ndrpdr.cli.searchargs import given, search_settings, usage_error
-from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO, loss_ratio_goals
+from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO
 from ndrpdr.latencyrun import DEFAULT_LATENCY_DURATION_S
 from ndrpdr.results.caveats import caveat_lines
 from ndrpdr.results.irregular import IrregularPolicy, irregular_text
@@ -109,14 +109,7 @@ def run(args: argparse.Namespace) -> int:
     except BadSettingError as exc:
         return usage_error("search", exc)
     topology, profile, frame_size = traffic_from(args)
-    goals = loss_ratio_goals(
-        settings.loss_ratios or (NDR_LOSS_RATIO, PDR_LOSS_RATIO),
-        final_trial_duration_s=settings.final_trial_duration_s,
-        initial_trial_duration_s=settings.initial_trial_duration_s,
-        duration_sum_s=settings.duration_sum_s,
-        relative_width=settings.goal_width,
-        exceed_ratio=settings.exceed_ratio,
-    )
+    goals = settings.goals()
     console = ConsoleKind(args.console)
     show = (
         ProgressPrinter(lambda line: print_to(sys.stdout, line)) if console.shows_trials else None
