@@ -240,6 +240,18 @@ def check_search_settings(
     )
 
 
+def check_trial_settings(rate: Given, duration: Given) -> float:
+    """The duration [s] of one trial (``ndrpdr trial``) once its rate's syntax and sign
+    and its duration (at most a full-length trial's limit) are checked; BadSettingError
+    naming the option otherwise. The rate is resolved against the TG later
+    (``check_load_range``)."""
+    _rate(rate)
+    seconds = _duration(duration, FINAL_TRIAL_DURATION_MAX_S)
+    if seconds is None or seconds <= 0:
+        raise duration.bad("must be more than 0 s", duration_range(FINAL_TRIAL_DURATION_MAX_S))
+    return seconds
+
+
 def check_load_range(
     min_rate: Given | None,
     max_rate: Given | None,

@@ -182,3 +182,34 @@ def test_bswlv_ndr_above_pdr_exits_1_where_mlr_is_in_order(tmp_path: Path) -> No
     record = json.loads(record_path.read_text())
     assert record["ndr"]["lower_bound"] <= record["pdr"]["lower_bound"]
     assert record["irregular"] == []
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--rate", "0"], "--rate 0: must be more than 0; accepted: a rate > 0"),
+        (["--rate", "fast"], "--rate fast: not a rate; accepted: a rate > 0"),
+        (
+            ["--rate", "1Mpps", "--duration", "1e9"],
+            "--duration 1e9: 1e+09 s is above the limit; accepted: more than 0 s, at most 600 s",
+        ),
+        (["--rate", "1Mpps", "--duration", "0"], "--duration 0: "),
+    ],
+)
+def test_trial_refuses_bad_input_before_anything_is_set_up(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    lab = write_trex_topology(tmp_path)  # its set-up would fail at once: it never starts
+    process = run_python(["-m", "ndrpdr", "trial", "--topology", str(lab), *args], timeout=120)
+    assert process.returncode == 2, process.stderr
+    assert process.stderr.startswith("ndrpdr trial: error: " + message), process.stderr
+    assert "ssh" not in process.stderr.lower() and "trex" not in process.stderr.lower()
+
+
+def test_trial_refuses_a_rate_above_the_tgs_maximum_before_the_trial() -> None:
+    process = run_python(["-m", "ndrpdr", "trial", "--topology", str(SIM), "--rate", "50Mpps"])
+    assert process.returncode == 2, process.stderr
+    assert process.stderr.startswith(
+        "ndrpdr trial: error: --rate 50Mpps: 50 Mpps is above the traffic generator's maximum"
+    ), process.stderr
+    assert "intended:" not in process.stdout  # no trial ran

@@ -5,8 +5,16 @@ from __future__ import annotations
 import argparse
 
 from ndrpdr.cli.options import add_traffic_options, traffic_from
+from ndrpdr.cli.searchargs import usage_error
+from ndrpdr.searchlimits import (
+    FINAL_TRIAL_DURATION_MAX_S,
+    BadSettingError,
+    Given,
+    check_load_range,
+    check_trial_settings,
+)
 from ndrpdr.testbed.active import ActiveTestbed, forwarding_mode
-from ndrpdr.units import format_rate, parse_duration, parse_rate
+from ndrpdr.units import format_rate
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -14,18 +22,33 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = commands.add_parser("trial", help="one trial at a rate, counts printed")
     add_traffic_options(parser)
     parser.add_argument("--rate", required=True, help="aggregate rate: 100kpps, 1Mpps, 50%%, 1Gbps")
-    parser.add_argument("--duration", default="1s", help="trial duration (default 1s)")
+    parser.add_argument(
+        "--duration",
+        default="1s",
+        help=f"trial duration (default 1s, at most {FINAL_TRIAL_DURATION_MAX_S:g}s)",
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print intended, offered, received and loss of one trial; 0 on success."""
+    """Print intended, offered, received and loss of one trial; 0 on success, 2 for a bad
+    --rate or --duration (checked before the testbed is set up, the rate against the TG's
+    maximum before the trial)."""
+    rate_given = Given("--rate", args.rate)
+    try:
+        duration = check_trial_settings(rate_given, Given("--duration", args.duration))
+    except BadSettingError as exc:
+        return usage_error("trial", exc)
     topology, profile, frame_size = traffic_from(args)
-    duration = parse_duration(args.duration)
     with ActiveTestbed(topology, nic=args.nic) as testbed:
         testbed.configure_duts(forwarding_mode(profile))
         tg = testbed.traffic_generator(profile, frame_size, bidirectional=not args.unidirectional)
-        rate = parse_rate(args.rate, max_rate_pps=tg.max_load_pps, frame_size=frame_size)
+        try:
+            _, rate = check_load_range(
+                None, rate_given, tg_max_pps=tg.max_load_pps, frame_size=frame_size
+            )
+        except BadSettingError as exc:
+            return usage_error("trial", exc)
         trial = tg.measure(duration, rate)
     lost = (trial.loss_count or 0) + trial.unsent_count
     print(f"rate:      {format_rate(rate)} for {duration:g} s ({profile.name}, {frame_size} B)")
