@@ -213,13 +213,13 @@ def test_unwritable_record_is_an_error_not_a_traceback(
         ("--profile", "nope", 2, "argument --profile: invalid choice: 'nope'"),
         ("--algorithm", "linear", 2, "argument --algorithm: invalid choice: 'linear'"),
         ("--width", "x", 2, "--width x: not a number; accepted: a number above 0 and below 1"),
-        ("--frame-size", "10", 1, "frame size '10' is out of range"),
-        ("--frame-size", "jumbo", 1, "frame size 'jumbo' is not valid"),
+        ("--frame-size", "10", 2, "--frame-size 10: frame size '10' is out of range"),
+        ("--frame-size", "jumbo", 2, "--frame-size jumbo: frame size 'jumbo' is not valid"),
         ("--max-rate", "fast", 2, "ndrpdr search: error: --max-rate fast: not a rate; accepted: "),
         ("--min-rate", "0", 2, "--min-rate 0: must be more than 0; accepted: a rate > 0"),
         ("--width", "0", 2, "--width 0: out of range; accepted: a number above 0 and below 1"),
         ("--final-trial-duration", "soon", 2, "--final-trial-duration soon: not a duration"),
-        ("--flows", "5", 1, "has one flow per direction"),
+        ("--flows", "5", 2, "--flows 5: traffic profile ethip4-ip4base has one flow per"),
     ],
 )
 def test_bad_options(

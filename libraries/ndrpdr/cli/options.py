@@ -7,6 +7,8 @@ from pathlib import Path
 
 from ndrpdr.cli.progress import ConsoleKind
 from ndrpdr.profiles import PROFILE_NAMES, FrameSize, Profile, get_profile, parse_frame_size
+from ndrpdr.profiles.errors import ProfileError
+from ndrpdr.searchlimits import BadSettingError
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 
@@ -60,9 +62,23 @@ def add_console_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def check_traffic_options(args: argparse.Namespace) -> tuple[Profile, FrameSize]:
+    """The profile and frame size the options name; BadSettingError naming the option
+    (``--flows 0: ...``, ``--frame-size 10: ...``) before anything is set up."""
+    try:
+        profile = get_profile(args.profile, flows=args.flows)
+    except ProfileError as exc:
+        raise BadSettingError(f"--flows {args.flows}: {exc}") from None
+    try:
+        frame_size = parse_frame_size(args.frame_size)
+    except ProfileError as exc:
+        raise BadSettingError(f"--frame-size {args.frame_size}: {exc}") from None
+    return profile, frame_size
+
+
 def traffic_from(args: argparse.Namespace) -> tuple[Topology, Profile, FrameSize]:
-    """Load the topology and the profile named by the options (NdrPdrError if bad)."""
+    """Check the traffic options, then load the topology (NdrPdrError if bad; a bad
+    option is a BadSettingError naming it)."""
+    profile, frame_size = check_traffic_options(args)
     topology = load_topology(Path(args.topology))
-    profile = get_profile(args.profile, flows=args.flows)
-    frame_size = parse_frame_size(args.frame_size)
     return topology, profile, frame_size

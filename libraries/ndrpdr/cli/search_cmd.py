@@ -106,9 +106,9 @@ def run(args: argparse.Namespace) -> int:
     still has the trials), 2 for a setting out of range (before any testbed is set up)."""
     try:
         settings = search_settings(args)
+        topology, profile, frame_size = traffic_from(args)
     except BadSettingError as exc:
         return usage_error("search", exc)
-    topology, profile, frame_size = traffic_from(args)
     goals = settings.goals()
     console = ConsoleKind(args.console)
     show = (

@@ -37,9 +37,9 @@ def run(args: argparse.Namespace) -> int:
     rate_given = Given("--rate", args.rate)
     try:
         duration = check_trial_settings(rate_given, Given("--duration", args.duration))
+        topology, profile, frame_size = traffic_from(args)
     except BadSettingError as exc:
         return usage_error("trial", exc)
-    topology, profile, frame_size = traffic_from(args)
     with ActiveTestbed(topology, nic=args.nic) as testbed:
         testbed.configure_duts(forwarding_mode(profile))
         tg = testbed.traffic_generator(profile, frame_size, bidirectional=not args.unidirectional)
