@@ -136,9 +136,38 @@ def test_suites_and_metadata(run: SuiteRun) -> None:
         assert suite.metadata["Topology"].endswith("sim.yaml")
 
 
-def test_only_ndrpdr_tests_write_records(run: SuiteRun) -> None:
+def test_every_test_writes_a_record_of_its_kind(run: SuiteRun) -> None:
     written = sorted(p.name for p in run.outputdir.glob("*.json"))
-    assert written == sorted(f"{name}.json" for name in _NDRPDR_IDS)
+    assert written == sorted(f"{name}.json" for name in _NDRPDR_IDS + _MRR_IDS)
+    for name in _NDRPDR_IDS:
+        assert record_of(run, name)["kind"] == "ndrpdr"
+    for name in _MRR_IDS:
+        assert record_of(run, name)["kind"] == "mrr"
+
+
+@pytest.mark.parametrize(("name", "profile", "frame_size"), MRR_TESTS, ids=_MRR_IDS)
+def test_mrr_record_matches_the_metadata(
+    run: SuiteRun, name: str, profile: str, frame_size: str
+) -> None:
+    record = record_of(run, name)
+    validate_record(record)
+    assert record["status"] == "passed" and record["error"] is None
+    assert record["tool"]["name"] == "ndrpdr"  # type: ignore[index]
+    assert record["profile"]["name"] == profile  # type: ignore[index]
+    assert record["testbed"]["tg"] == {"node": "TG", "driver": "sim"}  # type: ignore[index]
+    mrr = record["mrr"]
+    assert isinstance(mrr, dict)
+    assert mrr["trial_count"] == len(mrr["trials"]) == MRR_TRIALS
+    rate = mrr["receive_rate_pps"]
+    metadata = run.tests[name].metadata
+    for key, field in (("MRR_AVG", "mean"), ("MRR_STDEV", "stdev"), ("MRR_MIN", "min")):
+        assert close(plain_float(metadata[key]), rate[field], abs_=METADATA_ABS), key
+    assert close(plain_float(metadata["MRR_MAX"]), rate["max"], abs_=METADATA_ABS)
+    forwarded = [t["forwarded_count"] / t["duration_s"] for t in mrr["trials"]]
+    assert forwarded == pytest.approx(rate["values"])
+    assert all(t["load_pps"] == mrr["load_pps"] for t in mrr["trials"])
+    html = [m.message for m in logged_messages(run.tests[name]) if m.html]
+    assert any(f"{name}.json" in text for text in html), "no link to the record"
 
 
 @pytest.mark.parametrize(("name", "profile", "frame_size"), NDRPDR_TESTS, ids=_NDRPDR_IDS)
