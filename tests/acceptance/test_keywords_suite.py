@@ -185,6 +185,13 @@ def test_log_result_record_logs_bounds_plot_and_table(run: KeywordsRun) -> None:
     assert any(m.html and "<table" in m.message for m in log_result)
 
 
+def test_log_result_record_of_an_mrr_record(run: KeywordsRun) -> None:
+    test = run.tests["Measure MRR Returns One Rate Per Trial"]
+    log_result = [m for m in logged_messages(test) if m.parent.name == "Log Result Record"]
+    assert [m.message for m in log_result if not m.html] == [test.message]
+    assert any(m.html and "<table" in m.message for m in log_result)
+
+
 def test_the_password_is_never_written(run: KeywordsRun) -> None:
     assert run.tests["Set SSH Password After Setup Fails"].status == "PASS"
     assert run.password not in (run.outputdir / "output.xml").read_text()

@@ -7,7 +7,7 @@ from typing import TypedDict
 
 from ndrpdr.cli.console import trial_line
 from ndrpdr.cli.progress import ProgressOption
-from ndrpdr.results.mrrrecord import build_mrr_record, receive_rate_stats
+from ndrpdr.results.mrrrecord import build_mrr_record, mrr_message
 from ndrpdr.results.record import trial_entry
 from ndrpdr.results.summary import plain_number
 from ndrpdr.results.trialtable import trials_html
@@ -172,21 +172,16 @@ class TrafficKeywords(Component):
                 error=error,
             )
             publish_mrr_record(self.ctx, record)
-        stats = receive_rate_stats(measured)
+        stats = record["mrr"]["receive_rate_pps"]
         assert stats is not None  # trials >= 1 and none failed
         rates: list[float] = stats["values"]
-        average, stdev = stats["mean"], stats["stdev"]
-        message = (
-            f"MRR: avg {average / 1e6:.4f} Mpps, stdev {stdev / 1e6:.4f} Mpps "
-            f"(min {min(rates) / 1e6:.4f}, max {max(rates) / 1e6:.4f}; "
-            f"{trials} x {duration:g} s at {load / 1e6:.4f} Mpps)"
-        )
+        message = mrr_message(record)
         robotout.info(message)
         robotout.set_test_result(
             message,
             {
-                "MRR_AVG": plain_number(average),
-                "MRR_STDEV": plain_number(stdev),
+                "MRR_AVG": plain_number(stats["mean"]),
+                "MRR_STDEV": plain_number(stats["stdev"]),
                 "MRR_MIN": plain_number(min(rates)),
                 "MRR_MAX": plain_number(max(rates)),
                 "MRR_RATES": ",".join(plain_number(r) for r in rates),

@@ -83,3 +83,17 @@ def build_mrr_record(
             "trials": [trial_entry(i, t) for i, t in enumerate(trials)],
         },
     }
+
+
+def mrr_message(record: dict[str, Any]) -> str:
+    """``MRR: avg 9.5000 Mpps, stdev 0.0000 Mpps (min ..., max ...; 10 x 1 s at 10.0000 Mpps)``."""
+    mrr = record["mrr"]
+    stats = mrr["receive_rate_pps"]
+    load = mrr["load_pps"] / 1e6
+    run = f"{mrr['trial_count']} x {mrr['trial_duration_s']:g} s at {load:.4f} Mpps"
+    if stats is None:
+        return f"MRR: no trial measured ({run})"
+    return (
+        f"MRR: avg {stats['mean'] / 1e6:.4f} Mpps, stdev {stats['stdev'] / 1e6:.4f} Mpps "
+        f"(min {stats['min'] / 1e6:.4f}, max {stats['max'] / 1e6:.4f}; {run})"
+    )
