@@ -23,6 +23,7 @@ from types import FrameType
 
 from ndrpdr.cli import (
     cleanup_cmd,
+    clear_results_cmd,
     drivers_cmd,
     search_cmd,
     summary_cmd,
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     summary_cmd.add_parser(commands)
     drivers_cmd.add_parser(commands)
     cleanup_cmd.add_parser(commands)
+    clear_results_cmd.add_parser(commands)
     return parser
 
 
