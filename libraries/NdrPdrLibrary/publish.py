@@ -11,7 +11,7 @@ from typing import Any
 from ndrpdr.results.caveats import caveat_tags
 from ndrpdr.results.latencyplot import latency_svg
 from ndrpdr.results.record import write_record
-from ndrpdr.results.summary import search_message, search_metadata
+from ndrpdr.results.summary import bounds_line, search_message, search_metadata
 from ndrpdr.results.traceplot import trace_svg
 from ndrpdr.results.trialtable import trials_html
 from NdrPdrLibrary import robotout
@@ -92,6 +92,7 @@ def publish_record(
     if robotout.set_test_result(message, metadata, replaces=previous) and test is not None:
         ctx.metadata_keys = {test: set(metadata)}
         robotout.add_tags(*caveat_tags(record))  # TG_LIMITED, INCOMPLETE
+        robotout.set_suite_result_line(bounds_line(metadata))  # what --xunit files carry
     return path
 
 

@@ -12,6 +12,7 @@ import dataclasses
 import json
 import re
 import subprocess
+import xml.etree.ElementTree as ET
 from functools import cache
 from pathlib import Path
 
@@ -75,9 +76,9 @@ class SuiteRun:
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> SuiteRun:
-    """``python3 -m robot suites/`` on the default (simulator) topology."""
+    """``python3 -m robot --xunit xunit.xml suites/`` on the default (simulator) topology."""
     outputdir = tmp_path_factory.mktemp("sim-suites")
-    process = run_robot(outputdir, str(SUITES))
+    process = run_robot(outputdir, "--xunit", "xunit.xml", str(SUITES))
     assert (outputdir / "output.xml").exists(), process.stdout + process.stderr
     result = read_output(outputdir)
     return SuiteRun(outputdir, process, result, index_tests(result))
@@ -134,6 +135,37 @@ def test_suites_and_metadata(run: SuiteRun) -> None:
         assert suite.metadata["TG"] == "TG (sim)"
         assert suite.metadata["DUTs"] == "DUT1 (sim)"
         assert suite.metadata["Topology"].endswith("sim.yaml")
+
+
+def _xunit_properties(run: SuiteRun) -> dict[str, dict[str, str]]:
+    """``{test name: {key: value}}`` from the xunit file's suite properties named for tests."""
+    root = ET.parse(run.outputdir / "xunit.xml").getroot()
+    found: dict[str, dict[str, str]] = {}
+    for suite in root.iter("testsuite"):
+        cases = {case.get("name") for case in suite.findall("testcase")}
+        for prop in suite.findall("properties/property"):
+            name, value = prop.get("name"), prop.get("value") or ""
+            if name in cases:
+                found[name] = dict(pair.split("=", 1) for pair in value.split())
+    return found
+
+
+def test_xunit_carries_every_tests_bounds(run: SuiteRun) -> None:
+    """Robot's xunit writer gives a passing test case nothing but its name: the bounds
+    come as its suite's properties, one named for each test, equal to its metadata."""
+    properties = _xunit_properties(run)
+    assert set(properties) == set(_NDRPDR_IDS) | set(_MRR_IDS)
+    for name in _NDRPDR_IDS:
+        metadata = run.tests[name].metadata
+        got = properties[name]
+        assert {"NDR_LOWER", "NDR_CONDITIONAL", "PDR_LOWER", "PDR_CONDITIONAL"} <= set(got)
+        assert all(got[key] == metadata[key] for key in got), name
+        lower, _, _ = bounds(run.tests[name], "NDR")
+        assert plain_float(got["NDR_LOWER"]) == lower > 0
+    for name in _MRR_IDS:
+        got = properties[name]
+        assert set(got) == {"MRR_AVG", "MRR_STDEV", "MRR_MIN", "MRR_MAX"}
+        assert all(got[key] == run.tests[name].metadata[key] for key in got), name
 
 
 def test_every_test_writes_a_record_of_its_kind(run: SuiteRun) -> None:

@@ -9,7 +9,7 @@ from ndrpdr.cli.console import trial_line
 from ndrpdr.cli.progress import ProgressOption
 from ndrpdr.results.mrrrecord import build_mrr_record, mrr_message
 from ndrpdr.results.record import trial_entry
-from ndrpdr.results.summary import plain_number
+from ndrpdr.results.summary import bounds_line, plain_number
 from ndrpdr.results.trialtable import trials_html
 from ndrpdr.search import TrialResult
 from ndrpdr.units import format_rate
@@ -123,7 +123,9 @@ class TrafficKeywords(Component):
         trial [frames per second, aggregate]. The test gets the message
         ``MRR: avg ... Mpps ...`` and metadata ``MRR_AVG``, ``MRR_STDEV``,
         ``MRR_MIN``, ``MRR_MAX`` (frames per second) and ``MRR_RATES`` (every
-        trial's receive rate, comma separated). A JSON record of kind
+        trial's receive rate, comma separated); the suite gets metadata named
+        for the test with ``MRR_AVG=... MRR_STDEV=... MRR_MIN=... MRR_MAX=...``
+        (what ``robot --xunit`` files carry). A JSON record of kind
         ``mrr`` (every trial, the receive rate's mean / stdev / min / max) is
         written next to output.xml as a search's record is, and linked from
         the log; it is written also when a trial fails (``status`` "failed").
@@ -177,14 +179,13 @@ class TrafficKeywords(Component):
         rates: list[float] = stats["values"]
         message = mrr_message(record)
         robotout.info(message)
-        robotout.set_test_result(
-            message,
-            {
-                "MRR_AVG": plain_number(stats["mean"]),
-                "MRR_STDEV": plain_number(stats["stdev"]),
-                "MRR_MIN": plain_number(min(rates)),
-                "MRR_MAX": plain_number(max(rates)),
-                "MRR_RATES": ",".join(plain_number(r) for r in rates),
-            },
-        )
+        metadata = {
+            "MRR_AVG": plain_number(stats["mean"]),
+            "MRR_STDEV": plain_number(stats["stdev"]),
+            "MRR_MIN": plain_number(min(rates)),
+            "MRR_MAX": plain_number(max(rates)),
+            "MRR_RATES": ",".join(plain_number(r) for r in rates),
+        }
+        robotout.set_test_result(message, metadata)
+        robotout.set_suite_result_line(bounds_line(metadata))  # what --xunit files carry
         return rates
