@@ -1,4 +1,4 @@
-"""What a search leaves in a Robot run: JSON record, log table and plot, message, metadata."""
+"""What searches and MRR measurements leave in a Robot run: JSON records, log, message, metadata."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 from ndrpdr.results.caveats import caveat_tags
 from ndrpdr.results.latencyplot import latency_svg
 from ndrpdr.results.record import write_record
-from ndrpdr.results.summary import search_message, search_metadata
+from ndrpdr.results.summary import bounds_line, search_message, search_metadata
 from ndrpdr.results.traceplot import trace_svg
 from ndrpdr.results.trialtable import trials_html
 from NdrPdrLibrary import robotout
@@ -22,17 +22,22 @@ MAX_LOGGED_TRIALS = 400
 
 
 def record_path(ctx: LibraryContext, kind: str) -> Path:
-    """Where this search's record goes: ``<output dir>/<test name>.json`` (unique in the run).
+    """Where this record goes: ``<output dir>/<test name>.json`` (unique in the run).
 
-    Chosen before the search starts (the record is rewritten there as it
-    goes), then given to ``publish_record`` for the final write.
+    A test's second record (a second search, or an MRR measurement after a
+    search) is ``<test name>-2.json``, its third ``-3`` and so on; outside a
+    test ``<kind>-<n>.json``. Chosen before a search starts (the record is
+    rewritten there as it goes), then given to ``publish_record`` for the
+    final write.
     """
     ctx.records_written += 1
-    name = robotout.test_name() or f"{kind}-{ctx.records_written}"
+    name = robotout.safe_file_name(robotout.test_name() or f"{kind}-{ctx.records_written}")
     directory = robotout.output_dir()
-    path = directory / f"{robotout.safe_file_name(name)}.json"
-    if path in ctx.written_paths:
-        path = directory / f"{robotout.safe_file_name(name)}-{ctx.records_written}.json"
+    path = directory / f"{name}.json"
+    number = 1
+    while path in ctx.written_paths:
+        number += 1
+        path = directory / f"{name}-{number}.json"
     ctx.written_paths.add(path)
     return path
 
@@ -87,4 +92,23 @@ def publish_record(
     if robotout.set_test_result(message, metadata, replaces=previous) and test is not None:
         ctx.metadata_keys = {test: set(metadata)}
         robotout.add_tags(*caveat_tags(record))  # TG_LIMITED, INCOMPLETE
+        robotout.set_suite_result_line(bounds_line(metadata))  # what --xunit files carry
     return path
+
+
+def publish_mrr_record(ctx: LibraryContext, record: Mapping[str, Any]) -> Path | None:
+    """Write an MRR record next to output.xml, named as a search's, and link it from the log.
+
+    Returns its path, or None when it could not be written (a warning says
+    why, ``ctx.record_error`` too).
+    """
+    target = record_path(ctx, "mrr")
+    ctx.record_error = None
+    try:
+        write_record(record, target)
+    except OSError as exc:
+        ctx.record_error = f"cannot write the result record: {exc} (file {target})"
+        robotout.warn(ctx.record_error)
+        return None
+    robotout.info(f"result record: {_link(target)}", html=True)
+    return target

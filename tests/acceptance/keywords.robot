@@ -97,6 +97,10 @@ Measure MRR Returns One Rate Per Trial
     ${rates} =    Measure MRR    eth-l2xcbase    1518    trials=2    rate=10%
     Length Should Be    ${rates}    2
     Should Be True    abs(${rates}[0] - ${TG_MAX_1518B} / 10) < 1
+    ${record} =    Read Result Record    ${OUTPUT DIR}/Measure_MRR_Returns_One_Rate_Per_Trial-2.json
+    Should Be Equal    ${record}[kind]    mrr
+    Should Be Equal As Numbers    ${record}[mrr][receive_rate_pps][values][0]    ${rates}[0]
+    Log Result Record    ${OUTPUT DIR}/Measure_MRR_Returns_One_Rate_Per_Trial-2.json
 
 Binary Search Agrees With Find NDR And PDR
     [Documentation]    RFC 2544 binary search with 1 s trials finds about the same NDR.

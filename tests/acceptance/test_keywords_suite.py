@@ -170,6 +170,11 @@ def test_mrr_metadata_is_the_last_measurement(run: KeywordsRun) -> None:
     rates = test.metadata["MRR_RATES"].split(",")
     assert len(rates) == 2
     assert test.message.startswith("MRR: avg ")
+    first, last = record_of(run, test.name), record_of(run, test.name, "-2")
+    assert first["kind"] == last["kind"] == "mrr"
+    assert (first["mrr"]["trial_count"], last["mrr"]["trial_count"]) == (3, 2)
+    values = last["mrr"]["receive_rate_pps"]["values"]
+    assert values == pytest.approx([float(r) for r in rates], abs=0.0015)
 
 
 def test_log_result_record_logs_bounds_plot_and_table(run: KeywordsRun) -> None:
@@ -177,6 +182,13 @@ def test_log_result_record_logs_bounds_plot_and_table(run: KeywordsRun) -> None:
     log_result = [m for m in messages if m.parent.name == "Log Result Record"]
     assert any(m.message.startswith("NDR: lower") for m in log_result)
     assert any(m.html and m.message.lstrip().startswith("<svg") for m in log_result)
+    assert any(m.html and "<table" in m.message for m in log_result)
+
+
+def test_log_result_record_of_an_mrr_record(run: KeywordsRun) -> None:
+    test = run.tests["Measure MRR Returns One Rate Per Trial"]
+    log_result = [m for m in logged_messages(test) if m.parent.name == "Log Result Record"]
+    assert [m.message for m in log_result if not m.html] == [test.message]
     assert any(m.html and "<table" in m.message for m in log_result)
 
 

@@ -12,6 +12,7 @@ import dataclasses
 import json
 import re
 import subprocess
+import xml.etree.ElementTree as ET
 from functools import cache
 from pathlib import Path
 
@@ -75,9 +76,9 @@ class SuiteRun:
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> SuiteRun:
-    """``python3 -m robot suites/`` on the default (simulator) topology."""
+    """``python3 -m robot --xunit xunit.xml suites/`` on the default (simulator) topology."""
     outputdir = tmp_path_factory.mktemp("sim-suites")
-    process = run_robot(outputdir, str(SUITES))
+    process = run_robot(outputdir, "--xunit", "xunit.xml", str(SUITES))
     assert (outputdir / "output.xml").exists(), process.stdout + process.stderr
     result = read_output(outputdir)
     return SuiteRun(outputdir, process, result, index_tests(result))
@@ -136,9 +137,69 @@ def test_suites_and_metadata(run: SuiteRun) -> None:
         assert suite.metadata["Topology"].endswith("sim.yaml")
 
 
-def test_only_ndrpdr_tests_write_records(run: SuiteRun) -> None:
+def _xunit_properties(run: SuiteRun) -> dict[str, dict[str, str]]:
+    """``{test name: {key: value}}`` from the xunit file's suite properties named for tests."""
+    root = ET.parse(run.outputdir / "xunit.xml").getroot()
+    found: dict[str, dict[str, str]] = {}
+    for suite in root.iter("testsuite"):
+        cases = {case.get("name") for case in suite.findall("testcase")}
+        for prop in suite.findall("properties/property"):
+            name, value = prop.get("name"), prop.get("value") or ""
+            if name in cases:
+                found[name] = dict(pair.split("=", 1) for pair in value.split())
+    return found
+
+
+def test_xunit_carries_every_tests_bounds(run: SuiteRun) -> None:
+    """Robot's xunit writer gives a passing test case nothing but its name: the bounds
+    come as its suite's properties, one named for each test, equal to its metadata."""
+    properties = _xunit_properties(run)
+    assert set(properties) == set(_NDRPDR_IDS) | set(_MRR_IDS)
+    for name in _NDRPDR_IDS:
+        metadata = run.tests[name].metadata
+        got = properties[name]
+        assert {"NDR_LOWER", "NDR_CONDITIONAL", "PDR_LOWER", "PDR_CONDITIONAL"} <= set(got)
+        assert all(got[key] == metadata[key] for key in got), name
+        lower, _, _ = bounds(run.tests[name], "NDR")
+        assert plain_float(got["NDR_LOWER"]) == lower > 0
+    for name in _MRR_IDS:
+        got = properties[name]
+        assert set(got) == {"MRR_AVG", "MRR_STDEV", "MRR_MIN", "MRR_MAX"}
+        assert all(got[key] == run.tests[name].metadata[key] for key in got), name
+
+
+def test_every_test_writes_a_record_of_its_kind(run: SuiteRun) -> None:
     written = sorted(p.name for p in run.outputdir.glob("*.json"))
-    assert written == sorted(f"{name}.json" for name in _NDRPDR_IDS)
+    assert written == sorted(f"{name}.json" for name in _NDRPDR_IDS + _MRR_IDS)
+    for name in _NDRPDR_IDS:
+        assert record_of(run, name)["kind"] == "ndrpdr"
+    for name in _MRR_IDS:
+        assert record_of(run, name)["kind"] == "mrr"
+
+
+@pytest.mark.parametrize(("name", "profile", "frame_size"), MRR_TESTS, ids=_MRR_IDS)
+def test_mrr_record_matches_the_metadata(
+    run: SuiteRun, name: str, profile: str, frame_size: str
+) -> None:
+    record = record_of(run, name)
+    validate_record(record)
+    assert record["status"] == "passed" and record["error"] is None
+    assert record["tool"]["name"] == "ndrpdr"  # type: ignore[index]
+    assert record["profile"]["name"] == profile  # type: ignore[index]
+    assert record["testbed"]["tg"] == {"node": "TG", "driver": "sim"}  # type: ignore[index]
+    mrr = record["mrr"]
+    assert isinstance(mrr, dict)
+    assert mrr["trial_count"] == len(mrr["trials"]) == MRR_TRIALS
+    rate = mrr["receive_rate_pps"]
+    metadata = run.tests[name].metadata
+    for key, field in (("MRR_AVG", "mean"), ("MRR_STDEV", "stdev"), ("MRR_MIN", "min")):
+        assert close(plain_float(metadata[key]), rate[field], abs_=METADATA_ABS), key
+    assert close(plain_float(metadata["MRR_MAX"]), rate["max"], abs_=METADATA_ABS)
+    forwarded = [t["forwarded_count"] / t["duration_s"] for t in mrr["trials"]]
+    assert forwarded == pytest.approx(rate["values"])
+    assert all(t["load_pps"] == mrr["load_pps"] for t in mrr["trials"])
+    html = [m.message for m in logged_messages(run.tests[name]) if m.html]
+    assert any(f"{name}.json" in text for text in html), "no link to the record"
 
 
 @pytest.mark.parametrize(("name", "profile", "frame_size"), NDRPDR_TESTS, ids=_NDRPDR_IDS)

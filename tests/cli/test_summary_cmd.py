@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from cli_helpers import ROOT, run_cli
 
-from ndrpdr.cli.main import main
+from ndrpdr.cli.main import EXIT_BROKEN_PIPE, main
 from ndrpdr.cli.summary_cmd import summary_lines
 from ndrpdr.results.outputxml import TestOutcome, read_outcomes
 
@@ -180,3 +182,40 @@ def test_summary_in_a_child_process(mixed_output: Path) -> None:
     assert lines[0].startswith("Test ")
     assert len(lines) == 2 + 3 + 1
     assert "boom" in process.stdout
+
+
+def test_summary_into_a_pipe_closed_early(mixed_output: Path) -> None:
+    """``ndrpdr summary | head -0``: the reader closes the pipe before the first line; the
+    command ends quietly with 141 (128 + SIGPIPE), no BrokenPipeError traceback."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "libraries")}
+    read, write = os.pipe()
+    with subprocess.Popen(
+        [sys.executable, "-m", "ndrpdr", "summary", str(mixed_output)],
+        cwd=ROOT,
+        env=env,
+        stdout=write,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as process:
+        os.close(write)
+        os.close(read)  # the reader is gone before the child writes anything
+        _, stderr = process.communicate(timeout=60)
+    assert process.returncode == EXIT_BROKEN_PIPE, stderr
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
+
+
+def test_summary_into_head(mixed_output: Path) -> None:
+    """A real shell pipe into ``head -1``: the first line arrives, the pipeline ends cleanly."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "libraries")}
+    command = f"{sys.executable} -m ndrpdr summary {mixed_output} | head -1"
+    process = subprocess.run(
+        ["bash", "-c", command],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert process.stdout.startswith("Test "), process.stdout
+    assert "Traceback" not in process.stderr, process.stderr

@@ -15,7 +15,7 @@ from record_helpers import SIM, sim_search
 from ndrpdr.goals import loss_ratio_goals, ndr_pdr_goals
 from ndrpdr.profiles import FrameSize, bandwidth_bps
 from ndrpdr.results.schema import validate_record
-from ndrpdr.results.summary import plain_number, search_message, search_metadata
+from ndrpdr.results.summary import bounds_line, plain_number, search_message, search_metadata
 from ndrpdr.search import Goal
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
@@ -289,3 +289,22 @@ def test_plain_number_is_a_plain_decimal(value: float) -> None:
     assert PLAIN.fullmatch(text), text
     assert abs(float(text) - value) <= 5e-4 + value * 1e-15
     assert not text.endswith(("0", ".")) or text == "0" or "." not in text
+
+
+def test_bounds_line_keeps_bounds_and_mrr_numbers_only() -> None:
+    metadata = {
+        "NDR_LOWER": "100",
+        "NDR_CONDITIONAL": "101",
+        "PDR_LOWER": "110",
+        "PDR_UPPER": "111",
+        "LOSS_2PCT_LOWER": "120",
+        "TRIALS": "30",
+        "LAT_90PDR_FWD_AVG_US": "12",
+        "TG_LIMITED": "false",
+    }
+    assert bounds_line(metadata) == (
+        "NDR_LOWER=100 NDR_CONDITIONAL=101 PDR_LOWER=110 PDR_UPPER=111 LOSS_2PCT_LOWER=120"
+    )
+    mrr = {"MRR_AVG": "5", "MRR_STDEV": "0", "MRR_MIN": "5", "MRR_MAX": "5", "MRR_RATES": "5,5"}
+    assert bounds_line(mrr) == "MRR_AVG=5 MRR_STDEV=0 MRR_MIN=5 MRR_MAX=5"
+    assert bounds_line({}) == ""

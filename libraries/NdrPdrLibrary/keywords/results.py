@@ -8,6 +8,7 @@ from typing import Any
 
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.results.latencyplot import latency_svg
+from ndrpdr.results.mrrrecord import mrr_message
 from ndrpdr.results.schema import validate_record
 from ndrpdr.results.summary import search_message
 from ndrpdr.results.traceplot import trace_svg
@@ -64,12 +65,17 @@ class ResultsKeywords(Component):
     def log_result_record(self, path: Path) -> None:
         """Log a saved record as a search would: bounds, the plot of the search, the trial table.
 
+        An MRR record logs its receive rates and its trial table.
         Handy for looking at a record from an earlier run in a new log.
 
         Example:
         | Log Result Record    old-results/64B-1c-ethip4-ip4base-ndrpdr.json
         """
         record = self.read_result_record(path)
+        if record["kind"] == "mrr":  # no search: the receive rates and the trials
+            robotout.info(mrr_message(record))
+            robotout.info(trials_html({"trials": record["mrr"]["trials"]}), html=True)
+            return
         robotout.info(search_message(record))
         robotout.info(trace_svg(record), html=True)
         if latency := latency_svg(record):

@@ -242,8 +242,10 @@ class SearchKeywords(Component):
         each goal's bounds in Mpps and Gbps, metadata ``NDR_LOWER``,
         ``NDR_UPPER``, ``NDR_CONDITIONAL``, ``PDR_...`` in frames per second
         (other loss ratios: ``LOSS_2PCT_LOWER`` for 0.02, ``LOSS_0P1PCT_...``
-        for 0.001: the percent with ``P`` for the decimal point), and a JSON
-        record next to output.xml; log.html shows a plot of the search and a
+        for 0.001: the percent with ``P`` for the decimal point), suite
+        metadata named for the test with its bounds in one line
+        (``NDR_LOWER=... PDR_LOWER=...``: what ``robot --xunit`` files
+        carry), and a JSON record next to output.xml; log.html shows a plot of the search and a
         table of its trials; the console a line per trial.
 
         The keyword fails when the search fails (a TG or DUT error) or its

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-import statistics
+import datetime
 from typing import TypedDict
 
 from ndrpdr.cli.console import trial_line
 from ndrpdr.cli.progress import ProgressOption
+from ndrpdr.results.mrrrecord import build_mrr_record, mrr_message
 from ndrpdr.results.record import trial_entry
-from ndrpdr.results.summary import plain_number
+from ndrpdr.results.summary import bounds_line, plain_number
 from ndrpdr.results.trialtable import trials_html
 from ndrpdr.search import TrialResult
 from ndrpdr.units import format_rate
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.argtypes import Duration, FrameSize, Rate, TrafficProfile
 from NdrPdrLibrary.keywords.component import Component, keyword
+from NdrPdrLibrary.publish import publish_mrr_record
 from NdrPdrLibrary.traffic import Traffic, open_traffic
 
 
@@ -121,7 +123,12 @@ class TrafficKeywords(Component):
         trial [frames per second, aggregate]. The test gets the message
         ``MRR: avg ... Mpps ...`` and metadata ``MRR_AVG``, ``MRR_STDEV``,
         ``MRR_MIN``, ``MRR_MAX`` (frames per second) and ``MRR_RATES`` (every
-        trial's receive rate, comma separated).
+        trial's receive rate, comma separated); the suite gets metadata named
+        for the test with ``MRR_AVG=... MRR_STDEV=... MRR_MIN=... MRR_MAX=...``
+        (what ``robot --xunit`` files carry). A JSON record of kind
+        ``mrr`` (every trial, the receive rate's mean / stdev / min / max) is
+        written next to output.xml as a search's record is, and linked from
+        the log; it is written also when a trial fails (``status`` "failed").
 
         Example:
         | ${rates} =    Measure MRR    ethip4-ip4base    64    trial_duration=1s    trials=10
@@ -137,35 +144,48 @@ class TrafficKeywords(Component):
             f"\nMRR: {trials} trials of {duration:g} s at {format_rate(load)}, {traffic.describe()}"
         )
         measured: list[TrialResult] = []
+        started = datetime.datetime.now(datetime.timezone.utc)
+        error: str | None = None
         try:
             for index in range(1, trials + 1):
                 trial = traffic.tg.measure(duration, load)
                 measured.append(trial)
                 if self.ctx.progress is ProgressOption.TRIALS:
                     robotout.console(trial_line(index, trial))
+        except BaseException as exc:  # a Robot timeout or Ctrl-C too: the record says so
+            error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise
         finally:
             traffic.tg.stop_traffic()
             robotout.info(
                 trials_html({"trials": [trial_entry(i, t) for i, t in enumerate(measured)]}),
                 html=True,
             )
-        rates = [_forwarded(t) / t.duration for t in measured]
-        average = statistics.fmean(rates)
-        stdev = statistics.stdev(rates) if len(rates) > 1 else 0.0
-        message = (
-            f"MRR: avg {average / 1e6:.4f} Mpps, stdev {stdev / 1e6:.4f} Mpps "
-            f"(min {min(rates) / 1e6:.4f}, max {max(rates) / 1e6:.4f}; "
-            f"{trials} x {duration:g} s at {load / 1e6:.4f} Mpps)"
-        )
+            record = build_mrr_record(
+                topology=self.ctx.topology,
+                profile=traffic.profile,
+                frame_size=traffic.frame_size,
+                directions=traffic.directions,
+                load_pps=load,
+                trial_duration_s=duration,
+                trials=measured,
+                started=started,
+                finished=datetime.datetime.now(datetime.timezone.utc),
+                error=error,
+            )
+            publish_mrr_record(self.ctx, record)
+        stats = record["mrr"]["receive_rate_pps"]
+        assert stats is not None  # trials >= 1 and none failed
+        rates: list[float] = stats["values"]
+        message = mrr_message(record)
         robotout.info(message)
-        robotout.set_test_result(
-            message,
-            {
-                "MRR_AVG": plain_number(average),
-                "MRR_STDEV": plain_number(stdev),
-                "MRR_MIN": plain_number(min(rates)),
-                "MRR_MAX": plain_number(max(rates)),
-                "MRR_RATES": ",".join(plain_number(r) for r in rates),
-            },
-        )
+        metadata = {
+            "MRR_AVG": plain_number(stats["mean"]),
+            "MRR_STDEV": plain_number(stats["stdev"]),
+            "MRR_MIN": plain_number(min(rates)),
+            "MRR_MAX": plain_number(max(rates)),
+            "MRR_RATES": ",".join(plain_number(r) for r in rates),
+        }
+        robotout.set_test_result(message, metadata)
+        robotout.set_suite_result_line(bounds_line(metadata))  # what --xunit files carry
         return rates

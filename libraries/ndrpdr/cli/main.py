@@ -2,7 +2,10 @@
 
 Known failures (a bad topology, a DUT that does not start, a TG error)
 print one message and exit 1; bad usage exits 2; Ctrl-C or SIGTERM tears
-the testbed down and exits 130. The commands that build a testbed
+the testbed down and exits 130. A reader that stops early
+(``ndrpdr summary output.xml | head``) ends the command quietly with 141
+(128 + SIGPIPE, as a shell reports a command a closed pipe stopped), no
+traceback. The commands that build a testbed
 (``BUILDS_TESTBED``) first remove what dead runs left, as root, and say
 what on stderr (``ndrpdr: removed leftovers of dead runs:``, one
 ``  - <what>`` line each).
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -19,6 +23,7 @@ from types import FrameType
 
 from ndrpdr.cli import (
     cleanup_cmd,
+    clear_results_cmd,
     drivers_cmd,
     search_cmd,
     summary_cmd,
@@ -45,11 +50,27 @@ def build_parser() -> argparse.ArgumentParser:
     summary_cmd.add_parser(commands)
     drivers_cmd.add_parser(commands)
     cleanup_cmd.add_parser(commands)
+    clear_results_cmd.add_parser(commands)
     return parser
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
+
+
+#: Exit status when the reader of stdout went away (128 + SIGPIPE, as shells report it).
+EXIT_BROKEN_PIPE = 141
+
+
+def _stdout_to_devnull() -> None:
+    """Point stdout at /dev/null, so Python's flush at exit finds no closed pipe to complain about.
+
+    What Python's documentation of SIGPIPE recommends for a reader that
+    stops early (``| head``).
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -64,7 +85,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command in BUILDS_TESTBED:
             remove_leftovers_before_run(cleanup_cmd.notice)
         status: int = args.run(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
         return status
+    except BrokenPipeError:
+        _stdout_to_devnull()
+        return EXIT_BROKEN_PIPE
     except NdrPdrError as exc:
         print(f"ndrpdr {args.command}: {exc}", file=sys.stderr)
         return 1

@@ -17,6 +17,9 @@ percentiles [us], or ``status`` "not measured" and why.
 ``irregular`` (since 1.3.0) lists what is irregular about the result
 (``ndrpdr.results.irregular``); ``search.max_search_time_s`` is the time
 cap and ``search.time_capped`` says whether the search stopped at it.
+Since 1.4.0 a record may also be of ``kind`` "mrr" (``ndrpdr.results.mrrrecord``):
+the same top-level fields where they apply, and an ``mrr`` section instead
+of the search's.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 
 #: Version of the record format; bump the major part on incompatible changes.
-RECORD_VERSION = "1.3.0"
+RECORD_VERSION = "1.4.0"
 
 
 def not_asked_latency() -> dict[str, Any]:
@@ -133,6 +136,28 @@ def trial_entry(index: int, trial: TrialResult) -> dict[str, Any]:
     }
 
 
+def testbed_section(topology: Topology) -> dict[str, Any]:
+    """The record's ``testbed``: the topology file, the TG's and DUTs' nodes and drivers."""
+    tg = topology.tg
+    return {
+        "topology": str(topology.source) if topology.source else None,
+        "tg": {"node": tg.key, "driver": tg.driver},
+        "duts": [{"node": d.key, "driver": d.driver} for d in topology.duts],
+    }
+
+
+def profile_section(profile: Profile, frame_size: FrameSize, directions: int) -> dict[str, Any]:
+    """The record's ``profile``: the traffic, its frame size [B] and directions."""
+    return {
+        "name": profile.name,
+        "layer": profile.layer,
+        "flows_per_direction": profile.flows_per_direction,
+        "frame_size": frame_size,
+        "average_frame_size_b": average_frame_size(frame_size),
+        "directions": directions,
+    }
+
+
 def build_record(
     *,
     topology: Topology,
@@ -173,7 +198,6 @@ def build_record(
         capped = max_load_cap is not None and max_load_cap.get("capped_pps") is not None
         why = goal_tg_limit_reason(goal_entry, entries, capped=capped)
         goal_entry["tg_limited"], goal_entry["tg_limit_reason"] = why is not None, why
-    tg = topology.tg
     return {
         "version": RECORD_VERSION,
         "kind": "ndrpdr",
@@ -183,19 +207,8 @@ def build_record(
         "incomplete": error is not None,
         "started": started.isoformat(timespec="seconds"),
         "finished": finished.isoformat(timespec="seconds"),
-        "testbed": {
-            "topology": str(topology.source) if topology.source else None,
-            "tg": {"node": tg.key, "driver": tg.driver},
-            "duts": [{"node": d.key, "driver": d.driver} for d in topology.duts],
-        },
-        "profile": {
-            "name": profile.name,
-            "layer": profile.layer,
-            "flows_per_direction": profile.flows_per_direction,
-            "frame_size": frame_size,
-            "average_frame_size_b": average_frame_size(frame_size),
-            "directions": directions,
-        },
+        "testbed": testbed_section(topology),
+        "profile": profile_section(profile, frame_size, directions),
         "search": {
             "algorithm": settings.algorithm,
             "min_load_pps": settings.min_load_pps,

@@ -81,6 +81,23 @@ def search_message(record: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+#: Metadata key endings of a goal's bounds, and the MRR keys of one value each.
+_BOUND_SUFFIXES = ("_LOWER", "_UPPER", "_CONDITIONAL")
+_MRR_KEYS = ("MRR_AVG", "MRR_STDEV", "MRR_MIN", "MRR_MAX")
+
+
+def bounds_line(metadata: Mapping[str, str]) -> str:
+    """``NDR_LOWER=4413700 NDR_UPPER=4435800 ... PDR_CONDITIONAL=4418600``: a test's bounds
+    (or ``MRR_AVG=... MRR_STDEV=... MRR_MIN=... MRR_MAX=...``) [frames/s] in one line.
+
+    The value of the suite metadata entry named for the test, so that
+    ``robot --xunit`` files, whose test cases carry no message when they
+    pass, carry the numbers as properties of their ``testsuite``.
+    """
+    keys = [k for k in metadata if k.endswith(_BOUND_SUFFIXES) or k in _MRR_KEYS]
+    return " ".join(f"{key}={metadata[key]}" for key in keys)
+
+
 def search_metadata(record: Mapping[str, Any]) -> dict[str, str]:
     """Machine-readable numbers for output.xml: plain frames per second, aggregate.
 

@@ -1,0 +1,39 @@
+"""``ndrpdr clear-results DIR``: remove what an earlier run wrote in an output directory."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ndrpdr.cli.console import print_to
+from ndrpdr.results.ownoutputs import clear_earlier_outputs
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the command."""
+    parser = commands.add_parser(
+        "clear-results",
+        help="remove an earlier run's result records (JSON written by ndrpdr) and Robot's "
+        "output.xml, log.html, report.html, xunit.xml from DIR; nothing else",
+    )
+    parser.add_argument("directory", type=Path, help="the output directory (e.g. results)")
+    parser.set_defaults(run=run)
+
+
+def removed_line(directory: Path, removed: list[Path]) -> str:
+    """One line: how many files were removed from ``directory``, and which kinds."""
+    if not removed:
+        return f"{directory}: no earlier results to remove"
+    records = sum(p.suffix == ".json" for p in removed)
+    others = sorted(p.name for p in removed if p.suffix != ".json")
+    parts = [f"{records} result record(s)"] if records else []
+    parts += others
+    return f"{directory}: removed the earlier run's {', '.join(parts)}"
+
+
+def run(args: argparse.Namespace) -> int:
+    """0 always; one line on stdout says what was removed."""
+    removed = clear_earlier_outputs(args.directory)
+    print_to(sys.stdout, removed_line(args.directory, removed))
+    return 0

@@ -1,0 +1,97 @@
+"""``bin/run-suites`` run for real twice into one output directory: the second run clears
+only the first run's own files (its JSON records and Robot's outputs), never anything else.
+
+The virtual environment run-suites would make is stood in for by a directory whose
+``bin/python`` runs the shared test interpreter (PYTHONPATH=libraries), since installing
+the requirements needs the network; everything after that (robot, the suites, the
+simulator, ``ndrpdr clear-results``, ``ndrpdr summary``) is the real thing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from acceptance_helpers import suite_test_name
+
+from ndrpdr.results.schema import validate_record
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _venv(directory: Path) -> Path:
+    """A stand-in for .venv-ndrpdr: bin/python and bin/pip run this interpreter."""
+    venv = directory / "venv"
+    (venv / "bin").mkdir(parents=True)
+    for name in ("python", "pip"):
+        script = venv / "bin" / name
+        script.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+        script.chmod(0o755)
+    (venv / ".ndrpdr-installed").touch()  # newer than requirements.txt and pyproject.toml
+    return venv
+
+
+def _run_suites(venv: Path, outdir: Path) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "NDRPDR_VENV": str(venv),
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "libraries"), str(ROOT)]),
+    }
+    return subprocess.run(
+        [
+            str(ROOT / "bin" / "run-suites"),
+            "--outputdir",
+            str(outdir),
+            "--include",
+            "64B",
+            "--console",
+            "dotted",
+            "--variable",
+            "MRR_TRIALS:2",
+            "--xunit",
+            "xunit.xml",
+            str(ROOT / "suites" / "ethip4-ip4base-ndrpdr.robot"),
+            str(ROOT / "suites" / "ethip4-ip4base-mrr.robot"),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_second_run_keeps_only_its_records_and_unrelated_files(tmp_path: Path) -> None:
+    venv = _venv(tmp_path)
+    outdir = tmp_path / "results"
+    outdir.mkdir()
+    old = outdir / "Old_Test_From_Last_Week.json"
+    old.write_text(json.dumps({"version": "1.3.0", "kind": "ndrpdr", "tool": {"name": "ndrpdr"}}))
+    foreign = outdir / "dashboard.json"
+    foreign.write_text(json.dumps({"tool": {"name": "somebody-else"}}))
+    unrelated = outdir / "README.txt"
+    unrelated.write_text("notes of the user")
+    (outdir / "output.xml").write_text('<?xml version="1.0"?>\n<robot generator="old">\n</robot>\n')
+
+    process = _run_suites(venv, outdir)
+    assert process.returncode == 0, process.stdout + process.stderr
+    removed = [line for line in process.stdout.splitlines() if "removed the earlier run" in line]
+    assert removed == [f"{outdir}: removed the earlier run's 1 result record(s), output.xml"]
+
+    new = {f"{suite_test_name('64', 'ethip4-ip4base', kind)}.json" for kind in ("ndrpdr", "mrr")}
+    robot = {"output.xml", "log.html", "report.html", "xunit.xml"}
+    kept = {"dashboard.json", "README.txt"}
+    assert {p.name for p in outdir.iterdir()} == new | robot | kept
+    for name in new:
+        validate_record(json.loads((outdir / name).read_text()))
+    assert foreign.read_text() == json.dumps({"tool": {"name": "somebody-else"}})
+    assert unrelated.read_text() == "notes of the user"
+
+    again = _run_suites(venv, outdir)  # the first run's files go, the same names come back
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert f"{outdir}: removed the earlier run's 2 result record(s), " in again.stdout
+    assert {p.name for p in outdir.iterdir()} == new | robot | kept
