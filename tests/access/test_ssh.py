@@ -277,12 +277,16 @@ def test_reconnects_after_the_server_drops_the_connection(
     ssh.run(["true"])
     first = ssh.paramiko_transport
     ssh.get_file("/proc/self/status")  # an SFTP session on the old connection
-    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    ours = "ndrpdr.access.ssh"
+    assert not [r for r in caplog.records if r.name == ours and r.levelno >= logging.WARNING]
     sshd.drop_connections()
     assert ssh.run(["echo", "again"]).stdout == "again\n"
     assert ssh.paramiko_transport is not first
-    said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert len(said) == 1 and "connection" in said[0] and "was lost; reconnected" in said[0]
+    said = [
+        r.getMessage() for r in caplog.records if r.name == ours and r.levelno == logging.WARNING
+    ]
+    assert len(said) == 1, said
+    assert said[0].startswith("DUT1: the SSH connection to ") and "was lost; reconnected" in said[0]
     sshd.drop_connections()
     assert ssh.get_file("/proc/self/status")  # SFTP reconnects too
 
