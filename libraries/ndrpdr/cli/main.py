@@ -19,6 +19,7 @@ from types import FrameType
 
 from ndrpdr.cli import (
     cleanup_cmd,
+    compare_cmd,
     drivers_cmd,
     search_cmd,
     summary_cmd,
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     summary_cmd.add_parser(commands)
     drivers_cmd.add_parser(commands)
     cleanup_cmd.add_parser(commands)
+    compare_cmd.add_parser(commands)
     return parser
 
 
