@@ -26,13 +26,14 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = commands.add_parser(
         "compare", help="two runs side by side per test; gate on regressions beyond noise"
     )
-    parser.add_argument("a", type=Path, help="run A (the reference): results directory or output.xml")
-    parser.add_argument("b", type=Path, help="run B (the new run): results directory or output.xml")
+    parser.add_argument("a", type=Path, help="run A (reference): results directory or output.xml")
+    parser.add_argument("b", type=Path, help="run B (new run): results directory or output.xml")
     parser.add_argument(
         "--fail-on-regression",
         type=_percent,
         metavar="PCT",
-        help="exit 1 when a test's NDR/PDR lower bound or MRR got worse beyond noise by more than PCT %%",
+        help="exit 1 when a test's NDR/PDR lower bound or MRR mean got worse beyond noise"
+        " and by more than PCT %%",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(run=run)

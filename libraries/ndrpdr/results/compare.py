@@ -206,10 +206,7 @@ def compare_values(a: Value, b: Value) -> tuple[float, float, str]:
     """(change [%], noise [%], verdict) of going from ``a`` to ``b``."""
     change = b.value_pps / a.value_pps - 1.0
     noise = (a.noise_pps + b.noise_pps) / a.value_pps
-    if abs(change) <= noise:
-        verdict = "within noise"
-    else:
-        verdict = "better" if change > 0 else "worse"
+    verdict = "within noise" if abs(change) <= noise else "better" if change > 0 else "worse"
     return 100.0 * change, 100.0 * noise, verdict
 
 
