@@ -6,12 +6,14 @@ mapping ``test name -> record`` (the record as ``ndrpdr.results.record``
 writes it). Tests are matched by the key (test name, frame size, profile
 name).
 
-The noise of a bound: an NDRPDR search only knows a bound to within its
-width, ``upper / lower - 1``: the goal's ``relative_width``, or the result's
-own width when wider (a capped search, or no upper bound found: then only
-the goal width). A change of a bound (and of the conditional throughput,
-which lies between the bounds) is beyond noise when it exceeds the sum of
-both runs' widths. The noise of an MRR result is its mean receive rate's
+The noise of a bound: an NDRPDR search only knows its goal's throughput to
+lie between the lower and the upper bound; it stops when they are within
+the goal's ``relative_width`` w (RFC 9971: ``(upper - lower) / upper <= w``),
+so the noise of the lower bound is ``upper - lower``: at least what the goal
+allows, ``lower x w / (1 - w)``, more when the result is wider (a capped
+search). A change of a bound (and of the conditional throughput, which lies
+between the bounds) is beyond noise when it exceeds the sum of both runs'
+noise. The noise of an MRR result is its mean receive rate's
 uncertainty: ``2 x stdev / sqrt(n)`` over its trials (about a 95 %
 interval of the mean); a change is beyond noise when it exceeds the sum of
 both runs' uncertainties. All rates are aggregate over directions [pps].
@@ -141,8 +143,9 @@ def _goal_width(record: Mapping[str, Any], section: str) -> float | None:
 def bound_values(record: Mapping[str, Any]) -> dict[str, Value]:
     """NDR / PDR lower bounds and conditional throughputs, each with its noise [pps].
 
-    The noise is ``lower x width``, the width being the larger of the goal's
-    ``relative_width`` and the result's own ``upper / lower - 1``.
+    The noise is ``upper - lower``, at least ``lower x w / (1 - w)`` for the
+    goal's ``relative_width`` w (the span the goal allows; also when no upper
+    bound was found).
     """
     values: dict[str, Value] = {}
     for metric, section, field in _BOUND_METRICS:
@@ -152,10 +155,11 @@ def bound_values(record: Mapping[str, Any]) -> dict[str, Value]:
         width = _goal_width(record, section)
         if value is None or lower is None or width is None:
             continue
+        span = lower * width / (1.0 - width) if width < 1.0 else lower
         upper = _finite(bounds.get("upper_bound"))
         if upper is not None:
-            width = max(width, upper / lower - 1.0)
-        values[metric] = Value(value, lower * width)
+            span = max(span, upper - lower)
+        values[metric] = Value(value, span)
     return values
 
 
