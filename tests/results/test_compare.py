@@ -158,7 +158,10 @@ def test_read_run_takes_records_and_skips_other_json(tmp_path: Path, fast: dict[
     (tmp_path / f"{NAME}.json").write_text(json.dumps(fast))
     (tmp_path / "other.json").write_text('{"not": "a record"}')
     (tmp_path / "broken.json").write_text("{")
-    assert list(read_run(tmp_path)) == [NAME]
+    (tmp_path / "64B-1c-ethip4-ip4base-mrr.json").write_text(json.dumps(_mrr(1e6, 1.1e6)))
+    run = read_run(tmp_path)
+    assert sorted(run) == ["64B-1c-ethip4-ip4base-mrr", NAME]
+    assert run[NAME] == fast
 
 
 def test_read_run_names_a_path_without_records(tmp_path: Path) -> None:

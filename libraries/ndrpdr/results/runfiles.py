@@ -29,12 +29,12 @@ class RunFilesError(NdrPdrError):
 
 
 def _read_record(path: Path) -> dict[str, Any] | None:
-    """The record in ``path``, None when it is not a record (other JSON, unreadable)."""
+    """The record in ``path`` (a JSON object with ``kind`` "ndrpdr" or "mrr"), else None."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return None
-    if isinstance(data, dict) and data.get("kind") in RECORD_KINDS and "version" in data:
+    if isinstance(data, dict) and data.get("kind") in RECORD_KINDS:
         return data
     return None
 
