@@ -110,6 +110,20 @@ def test_a_result_wider_than_its_goal_counts_its_own_width(fast: dict[str, Any])
     assert rows["NDR lower"].noise_pct == pytest.approx(0.5 / 0.995 + 4.0, rel=1e-6)
 
 
+def test_a_bound_lost_in_b_is_a_regression(fast: dict[str, Any]) -> None:
+    """A search in B that failed before finding an NDR (its bounds set to null here: the
+    simulator's searches do not fail on their own) fails the gate at any threshold."""
+    failed = copy.deepcopy(fast)
+    failed["status"], failed["incomplete"] = "failed", True
+    failed["ndr"] = dict.fromkeys(failed["ndr"])
+    comparison = compare_runs({NAME: fast}, {NAME: failed})
+    rows = {row.metric: row for row in comparison.rows}
+    assert rows["NDR lower"].verdict == "lost in B" and rows["NDR lower"].b_pps is None
+    assert rows["NDR lower"].note == "B failed"
+    assert rows["PDR lower"].verdict == "within noise"
+    assert [row.metric for row in comparison.regressions(100.0)] == ["NDR lower"]
+
+
 def test_tests_in_one_run_only_are_listed(fast: dict[str, Any], slow: dict[str, Any]) -> None:
     other_size = copy.deepcopy(slow)
     other_size["profile"]["frame_size"] = 1518  # same name, other frame size: no match

@@ -60,9 +60,9 @@ def table_lines(comparison: Comparison, threshold_pct: float | None) -> list[str
             row.key.name,
             row.metric,
             f"{row.a_pps / 1e6:.4f}",
-            f"{row.b_pps / 1e6:.4f}",
-            f"{row.change_pct:+.2f} %",
-            f"±{row.noise_pct:.2f} %",
+            "-" if row.b_pps is None else f"{row.b_pps / 1e6:.4f}",
+            "-" if row.change_pct is None else f"{row.change_pct:+.2f} %",
+            "-" if row.noise_pct is None else f"±{row.noise_pct:.2f} %",
             row.verdict
             + (" REGRESSION" if threshold_pct is not None and row.regressed(threshold_pct) else "")
             + (f" ({row.note})" if row.note else ""),

@@ -34,6 +34,8 @@ _BOUND_METRICS = (
     ("PDR lower", "pdr", "lower_bound"),
     ("PDR cond", "pdr", "conditional_throughput"),
 )
+#: The verdict of a metric A has and B has not.
+LOST = "lost in B"
 #: Metrics the regression gate looks at (conditional throughputs are shown only).
 GATED = frozenset({"NDR lower", "PDR lower", "MRR mean"})
 
@@ -64,12 +66,14 @@ class Row:
     key: TestKey
     metric: str
     a_pps: float
-    b_pps: float
-    #: (B - A) / A [%].
-    change_pct: float
-    #: Sum of both runs' noise, relative to A [%].
-    noise_pct: float
-    #: ``better`` / ``worse`` (beyond noise) or ``within noise``.
+    #: None when B has no value for a metric A has (verdict ``lost in B``).
+    b_pps: float | None
+    #: (B - A) / A [%], None when lost in B.
+    change_pct: float | None
+    #: Sum of both runs' noise, relative to A [%], None when lost in B.
+    noise_pct: float | None
+    #: ``better`` / ``worse`` (beyond noise), ``within noise``, or ``lost in B`` (a failed
+    #: search in B that found no such bound).
     verdict: str
     #: What is odd about either record (``A failed``, ``B incomplete``), or "".
     note: str
@@ -80,8 +84,16 @@ class Row:
         return self.metric in GATED
 
     def regressed(self, threshold_pct: float) -> bool:
-        """Worse beyond noise and by more than ``threshold_pct`` [%], on a gated metric."""
-        return self.gated and self.verdict == "worse" and -self.change_pct > threshold_pct
+        """Worse beyond noise and by more than ``threshold_pct`` [%], or lost, on a gated metric."""
+        if not self.gated:
+            return False
+        if self.verdict == LOST:
+            return True
+        return (
+            self.verdict == "worse"
+            and self.change_pct is not None
+            and (-self.change_pct > threshold_pct)
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The row as a JSON object (rates in pps, changes in percent)."""
@@ -230,6 +242,7 @@ def compare_runs(
         for metric, value_a in values_a.items():
             value_b = values_b.get(metric)
             if value_b is None:
+                rows.append(Row(key, metric, value_a.value_pps, None, None, None, LOST, note))
                 continue
             change, noise, verdict = compare_values(value_a, value_b)
             rows.append(
