@@ -24,6 +24,7 @@ from types import FrameType
 from ndrpdr.cli import (
     cleanup_cmd,
     clear_results_cmd,
+    compare_cmd,
     drivers_cmd,
     search_cmd,
     summary_cmd,
@@ -51,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     drivers_cmd.add_parser(commands)
     cleanup_cmd.add_parser(commands)
     clear_results_cmd.add_parser(commands)
+    compare_cmd.add_parser(commands)
     return parser
 
 
