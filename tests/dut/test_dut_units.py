@@ -14,7 +14,7 @@ import pytest
 
 from ndrpdr.access.base import CommandResult
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
-from ndrpdr.dut.dpdk_common import NodeSteps, bounded_log, sink_ruleset, strip_ansi, vdev_args
+from ndrpdr.dut.dpdk_common import NodeSteps, sink_ruleset, vdev_args
 from ndrpdr.dut.l3fwd import L3fwdDriver
 from ndrpdr.dut.l3fwd_build import (
     EXAMPLES_DIR,
@@ -24,6 +24,7 @@ from ndrpdr.dut.l3fwd_build import (
     patch_main_c,
 )
 from ndrpdr.dut.ovs import ovs_flows
+from ndrpdr.dut.processlog import bounded_log, strip_ansi
 from ndrpdr.dut.registry import make_dut_driver
 from ndrpdr.dut.sim import SimDutDriver
 from ndrpdr.dut.testpmd import TestpmdDriver

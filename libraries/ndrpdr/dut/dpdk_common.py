@@ -34,6 +34,7 @@ from ndrpdr.drivers import read_options
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.dut.dpdk_options import DpdkAppOptions
 from ndrpdr.dut.health import check_process
+from ndrpdr.dut.processlog import bounded_log, log_tail
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.testbed.model import Node
 
@@ -43,34 +44,6 @@ _IFNAME = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")
 SINK_TABLE = "ndrpdr_dut_sink"
 #: Where DPDK keeps a process's runtime files (sockets, config) by file prefix.
 DPDK_RUNTIME_ROOT = "/var/run/dpdk"
-#: Lines of a process log quoted in an error.
-LOG_TAIL_LINES = 40
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-
-
-def strip_ansi(text: str) -> str:
-    """``text`` without terminal escape sequences (testpmd clears the screen per stats print)."""
-    return _ANSI.sub("", text)
-
-
-#: Telemetry keeps at most this much of a process log [characters] (head and tail).
-LOG_LIMIT = 256 * 1024
-
-
-def bounded_log(text: str, limit: int = LOG_LIMIT) -> str:
-    """``text`` without escapes; if longer than ``limit``, its start and end around a cut mark."""
-    text = strip_ansi(text)
-    if len(text) <= limit:
-        return text
-    head = limit // 8
-    tail = limit - head
-    return f"{text[:head]}\n[... {len(text) - limit} characters cut ...]\n{text[-tail:]}"
-
-
-def log_tail(text: str, lines: int = LOG_TAIL_LINES) -> str:
-    """The last ``lines`` non-empty lines of a process log, escapes removed."""
-    kept = [line for line in strip_ansi(text).splitlines() if line.strip()]
-    return "\n".join(kept[-lines:])
 
 
 class NodeSteps:
@@ -457,7 +430,7 @@ class DpdkAppDriver(abc.ABC):
             self.binary,
             process,
             self._steps.access,
-            log=lambda: log_tail(self._steps.process_output("health check", process)),
+            log=lambda: self._steps.process_output("health check", process),
         )
 
     def stop(self) -> None:

@@ -26,12 +26,11 @@ from typing import Protocol
 from ndrpdr.access.base import BackgroundProcess, NodeAccess
 from ndrpdr.access.local import LocalProcess, LocalTransport
 from ndrpdr.dut.base import DutError
+from ndrpdr.dut.processlog import log_tail
 from ndrpdr.errors import NdrPdrError
 
 #: Shortest pause between two health checks of a DUT reached over SSH [s].
 REMOTE_HEALTH_INTERVAL_S = 2.0
-#: Lines of a process log quoted in a health-check error.
-HEALTH_LOG_LINES = 40
 #: How long collecting an exited process (its exit status, its log) may take [s].
 COLLECT_TIMEOUT_S = 2.0
 
@@ -128,9 +127,5 @@ def check_process(
         text = log() if log is not None else process.output()
     except NdrPdrError as exc:
         text = f"(unavailable: {exc})"
-    raise error(step, f"{name} (pid {process.pid}) {condition}; log tail:\n{_tail(text)}")
-
-
-def _tail(text: str) -> str:
-    kept = [line.rstrip() for line in text.splitlines() if line.strip()]
-    return "\n".join(kept[-HEALTH_LOG_LINES:]) or "(empty)"
+    tail = log_tail(text) or "(empty)"
+    raise error(step, f"{name} (pid {process.pid}) {condition}; log tail:\n{tail}")

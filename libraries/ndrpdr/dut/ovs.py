@@ -31,15 +31,14 @@ from ndrpdr.access.base import BackgroundProcess, NodeAccess
 from ndrpdr.drivers import DriverDescription, option, read_options
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.dpdk_common import (
-    LOG_TAIL_LINES,
     KernelHandsOff,
     NodeSteps,
     check_ports_exist,
     effective_cpu,
-    log_tail,
     port_names,
 )
 from ndrpdr.dut.health import check_process
+from ndrpdr.dut.processlog import LOG_TAIL_LINES, log_tail
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.testbed.model import Node
 

@@ -34,8 +34,9 @@ from collections.abc import Callable
 from ndrpdr.access.base import BackgroundProcess, CommandResult, NodeAccess, tail
 from ndrpdr.drivers import DriverDescription
 from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.dut.dpdk_common import LOG_TAIL_LINES, NodeSteps, bounded_log, log_tail
+from ndrpdr.dut.dpdk_common import NodeSteps
 from ndrpdr.dut.health import check_process
+from ndrpdr.dut.processlog import LOG_TAIL_LINES, bounded_log, log_tail
 from ndrpdr.dut.vpp_config import (
     VppOptions,
     cli_commands,
