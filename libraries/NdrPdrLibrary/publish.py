@@ -64,16 +64,7 @@ def publish_record(
     metadata are set anyway).
     """
     ctx.last_record = dict(record)
-    target = record_path(ctx, kind) if path is None else path
-    ctx.record_error = None
-    try:
-        write_record(record, target)
-    except OSError as exc:
-        ctx.record_error = f"cannot write the result record: {exc} (file {target})"
-        robotout.warn(ctx.record_error)
-        path = None
-    else:
-        path = target
+    path = _write(ctx, record, record_path(ctx, kind) if path is None else path)
     message = search_message(record)
     robotout.info(
         "<b>"
@@ -102,7 +93,14 @@ def publish_mrr_record(ctx: LibraryContext, record: Mapping[str, Any]) -> Path |
     Returns its path, or None when it could not be written (a warning says
     why, ``ctx.record_error`` too).
     """
-    target = record_path(ctx, "mrr")
+    path = _write(ctx, record, record_path(ctx, "mrr"))
+    if path is not None:
+        robotout.info(f"result record: {_link(path)}", html=True)
+    return path
+
+
+def _write(ctx: LibraryContext, record: Mapping[str, Any], target: Path) -> Path | None:
+    """Write ``record`` to ``target``; on failure warn, keep why in ``ctx.record_error``, None."""
     ctx.record_error = None
     try:
         write_record(record, target)
@@ -110,5 +108,4 @@ def publish_mrr_record(ctx: LibraryContext, record: Mapping[str, Any]) -> Path |
         ctx.record_error = f"cannot write the result record: {exc} (file {target})"
         robotout.warn(ctx.record_error)
         return None
-    robotout.info(f"result record: {_link(target)}", html=True)
     return target

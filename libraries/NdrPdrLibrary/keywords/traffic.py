@@ -182,8 +182,8 @@ class TrafficKeywords(Component):
         metadata = {
             "MRR_AVG": plain_number(stats["mean"]),
             "MRR_STDEV": plain_number(stats["stdev"]),
-            "MRR_MIN": plain_number(min(rates)),
-            "MRR_MAX": plain_number(max(rates)),
+            "MRR_MIN": plain_number(stats["min"]),
+            "MRR_MAX": plain_number(stats["max"]),
             "MRR_RATES": ",".join(plain_number(r) for r in rates),
         }
         robotout.set_test_result(message, metadata)
