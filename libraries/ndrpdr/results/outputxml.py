@@ -60,8 +60,8 @@ def _walk(suite: ET.Element, names: tuple[str, ...]) -> Iterator[TestOutcome]:
             )
 
 
-def read_outcomes(path: str | os.PathLike[str]) -> list[TestOutcome]:
-    """Every test in ``path`` (an output.xml), in file order."""
+def read_root(path: str | os.PathLike[str]) -> ET.Element:
+    """The ``<robot>`` element of ``path``; OutputXmlError naming it if unreadable or not one."""
     try:
         root = ET.parse(path).getroot()
     except OSError as exc:
@@ -70,6 +70,12 @@ def read_outcomes(path: str | os.PathLike[str]) -> list[TestOutcome]:
         raise OutputXmlError(f"{os.fspath(path)}: not XML: {exc}") from exc
     if root.tag != "robot":
         raise OutputXmlError(f"{os.fspath(path)}: not a Robot Framework output.xml")
+    return root
+
+
+def read_outcomes(path: str | os.PathLike[str]) -> list[TestOutcome]:
+    """Every test in ``path`` (an output.xml), in file order."""
+    root = read_root(path)
     outcomes: list[TestOutcome] = []
     for suite in root.findall("suite"):
         outcomes.extend(_walk(suite, ()))

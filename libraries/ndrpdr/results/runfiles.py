@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ndrpdr.errors import NdrPdrError
+from ndrpdr.results.outputxml import OutputXmlError, read_root
 
 #: Record kinds a run's records may have.
 RECORD_KINDS = frozenset({"ndrpdr", "mrr"})
@@ -57,13 +58,9 @@ def _linked(test: ET.Element) -> list[str]:
 
 def _from_output_xml(path: Path) -> dict[str, dict[str, Any]]:
     try:
-        root = ET.parse(path).getroot()
-    except OSError as exc:
-        raise RunFilesError(f"{os.fspath(path)}: cannot read: {exc.strerror}") from exc
-    except ET.ParseError as exc:
-        raise RunFilesError(f"{os.fspath(path)}: not XML: {exc}") from exc
-    if root.tag != "robot":
-        raise RunFilesError(f"{os.fspath(path)}: not a Robot Framework output.xml")
+        root = read_root(path)
+    except OutputXmlError as exc:
+        raise RunFilesError(str(exc)) from exc
     records: dict[str, dict[str, Any]] = {}
     for test in root.iter("test"):
         for link in reversed(_linked(test)):  # the last record written is the final one
