@@ -299,6 +299,8 @@ def test_ctrl_c_exits_130_and_leaves_nothing(runs: Start, tmp_path: Path, phase:
     phase = phase.removesuffix("-group")
     record_path = tmp_path / "record.json"
     goals = CHEAP if phase == "teardown" else SHORT
+    if phase == "trial":  # a search that cannot end before the signal (SHORT took 6 trials once)
+        goals = (*SHORT, "--width", "0.001", "--duration-sum", "10s")
     run = runs("--topology", TESTPMD, *goals, "--json", record_path, poll_s=0.05)
     dut = run.wait_process("dut", is_testpmd, "dpdk-testpmd")
     if phase == "trial":
@@ -313,6 +315,7 @@ def test_ctrl_c_exits_130_and_leaves_nothing(runs: Start, tmp_path: Path, phase:
         )
     printed = run.trials()
     present = run.namespaces_now()  # the testbed still (or already) exists
+    searching = "NDR: lower" not in run.stdout  # the bounds are printed after the search
     run.signal(signal.SIGINT, group=group)
     code = run.finish(30.0)
     left = run.left_after_exit(EXIT_GRACE_S)
@@ -320,6 +323,8 @@ def test_ctrl_c_exits_130_and_leaves_nothing(runs: Start, tmp_path: Path, phase:
     note_row(f"Ctrl-C (SIGINT to {to}) during {phase}", run, None if run.timed_out else code, left)
 
     assert present, f"the test sent SIGINT too late: the testbed was gone ({phase})"
+    if phase == "trial":
+        assert searching, f"the search ended before SIGINT\n{run.output()}"
     if phase == "setup":
         assert not printed, f"a trial ran before the interrupt: {printed}"
     assert not run.timed_out, f"no exit within 30 s of SIGINT\n{run.output()}"
