@@ -16,7 +16,9 @@ import pytest
 from localbed_helpers import netns_names, run_namespaces, topology_2n1l
 
 from ndrpdr.localbed import LocalTestbed, cleanup_leftovers
+from ndrpdr.localbed.leftovers import remove_run
 from ndrpdr.localbed.procs import is_alive
+from ndrpdr.localbed.state import RunState, StateStore, temp_file
 
 MakeTestbed = Callable[..., LocalTestbed]
 
@@ -148,3 +150,26 @@ def test_cleanup_handles_a_dead_owner_with_a_reused_pid(
     assert not run_namespaces(testbed.run_id)
     assert not testbed.state_file.exists()
     testbed.teardown()  # already gone: no error
+
+
+def test_remove_run_takes_the_state_temp_file_of_an_owner_killed_while_saving(
+    tmp_path: Path,
+) -> None:
+    """A runner SIGKILLed inside StateStore.save leaves ``.tmp-<pid>-<run>``: it goes with the run.
+
+    The owner is a real process that has exited; another writer's temp file stays.
+    """
+    owner = subprocess.Popen([sys.executable, "-c", "pass"])
+    owner.wait()
+    store = StateStore(tmp_path)
+    state = RunState("t13temp-1", owner.pid, 1)
+    store.create(state)
+    mine = temp_file(tmp_path, owner.pid, state.run_id)
+    mine.write_text("{")
+    other = temp_file(tmp_path, os.getpid(), "t13temp-2")
+    other.write_text("{")
+    removed = remove_run(store.path(state.run_id), state)
+    assert f"temporary file {mine}" in removed
+    assert removed[-1] == f"state file {store.path(state.run_id)}"  # the state file goes last
+    assert not mine.exists() and not store.path(state.run_id).exists()
+    assert other.exists()

@@ -28,7 +28,7 @@ from ndrpdr.localbed.errors import LocalTestbedError
 from ndrpdr.localbed.naming import NAMESPACE_PREFIX, parse_namespace
 from ndrpdr.localbed.plumbing import delete_links, delete_namespaces
 from ndrpdr.localbed.procs import NETNS_RUN_DIR, is_alive, namespace_pids, terminate
-from ndrpdr.localbed.state import RunState, StateStore
+from ndrpdr.localbed.state import RunState, StateStore, temp_file
 from ndrpdr.localbed.testbed import remove_path
 
 _log = logging.getLogger(__name__)
@@ -107,6 +107,11 @@ def remove_run(path: Path, state: RunState, *, problem: ProblemSink = _log_probl
         lambda: _remove_namespaces(state.namespaces, removed, why),
     )
     step("its files", paths)
+    temp = temp_file(path.parent, state.owner_pid, state.run_id)  # killed while saving state
+    if temp.exists():
+        step(f"temporary file {temp}", lambda: temp.unlink(missing_ok=True))
+        if not temp.exists():
+            removed.append(f"temporary file {temp}")
     if path.exists():
         step(f"state file {path}", lambda: path.unlink(missing_ok=True))
         if not path.exists():

@@ -103,6 +103,11 @@ class RunState:
         return state
 
 
+def temp_file(directory: Path, pid: int, run_id: str) -> Path:
+    """Where process ``pid`` writes run ``run_id``'s state before it replaces the state file."""
+    return directory / f"{TEMP_PREFIX}{pid}-{run_id}"
+
+
 class StateStore:
     """The state files of one directory."""
 
@@ -116,7 +121,7 @@ class StateStore:
 
     def _write_temp(self, state: RunState) -> Path:
         self.directory.mkdir(mode=0o755, parents=True, exist_ok=True)
-        temp = self.directory / f"{TEMP_PREFIX}{os.getpid()}-{state.run_id}"
+        temp = temp_file(self.directory, os.getpid(), state.run_id)
         temp.write_text(json.dumps(state.to_json(), indent=1) + "\n")
         return temp
 
