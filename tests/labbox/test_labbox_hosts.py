@@ -266,7 +266,9 @@ def test_a_failed_start_names_the_node_and_step_and_undoes_itself(
         assert not hosts.plan.directory.exists()
         state = json.loads(localbed.state_file.read_text())
         assert state["interfaces"] == [] and state["paths"] == []
-        assert len(state["processes"]) == 2  # the two sshds, both gone
+        # DUT1's sshd (started last) is recorded; TG's may already have been pruned
+        # as dead when DUT1's was recorded, since it exits at once on that config.
+        assert 1 <= len(state["processes"]) <= 2
         assert not any(is_alive(p["pid"], p["start_time"]) for p in state["processes"])
         with pytest.raises(LabboxError, match="started already"):
             hosts.start()
