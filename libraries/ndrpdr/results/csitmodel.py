@@ -60,7 +60,7 @@ from typing import Any
 
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.profiles import FrameSize, bandwidth_bps
-from ndrpdr.results.csitnames import csit_names, default_suite
+from ndrpdr.results.csitnames import CsitNames, csit_names, default_suite
 from ndrpdr.results.history import testbed_name
 
 #: The version of CSIT's model the documents follow (its ``version`` field).
@@ -256,15 +256,25 @@ def _passed_and_message(record: Mapping[str, Any], test: RobotTest) -> tuple[boo
     return False, f"Robot status {test.status}" if test.status else "failed"
 
 
-def csit_test_case(record: Mapping[str, Any], test: RobotTest) -> dict[str, Any]:
-    """``record`` of Robot test ``test`` as a document of CSIT's test_case model 1.5.1.
-
-    Raises CsitModelError naming the test and the field when the record
-    cannot be said in the model (an unknown kind, a bad time, no suite).
-    """
+def _kind(record: Mapping[str, Any], test: RobotTest) -> str:
     kind = str(record.get("kind", "ndrpdr"))
     if kind not in ("ndrpdr", "mrr"):
         raise CsitModelError(f"{test.name}: kind: {kind!r} has no test type in CSIT's model")
+    return kind
+
+
+def test_tags(record: Mapping[str, Any], test: RobotTest) -> list[str]:
+    """Robot's tags of the test, else the record's ``run.tags``, else kind and frame size."""
+    run = record.get("run") or {}
+    return list(test.tags) or [str(t) for t in run.get("tags") or ()] or _derived_tags(record)
+
+
+def test_names(record: Mapping[str, Any], test: RobotTest) -> CsitNames:
+    """The model's names of the test (``ndrpdr.results.csitnames``; ``info_path`` gives its file).
+
+    The suite is Robot's, else the record's ``run.suite``, else the one the
+    test's name implies (``default_suite``); CsitModelError when none.
+    """
     run = record.get("run") or {}
     suite = test.suite or str(run.get("suite") or "") or default_suite(test.name)
     if not suite:
@@ -272,6 +282,25 @@ def csit_test_case(record: Mapping[str, Any], test: RobotTest) -> dict[str, Any]
             f"{test.name}: no suite: the name is not of the pattern 64B-1c-<suite>"
             " and nothing names its suite (give one: ndrpdr export --suite NAME)"
         )
+    profile = record.get("profile") or {}
+    return csit_names(
+        suite=suite,
+        test_name=test.name,
+        test_type=_kind(record, test),
+        profile=str(profile.get("name", "")),
+        frame_size=str(profile.get("frame_size", "")),
+        testbed=testbed_name(record),
+        tags=test_tags(record, test),
+    )
+
+
+def csit_test_case(record: Mapping[str, Any], test: RobotTest) -> dict[str, Any]:
+    """``record`` of Robot test ``test`` as a document of CSIT's test_case model 1.5.1.
+
+    Raises CsitModelError naming the test and the field when the record
+    cannot be said in the model (an unknown kind, a bad time, no suite).
+    """
+    kind = _kind(record, test)
     _frame_size(record, test.name)
     started = rfc3339_utc(record.get("started"), "started", test.name)
     finished = rfc3339_utc(record.get("finished"), "finished", test.name)
@@ -280,18 +309,9 @@ def csit_test_case(record: Mapping[str, Any], test: RobotTest) -> dict[str, Any]
             f"{test.name}: finished {record.get('finished')} is before started"
             f" {record.get('started')}"
         )
-    tags = list(test.tags) or [str(t) for t in run.get("tags") or ()] or _derived_tags(record)
-    profile = record.get("profile") or {}
+    tags = test_tags(record, test)
+    names = test_names(record, test)
     testbed = testbed_name(record)
-    names = csit_names(
-        suite=suite,
-        test_name=test.name,
-        test_type=kind,
-        profile=str(profile.get("name", "")),
-        frame_size=str(profile.get("frame_size", "")),
-        testbed=testbed,
-        tags=tags,
-    )
     section = record.get("testbed") or {}
     tg = [section["tg"]] if section.get("tg") else []
     duts = list(section.get("duts") or [])
