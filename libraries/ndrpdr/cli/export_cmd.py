@@ -29,7 +29,7 @@ from ndrpdr.results.csitmodel import (
     RobotTest,
     csit_caveats,
     csit_test_case,
-    test_names,
+    names_of_test,
 )
 from ndrpdr.results.csitnames import info_path
 from ndrpdr.results.csitschema import CsitValidator, load_csit_schema
@@ -130,7 +130,9 @@ def exports(runs: list[Path], suite: str) -> list[Export]:
         for name, record in records.items():
             test = robot_test(name, outcomes.get(name), suite)
             document = csit_test_case(record, test)
-            found.append(Export(name, path, record, document, info_path(test_names(record, test))))
+            found.append(
+                Export(name, path, record, document, info_path(names_of_test(record, test)))
+            )
     return found
 
 

@@ -263,13 +263,13 @@ def _kind(record: Mapping[str, Any], test: RobotTest) -> str:
     return kind
 
 
-def test_tags(record: Mapping[str, Any], test: RobotTest) -> list[str]:
+def tags_of_test(record: Mapping[str, Any], test: RobotTest) -> list[str]:
     """Robot's tags of the test, else the record's ``run.tags``, else kind and frame size."""
     run = record.get("run") or {}
     return list(test.tags) or [str(t) for t in run.get("tags") or ()] or _derived_tags(record)
 
 
-def test_names(record: Mapping[str, Any], test: RobotTest) -> CsitNames:
+def names_of_test(record: Mapping[str, Any], test: RobotTest) -> CsitNames:
     """The model's names of the test (``ndrpdr.results.csitnames``; ``info_path`` gives its file).
 
     The suite is Robot's, else the record's ``run.suite``, else the one the
@@ -290,7 +290,7 @@ def test_names(record: Mapping[str, Any], test: RobotTest) -> CsitNames:
         profile=str(profile.get("name", "")),
         frame_size=str(profile.get("frame_size", "")),
         testbed=testbed_name(record),
-        tags=test_tags(record, test),
+        tags=tags_of_test(record, test),
     )
 
 
@@ -309,8 +309,8 @@ def csit_test_case(record: Mapping[str, Any], test: RobotTest) -> dict[str, Any]
             f"{test.name}: finished {record.get('finished')} is before started"
             f" {record.get('started')}"
         )
-    tags = test_tags(record, test)
-    names = test_names(record, test)
+    tags = tags_of_test(record, test)
+    names = names_of_test(record, test)
     testbed = testbed_name(record)
     section = record.get("testbed") or {}
     tg = [section["tg"]] if section.get("tg") else []
