@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
-from record_helpers import SIM, sim_record
+from record_helpers import SIM, sim_record, sim_search
 
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import bandwidth_bps, get_profile
@@ -280,3 +280,27 @@ def test_goals_other_than_csits_are_noted() -> None:
 def test_a_kind_the_model_has_no_type_for_is_refused(passed: dict[str, Any]) -> None:
     with pytest.raises(CsitModelError, match=rf"^{NDRPDR}: kind: 'soak' has no test type"):
         csit_test_case({**passed, "kind": "soak"}, RobotTest(NDRPDR))
+
+
+def test_a_binary_search_exports_its_lower_bounds_and_says_so() -> None:
+    """RFC 2544's binary search has no conditional throughput: its lower bound is its result."""
+    record = sim_record(load_topology(SIM), algorithm="binary")
+    assert record["ndr"]["conditional_throughput"] is None
+    document = csit_test_case(record, RobotTest(NDRPDR))
+    result = document["result"]
+    assert result["type"] == "ndrpdr" and document["passed"] is True
+    for section in ("ndr", "pdr"):
+        assert result[section]["lower"]["rate"]["value"] == record[section]["lower_bound"]
+    assert csit_caveats(record, document) == [
+        f"{s}.lower is the binary search's lower bound: it gives no conditional throughput"
+        for s in ("ndr", "pdr")
+    ]
+
+
+def test_a_lossy_min_load_has_no_lower_bound_and_an_unknown_result() -> None:
+    record = sim_search(load_topology(SIM), min_load_pps=5e6).record
+    assert record["status"] == "failed" and not record["incomplete"]
+    document = csit_test_case(record, RobotTest(NDRPDR))
+    assert document["result"] == {"type": "unknown"} and document["passed"] is False
+    assert "min load 5 Mpps already loses" in document["message"]
+    assert csit_caveats(record, document) == ["result type unknown: NDR or PDR has no lower bound"]

@@ -10,7 +10,9 @@ out; nothing is read or written here (``ndrpdr.cli.export_cmd`` does that,
   throughput* (its schema: "median forwarding rate among long trials"),
   so it is our ``conditional_throughput``, not our relevant lower bound;
   ``upper`` is left out as CSIT leaves it out (our relevant lower and
-  upper bounds stay in our record). ``rate`` is in ``pps`` (frames/s,
+  upper bounds stay in our record). The binary and bswlv searches give no
+  conditional throughput: their lower bound (RFC 2544's throughput) is
+  exported instead, and ``csit_caveats`` says so. ``rate`` is in ``pps`` (frames/s,
   aggregate over directions, as ours), ``bandwidth`` in ``bps`` with 20 B
   of L1 overhead per frame (``ndrpdr.profiles.bandwidth_bps``).
   ``latency_forward`` / ``latency_reverse`` (direction 0 / 1) come from our
@@ -26,8 +28,8 @@ out; nothing is read or written here (``ndrpdr.cli.export_cmd`` does that,
   as bandwidth [bps].
 - ``result`` is ``{"type": "unknown"}`` (the model's "no specific result")
   when there is nothing to report: a search that stopped early
-  (``incomplete``), a goal without a conditional throughput, an MRR
-  without trials.
+  (``incomplete``), NDR or PDR without a lower bound (a lossy min load),
+  an MRR without trials.
 - ``passed`` is true when the record passed and Robot (when its verdict is
   known) said PASS; ``message`` is then "" (the model requires it), else
   Robot's message, else the record's error.
@@ -192,11 +194,23 @@ def ndrpdr_result(record: Mapping[str, Any]) -> dict[str, Any]:
     frame_size = _frame_size(record)
     lowers: dict[str, Any] = {}
     for section in ("ndr", "pdr"):
-        throughput = _number((record.get(section) or {}).get("conditional_throughput"))
+        throughput = exported_throughput(record, section)
         if throughput is None:
             return {"type": "unknown"}
         lowers[section] = {"lower": _rate(throughput, frame_size)}
     return {"type": "ndrpdr", **lowers, **latency_sections(record)}
+
+
+def exported_throughput(record: Mapping[str, Any], section: str) -> float | None:
+    """What goes to CSIT's ``{section}.lower`` [pps]: the conditional throughput.
+
+    A search that gives none (the binary and bswlv algorithms: RFC 2544's
+    throughput is their lower bound) gives its relevant lower bound instead
+    (``csit_caveats`` says so); None when the record has neither.
+    """
+    bounds = record.get(section) or {}
+    throughput = _number(bounds.get("conditional_throughput"))
+    return throughput if throughput is not None else _number(bounds.get("lower_bound"))
 
 
 def mrr_result(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -368,13 +382,21 @@ def csit_caveats(record: Mapping[str, Any], document: Mapping[str, Any]) -> list
                     f" {goal.get('exceed_ratio')}, CSIT's {csit_loss:g} and {CSIT_EXCEED:g}"
                 )
     result = document.get("result") or {}
+    if result.get("type") == "ndrpdr":
+        for section in ("ndr", "pdr"):
+            if _number((record.get(section) or {}).get("conditional_throughput")) is None:
+                algorithm = (record.get("search") or {}).get("algorithm")
+                notes.append(
+                    f"{section}.lower is the {algorithm} search's lower bound:"
+                    " it gives no conditional throughput"
+                )
     if result.get("type") == "unknown":
         why = (
             "the search stopped early"
             if record.get("incomplete")
             else "no trial measured"
             if record.get("kind") == "mrr"
-            else "a goal has no conditional throughput"
+            else "NDR or PDR has no lower bound"
         )
         notes.append(f"result type unknown: {why}")
     if result.get("type") == "ndrpdr" and (record.get("latency") or {}).get("status") == "measured":
