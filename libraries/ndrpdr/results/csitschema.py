@@ -98,16 +98,34 @@ class CsitValidator:
         self._validator = cls(schema, format_checker=checker)
 
     def errors(self, document: Any) -> list[str]:
-        """``field.path: what is wrong`` for each error, most specific first; [] when valid.
+        """``field.path: what is wrong`` for each error; [] when valid.
 
-        An error under ``oneOf`` / ``anyOf`` (the model's result types, the
-        passed / message rule) is told by its best-matching branch.
+        An error under ``oneOf`` / ``anyOf`` (the model's result types, its
+        passed / message rule) is told by the branch meant: the one whose
+        constants (``type: ndrpdr``) the document matches (``explain``).
         """
         lines: list[str] = []
         for error in self._validator.iter_errors(document):
-            deepest = error
-            while deepest.context:
-                deepest = jsonschema.exceptions.best_match(deepest.context)
-            where = ".".join(str(p) for p in deepest.absolute_path) or "(document)"
-            lines.append(f"{where}: {deepest.message}")
+            for deepest in explain(error):
+                where = ".".join(str(p) for p in deepest.absolute_path) or "(document)"
+                lines.append(f"{where}: {deepest.message}")
         return sorted(dict.fromkeys(lines))
+
+
+def explain(error: jsonschema.ValidationError) -> list[jsonschema.ValidationError]:
+    """The errors that say why ``error`` happened: itself, or those of the branch meant.
+
+    For a ``oneOf`` / ``anyOf`` error, the branches whose ``const`` checks
+    fail (a result of another ``type``) are not the one meant; when exactly
+    one branch is left, its errors are explained in turn, else jsonschema's
+    ``best_match`` picks one error.
+    """
+    if not error.context:
+        return [error]
+    branches: dict[Any, list[jsonschema.ValidationError]] = {}
+    for sub in error.context:
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    meant = [errs for errs in branches.values() if not any(e.validator == "const" for e in errs)]
+    if len(meant) == 1:
+        return [found for sub in meant[0] for found in explain(sub)]
+    return explain(jsonschema.exceptions.best_match(error.context))
