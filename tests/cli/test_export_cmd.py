@@ -165,3 +165,24 @@ def test_bad_runs_are_named(runs: dict[str, Path], tmp_path: Path) -> None:
     assert not out.exists()
     other_format = run_cli("export", "--format", "xunit", "-o", str(out), str(runs["ok"]))
     assert other_format.returncode == 2 and "invalid choice: 'xunit'" in other_format.stderr
+
+
+def test_records_without_output_xml_take_the_suite_option(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """Only the JSON records (output.xml lost): ``--suite`` names the suite, tags come from them."""
+    bare = tmp_path / "records"
+    bare.mkdir()
+    for record in runs["ok"].glob("*.json"):
+        (bare / record.name).write_bytes(record.read_bytes())
+    out = tmp_path / "csit"
+    args = ("export", "--format", "csit", "-o", str(out), "--suite", "Nightly VPP", str(bare))
+    process = run_cli(*args)
+    assert process.returncode == 0, process.stdout + process.stderr
+    document = _read(out / "nightly_vpp" / "64b-1c-ethip4-ip4base-ndrpdr.info.json")
+    assert document["test_id"] == "nightly_vpp.64b-1c-ethip4-ip4base-ndrpdr"
+    assert document["tags"] == ["NDRPDR", "64B"] and document["passed"] is True
+    assert (out / "nightly_vpp" / "64b-1c-ethip4-ip4base-mrr.info.json").is_file()
+    default = run_cli("export", "--format", "csit", "-o", str(tmp_path / "d"), str(bare))
+    assert default.returncode == 0, default.stdout + default.stderr
+    assert (tmp_path / "d" / "ethip4-ip4base-ndrpdr" / NDRPDR_FILE.name).is_file()

@@ -262,6 +262,10 @@ def test_names_ids_and_paths_as_csit_forms_them(passed: dict[str, Any]) -> None:
     )
     with pytest.raises(CsitModelError, match=r"^Fast Path: no suite: .*--suite NAME"):
         csit_test_case(passed, RobotTest("Fast Path"))
+    fallback = RobotTest("Fast Path", fallback_suite="Nightly")
+    assert csit_test_case(passed, fallback)["test_id"] == "nightly.fast_path"
+    named = {**passed, "run": {"suite": "From Record"}}
+    assert csit_test_case(named, fallback)["test_id"] == "from_record.fast_path"
 
 
 def test_goals_other_than_csits_are_noted() -> None:

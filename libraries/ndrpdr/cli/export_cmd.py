@@ -88,15 +88,16 @@ def _outcomes(path: Path) -> dict[str, TestOutcome]:
 
 
 def robot_test(name: str, outcome: TestOutcome | None, suite: str) -> RobotTest:
-    """What ``csit_test_case`` needs besides the record; ``suite`` when output.xml names none."""
+    """What ``csit_test_case`` needs besides the record; ``suite`` when nothing names one."""
     if outcome is None:
-        return RobotTest(name=name, suite=suite)
+        return RobotTest(name=name, fallback_suite=suite)
     return RobotTest(
         name=name,
-        suite=outcome.suite or suite,
+        suite=outcome.suite,
         tags=outcome.tags,
         status=outcome.status or None,
         message=outcome.message,
+        fallback_suite=suite,
     )
 
 

@@ -99,6 +99,8 @@ class RobotTest:
     message: str = ""
     #: The test's documentation.
     documentation: str = ""
+    #: The suite when neither Robot nor the record names one (``ndrpdr export --suite``).
+    fallback_suite: str = ""
 
 
 def rfc3339_utc(text: Any, field: str, test: str) -> datetime.datetime:
@@ -286,11 +288,14 @@ def tags_of_test(record: Mapping[str, Any], test: RobotTest) -> list[str]:
 def names_of_test(record: Mapping[str, Any], test: RobotTest) -> CsitNames:
     """The model's names of the test (``ndrpdr.results.csitnames``; ``info_path`` gives its file).
 
-    The suite is Robot's, else the record's ``run.suite``, else the one the
-    test's name implies (``default_suite``); CsitModelError when none.
+    The suite is Robot's, else the record's ``run.suite``, else
+    ``fallback_suite``, else the one the test's name implies
+    (``default_suite``); CsitModelError when none.
     """
     run = record.get("run") or {}
-    suite = test.suite or str(run.get("suite") or "") or default_suite(test.name)
+    suite = (
+        test.suite or str(run.get("suite") or "") or test.fallback_suite or default_suite(test.name)
+    )
     if not suite:
         raise CsitModelError(
             f"{test.name}: no suite: the name is not of the pattern 64B-1c-<suite>"
