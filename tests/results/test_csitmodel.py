@@ -19,15 +19,9 @@ from record_helpers import SIM, sim_record, sim_search
 
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import bandwidth_bps, get_profile
-from ndrpdr.results.csitmodel import (
-    CsitModelError,
-    RobotTest,
-    csit_caveats,
-    csit_test_case,
-    latency_sections,
-    names_of_test,
-)
+from ndrpdr.results.csitmodel import RobotTest, csit_caveats, csit_test_case, names_of_test
 from ndrpdr.results.csitnames import csit_names, default_suite, info_path
+from ndrpdr.results.csitresult import CsitModelError, latency_sections
 from ndrpdr.results.mrrrecord import build_mrr_record
 from ndrpdr.search import Goal
 from ndrpdr.testbed.loader import load_topology

@@ -1,9 +1,11 @@
 """A result record as one test case of CSIT's JSON model (``test_case`` schema, version 1.5.1).
 
 Pure: a record (and what Robot said about its test) in, a JSON-ready dict
-out; nothing is read or written here (``ndrpdr.cli.export_cmd`` does that,
-``ndrpdr.results.csitschema`` validates). The mapping, field by field
-(README "Exporting to CSIT's model" has the same as a table):
+out (its ``result`` from ``ndrpdr.results.csitresult``, its names from
+``ndrpdr.results.csitnames``); nothing is read or written here
+(``ndrpdr.cli.export_cmd`` does that, ``ndrpdr.results.csitschema``
+validates). The mapping, field by field (README "Exporting to CSIT's
+model" has the same as a table):
 
 - ``result`` of an NDRPDR record: ``{"type": "ndrpdr", "ndr": {"lower": ...},
   "pdr": {"lower": ...}}``. CSIT's ``lower`` is the aggregate *conditional
@@ -55,21 +57,21 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import math
-import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ndrpdr.errors import NdrPdrError
-from ndrpdr.profiles import FrameSize, bandwidth_bps
 from ndrpdr.results.csitnames import CsitNames, csit_names, default_suite
+from ndrpdr.results.csitresult import (
+    CsitModelError,
+    frame_size_of,
+    mrr_result,
+    ndrpdr_result,
+    number,
+)
 from ndrpdr.results.history import testbed_name
 
 #: The version of CSIT's model the documents follow (its ``version`` field).
 CSIT_MODEL_VERSION = "1.5.1"
-
-#: Our latency points (percent of the PDR lower bound) -> the model's keys.
-LATENCY_KEYS = {0.0: "pdr_0", 10.0: "pdr_10", 50.0: "pdr_50", 90.0: "pdr_90"}
 
 #: CSIT's goals: NDR and PDR loss ratios, and the exceed ratio of both.
 CSIT_NDR_LOSS, CSIT_PDR_LOSS, CSIT_EXCEED = 0.0, 0.005, 0.5
@@ -78,18 +80,14 @@ CSIT_NDR_LOSS, CSIT_PDR_LOSS, CSIT_EXCEED = 0.0, 0.005, 0.5
 OWN_DRIVERS = frozenset({"sim"})
 
 
-class CsitModelError(NdrPdrError):
-    """A record that cannot be said in CSIT's model (the message names the test and field)."""
-
-
 @dataclasses.dataclass(frozen=True)
 class RobotTest:
     """What the record alone does not say about its test: Robot's names and verdict."""
 
     #: The test's name (``64B-1c-ethip4-ip4base-ndrpdr``).
     name: str
-    #: The suite's full name (``Throughput.Ethip4-Ip4Base-Ndrpdr``); "" for
-    #: the record's ``run.suite`` or, failing that, the name's suite part.
+    #: The suite's full name (``Throughput.Ethip4-Ip4Base-Ndrpdr``) as Robot
+    #: gives it; "" when not known (``names_of_test`` says what is used then).
     suite: str = ""
     #: Robot's tags of the test; empty when not known.
     tags: tuple[str, ...] = ()
@@ -116,117 +114,6 @@ def rfc3339_utc(text: Any, field: str, test: str) -> datetime.datetime:
 
 def _time_text(moment: datetime.datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def _rate(pps: float, frame_size: FrameSize) -> dict[str, Any]:
-    return {
-        "rate": {"value": float(pps), "unit": "pps"},
-        "bandwidth": {"value": bandwidth_bps(float(pps), frame_size), "unit": "bps"},
-    }
-
-
-def _frame_size(record: Mapping[str, Any], test: str = "record") -> FrameSize:
-    """The record's frame size (64, "IMIX"); CsitModelError when it has none."""
-    frame = (record.get("profile") or {}).get("frame_size")
-    if frame == "IMIX" or (isinstance(frame, int) and not isinstance(frame, bool)):
-        return frame
-    raise CsitModelError(f"{test}: profile.frame_size: {frame!r} is neither a size [B] nor IMIX")
-
-
-def _stats(values: Sequence[float], unit: str) -> dict[str, Any]:
-    return {
-        "values": [float(v) for v in values],
-        "avg": statistics.fmean(values),
-        "stdev": statistics.pstdev(values),
-        "unit": unit,
-    }
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) and value >= 0 else None
-
-
-def _latency_numbers(direction: Mapping[str, Any]) -> dict[str, Any] | None:
-    low, avg, high = (_number(direction.get(k)) for k in ("min_us", "avg_us", "max_us"))
-    if not direction.get("frames_measured") or low is None or avg is None or high is None:
-        return None
-    if math.ceil(high) < 1:  # CSIT takes a zero max for a TG that failed to measure
-        return None
-    return {
-        "min": math.floor(low),
-        "avg": round(avg),
-        "max": math.ceil(high),
-        "hdrh": "",
-        "unit": "us",
-    }
-
-
-def latency_sections(record: Mapping[str, Any]) -> dict[str, Any]:
-    """``latency_forward`` / ``latency_reverse`` of the model, for directions fully measured."""
-    latency = record.get("latency") or {}
-    points = {
-        float(p.get("percent_of_pdr", -1)): p
-        for p in latency.get("points") or []
-        if float(p.get("percent_of_pdr", -1)) in LATENCY_KEYS
-    }
-    if len(points) < len(LATENCY_KEYS):
-        return {}
-    directions = int((record.get("profile") or {}).get("directions", 2))
-    sections: dict[str, Any] = {}
-    for index, name in enumerate(("latency_forward", "latency_reverse")[:directions]):
-        loads: dict[str, Any] = {}
-        for percent, key in LATENCY_KEYS.items():
-            found = points[percent].get("directions") or []
-            entries = [d for d in found if d.get("direction") == index]
-            numbers = _latency_numbers(entries[0]) if entries else None
-            if numbers is None:
-                break
-            loads[key] = numbers
-        else:
-            sections[name] = loads
-    return sections
-
-
-def ndrpdr_result(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The model's ``result`` of an NDRPDR record (``unknown`` when it has nothing to say)."""
-    if record.get("incomplete"):
-        return {"type": "unknown"}
-    frame_size = _frame_size(record)
-    lowers: dict[str, Any] = {}
-    for section in ("ndr", "pdr"):
-        throughput = exported_throughput(record, section)
-        if throughput is None:
-            return {"type": "unknown"}
-        lowers[section] = {"lower": _rate(throughput, frame_size)}
-    return {"type": "ndrpdr", **lowers, **latency_sections(record)}
-
-
-def exported_throughput(record: Mapping[str, Any], section: str) -> float | None:
-    """What goes to CSIT's ``{section}.lower`` [pps]: the conditional throughput.
-
-    A search that gives none (the binary and bswlv algorithms: RFC 2544's
-    throughput is their lower bound) gives its relevant lower bound instead
-    (``csit_caveats`` says so); None when the record has neither.
-    """
-    bounds = record.get(section) or {}
-    throughput = _number(bounds.get("conditional_throughput"))
-    return throughput if throughput is not None else _number(bounds.get("lower_bound"))
-
-
-def mrr_result(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The model's ``result`` of an MRR record (``unknown`` without trials)."""
-    stats = (record.get("mrr") or {}).get("receive_rate_pps") or {}
-    rates = [float(v) for v in stats.get("values") or []]
-    if not rates:
-        return {"type": "unknown"}
-    frame_size = _frame_size(record)
-    bits = [bandwidth_bps(rate, frame_size) for rate in rates]
-    return {
-        "type": "mrr",
-        "receive_rate": {"rate": _stats(rates, "pps"), "bandwidth": _stats(bits, "bps")},
-    }
 
 
 def _versions(record: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -320,7 +207,7 @@ def csit_test_case(record: Mapping[str, Any], test: RobotTest) -> dict[str, Any]
     cannot be said in the model (an unknown kind, a bad time, no suite).
     """
     kind = _kind(record, test)
-    _frame_size(record, test.name)
+    frame_size_of(record, test.name)
     started = rfc3339_utc(record.get("started"), "started", test.name)
     finished = rfc3339_utc(record.get("finished"), "finished", test.name)
     if finished < started:
@@ -389,7 +276,7 @@ def csit_caveats(record: Mapping[str, Any], document: Mapping[str, Any]) -> list
     result = document.get("result") or {}
     if result.get("type") == "ndrpdr":
         for section in ("ndr", "pdr"):
-            if _number((record.get(section) or {}).get("conditional_throughput")) is None:
+            if number((record.get(section) or {}).get("conditional_throughput")) is None:
                 algorithm = (record.get("search") or {}).get("algorithm")
                 notes.append(
                     f"{section}.lower is the {algorithm} search's lower bound:"
