@@ -186,3 +186,18 @@ def test_records_without_output_xml_take_the_suite_option(
     default = run_cli("export", "--format", "csit", "-o", str(tmp_path / "d"), str(bare))
     assert default.returncode == 0, default.stdout + default.stderr
     assert (tmp_path / "d" / "ethip4-ip4base-ndrpdr" / NDRPDR_FILE.name).is_file()
+
+
+def test_a_test_without_a_record_is_noted(runs: dict[str, Path], tmp_path: Path) -> None:
+    """The run's real output.xml, its MRR record removed: Robot ran a test that left none."""
+    run = tmp_path / "run"
+    run.mkdir()
+    for name in ("output.xml", f"{NDRPDR}.json"):
+        (run / name).write_bytes((runs["ok"] / name).read_bytes())
+    out = tmp_path / "csit"
+    process = run_cli("export", "--format", "csit", "-o", str(out), str(run / "output.xml"))
+    assert process.returncode == 0, process.stdout + process.stderr
+    assert "1 tests written" in process.stdout
+    note = f"ndrpdr export: note: {MRR} ({run / 'output.xml'}) [PASS]: no result record"
+    assert note in process.stderr
+    assert [p.name for p in out.rglob("*.json")] == [NDRPDR_FILE.name]

@@ -5,6 +5,8 @@ when there, gives each test's suite, tags and Robot verdict) or an
 output.xml linking the records. Each test becomes one file, where CSIT
 writes it: ``DIR/<suite path>/<test name>.info.json`` (lower case, the
 suite's dots as directories). The mapping is ``ndrpdr.results.csitmodel``.
+A test Robot ran without a record (it stopped before its search or MRR)
+has nothing the model can say: a ``note:`` on stderr names it.
 
 ``--validate SCHEMA`` checks every document against CSIT's
 ``test_case.schema.yaml`` (version 1.5.1) first; when one is invalid,
@@ -118,29 +120,37 @@ class Export:
         return f"{self.name} ({os.fspath(self.run)})"
 
 
-def exports(runs: list[Path], suite: str) -> list[Export]:
-    """Every test of ``runs``, in order.
+def exports(runs: list[Path], suite: str) -> tuple[list[Export], list[str]]:
+    """Every test of ``runs`` with a record, in order; and those without (``TEST (RUN)``).
 
-    Raises RunFilesError for a path that is not a run's results, and
-    CsitModelError for a record the model cannot take.
+    A test output.xml names but no record stands for (it stopped before
+    its search or MRR, or was skipped) cannot be said in the model: the
+    caller notes it. Raises RunFilesError for a path that is not a run's
+    results, and CsitModelError for a record the model cannot take.
     """
     found: list[Export] = []
+    unrecorded: list[str] = []
     for path in runs:
         records = read_run(path)
         outcomes = _outcomes(path)
+        unrecorded.extend(
+            f"{name} ({os.fspath(path)}) [{outcome.status}]"
+            for name, outcome in outcomes.items()
+            if name not in records
+        )
         for name, record in records.items():
             test = robot_test(name, outcomes.get(name), suite)
             document = csit_test_case(record, test)
             found.append(
                 Export(name, path, record, document, info_path(names_of_test(record, test)))
             )
-    return found
+    return found, unrecorded
 
 
 def run(args: argparse.Namespace) -> int:
     """0 when every document was written; 1 when one is invalid; 2 for a bad RUN."""
     try:
-        found = exports(list(args.runs), args.suite)
+        found, unrecorded = exports(list(args.runs), args.suite)
     except RunFilesError as exc:
         print(f"ndrpdr export: {exc}", file=sys.stderr)
         return 2
@@ -172,6 +182,8 @@ def run(args: argparse.Namespace) -> int:
         write_json_atomically(item.document, args.output_dir / item.path)
         for note in csit_caveats(item.record, item.document):
             print(f"ndrpdr export: note: {item.where}: {note}", file=sys.stderr)
+    for where in unrecorded:
+        print(f"ndrpdr export: note: {where}: no result record; not exported", file=sys.stderr)
     checked = f", valid against {os.fspath(args.validate)}" if args.validate else ""
     print_to(
         sys.stdout,
