@@ -19,8 +19,8 @@ every link resolves, next to the merged output.xml, to that test's own record.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import datetime
+import itertools
 import json
 import os
 import re
@@ -167,9 +167,7 @@ def _holds(result: Result) -> list[Hold]:
         acquired = _keyword(suite.setup, "Acquire Value Set")
         released = _keyword(suite.teardown, "Release Value Set")
         assert acquired.passed and released.passed, suite.name
-        holds.append(
-            Hold(suite, suite.metadata["Testbed"], acquired.end_time, released.start_time)
-        )
+        holds.append(Hold(suite, suite.metadata["Testbed"], acquired.end_time, released.start_time))
     return holds
 
 
