@@ -4,7 +4,10 @@ All for real: pabot (robotframework-pabot 5.2.2, its PabotLib server), two robot
 processes, the suites of suites/ and the simulator; the value-set file holds three
 simulated testbeds, two tagged ``ndrpdr`` (topologies/sim.yaml, and
 testbeds/sim-seed7.yaml: another DUT capacity) and one tagged ``3n`` only, which no
-suite may take. The virtual environment run-suites would make is stood in for by a
+suite may take. A listener (testbeds/PabotBarrier.py) makes the first two suites
+wait for each other in their first test, so that two suites hold testbeds at one
+moment however loaded the machine is (the suites on the simulator are shorter than
+a robot process's start-up). The virtual environment run-suites would make is stood in for by a
 directory whose ``bin/python`` runs the shared test interpreter (installing the
 requirements needs the network), as in test_run_suites_clears_results.py.
 
@@ -51,6 +54,8 @@ TESTBEDS = {
     "sim-3n": ("3n", ROOT / "topologies" / "sim-3n.yaml"),
 }
 TAKEN = {"sim-2n", "sim-seed7"}  # the sets tagged ndrpdr
+#: A listener making the first two robot processes hold their testbeds at one moment.
+BARRIER = Path(__file__).resolve().parent / "testbeds" / "PabotBarrier.py"
 #: Tests of the shipped suites: 6 suites x 4 frame sizes.
 TESTS = 24
 _HREF = re.compile(r'href="([^"]+\.json)"')
@@ -115,6 +120,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> PabotRun:
         str(outdir),
         "--variable",
         "PROGRESS:none",
+        "--listener",
+        f"{BARRIER}:{directory / 'barrier'}",
     ]
     started = time.monotonic()
     process = subprocess.run(
@@ -327,3 +334,36 @@ def test_summary_and_compare_read_the_merged_output(run: PabotRun) -> None:
     assert compare.returncode == 0, compare.stdout + compare.stderr
     for test in run.result.suite.all_tests:
         assert test.name in compare.stdout
+
+
+def test_testbed_tag_without_pabot_fails_the_suite_setup_saying_why(tmp_path: Path) -> None:
+    """Plain robot has no PabotLib server to take a testbed from: the setup says what is needed."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "libraries"), str(ROOT)])}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "robot",
+            "--outputdir",
+            str(tmp_path),
+            "--variable",
+            "TESTBED_TAG:ndrpdr",
+            "--include",
+            "64B",
+            str(ROOT / "suites" / "eth-l2xcbase-mrr.robot"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "[ ERROR ]" not in done.stderr, done.stderr
+    result = read_output(tmp_path)
+    (test,) = result.suite.all_tests
+    assert "TESTBED_TAG ndrpdr: value sets need pabot --pabotlib --resourcefile FILE" in (
+        test.message
+    ), test.message
+    assert list(tmp_path.glob("*.json")) == []  # no testbed, no record
