@@ -58,6 +58,9 @@ class LibraryContext:
         """Remember the topology file (not read yet), the NIC model to test (None: any)
         and whether searches print a line per trial."""
         self.topology_path = os.fspath(topology)
+        #: The topology file given when the library was imported (``use_topology`` changes
+        #: ``topology_path`` until the testbed is torn down).
+        self.library_topology_path = self.topology_path
         self.nic = nic
         self.progress = progress
         self._topology: Topology | None = None
@@ -84,6 +87,24 @@ class LibraryContext:
             self._topology = self._with_passwords(topology)
         return self._topology
 
+    def use_topology(self, path: str | os.PathLike[str]) -> None:
+        """Use the topology file ``path`` instead of the library's until ``teardown_testbed``.
+
+        For a testbed chosen at run time (a PabotLib value set). SSH passwords
+        set before apply to the new file's nodes of the same names. TestbedError
+        when a testbed of another file is up.
+        """
+        path = os.fspath(path)
+        if path == self.topology_path:
+            return
+        if self._testbed is not None:
+            raise TestbedError(
+                f"cannot use topology {path}: the testbed of {self.topology_path} is up "
+                "(tear it down first)"
+            )
+        self.topology_path = path
+        self._topology = None
+
     def set_password(self, node: str, password: str) -> None:
         """Use ``password`` for SSH to ``node`` (before the testbed is set up)."""
         if self._testbed is not None:
@@ -107,7 +128,11 @@ class LibraryContext:
             return topology
         nodes = dict(topology.nodes)
         for key, password in self._passwords.items():
-            node = nodes[key]
+            node = nodes.get(key)
+            if node is None:  # a password set before another file was chosen (use_topology)
+                raise TestbedError(
+                    f"{topology.source}: no node {key!r} (Set SSH Password named it)"
+                )
             if isinstance(node.access, SshAccess):
                 access = dataclasses.replace(node.access, password=password, password_env=None)
                 nodes[key] = dataclasses.replace(node, access=access)
@@ -139,6 +164,9 @@ class LibraryContext:
     def teardown_testbed(self) -> dict[str, dict[str, str]]:
         """Tear the testbed down (idempotent); returns the DUT telemetry kept on the way."""
         testbed, self._testbed = self._testbed, None
+        if self.topology_path != self.library_topology_path:  # a file given to use_topology
+            self.topology_path = self.library_topology_path
+            self._topology = None
         if testbed is None:
             return {}
         testbed.teardown()

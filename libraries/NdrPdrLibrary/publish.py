@@ -29,22 +29,53 @@ def record_path(ctx: LibraryContext, kind: str) -> Path:
     test ``<kind>-<n>.json``. Chosen before a search starts (the record is
     rewritten there as it goes), then given to ``publish_record`` for the
     final write.
+
+    Under pabot the record goes next to the merged output.xml, not into the
+    robot process's own ``pabot_results/<n>/`` (so the merged log's link and
+    ``ndrpdr summary`` find it), and the name is claimed by creating the file
+    exclusively: of two processes wanting one name (the same test run twice,
+    e.g. with pabot's ``--argumentfile<n>``), the second gets ``-2``.
     """
     ctx.records_written += 1
     name = robotout.safe_file_name(robotout.test_name() or f"{kind}-{ctx.records_written}")
-    directory = robotout.output_dir()
+    directory = robotout.final_output_dir()
+    shared = robotout.in_shared_output_dir()
     path = directory / f"{name}.json"
     number = 1
-    while path in ctx.written_paths:
+    while path in ctx.written_paths or (shared and not _claim(path)):
         number += 1
         path = directory / f"{name}-{number}.json"
     ctx.written_paths.add(path)
     return path
 
 
+def _claim(path: Path) -> bool:
+    """Create ``path`` empty unless it exists; False when it does (another process has it).
+
+    Atomic (``O_EXCL``), so of several robot processes exactly one gets a
+    name. Another error (no permission) is left to the record's write, which
+    warns naming the file.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("x"):
+            pass
+    except FileExistsError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
 def _link(path: Path) -> str:
+    """An HTML link to the record, relative to the log.html that shows it.
+
+    Without a log of its own (``--log NONE``, and every robot process under
+    pabot) it is relative to ``robotout.final_output_dir()``: where pabot's
+    merged log.html and output.xml go.
+    """
     log_file = robotout.log_file()
-    base = log_file.parent if log_file is not None else robotout.output_dir()
+    base = log_file.parent if log_file is not None else robotout.final_output_dir()
     try:
         href = os.path.relpath(path, base)
     except ValueError:  # another drive (Windows)

@@ -52,6 +52,32 @@ def output_dir() -> Path:
     return Path(str(value)) if value is not None else Path.cwd()
 
 
+#: The directory pabot gives its robot processes' outputs, under the run's output directory.
+PABOT_RESULTS = "pabot_results"
+
+
+def final_output_dir() -> Path:
+    """Where the run's merged outputs (output.xml, log.html) end up.
+
+    Robot's output directory; under pabot (variable ``${PABOTQUEUEINDEX}`` set) each robot
+    process writes into ``<output dir>/pabot_results/[<argument file index>/]<queue index>``
+    and pabot merges the outputs into ``<output dir>``: then that directory, the parent of
+    the nearest ``pabot_results`` above Robot's output directory.
+    """
+    directory = output_dir()
+    if _variable("${PABOTQUEUEINDEX}") is None:
+        return directory
+    for parent in directory.parents:
+        if parent.name == PABOT_RESULTS:
+            return parent.parent
+    return directory
+
+
+def in_shared_output_dir() -> bool:
+    """True when other robot processes may write into ``final_output_dir()`` too (pabot)."""
+    return final_output_dir() != output_dir()
+
+
 def log_file() -> Path | None:
     """The log.html being written, None without one (``--log NONE``) or outside Robot."""
     value = _variable("${LOG FILE}")

@@ -30,8 +30,12 @@ class TestbedKeywords(Component):
     __test__ = False  # not a pytest test class despite the name
 
     @keyword("Set Up Testbed", tags=("testbed",))
-    def set_up_testbed(self) -> None:
+    def set_up_testbed(self, topology: str | None = None) -> None:
         """Read the topology file and set the testbed up: node access, DUT drivers, namespaces.
+
+        ``topology``: another topology file to use instead of the library's,
+        until `Tear Down Testbed` (e.g. the ``topology`` of a PabotLib value
+        set: the suites' ``TESTBED_TAG``). Default: the library's.
 
         Use it in ``Suite Setup``. On a local topology it creates the network
         namespaces and veth pairs; on a lab topology it opens the SSH
@@ -58,22 +62,24 @@ class TestbedKeywords(Component):
         | Suite Setup       Set Up Testbed
         | Suite Teardown    Tear Down Testbed
         """
-        topology = self.ctx.topology
+        if topology:
+            self.ctx.use_topology(topology)
+        described = self.ctx.topology
         testbed = self.ctx.setup_testbed()
         path = testbed.path
-        tg = topology.tg
-        duts = [topology.nodes[key] for key in path.duts]
+        tg = described.tg
+        duts = [described.nodes[key] for key in path.duts]
         robotout.set_suite_metadata(
             {
-                "Topology": str(topology.source),
+                "Topology": str(described.source),
                 "TG": f"{tg.key} ({tg.driver})",
                 "DUTs": ", ".join(f"{d.key} ({d.driver})" for d in duts),
                 "Path": "; ".join(path.describe(testbed.topology)),
             }
         )
-        robotout.add_tags(*csit_tags(topology, path))
+        robotout.add_tags(*csit_tags(described, path))
         robotout.info(
-            f"testbed {topology.source} is up: TG {tg.key} ({tg.driver}), "
+            f"testbed {described.source} is up: TG {tg.key} ({tg.driver}), "
             f"DUTs {', '.join(d.key for d in duts)}, traffic path:\n"
             + "\n".join(path.describe(testbed.topology))
         )
@@ -83,8 +89,9 @@ class TestbedKeywords(Component):
         """Stop traffic and the DUTs, close connections, remove local namespaces.
 
         Safe to call more than once and when the setup failed half way. The
-        DUT telemetry collected on the way is logged. Use it in
-        ``Suite Teardown``.
+        DUT telemetry collected on the way is logged. A topology file given
+        to `Set Up Testbed` is dropped: the library's own is used again. Use
+        it in ``Suite Teardown``.
 
         Example:
         | Suite Teardown    Tear Down Testbed

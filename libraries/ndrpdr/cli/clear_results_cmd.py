@@ -8,14 +8,16 @@ from pathlib import Path
 
 from ndrpdr.cli.console import print_to
 from ndrpdr.results.ownoutputs import clear_earlier_outputs
+from ndrpdr.results.pabotresults import PABOT_RESULTS, clear_pabot_results
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the command."""
     parser = commands.add_parser(
         "clear-results",
-        help="remove an earlier run's result records (JSON written by ndrpdr) and Robot's "
-        "output.xml, log.html, report.html, xunit.xml from DIR; nothing else",
+        help="remove an earlier run's result records (JSON written by ndrpdr), Robot's "
+        "output.xml, log.html, report.html, xunit.xml and pabot's pabot_results/ from DIR; "
+        "nothing else",
     )
     parser.add_argument("directory", type=Path, help="the output directory (e.g. results)")
     parser.set_defaults(run=run)
@@ -26,7 +28,9 @@ def removed_line(directory: Path, removed: list[Path]) -> str:
     if not removed:
         return f"{directory}: no earlier results to remove"
     records = sum(p.suffix == ".json" for p in removed)
-    others = sorted(p.name for p in removed if p.suffix != ".json")
+    others = sorted(
+        p.name + ("/" if p.name == PABOT_RESULTS else "") for p in removed if p.suffix != ".json"
+    )
     parts = [f"{records} result record(s)"] if records else []
     parts += others
     return f"{directory}: removed the earlier run's {', '.join(parts)}"
@@ -35,5 +39,8 @@ def removed_line(directory: Path, removed: list[Path]) -> str:
 def run(args: argparse.Namespace) -> int:
     """0 always; one line on stdout says what was removed."""
     removed = clear_earlier_outputs(args.directory)
+    pabots = clear_pabot_results(args.directory)
+    if pabots is not None:
+        removed.append(pabots)
     print_to(sys.stdout, removed_line(args.directory, removed))
     return 0
