@@ -70,11 +70,33 @@ def case(request: pytest.FixtureRequest) -> Iterator[Case]:
     yield from CASES[request.param]()
 
 
+def _parent(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def _descends_from_us(pid: int) -> bool:
+    """Whether ``pid`` is a child (or deeper) of this test process."""
+    ours = os.getpid()
+    current = _parent(pid)
+    for _ in range(64):
+        if current is None or current <= 1:
+            return False
+        if current == ours:
+            return True
+        current = _parent(current)
+    return False
+
+
 def _senders() -> list[int]:
+    """tcpreplay processes this test started (others' runs may share the machine)."""
     out = subprocess.run(
         ["pgrep", "-x", "tcpreplay"], capture_output=True, text=True, check=False
     ).stdout
-    return [int(p) for p in out.split()]
+    return [pid for pid in map(int, out.split()) if _descends_from_us(pid)]
 
 
 def _check_counts(trial: TrialResult, load: float, duration: float) -> None:
