@@ -26,6 +26,7 @@ from ndrpdr.cli import (
     clear_results_cmd,
     compare_cmd,
     drivers_cmd,
+    ingest_cmd,
     search_cmd,
     summary_cmd,
     trial_cmd,
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     cleanup_cmd.add_parser(commands)
     clear_results_cmd.add_parser(commands)
     compare_cmd.add_parser(commands)
+    ingest_cmd.add_parser(commands)
     return parser
 
 
