@@ -54,6 +54,13 @@ def run(args: argparse.Namespace) -> int:
     paths: list[Path] = args.paths
     url: str = args.store or default_store_url(paths[0])
     status = 0
+    for path in paths:
+        if not path.exists():
+            print(f"ndrpdr ingest: {path}: no such file or directory", file=sys.stderr)
+            status = 2
+    paths = [path for path in paths if path.exists()]
+    if not paths:
+        return status
     with open_store(url) as store:
         for path in paths:
             try:
