@@ -41,7 +41,8 @@ _log = logging.getLogger(__name__)
 #: Time limit of one version command [s].
 PROBE_TIMEOUT_S = 10.0
 
-_DPDK_TEXT = re.compile(r"DPDK [0-9]+\.[0-9]+(?:\.[0-9]+)?")
+#: The version text of a DPDK build, as grep -E and Python both read it.
+_DPDK_TEXT = re.compile(r"DPDK [0-9]+\.[0-9]+(\.[0-9]+)?")
 _TREX_DIR = re.compile(r"v[0-9]+\.[0-9]+(?:\.[0-9]+)?")
 
 Probe = Callable[[Node, NodeAccess], "str | None"]
