@@ -87,9 +87,17 @@ def _check_sqlite_file(url: URL) -> None:
         )
 
 
-def _foreign_keys_on(dbapi_connection: Any, _record: Any) -> None:
+def _sqlite_settings(dbapi_connection: Any, _record: Any) -> None:
+    """Foreign keys checked; WAL journal with NORMAL sync: a commit writes, the checkpoint syncs.
+
+    A commit then costs no fsync (a year of nightly runs ingested run by run
+    would otherwise wait on 365 of them); a crash may lose the last
+    transactions, never the file, and the JSON records can be ingested again.
+    """
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
 
 
@@ -111,7 +119,7 @@ def make_engine(text: str) -> sa.Engine:
             "for PostgreSQL: pip install 'psycopg[binary]'"
         ) from None
     if engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", _foreign_keys_on)
+        event.listen(engine, "connect", _sqlite_settings)
     return engine
 
 
