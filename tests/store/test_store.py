@@ -142,3 +142,23 @@ def test_a_store_of_another_schema_version_is_refused(store_url: str) -> None:
     engine.dispose()
     with pytest.raises(StoreError, match="schema version 99"):
         open_store(store_url)
+
+
+def test_a_record_that_is_no_result_record_is_named(store_url: str) -> None:
+    from ndrpdr.store import StoreError
+
+    broken = search_record()
+    broken["profile"] = "64B"  # a string where the record has an object
+    with open_store(store_url) as store:
+        with pytest.raises(
+            StoreError, match="the record of test 'bad-test' is not a result record"
+        ):
+            store.ingest_run({NDRPDR_TEST: search_record(), "bad-test": broken}, run_id="r")
+        assert store.samples() == []  # nothing of that run was stored
+
+
+def test_a_directory_is_no_sqlite_file(tmp_path: Any) -> None:
+    from ndrpdr.store import StoreError
+
+    with pytest.raises(StoreError, match=f"store sqlite:///{tmp_path}: {tmp_path} is a directory"):
+        open_store(f"sqlite:///{tmp_path}")

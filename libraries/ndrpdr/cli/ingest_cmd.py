@@ -19,7 +19,7 @@ from ndrpdr.cli.console import print_to
 from ndrpdr.results.runfiles import RunFilesError
 from ndrpdr.store import open_store
 from ndrpdr.store.ingest import ingest_path
-from ndrpdr.store.urls import STORE_ENV, default_store_url, redact
+from ndrpdr.store.urls import STORE_ENV, default_store_url
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -74,5 +74,5 @@ def run(args: argparse.Namespace) -> int:
                 f"{path}: {done.records} records of run {', '.join(done.run_ids)}, "
                 f"{done.new} new in the store",
             )
-        print_to(sys.stdout, f"store: {redact(store.url)}")
+        print_to(sys.stdout, f"store: {store.url}")
     return status

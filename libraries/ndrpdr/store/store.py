@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -135,20 +135,25 @@ class Store:
         """
         incoming: dict[_Key, tuple[Sample, str]] = {}
         for name, record in records.items():
-            sample = sample_from_record(name, record, run_id=run_id, run_started=run_started)
-            incoming[_key(sample)] = (sample, record_text(record))
+            try:
+                sample = sample_from_record(name, record, run_id=run_id, run_started=run_started)
+                text = record_text(record)
+            except (AttributeError, TypeError, ValueError) as exc:
+                raise StoreError(
+                    f"store {self.url}: the record of test {name!r} is not a result record: {exc}"
+                ) from None
+            incoming[_key(sample)] = (sample, text)
         if not incoming:
             return 0
-        for attempt in (1, 2):
+        try:
             try:
                 with self._engine.begin() as conn:
                     return self._ingest(conn, incoming)
-            except IntegrityError as exc:  # another ingest of the same run got in first
-                if attempt == 2:
-                    raise self._error("cannot ingest the run", exc) from None
-            except SQLAlchemyError as exc:
-                raise self._error("cannot ingest the run", exc) from None
-        raise AssertionError("unreachable")
+            except IntegrityError:  # another ingest of the same run got in first: see its rows
+                with self._engine.begin() as conn:
+                    return self._ingest(conn, incoming)
+        except SQLAlchemyError as exc:
+            raise self._error("cannot ingest the run", exc) from None
 
     def _ingest(self, conn: sa.Connection, incoming: Mapping[_Key, tuple[Sample, str]]) -> int:
         now = datetime.datetime.now(datetime.timezone.utc)
@@ -186,7 +191,7 @@ class Store:
 
     @staticmethod
     def _insert_details(
-        conn: sa.Connection, items: Iterator[tuple[int, tuple[Sample, str]]] | Any
+        conn: sa.Connection, items: Iterable[tuple[int, tuple[Sample, str]]]
     ) -> None:
         metric_rows: list[dict[str, Any]] = []
         record_rows: list[dict[str, Any]] = []
@@ -368,7 +373,7 @@ def open_store(url: str) -> Store:
     database URL, its driver is missing, or the database cannot be opened.
     """
     parsed = parse_url(url)
-    engine = make_engine(url)
+    engine = make_engine(parsed)
     try:
         _prepare(engine, parsed)
     except StoreError:

@@ -101,9 +101,8 @@ def _sqlite_settings(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def make_engine(text: str) -> sa.Engine:
-    """The engine of the store ``text`` names (no connection yet); StoreError naming it."""
-    url = parse_url(text)
+def make_engine(url: URL) -> sa.Engine:
+    """The engine of the store at ``url`` (no connection yet); StoreError naming it."""
     if url.get_backend_name() == "sqlite":
         _check_sqlite_file(url)
     try:
