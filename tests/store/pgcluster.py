@@ -110,10 +110,13 @@ class PgCluster:
         return f"postgresql+psycopg://ndrpdr:{password}@/{database}?host={self.socket_dir}"
 
     def stop(self) -> None:
-        """Fast shutdown by the server's PID (SIGINT, then SIGKILL), then remove the directory."""
+        """Immediate shutdown by the server's PID (SIGQUIT, then SIGKILL), then remove the directory.
+
+        Immediate: no checkpoint, the data is thrown away anyway.
+        """
         if self.pid is not None:
             try:
-                os.kill(self.pid, signal.SIGINT)
+                os.kill(self.pid, signal.SIGQUIT)
                 deadline = time.monotonic() + 15.0
                 while time.monotonic() < deadline:
                     os.kill(self.pid, 0)
