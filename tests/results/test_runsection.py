@@ -9,7 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from ndrpdr.profiles import get_profile
+from ndrpdr.results.mrrrecord import build_mrr_record
 from ndrpdr.results.runsection import git_revision, new_run_id, parse_started, run_section, with_run
+from ndrpdr.results.schema import RecordError, validate_record
+from ndrpdr.testbed.loader import load_topology
+from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
 UTC = datetime.timezone.utc
 
@@ -74,3 +79,37 @@ def test_with_run_adds_the_section_last_and_leaves_the_record_alone() -> None:
         "versions": {"DUT1": "Linux 6.1"},
     }
     assert record["run"] == {"id": "old"}
+
+
+def test_the_schema_takes_a_run_section_and_names_a_bad_field() -> None:
+    topology = load_topology(Path(__file__).resolve().parents[2] / "topologies" / "sim.yaml")
+    tg = SimTrafficGenerator(topology, 64)
+    start = datetime.datetime(2026, 11, 25, 22, tzinfo=UTC)
+    record = build_mrr_record(
+        topology=topology,
+        profile=get_profile("ethip4-ip4base"),
+        frame_size=64,
+        directions=2,
+        load_pps=tg.max_load_pps,
+        trial_duration_s=1.0,
+        trials=[tg.measure(1.0, tg.max_load_pps)],
+        started=start,
+        finished=start,
+    )
+    validate_record(record)  # without a run section: still valid (optional since 1.5.0)
+    record["run"] = run_section(
+        run_id="r1",
+        started=datetime.datetime(2026, 11, 25, 22, tzinfo=UTC),
+        test="64B-1c-ethip4-ip4base-mrr",
+        suite="Throughput.Ethip4-Ip4Base-Mrr",
+        tags=["MRR"],
+        revision=None,
+        versions={"DUT1": "Linux 6.1"},
+    )
+    validate_record(record)
+    record["run"]["versions"]["DUT1"] = 6.1
+    with pytest.raises(RecordError, match=r"run\.versions\.DUT1: 6\.1 is not of type 'string'"):
+        validate_record(record)
+    del record["run"]["id"]
+    with pytest.raises(RecordError, match="run: 'id' is a required property"):
+        validate_record(record)

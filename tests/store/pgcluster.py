@@ -110,7 +110,7 @@ class PgCluster:
         return f"postgresql+psycopg://ndrpdr:{password}@/{database}?host={self.socket_dir}"
 
     def stop(self) -> None:
-        """Immediate shutdown by the server's PID (SIGQUIT, then SIGKILL), then remove the directory.
+        """Stop the server by its PID (SIGQUIT, then SIGKILL), then remove the directory.
 
         Immediate: no checkpoint, the data is thrown away anyway.
         """
