@@ -16,6 +16,7 @@ from ndrpdr.results.traceplot import trace_svg
 from ndrpdr.results.trialtable import trials_html
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.context import LibraryContext
+from NdrPdrLibrary.runstamp import stamp_run
 
 #: Rows of the trial table in log.html before the middle ones are elided.
 MAX_LOGGED_TRIALS = 400
@@ -131,10 +132,13 @@ def publish_mrr_record(ctx: LibraryContext, record: Mapping[str, Any]) -> Path |
 
 
 def _write(ctx: LibraryContext, record: Mapping[str, Any], target: Path) -> Path | None:
-    """Write ``record`` to ``target``; on failure warn, keep why in ``ctx.record_error``, None."""
+    """Write ``record`` with its ``run`` section (``runstamp``) to ``target``.
+
+    On failure warn, keep why in ``ctx.record_error``, return None.
+    """
     ctx.record_error = None
     try:
-        write_record(record, target)
+        write_record(stamp_run(ctx, record), target)
     except OSError as exc:
         ctx.record_error = f"cannot write the result record: {exc} (file {target})"
         robotout.warn(ctx.record_error)

@@ -46,6 +46,24 @@ def test_name() -> str | None:
     return str(name) if name is not None else None
 
 
+def suite_name() -> str | None:
+    """The running suite's full name (``Throughput.Ethip4-Ip4Base``), None outside Robot."""
+    name = _variable("${SUITE NAME}")
+    return str(name) if name is not None else None
+
+
+def suite_source() -> Path | None:
+    """The running suite's file or directory, None outside Robot (or for a suite without one)."""
+    source = _variable("${SUITE SOURCE}")
+    return Path(str(source)) if source else None
+
+
+def test_tags() -> list[str]:
+    """The running test's tags (none outside a test)."""
+    tags = _variable("@{TEST TAGS}")
+    return [str(tag) for tag in tags] if isinstance(tags, list | tuple) else []
+
+
 def output_dir() -> Path:
     """Robot's output directory (the working directory outside Robot)."""
     value = _variable("${OUTPUT DIR}")

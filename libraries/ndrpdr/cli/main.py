@@ -27,6 +27,7 @@ from ndrpdr.cli import (
     compare_cmd,
     drivers_cmd,
     export_cmd,
+    ingest_cmd,
     search_cmd,
     summary_cmd,
     trial_cmd,
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     clear_results_cmd.add_parser(commands)
     compare_cmd.add_parser(commands)
     export_cmd.add_parser(commands)
+    ingest_cmd.add_parser(commands)
     return parser
 
 

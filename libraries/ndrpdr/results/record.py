@@ -19,7 +19,11 @@ percentiles [us], or ``status`` "not measured" and why.
 cap and ``search.time_capped`` says whether the search stopped at it.
 Since 1.4.0 a record may also be of ``kind`` "mrr" (``ndrpdr.results.mrrrecord``):
 the same top-level fields where they apply, and an ``mrr`` section instead
-of the search's.
+of the search's. Since 1.5.0 a record of either kind may have a ``run``
+section (the keyword layer stamps it when it writes the record): the run's
+id and start, the Robot test, suite and tags, the suites' git revision
+and the versions of the nodes' software (``ndrpdr.results.history``
+reads it; records without it stay valid).
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 
 #: Version of the record format; bump the major part on incompatible changes.
-RECORD_VERSION = "1.4.0"
+RECORD_VERSION = "1.5.0"
 
 
 def not_asked_latency() -> dict[str, Any]:
