@@ -170,11 +170,23 @@ def test_bad_runs_are_named(runs: dict[str, Path], tmp_path: Path) -> None:
 def test_records_without_output_xml_take_the_suite_option(
     runs: dict[str, Path], tmp_path: Path
 ) -> None:
-    """Only the JSON records (output.xml lost): ``--suite`` names the suite, tags come from them."""
+    """Only the JSON records (output.xml lost): their ``run`` section names the suite; records
+    older than that section (format < 1.5.0) take ``--suite``, else the test name's."""
+    named = tmp_path / "named"
+    named.mkdir()
+    for record in runs["ok"].glob("*.json"):
+        (named / record.name).write_bytes(record.read_bytes())
+    out = tmp_path / "from-run"
+    process = run_cli("export", "--format", "csit", "-o", str(out), "--suite", "Other", str(named))
+    assert process.returncode == 0, process.stdout + process.stderr
+    assert not (out / "other").exists()
+    assert len(list(out.rglob("64b-1c-ethip4-ip4base-ndrpdr.info.json"))) == 1
     bare = tmp_path / "records"
     bare.mkdir()
     for record in runs["ok"].glob("*.json"):
-        (bare / record.name).write_bytes(record.read_bytes())
+        data = json.loads(record.read_text())
+        data.pop("run", None)
+        (bare / record.name).write_text(json.dumps(data))
     out = tmp_path / "csit"
     args = ("export", "--format", "csit", "-o", str(out), "--suite", "Nightly VPP", str(bare))
     process = run_cli(*args)
