@@ -26,6 +26,15 @@ from robot_runner import run_python
 _ERROR = "ndrpdr search: error: "
 
 
+def _error_line(stderr: str) -> str:
+    """The first line from the command's own error (as root, an entry point may first say
+    what dead runs of another process left and it removed)."""
+    for line in stderr.splitlines():
+        if line.startswith("ndrpdr "):
+            return line
+    return stderr
+
+
 def _search(*args: str) -> tuple[int, str, str]:
     process = run_python(["-m", "ndrpdr", "search", "--no-latency", *args], timeout=120)
     return process.returncode, process.stdout, process.stderr
@@ -64,15 +73,6 @@ def _search(*args: str) -> tuple[int, str, str]:
         ),
     ],
 )
-def _error_line(stderr: str) -> str:
-    """The first line from the command's own error (as root, an entry point may first say
-    what dead runs of another process left and it removed)."""
-    for line in stderr.splitlines():
-        if line.startswith("ndrpdr "):
-            return line
-    return stderr
-
-
 def test_bad_input_exits_2_before_the_testbed(
     tmp_path: Path, args: list[str], message: str
 ) -> None:
