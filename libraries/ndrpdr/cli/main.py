@@ -28,6 +28,7 @@ from ndrpdr.cli import (
     drivers_cmd,
     search_cmd,
     summary_cmd,
+    trend_cmd,
     trial_cmd,
     validate_cmd,
 )
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     cleanup_cmd.add_parser(commands)
     clear_results_cmd.add_parser(commands)
     compare_cmd.add_parser(commands)
+    trend_cmd.add_parser(commands)
     return parser
 
 

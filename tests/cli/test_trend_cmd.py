@@ -1,0 +1,52 @@
+"""``ndrpdr trend``: record directories of real simulated nightly runs in, one HTML page out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from trend_helpers import FLAT, NIGHTS, STEP_NIGHT, STEPPED, write_runs
+
+from ndrpdr.cli.main import main
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    return write_runs(tmp_path_factory.mktemp("runs"))
+
+
+def test_the_page_has_a_chart_per_test_and_the_stepped_test_in_the_regressions(
+    runs: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "report" / "trend.html"
+    assert main(["trend", *map(str, runs), "-o", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    assert page.count('<svg xmlns="http://www.w3.org/2000/svg" class="trend-plot"') == 3
+    assert page.count('class="latency-plot"') == 1
+    table = page[page.index('id="regressions"') : page.index('id="latest"')]
+    assert STEPPED.name in table and f"nightly-{STEP_NIGHT:03d}" in table
+    assert all(test.name not in table for test in FLAT)
+    printed = capsys.readouterr().out
+    assert f"3 tests, {NIGHTS} runs" in printed and str(out) in printed
+
+
+def test_since_names_the_last_good_run_and_an_unknown_one_is_refused(
+    runs: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "trend.html"
+    late = f"nightly-{NIGHTS - 3:03d}"
+    assert main(["trend", *map(str, runs), "-o", str(out), "--since", late]) == 0
+    page = out.read_text(encoding="utf-8")
+    table = page[page.index('id="regressions"') : page.index('id="latest"')]
+    assert STEPPED.name not in table  # the step came before the run named
+    assert f"<b>{late}</b>" in page
+    assert main(["trend", *map(str, runs), "-o", str(out), "--since", "nightly-999"]) == 2
+    assert "--since 'nightly-999' is not a run" in capsys.readouterr().err
+
+
+def test_a_path_that_is_no_run_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["trend", str(empty), "-o", str(tmp_path / "t.html")]) == 2
+    assert f"{empty}: not a results directory" in capsys.readouterr().err
+    assert not (tmp_path / "t.html").exists()
