@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from trend_helpers import FLAT, NIGHTS, STEP_NIGHT, STEPPED, write_runs
+from trend_helpers import FLAT, NIGHTS, STEP_NIGHT, STEPPED
 
 from ndrpdr.cli.main import main
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    return write_runs(tmp_path_factory.mktemp("runs"))
+@pytest.fixture
+def runs(trend_runs: list[Path]) -> list[Path]:
+    return trend_runs
 
 
 def test_the_page_has_a_chart_per_test_and_the_stepped_test_in_the_regressions(
@@ -50,3 +50,22 @@ def test_a_path_that_is_no_run_is_named(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["trend", str(empty), "-o", str(tmp_path / "t.html")]) == 2
     assert f"{empty}: not a results directory" in capsys.readouterr().err
     assert not (tmp_path / "t.html").exists()
+
+
+def test_runs_in_directories_of_the_same_name_keep_apart(
+    trend_runs: list[Path], tmp_path: Path
+) -> None:
+    """Archived runs often sit as ``<build>/results``: the build number tells them apart."""
+    import shutil
+
+    from ndrpdr.results.trendruns import read_runs, run_ids
+
+    copies = []
+    for build, run in enumerate(trend_runs[:3], start=410):
+        copy = tmp_path / str(build) / "results"
+        shutil.copytree(run, copy)
+        copies.append(copy)
+    assert run_ids(copies) == ["410/results", "411/results", "412/results"]
+    found = read_runs(copies)
+    assert {s.run_id for s in found.samples} == {"410/results", "411/results", "412/results"}
+    assert run_ids(trend_runs[:2]) == [trend_runs[0].name, trend_runs[1].name]

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from trend_helpers import FLAT, STEP_NIGHT, STEPPED, write_runs
+from trend_helpers import FLAT, STEP_NIGHT, STEPPED
 
 from ndrpdr.cli.main import main
 
@@ -60,11 +60,9 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("trend")
-    runs = write_runs(base / "runs")
-    out = base / "trend.html"
-    assert main(["trend", *map(str, runs), "-o", str(out), "--title", "nightly sim"]) == 0
+def page(tmp_path_factory: pytest.TempPathFactory, trend_runs: list[Path]) -> Path:
+    out = tmp_path_factory.mktemp("trend") / "trend.html"
+    assert main(["trend", *map(str, trend_runs), "-o", str(out), "--title", "nightly sim"]) == 0
     return out
 
 

@@ -1,4 +1,4 @@
-"""The trend page is one self-contained document: its charts parse, nothing is fetched, text is escaped."""
+"""The trend page is one self-contained document: charts that parse, nothing fetched, text escaped."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def test_the_page_holds_one_parsable_chart_per_test_and_fetches_nothing() -> Non
     svgs = re.findall(r"<svg xmlns=.*?</svg>", page, flags=re.S)
     charts = [ET.fromstring(svg) for svg in svgs if 'class="trend-plot"' in svg[:120]]
     assert len(charts) == 2
-    changes = [g for g in charts[1].iter("{http://www.w3.org/2000/svg}g")]
+    changes = list(charts[1].iter("{http://www.w3.org/2000/svg}g"))
     assert any("change-point progression" in (g.get("class") or "") for g in changes)
     assert 'class="latency-plot"' in page and 'class="caveat"' in page
     assert odd not in page and "a&lt;b&gt;&amp;&quot;c&lt;/script&gt;" in page
