@@ -1,4 +1,4 @@
-"""The trend page is one self-contained document: charts that parse, nothing fetched, text escaped."""
+"""The trend page is one self-contained file: charts that parse, nothing fetched, text escaped."""
 
 from __future__ import annotations
 
