@@ -41,7 +41,6 @@ dropped). Pure: floats in, segments out, no I/O.
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import itertools
 import math
@@ -207,28 +206,43 @@ def optimal_starts(values: Sequence[float], scale: float) -> list[int]:
     best = [0.0] * (count + 1)  # best[t]: least cost of values[:t]
     last = [0] * (count + 1)  # last[t]: where the last segment of that optimum starts
     best[0] = -beta
-    candidates: list[int] = [0]
+    # The starts a last segment may take, in parallel lists: position, best[start] -
+    # squares[start], sums[start]; a start waits in ``waiting`` until MIN_SEGMENT values follow.
+    positions: list[int] = [0]
+    offsets: list[float] = [best[0]]
+    totals: list[float] = [0.0]
+    waiting: list[int] = []
     dropped: dict[int, set[int]] = {}  # stop -> starts no longer needed from that stop on
     for stop in range(MIN_SEGMENT, count + 1):
         gone = dropped.pop(stop, None)
         if gone:
-            candidates = [start for start in candidates if start not in gone]
-        s_stop, q_stop = sums[stop], squares[stop]
-        ready = candidates[: bisect.bisect_right(candidates, stop - MIN_SEGMENT)]
+            keep = [i for i, start in enumerate(positions) if start not in gone]
+            positions = [positions[i] for i in keep]
+            offsets = [offsets[i] for i in keep]
+            totals = [totals[i] for i in keep]
+        while waiting and waiting[0] <= stop - MIN_SEGMENT:
+            start = waiting.pop(0)
+            positions.append(start)
+            offsets.append(best[start] - squares[start])
+            totals.append(sums[start])
+        s_stop = sums[stop]
+        # The cost of values[start:stop] is squares[stop] - squares[start] - total^2 / length;
+        # squares[stop] is the same for every start, so it is added once, after the min.
         fits = [
-            best[start] + q_stop - squares[start] - (s_stop - sums[start]) ** 2 / (stop - start)
-            for start in ready
+            offset - (s_stop - total) ** 2 / (stop - start)
+            for offset, total, start in zip(offsets, totals, positions, strict=True)
         ]
         least = min(fits)
-        best[stop] = least + beta
-        last[stop] = ready[fits.index(least)]
+        best[stop] = least + squares[stop] + beta
+        last[stop] = positions[fits.index(least)]
         # PELT: a start whose fit already costs more than the optimum up to ``stop``
         # loses to a cut at ``stop`` for every series at least MIN_SEGMENT longer.
-        limit = best[stop]
-        losers = {start for fit, start in zip(fits, ready, strict=True) if fit > limit}
-        if losers:
-            dropped[stop + MIN_SEGMENT] = losers
-        candidates.append(stop)
+        limit = least + beta
+        if max(fits) > limit:
+            dropped[stop + MIN_SEGMENT] = {
+                start for fit, start in zip(fits, positions, strict=True) if fit > limit
+            }
+        waiting.append(stop)
     cuts: list[int] = []
     stop = count
     while stop > 0:
