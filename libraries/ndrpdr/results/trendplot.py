@@ -36,6 +36,8 @@ from ndrpdr.units import format_rate
 METRIC_COLOURS = {"NDR lower": GOAL_COLOURS[0], "PDR lower": GOAL_COLOURS[1], "MRR mean": "#2ca02c"}
 #: Dot sizes [px]: NDR's larger than PDR's, so an NDR equal to the PDR shows as a ring around it.
 _DOT = {"NDR lower": 6.5, "PDR lower": 3.5}
+#: Above this many runs in a chart, dots are drawn smaller.
+_DENSE_RUNS = 120
 CAVEAT = "#e65100"
 REGRESSION_COLOUR, PROGRESSION_COLOUR = "#c62828", "#2e7d32"
 _LEFT, _RIGHT, _TOP, _BOTTOM = 78.0, 16.0, 22.0, 26.0
@@ -131,6 +133,7 @@ def change_text(change: Change) -> str:
 
 def _series_marks(series: Series, axis: TimeAxis, y: Scale) -> list[str]:
     colour = METRIC_COLOURS.get(series.metric, INK)
+    dense = 1.0 if len(series.points) <= _DENSE_RUNS else 0.7  # smaller dots where they crowd
     outliers = set(series.outliers)
     dots, odd = [], []
     for point in series.points:
@@ -164,7 +167,8 @@ def _series_marks(series: Series, axis: TimeAxis, y: Scale) -> list[str]:
         f'<path class="level" d="{levels}" stroke="{colour}" stroke-width="2.5" '
         f'stroke-opacity="0.45" fill="none"/>',
         f'<path class="points" data-metric="{escape(series.metric)}" d="{"".join(dots)}" '
-        f'stroke="{colour}" stroke-width="{_DOT.get(series.metric, 4)}" stroke-linecap="round" '
+        f'stroke="{colour}" stroke-width="{num(_DOT.get(series.metric, 4) * dense)}" '
+        'stroke-linecap="round" '
         'fill="none"/>',
         *odd,
     ]
