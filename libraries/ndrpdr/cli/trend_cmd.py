@@ -34,8 +34,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="RUN",
         help="a run's results directory or output.xml (one per run, any order)",
     )
-    # STORE: after issue 14 item 1 is merged, add `--store URL` here (make `runs` nargs="*"
-    # and require RUN or --store); `_samples` below reads it.
     parser.add_argument(
         "-o", "--output", type=Path, default=Path("trend.html"), help="the HTML file to write"
     )
@@ -49,11 +47,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _samples(args: argparse.Namespace) -> RunSamples:
-    """The samples to plot: from the runs' records.
-
-    STORE: the one place `--store URL` plugs in, after merging issue 14 item 1:
-    ``RunSamples(tuple(open_store(args.store).samples()), {})`` joined with the runs'.
-    """
+    """The samples to plot: from the runs' records."""
+    # STORE (issue 14 item 1), the one place to plug it in once ndrpdr.store is merged: give
+    # add_parser a `--store URL` option (RUN then nargs="*", RUN or --store required) and
+    # here add `open_store(args.store).samples()` to the samples read from the RUN paths.
     return read_runs(args.runs)
 
 
