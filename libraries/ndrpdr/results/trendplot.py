@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from ndrpdr.results.plotlegend import FAIL
 from ndrpdr.results.plotpanel import GOAL_COLOURS, GREY, INK
 from ndrpdr.results.plotscale import Scale, nice_step
-from ndrpdr.results.svgtext import FONT, escape, num
+from ndrpdr.results.svgtext import FONT, escape, num, text_width
 from ndrpdr.results.trendseries import REGRESSION, Change, Series, TestTrend
 from ndrpdr.units import format_rate
 
@@ -180,6 +180,7 @@ def _change_marks(changes: Sequence[Change], axis: TimeAxis, y: Scale) -> list[s
     for change in changes:
         grouped.setdefault((change.run_id, change.kind), []).append(change)
     parts = []
+    free_from = -math.inf  # where the previous label ends [px]: crowded labels are left out
     for (run, kind), same in grouped.items():
         first = same[0]
         x = axis.x(first.started)
@@ -192,6 +193,13 @@ def _change_marks(changes: Sequence[Change], axis: TimeAxis, y: Scale) -> list[s
             else f"M{num(x - 5)} {num(top - 1)}h10l-5 -8z"
         )
         label = f"{100 * first.relative:+.1f} %"
+        text = ""
+        if x + 7 >= free_from:
+            text = (
+                f'<text x="{num(x + 7)}" y="{num(top - 2)}" fill="{colour}" font-weight="bold">'
+                f"{escape(label)}</text>"
+            )
+            free_from = x + 7 + text_width(label) + 4
         metrics = ", ".join(change.metric for change in same)
         tips = "\n".join(change_text(change) for change in same)
         parts.append(
@@ -199,8 +207,7 @@ def _change_marks(changes: Sequence[Change], axis: TimeAxis, y: Scale) -> list[s
             f'data-run="{escape(run)}"><title>{escape(tips)}</title>'
             f'<line x1="{num(x)}" x2="{num(x)}" y1="{num(top)}" y2="{num(y.start)}" '
             f'stroke="{colour}" stroke-dasharray="4 3"/><path d="{triangle}" fill="{colour}"/>'
-            f'<text x="{num(x + 7)}" y="{num(top - 2)}" fill="{colour}" font-weight="bold">'
-            f"{escape(label)}</text></g>"
+            f"{text}</g>"
         )
     return parts
 
