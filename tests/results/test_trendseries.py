@@ -60,6 +60,7 @@ def test_a_step_is_a_regression_from_its_first_run_and_noise_alone_has_none() ->
     assert change.kind == REGRESSION and change.relative == pytest.approx(-0.07, abs=0.01)
     assert change.z < -8
     assert trend.last_good == "n029"  # the run before the regression still in effect
+    assert trend.last_good_why.endswith("still in effect (stepped (sim), NDR lower)")
     assert [(t.key.name, c.run_id) for t, c in trend.changes_since_last_good()] == [
         ("stepped", "n030")
     ]
@@ -79,6 +80,7 @@ def test_runs_with_caveats_are_plotted_but_never_move_a_level() -> None:
     assert [(run, status) for run, _, status in test.failed] == [("n012", "failed")]
     assert len(test.runs) == 30
     assert trend.last_good == "n029"  # no regression: the newest clean run
+    assert "the newest run that passed cleanly" in trend.last_good_why
 
 
 def test_a_regression_undone_by_a_progression_is_no_longer_in_effect() -> None:
@@ -92,7 +94,7 @@ def test_a_regression_undone_by_a_progression_is_no_longer_in_effect() -> None:
     since = build_trend(
         [_sample("t", n, _noisy(v, rng)) for n, v in enumerate(levels)], since="n010"
     )
-    assert since.last_good_given
+    assert since.last_good_given and since.last_good_why == "given"
     assert [c.run_id for _, c in since.changes_since_last_good()] == ["n030", "n020"]
 
 

@@ -256,11 +256,9 @@ def trend_html(
     if trend.last_good is None:
         good = "none"
     else:
-        how = "given" if trend.last_good_given else "found"
         good = (
-            f"<b>{escape(trend.last_good)}</b> ({_when(starts[trend.last_good])}, {how}: the run "
-            "before the oldest regression still in effect, else the newest run that passed "
-            "cleanly)"
+            f"<b>{escape(trend.last_good)}</b> ({_when(starts[trend.last_good])}; "
+            f"{escape(trend.last_good_why)})"
         )
     made = f", generated {_when(generated)} UTC" if generated is not None else ""
     parts = [

@@ -144,6 +144,9 @@ class Trend:
     last_good: str | None
     #: Whether the caller named the last good run.
     last_good_given: bool
+    #: Why that run: "given", "before the oldest regression still in effect (<test>, <metric>)",
+    #: or "the newest run that passed cleanly".
+    last_good_why: str = ""
 
     def changes_since_last_good(self) -> list[tuple[TestTrend, Change]]:
         """Changes whose first new run comes after the last good run, newest first."""
@@ -261,22 +264,28 @@ def _last_good(
     tests: Sequence[TestTrend],
     runs: Sequence[tuple[str, datetime.datetime]],
     samples: Iterable[Sample],
-) -> str | None:
+) -> tuple[str | None, str]:
+    """The last good run when the caller names none, and why that one."""
     if not runs:
-        return None
+        return None, "no runs"
     order = {run_id: i for i, (run_id, _) in enumerate(runs)}
     in_effect = [
-        series.changes[-1]
+        (order[series.changes[-1].run_id], test.title, series.metric)
         for test in tests
         for series in test.series
         if series.changes and series.changes[-1].kind == REGRESSION
     ]
     if in_effect:
-        oldest = min(order[change.run_id] for change in in_effect)
-        return runs[max(oldest - 1, 0)][0]
+        index, title, metric = min(in_effect)
+        return (
+            runs[max(index - 1, 0)][0],
+            f"the run before the oldest regression still in effect ({title}, {metric})",
+        )
     bad = {s.run_id for s in samples if s.status != "passed" or s.caveat}
     clean = [run_id for run_id, _ in runs if run_id not in bad]
-    return clean[-1] if clean else runs[0][0]
+    if clean:
+        return clean[-1], "no regression in effect: the newest run that passed cleanly"
+    return runs[0][0], "no regression in effect and no run passed cleanly: the first run"
 
 
 def build_trend(
@@ -310,7 +319,11 @@ def build_trend(
             key=lambda item: (_natural(item[0][0].name), item[0][0].frame_size, item[0][1]),
         )
     )
-    last_good = since if since is not None else _last_good(tests, runs, samples)
+    last_good, why = (since, "given") if since is not None else _last_good(tests, runs, samples)
     return Trend(
-        tests=tests, runs=tuple(runs), last_good=last_good, last_good_given=since is not None
+        tests=tests,
+        runs=tuple(runs),
+        last_good=last_good,
+        last_good_given=since is not None,
+        last_good_why=why,
     )
