@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 from ndrpdr.results.compare import TestKey, Value
 from ndrpdr.results.history import Sample
-from ndrpdr.results.trendpage import trend_html
+from ndrpdr.results.trendpage import trend_html, trend_report
 from ndrpdr.results.trendseries import Latency, build_trend
 
 UTC = datetime.timezone.utc
@@ -56,3 +56,4 @@ def test_the_page_holds_one_parsable_chart_per_test_and_fetches_nothing() -> Non
 
 def test_a_page_without_runs_says_so() -> None:
     assert "No runs." in trend_html(build_trend([]))
+    assert "No runs." in trend_report([], title="empty")

@@ -15,6 +15,8 @@ archive it and anyone can open it from the artifacts. From the top:
   (``#latest``);
 - one chart per test (``trendplot``), latency below when measured.
 
+``trend_report(samples)`` does both steps for any sequence of
+``history.Sample`` (from record directories or the results store).
 Pure: a string out, no I/O.
 """
 
@@ -23,9 +25,11 @@ from __future__ import annotations
 import datetime
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ndrpdr.results.changepoint import MIN_SEGMENT, PENALTY_PER_LN_N
+from ndrpdr.results.compare import TestKey
+from ndrpdr.results.history import Sample
 from ndrpdr.results.svgtext import escape
 from ndrpdr.results.trendplot import (
     CAVEAT,
@@ -36,7 +40,14 @@ from ndrpdr.results.trendplot import (
     latency_svg,
     trend_svg,
 )
-from ndrpdr.results.trendseries import TREND_METRICS, Change, TestTrend, Trend
+from ndrpdr.results.trendseries import (
+    TREND_METRICS,
+    Change,
+    Latency,
+    TestTrend,
+    Trend,
+    build_trend,
+)
 from ndrpdr.units import format_rate
 
 _STYLE = """
@@ -279,3 +290,19 @@ def trend_html(
         f'<div id="tip"></div><script>{_SCRIPT}</script></body></html>',
     ]
     return "".join(parts)
+
+
+def trend_report(
+    samples: Sequence[Sample],
+    *,
+    latency: Mapping[tuple[str, TestKey], Latency] | None = None,
+    since: str | None = None,
+    title: str = "ndrpdr trend",
+    generated: datetime.datetime | None = None,
+) -> str:
+    """The report of ``samples`` (any source: record directories, the results store) as HTML.
+
+    ``build_trend`` then ``trend_html``; ValueError for a ``since`` that names no run.
+    """
+    trend = build_trend(samples, latency=latency, since=since)
+    return trend_html(trend, title=title, generated=generated)
