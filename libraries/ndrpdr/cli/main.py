@@ -30,6 +30,7 @@ from ndrpdr.cli import (
     ingest_cmd,
     search_cmd,
     summary_cmd,
+    trend_cmd,
     trial_cmd,
     validate_cmd,
 )
@@ -57,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare_cmd.add_parser(commands)
     export_cmd.add_parser(commands)
     ingest_cmd.add_parser(commands)
+    trend_cmd.add_parser(commands)
     return parser
 
 
