@@ -307,6 +307,16 @@ class VppDriver:
         out["startup_conf"] = self._conf_text
         return out
 
+    def run_cli(self, command: str) -> str:
+        """Run one CLI command on the running VPP and return its output.
+
+        DutError when vppctl fails or VPP answers with an error (the message
+        quotes VPP's own line, e.g. "set interface state: unknown interface").
+        """
+        if not self._running:
+            raise self._steps.error(f"cli `{command}`", "vpp is not running")
+        return self._vppctl(f"cli `{command}`", command)
+
     # -- steps ---------------------------------------------------------------------
     def _write_startup_conf(self, text: str) -> None:
         path = self.startup_conf_path

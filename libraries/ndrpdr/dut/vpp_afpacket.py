@@ -124,8 +124,8 @@ def startup_conf(node: Node, config: DutTestConfig, options: VppOptions, paths: 
     buffers = options.buffers_per_numa or AF_PACKET_BUFFERS_PER_NUMA
     lines = [
         f"# VPP startup.conf for {node.key} (af_packet ports), written by the ndrpdr vpp driver:",
-        f"# {config.mode}, frames up to {config.max_frame_size_b} B, "
-        f"{len(workers)} worker(s) (0: the main thread forwards).",
+        f"# {len(workers)} worker(s) (0: the main thread forwards); the same for every test",
+        "# that needs no other, so one VPP serves them all.",
         "unix {",
         "  nodaemon",
         f"  runtime-dir {paths.run_dir}",
