@@ -185,7 +185,7 @@ class VppDriver:
             names = [vpp_afpacket.host_interface(port) for port in config.ports]
             commands = [
                 *CLEAR_COMMANDS,
-                *vpp_afpacket.create_commands(config),
+                *vpp_afpacket.create_commands(config, self.options.rx_mode),
                 *cli_commands(config, names),
             ]
             check_ports_exist(self._steps, config.ports)

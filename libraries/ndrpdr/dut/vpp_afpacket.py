@@ -165,13 +165,13 @@ def startup_conf(node: Node, config: DutTestConfig, options: VppOptions, paths: 
     return "\n".join(lines) + "\n"
 
 
-def create_commands(config: DutTestConfig) -> list[str]:
-    """The vppctl commands that open the two ports as af_packet interfaces, polled."""
+def create_commands(config: DutTestConfig, rx_mode: str = "polling") -> list[str]:
+    """The vppctl commands that open the two ports as af_packet interfaces, read in ``rx_mode``."""
     commands = [
         f"create host-interface name {port.name} hw-addr {str(port.mac).lower()}"
         for port in config.ports
     ]
-    commands += [f"set interface rx-mode {host_interface(port)} polling" for port in config.ports]
+    commands += [f"set interface rx-mode {host_interface(port)} {rx_mode}" for port in config.ports]
     return commands
 
 

@@ -131,6 +131,11 @@ class VppOptions:
         pattern=_PATH.pattern,
         what=_PATH_TEXT,
     )
+    rx_mode: Literal["polling", "interrupt", "adaptive"] = option(
+        "polling",
+        "af_packet ports: how VPP reads them (polling takes the whole CPU; interrupt sleeps "
+        "until frames come, for a CPU shared with the TG)",
+    )
     main_heap_mb: int = option(
         256, "af_packet ports: VPP's main heap on 4 KiB pages [MiB]", minimum=64
     )
