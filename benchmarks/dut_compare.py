@@ -10,8 +10,10 @@ tcpreplay in a namespace, at most 0.8 Mpps) per DUT, in turn, on
 ``local-linux.yaml`` (the kernel), ``local-testpmd.yaml`` (DPDK testpmd on
 AF_PACKET) and ``local-vpp.yaml`` (VPP on af_packet host-interfaces). Each
 row: the DUT, NDR and PDR lower bounds [kpps], their ratio to the kernel's,
-trials, the search's wall time [s]. A DUT's figures are the median over
-rounds. Exit status 1 when a search failed or gave NDR > PDR.
+trials, the search's wall time [s], and the irregularities the searches
+were allowed (``--allow-irregular``: TG_LIMITED says the TG, not the DUT,
+set the bound). A DUT's figures are the median over rounds. Exit status 1
+when a search failed or gave NDR > PDR.
 
 These are functional figures on a small shared machine (the TG and each
 DUT on one CPU each, veths): they compare the data planes under the same
@@ -49,6 +51,7 @@ class Outcome:
     pdr_pps: float | None
     trials: int
     wall_s: float
+    irregular: tuple[str, ...] = ()
     error: str = ""
 
     @property
@@ -71,7 +74,8 @@ def search(topology: str, profile: str, final_s: float, sum_s: float, scratch: P
     argv = [
         sys.executable, "-m", "ndrpdr", "search", "--topology", str(ROOT / topology),
         "--profile", profile, "--final-trial-duration", f"{final_s:g}",
-        "--duration-sum", f"{sum_s:g}", "--no-latency", "--console", "none", "--json", str(out),
+        "--duration-sum", f"{sum_s:g}", "--no-latency", "--allow-irregular", "--console", "none",
+        "--json", str(out),
     ]  # fmt: skip
     started = time.perf_counter()
     done = subprocess.run(argv, check=False, capture_output=True, text=True, cwd=ROOT)
@@ -85,6 +89,7 @@ def search(topology: str, profile: str, final_s: float, sum_s: float, scratch: P
         pdr_pps=float(pdr) if pdr is not None else None,
         trials=len(record.get("trials", [])),
         wall_s=wall_s,
+        irregular=tuple(str(item.get("tag")) for item in record.get("irregular") or []),
         error="" if done.returncode == 0 else done.stderr[-1500:],
     )
 
@@ -106,7 +111,7 @@ def table(results: dict[str, list[Outcome]]) -> list[str]:
     """The side-by-side lines: medians per DUT, ratios to the first DUT (the kernel)."""
     lines = [
         f"{'DUT':<8} {'NDR kpps':>9} {'PDR kpps':>9} {'NDR/kernel':>10} {'PDR/kernel':>10} "
-        f"{'trials':>6} {'wall s':>7} {'ok':>4}"
+        f"{'trials':>6} {'wall s':>7} {'ok':>4}  irregular (allowed)"
     ]
     reference = next(iter(results.values()))
     ref_ndr = _median([o.ndr_pps for o in reference])
@@ -117,9 +122,11 @@ def table(results: dict[str, list[Outcome]]) -> list[str]:
         trials = statistics.median(o.trials for o in outcomes)
         wall = statistics.median(o.wall_s for o in outcomes)
         ok = sum(o.ok for o in outcomes)
+        irregular = sorted({tag for o in outcomes for tag in o.irregular})
         lines.append(
             f"{label:<8} {_kpps(ndr):>9} {_kpps(pdr):>9} {_ratio(ndr, ref_ndr):>10} "
-            f"{_ratio(pdr, ref_pdr):>10} {trials:>6g} {wall:>7.1f} {ok:>2}/{len(outcomes)}"
+            f"{_ratio(pdr, ref_pdr):>10} {trials:>6g} {wall:>7.1f} {ok:>2}/{len(outcomes)}  "
+            f"{', '.join(irregular) or '-'}"
         )
     return lines
 
@@ -146,10 +153,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             for label, path in chosen:  # interleaved: a busy spell hits every DUT alike
                 outcome = search(path, args.profile, args.final, args.sum, Path(tmp))
                 results[label].append(outcome)
+                said = f" (irregular: {', '.join(outcome.irregular)})" if outcome.irregular else ""
                 print(
                     f"round {round_index + 1} {label}: exit {outcome.exit_code}, "
                     f"NDR {_kpps(outcome.ndr_pps)} kpps, PDR {_kpps(outcome.pdr_pps)} kpps, "
-                    f"{outcome.trials} trials, {outcome.wall_s:.1f} s",
+                    f"{outcome.trials} trials, {outcome.wall_s:.1f} s{said}",
                     flush=True,
                 )
                 if outcome.error:
