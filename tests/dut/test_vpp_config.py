@@ -1,6 +1,8 @@
-"""VPP startup.conf and CLI commands from the CSIT example topology, against expected files.
+"""VPP startup.conf and CLI commands of the lab path (DPDK plugin, PCI NICs): expected files.
 
-No real VPP ran for these tests (VPP is not installed here). The expected
+Stand-in tests, for what cannot run here (the VPP of this machine has no
+DPDK plugin and no NIC); the af_packet startup.conf and command lists run
+against the real VPP in ``test_vpp_real.py``. The expected
 files under ``expected/`` were written and reviewed by hand against VPP's
 documented startup.conf sections (unix, cpu, buffers, dpdk, plugins) and
 CLI commands (set interface state / ip address / l2 xconnect / mtu, set ip
@@ -305,3 +307,10 @@ def test_three_node_chain_goes_through_the_dut_to_dut_link(mode: ForwardingMode)
         "ip route add 198.18.0.0/24 via 192.168.101.1 port1",
         "ip route add 198.18.1.0/24 via 192.168.20.2 port2",
     ]
+
+
+def test_af_packet_ports_need_the_driver_to_run_vpp(csit: Topology) -> None:
+    with pytest.raises(DutError, match=r"options.service: 'systemd': with port_kind af_packet"):
+        parse_options(dut(csit, port_kind="af_packet"))
+    options = parse_options(dut(csit, port_kind="af_packet", service="direct"))
+    assert options.cpu == 1 and options.run_dir is None

@@ -1,10 +1,14 @@
-"""The vpp DUT driver against a recording NodeAccess: exact commands, retries, error messages.
+"""The vpp DUT driver's lab path against a recording NodeAccess (a stand-in): exact commands.
 
-No real VPP ran for these tests (VPP is not installed here): a stand-in
-NodeAccess records every argument vector and file the driver sends and
-answers with scripted CommandResults (vppctl failing while VPP starts,
-"unknown input" printed with exit code 0, systemctl failing). A fake
-clock makes the start-up wait instant.
+Stand-in tests, for what cannot run here: VPP as a systemd service driving
+PCI NICs through its DPDK plugin (the VPP of this machine has no DPDK
+plugin and no NIC). A stand-in NodeAccess records every argument vector
+and file the driver sends and answers with scripted CommandResults
+(vppctl failing while VPP starts, "unknown input" printed with exit code
+0, systemctl failing); a fake clock makes the start-up wait instant. What
+can run here runs against the real VPP in ``test_vpp_real.py``: startup.conf
+taken by VPP, every command list applied, VPP's own error messages, a dead
+VPP detected.
 """
 
 from __future__ import annotations

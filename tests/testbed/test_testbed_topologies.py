@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 TOPOLOGIES = REPO / "topologies"
 SHIPPED = sorted(TOPOLOGIES.glob("*.yaml"))
 LOCAL = sorted(p for p in TOPOLOGIES.glob("local-*.yaml") if not p.name.endswith("-3n.yaml"))
-THREE_NODE = sorted(TOPOLOGIES.glob("*-3n.yaml"))
+THREE_NODE = sorted({*TOPOLOGIES.glob("*-3n.yaml"), *TOPOLOGIES.glob("*-3n-*.yaml")})
 LOCAL_PORTS = {
     ("TG", "port1"): ("tg-if1", "02:00:00:00:01:01", "link1"),
     ("TG", "port2"): ("tg-if2", "02:00:00:00:02:01", "link2"),

@@ -5,7 +5,10 @@ A DUT driver turns a node of the topology into a forwarding data plane:
 test's forwarding set-up, ``start`` brings the data plane up, ``health_check``
 says whether it still forwards, ``stop`` brings it down, and ``telemetry``
 returns what an engineer wants to read after the test (counters, the
-process log). Drivers raise DutError with the node and what failed.
+process log). Drivers raise DutError with the node and what failed. A
+driver whose data plane lives for the whole run (VPP of the run, started
+once per suite) may add ``close()``: the testbed's teardown calls it after
+the last ``stop``.
 """
 
 from __future__ import annotations

@@ -22,20 +22,36 @@ command's error on stdout and may exit 0, so its output is checked too
 VPP's Python API (vpp_papi) is not used: it talks to VPP's API socket on
 the machine it runs on, while the node may be remote; vppctl through the
 node access works on any node.
+
+With ``port_kind: af_packet`` (``ndrpdr.dut.vpp_afpacket``) the ports are
+the node's Linux interfaces and VPP is one process of the run, started by
+the driver (``service: direct``) in its own run directory, and kept for
+every test of the suite: ``start`` starts it once (again only when the
+test's startup.conf differs, or once more, with a warning holding its log
+tail, when it died), ``stop`` deletes the test's af_packet interfaces
+(and with them its addresses, neighbours, routes, cross-connects) but
+leaves VPP running, and ``close`` (the testbed's teardown) stops it by PID
+and removes the run directory, its shared-memory API segment and the
+kernel hands-off of the ports (``KernelHandsOff``: the node's kernel must
+not forward what VPP forwards). Each test begins with VPP's counters
+cleared, so the telemetry is that test's.
 """
 
 from __future__ import annotations
 
+import logging
 import posixpath
+import secrets
 import shlex
 import time
 from collections.abc import Callable
 
 from ndrpdr.access.base import BackgroundProcess, CommandResult, NodeAccess, tail
 from ndrpdr.drivers import DriverDescription
+from ndrpdr.dut import vpp_afpacket
 from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.dut.dpdk_common import NodeSteps
-from ndrpdr.dut.health import check_process
+from ndrpdr.dut.dpdk_common import KernelHandsOff, NodeSteps, check_ports_exist
+from ndrpdr.dut.health import check_process, describe_exit
 from ndrpdr.dut.processlog import LOG_TAIL_LINES, bounded_log, log_tail
 from ndrpdr.dut.vpp_config import (
     VppOptions,
@@ -48,8 +64,21 @@ from ndrpdr.dut.vpp_config import (
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.testbed.model import Node
 
+_log = logging.getLogger(__name__)
+
 #: Pause between two ``vppctl show version`` attempts while VPP starts [s].
 POLL_INTERVAL_S = 1.0
+#: The same for a VPP of the run on af_packet ports (it answers within about 0.2 s) [s].
+AF_PACKET_POLL_INTERVAL_S = 0.1
+#: How many times a VPP of the run that died is started again before a start fails.
+MAX_RESTARTS = 1
+#: Commands that zero VPP's counters, so that a test's telemetry is its own.
+CLEAR_COMMANDS: tuple[str, ...] = (
+    "clear runtime",
+    "clear errors",
+    "clear interfaces",
+    "clear hardware-interfaces",
+)
 #: Time limit of one vppctl call [s].
 VPPCTL_TIMEOUT_S = 30.0
 #: The CLI texts telemetry keeps, by name.
@@ -65,6 +94,8 @@ class VppDriver:
     """VPP on a lab DUT, driven through the node access with systemctl and vppctl."""
 
     driver_name = "vpp"
+    #: A health check is a vppctl call (~10 ms): at most one a second between trials.
+    health_interval_s = 1.0
 
     def __init__(
         self,
@@ -90,6 +121,17 @@ class VppDriver:
         self._applied = False
         self._process: BackgroundProcess | None = None
         self._stopped_log = ""
+        #: af_packet ports: the run directory (None: a lab VPP with the options' paths).
+        self._paths = (
+            vpp_afpacket.run_paths(node, self.options, secrets.token_hex(4))
+            if self.options.port_kind == "af_packet"
+            else None
+        )
+        self._kernel: KernelHandsOff | None = None
+        self._dir_made = False
+        self._restarts = 0
+        #: What happened to VPP that a result should say (a restart after it died).
+        self.notes: list[str] = []
 
     @property
     def node(self) -> str:
@@ -106,11 +148,61 @@ class VppDriver:
         """The vppctl commands that set up the configured forwarding."""
         return tuple(self._commands)
 
+    @property
+    def run_dir(self) -> str | None:
+        """af_packet ports: the run directory on the node (None for a lab VPP)."""
+        return self._paths.run_dir if self._paths is not None else None
+
+    @property
+    def pid(self) -> int | None:
+        """PID of the VPP the driver started (None: not started, or a systemd service)."""
+        return self._process.pid if self._process is not None else None
+
+    @property
+    def startup_conf_path(self) -> str:
+        """Where startup.conf is written on the node."""
+        return self._paths.startup_conf if self._paths is not None else self.options.startup_conf
+
+    @property
+    def cli_socket(self) -> str:
+        """VPP's CLI socket on the node."""
+        return self._paths.cli_socket if self._paths is not None else self.options.cli_socket
+
+    @property
+    def log_file(self) -> str:
+        """VPP's log file on the node."""
+        return self._paths.log_file if self._paths is not None else self.options.log_file
+
     # -- contract ------------------------------------------------------------------
     def configure(self, config: DutTestConfig) -> None:
-        """Check ``config``, write startup.conf; if VPP runs, restart it and set up forwarding."""
-        text = startup_conf(self._node, config, self.options)
-        commands = cli_commands(config)
+        """Check ``config``, write startup.conf; if VPP runs, restart it and set up forwarding.
+
+        af_packet ports: a running VPP is restarted only when the startup.conf
+        changes; else the previous test's interfaces go and the new ones come.
+        """
+        if self._paths is not None:
+            text = vpp_afpacket.startup_conf(self._node, config, self.options, self._paths)
+            names = [vpp_afpacket.host_interface(port) for port in config.ports]
+            commands = [
+                *CLEAR_COMMANDS,
+                *vpp_afpacket.create_commands(config, self.options.rx_mode),
+                *cli_commands(config, names),
+            ]
+            check_ports_exist(self._steps, config.ports)
+        else:
+            text = startup_conf(self._node, config, self.options)
+            commands = cli_commands(config)
+        keep = False
+        if self._paths is not None and self._running:
+            if not self._alive_now():  # it died since the last test: once more, saying so
+                self._note_death()
+            else:
+                keep = text == self._conf_text
+        if keep:
+            self._remove_interfaces("configure")
+            self._config, self._commands = config, commands
+            self._ready()
+            return
         self._write_startup_conf(text)
         self._config, self._conf_text, self._commands = config, text, commands
         if self._running:
@@ -123,6 +215,10 @@ class VppDriver:
             raise self._steps.error("start", "configure() was not called")
         if self._running and (self._process is None or self._alive("start", self._process)):
             return
+        if self._paths is not None:
+            self._hands_off()
+            if self._running:  # it died since the last test: once more, saying so
+                self._note_death()
         self._restart()
 
     def health_check(self) -> None:
@@ -141,7 +237,14 @@ class VppDriver:
         self._ready()
 
     def stop(self) -> None:
-        """Stop VPP (systemctl stop, or end the process); idempotent."""
+        """Stop VPP (systemctl stop, or end the process); idempotent.
+
+        af_packet ports: only the test's interfaces go; VPP runs on (``close`` ends it).
+        """
+        if self._paths is not None:
+            if self._running and self._alive_now():
+                self._remove_interfaces("stop")
+            return
         if not self._running:
             return
         self._running = False
@@ -153,10 +256,49 @@ class VppDriver:
             return
         self._end(process)
 
+    def close(self) -> None:
+        """End a VPP of the run by PID and remove everything of it (idempotent).
+
+        af_packet ports: the process, the kernel hands-off, the run directory and
+        the shared-memory API segment; otherwise the same as ``stop``.
+        """
+        if self._paths is None:
+            self.stop()
+            return
+        errors: list[str] = []
+        process, self._process = self._process, None
+        self._running = self._applied = False
+        if process is not None:
+            try:
+                self._end(process)
+            except DutError as exc:
+                errors.append(str(exc))
+        kernel, self._kernel = self._kernel, None
+        if kernel is not None:
+            kernel.restore(errors)
+        if self._dir_made:
+            paths = self._paths
+            for step, argv in (
+                ("remove the run directory", ["rm", "-rf", "--", paths.run_dir]),
+                (
+                    "remove the API segment",
+                    ["sh", "-c", 'rm -f -- /dev/shm/"$1"-*', "sh", paths.prefix],
+                ),
+            ):
+                try:
+                    self._steps.run(f"close: {step}", argv)
+                except DutError as exc:
+                    errors.append(str(exc))
+            self._dir_made = False
+        if errors:
+            raise self._steps.error("close", "\n".join(errors))
+
     def telemetry(self) -> dict[str, str]:
         """CLI texts by name (while running), VPP's state, log tail and startup.conf."""
         out: dict[str, str] = {"state": self._state()}
-        if self._running:
+        if self.notes:
+            out["notes"] = "\n".join(self.notes)
+        if self._running and (self._paths is None or self._alive_now()):
             for name, command in TELEMETRY_COMMANDS:
                 out[name] = bounded_log(self._steps.text(self._vppctl_argv(command)))
         out["log"] = self._log_text(200)
@@ -165,9 +307,26 @@ class VppDriver:
         out["startup_conf"] = self._conf_text
         return out
 
+    def run_cli(self, command: str) -> str:
+        """Run one CLI command on the running VPP and return its output.
+
+        DutError when vppctl fails or VPP answers with an error (the message
+        quotes VPP's own line, e.g. "set interface state: unknown interface").
+        """
+        if not self._running:
+            raise self._steps.error(f"cli `{command}`", "vpp is not running")
+        return self._vppctl(f"cli `{command}`", command)
+
     # -- steps ---------------------------------------------------------------------
     def _write_startup_conf(self, text: str) -> None:
-        path = self.options.startup_conf
+        path = self.startup_conf_path
+        if self._paths is not None and not self._dir_made:
+            track = getattr(self._steps.access, "track_path", None)
+            if callable(track):  # a local run: its teardown after a crash removes them too
+                track(self._paths.run_dir)
+                for segment in ("global_vm", "vpe-api"):
+                    track(f"/dev/shm/{self._paths.prefix}-{segment}")
+            self._dir_made = True
         self._steps.run(
             "configure: create the startup.conf directory",
             ["mkdir", "-p", "--", posixpath.dirname(path)],
@@ -186,7 +345,8 @@ class VppDriver:
             self._running = False
             if process is not None:
                 self._end(process)
-            self._process = self._steps.start("start", [options.binary, "-c", options.startup_conf])
+            argv = [options.binary, "-c", self.startup_conf_path]
+            self._process = self._steps.start("start", argv)
             self._running = True
             return
         argv = ["systemctl", "restart", options.systemd_unit]
@@ -202,6 +362,64 @@ class VppDriver:
         if not self._applied:
             self._apply()
             self._applied = True
+
+    def _alive_now(self) -> bool:
+        """True when the VPP the driver started still runs (a systemd VPP: when started)."""
+        process = self._process
+        return self._running and (process is None or self._alive("health check", process))
+
+    def _hands_off(self) -> None:
+        """af_packet ports: keep the node's kernel from forwarding on them (once per run)."""
+        if self._kernel is not None:
+            return
+        assert self._config is not None
+        names = [str(port.name) for port in self._config.ports]
+        kernel = KernelHandsOff(self._steps, names)
+        self._kernel = kernel
+        kernel.apply()
+
+    def _note_death(self) -> None:
+        """A VPP of the run died: note it with its log tail, or fail if it already restarted."""
+        process = self._process
+        assert process is not None
+        try:
+            code = process.stop(2.0)
+        except (NdrPdrError, OSError):
+            code = None
+        self._stopped_log = self._output("start", process)
+        what = (
+            f"{self.options.binary} (pid {process.pid}) had exited, {describe_exit(code)}; "
+            f"its output:\n{log_tail(self._stopped_log) or '(empty)'}\n{self._logs()}"
+        )
+        if self._restarts >= MAX_RESTARTS:
+            self._process, self._running = None, False
+            raise self._steps.error(
+                "start", f"{what}\nnot started again: it was restarted {self._restarts} time(s)"
+            )
+        self._restarts += 1
+        note = f"{self.node}: VPP restarted: {what}"
+        self.notes.append(note)
+        _log.warning("%s", note)
+
+    def _remove_interfaces(self, step: str) -> None:
+        """af_packet ports: delete the test's interfaces (VPP keeps running)."""
+        config = self._config
+        if config is None or not self._applied:
+            return
+        self._applied = False
+        for command in vpp_afpacket.delete_commands(config):
+            self._vppctl(f"{step}: remove the test's interfaces", command)
+
+    def _vppctl(self, step: str, command: str) -> str:
+        """Run one CLI command; a failed exit or an error VPP printed raises DutError."""
+        result = self._steps.run(
+            step, self._vppctl_argv(command), timeout_s=VPPCTL_TIMEOUT_S, check=False
+        )
+        said = cli_error(command, result.stdout + "\n" + result.stderr)
+        if result.exit_code != 0 or said is not None:
+            reason = f"VPP says: {said}; " if said is not None else ""
+            raise self._steps.error(step, f"{reason}{_describe(result)}")
+        return result.stdout
 
     def _wait_for_cli(self) -> None:
         """Poll ``vppctl show version`` until it answers or ``start_timeout_s`` passes."""
@@ -233,7 +451,8 @@ class VppDriver:
             now = self._clock()
             if now >= deadline:
                 break
-            self._sleep(min(POLL_INTERVAL_S, deadline - now))
+            interval = POLL_INTERVAL_S if self._paths is None else AF_PACKET_POLL_INTERVAL_S
+            self._sleep(min(interval, deadline - now))
         raise self._steps.error(
             "health check",
             f"VPP did not answer within {timeout_s:g} s ({attempts} attempts); "
@@ -245,13 +464,7 @@ class VppDriver:
         assert self._config is not None
         step = f"set up {self._config.mode}"
         for command in self._commands:
-            result = self._steps.run(
-                step, self._vppctl_argv(command), timeout_s=VPPCTL_TIMEOUT_S, check=False
-            )
-            said = cli_error(command, result.stdout + "\n" + result.stderr)
-            if result.exit_code != 0 or said is not None:
-                reason = f"VPP says: {said}; " if said is not None else ""
-                raise self._steps.error(step, f"{reason}{_describe(result)}")
+            self._vppctl(step, command)
 
     # -- helpers -------------------------------------------------------------------
     def _alive(self, step: str, process: BackgroundProcess) -> bool:
@@ -288,16 +501,16 @@ class VppDriver:
             return f"unavailable: {exc}"
 
     def _vppctl_argv(self, command: str) -> list[str]:
-        return [self.options.vppctl, "-s", self.options.cli_socket, *command.split()]
+        return [self.options.vppctl, "-s", self.cli_socket, *command.split()]
 
     def _log_text(self, lines: int) -> str:
-        argv = ["tail", "-n", str(lines), "--", self.options.log_file]
+        argv = ["tail", "-n", str(lines), "--", self.log_file]
         return bounded_log(self._steps.text(argv))
 
     def _logs(self) -> str:
         """The end of VPP's log file, and of its journal (systemd) for an error message."""
         parts = [
-            f"VPP log tail ({self.options.log_file}):\n"
+            f"VPP log tail ({self.log_file}):\n"
             f"{log_tail(self._log_text(LOG_TAIL_LINES)) or '(empty)'}"
         ]
         if self.options.service == "systemd":
@@ -313,7 +526,7 @@ class VppDriver:
         how = (
             f"systemd unit {options.systemd_unit}"
             if options.service == "systemd"
-            else f"{options.binary} -c {options.startup_conf}"
+            else f"{options.binary} -c {self.startup_conf_path}"
         )
         if not self._running:
             return f"vpp ({how}): stopped"
@@ -325,11 +538,13 @@ class VppDriver:
             except NdrPdrError as exc:
                 alive = f" pid={process.pid} (state unknown: {exc})"
         config = self._config
-        doing = (
-            f", {config.mode} with {config.cores} worker core(s)"
-            if config is not None and self._applied
-            else ", forwarding not set up yet"
-        )
+        if config is None or not self._applied:
+            doing = ", forwarding not set up yet"
+        elif self._paths is not None:
+            where = f"cpu {options.cpu}" if options.worker_cores is None else "its workers"
+            doing = f", {config.mode} on af_packet ports, forwarding on {where}"
+        else:
+            doing = f", {config.mode} with {config.cores} worker core(s)"
         return f"vpp ({how}): running{alive}{doing}"
 
 
@@ -341,7 +556,9 @@ def _describe(result: CommandResult) -> str:
 
 
 def _port_driver(node: Node) -> str:
-    """VPP's DPDK plugin reaches the NICs through the node's uio_driver (default vfio-pci)."""
+    """af_packet, or the node's uio_driver through which VPP's DPDK plugin takes the NICs."""
+    if node.options.get("port_kind") == "af_packet":
+        return "af_packet"
     try:
         return uio_driver(node) or "vfio-pci"
     except DutError:
@@ -351,9 +568,10 @@ def _port_driver(node: Node) -> str:
 DESCRIPTION = DriverDescription(
     name="vpp",
     role="DUT",
-    summary="FD.io VPP (DPDK plugin on the NICs), configured through startup.conf and vppctl",
+    summary="FD.io VPP (DPDK plugin on the NICs, or af_packet on Linux interfaces), "
+    "configured through startup.conf and vppctl",
     options=VppOptions,
     factory=VppDriver,
-    access=("ssh", "labbox", "local"),
+    access=("ssh", "labbox", "local", "netns"),
     port_driver=_port_driver,
 )

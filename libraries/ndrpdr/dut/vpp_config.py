@@ -31,6 +31,9 @@ from ndrpdr.testbed.model import Node
 
 Service = Literal["systemd", "direct"]
 SERVICES: tuple[Service, ...] = ("systemd", "direct")
+#: How VPP reaches the DUT ports: NICs by PCI address (DPDK plugin), or the node's Linux
+#: interfaces (af_packet plugin; ``ndrpdr.dut.vpp_afpacket``).
+PortKind = Literal["dpdk", "af_packet"]
 
 #: The largest standard Ethernet frame incl. FCS [B]; larger frames are jumbo frames.
 STANDARD_MAX_FRAME_B = 1518
@@ -94,8 +97,11 @@ class VppOptions:
     rx_queues: int | None = option(
         None, "receive queues per port (default: one per worker)", minimum=1
     )
-    buffers_per_numa: int = option(
-        DEFAULT_BUFFERS_PER_NUMA, "packet buffers per NUMA node", minimum=1
+    buffers_per_numa: int | None = option(
+        None,
+        f"packet buffers per NUMA node (default: {DEFAULT_BUFFERS_PER_NUMA} with dpdk ports, "
+        "16384 on 4 KiB pages with af_packet ports)",
+        minimum=1,
     )
     no_multi_seg: bool | None = option(
         None, "single-segment buffers (default: on unless the test has jumbo frames)"
@@ -107,14 +113,47 @@ class VppOptions:
         what="a plugin name (like 'ping' or 'ping_plugin.so')",
     )
     default_plugins: bool = option(False, "also load every other installed plugin")
+    port_kind: PortKind = option(
+        "dpdk",
+        "dpdk: the NICs by PCI address (DPDK plugin); af_packet: the node's Linux interfaces "
+        "(no NIC, no hugepages; needs service direct)",
+    )
+    cpu: int = option(
+        1,
+        "af_packet ports: CPU of VPP's main thread, which forwards (workers only with "
+        "worker_cores); unset on this machine: this CPU unless another run holds it",
+        minimum=0,
+    )
+    run_dir: str | None = option(
+        None,
+        "af_packet ports: the directory of startup.conf, sockets and log (default: "
+        "/tmp/ndrpdr-vpp-<node>-<random>, made per run and removed after it)",
+        pattern=_PATH.pattern,
+        what=_PATH_TEXT,
+    )
+    rx_mode: Literal["polling", "interrupt", "adaptive"] = option(
+        "polling",
+        "af_packet ports: how VPP reads them (polling takes the whole CPU; interrupt sleeps "
+        "until frames come, for a CPU shared with the TG)",
+    )
+    main_heap_mb: int = option(
+        256, "af_packet ports: VPP's main heap on 4 KiB pages [MiB]", minimum=64
+    )
 
     def problems(self) -> Iterator[tuple[str, str]]:
-        """The main core must not be a worker core."""
-        if self.worker_cores is not None and self.main_core in self.worker_cores:
+        """The main core must not be a worker core; af_packet VPP runs as a direct process."""
+        main = self.main_core if self.port_kind == "dpdk" else self.cpu
+        main_field = "main_core" if self.port_kind == "dpdk" else "cpu"
+        if self.worker_cores is not None and main in self.worker_cores:
             yield (
                 "worker_cores",
-                f"{list(self.worker_cores)!r} holds the main core {self.main_core} "
-                "(options.main_core)",
+                f"{list(self.worker_cores)!r} holds the main core {main} (options.{main_field})",
+            )
+        if self.port_kind != "dpdk" and self.service != "direct":
+            yield (
+                "service",
+                f"{self.service!r}: with port_kind {self.port_kind} the driver runs VPP itself, "
+                "one process per run (set service: direct)",
             )
 
 
@@ -263,7 +302,7 @@ def startup_conf(node: Node, config: DutTestConfig, options: VppOptions) -> str:
     lines += [
         "}",
         "buffers {",
-        f"  buffers-per-numa {options.buffers_per_numa}",
+        f"  buffers-per-numa {options.buffers_per_numa or DEFAULT_BUFFERS_PER_NUMA}",
         "}",
         "dpdk {",
     ]
@@ -290,10 +329,13 @@ def startup_conf(node: Node, config: DutTestConfig, options: VppOptions) -> str:
     return "\n".join(lines) + "\n"
 
 
-def cli_commands(config: DutTestConfig) -> list[str]:
-    """The vppctl commands, one per line, that set up ``config``'s forwarding in a fresh VPP."""
+def cli_commands(config: DutTestConfig, names: Sequence[str] | None = None) -> list[str]:
+    """The vppctl commands, one per line, that set up ``config``'s forwarding in a fresh VPP.
+
+    ``names``: VPP's names of the two ports (default: ``interface_name`` of each).
+    """
     ports = config.ports
-    names = [interface_name(port) for port in ports]
+    names = [interface_name(port) for port in ports] if names is None else list(names)
     commands: list[str] = []
     if config.max_frame_size_b > STANDARD_MAX_FRAME_B:
         mtu = config.max_frame_size_b - ETHERNET_OVERHEAD_B

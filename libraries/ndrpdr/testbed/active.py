@@ -206,6 +206,7 @@ class ActiveTestbed:
         try:
             self._guard(errors, "stop traffic", self._close_tg)
             self._stop_started(errors)
+            self._close_duts(errors)
             session, self._session = self._session, None
             if session is not None:
                 self._guard(errors, "close the TG session", session.close)
@@ -379,6 +380,17 @@ class ActiveTestbed:
             keep = functools.partial(self._keep_telemetry, dut)
             self._guard(errors, f"{dut.node} telemetry", keep)
             self._guard(errors, f"{dut.node} stop", dut.stop)
+
+    def _close_duts(self, errors: list[str]) -> None:
+        """End what a DUT driver keeps for the whole run (``close``, when it has one).
+
+        A driver whose data plane lives across tests (VPP of the run on af_packet
+        ports) stops it here; failures go to ``errors``.
+        """
+        for dut in self._duts.values():
+            close = getattr(dut, "close", None)
+            if callable(close):
+                self._guard(errors, f"{dut.node} close", close)
 
     def _keep_telemetry(self, dut: DutDriver) -> None:
         texts = dut.telemetry()

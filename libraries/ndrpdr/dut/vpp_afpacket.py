@@ -1,0 +1,180 @@
+"""VPP on Linux interfaces (af_packet): the run directory, startup.conf and CLI set-up.
+
+Pure functions, no I/O. With ``port_kind: af_packet`` VPP needs no NIC,
+no DPDK and no hugepages: each DUT port is the node's Linux interface
+(a veth of the local testbed or of a lab-in-a-box host), opened by VPP's
+af_packet plugin with ``create host-interface name <if> hw-addr <mac>``.
+VPP names it ``host-<if>``; it takes the port's own MAC from the topology,
+so frames the TG addresses to the port reach VPP's IPv4 input.
+
+Everything of one VPP process lives in one run directory
+(``VppRunPaths``): startup.conf, the CLI, API and stats sockets, the log
+and the PID file; its shared-memory API segment is named after the
+directory (``/dev/shm/<prefix>-*``), so runs never collide and one
+``rm -rf`` (plus the prefix's segments, when VPP was killed) removes all.
+startup.conf asks for 4 KiB pages (heap and buffers) and a small buffer
+count, and loads only ``af_packet_plugin.so`` (``dpdk_plugin.so``
+disabled) and the plugins the options add. VPP's main thread runs on the
+node's ``cpu`` and forwards itself unless ``worker_cores`` are given.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import posixpath
+import re
+
+from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
+from ndrpdr.dut.vpp_config import VppOptions, corelist, plugin_files, worker_cores
+from ndrpdr.testbed.model import Node
+
+#: Buffers per NUMA node on 4 KiB pages (VPP's own default; no hugepages behind them).
+AF_PACKET_BUFFERS_PER_NUMA = 16384
+#: Where run directories go unless ``options.run_dir`` says (a lab-in-a-box host's /tmp is
+#: its own tmpfs; on this machine the run tracks the directory for its teardown).
+DEFAULT_RUN_ROOT = "/tmp"
+#: A Linux interface name VPP's af_packet can open (the kernel's limit is 15 characters).
+_IFNAME = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")
+_MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
+
+
+@dataclasses.dataclass(frozen=True)
+class VppRunPaths:
+    """The files of one VPP process, all inside ``run_dir`` (absolute paths on the node)."""
+
+    run_dir: str
+
+    @property
+    def prefix(self) -> str:
+        """The API segment prefix: the run directory's name (``/dev/shm/<prefix>-*``)."""
+        return posixpath.basename(self.run_dir.rstrip("/"))
+
+    @property
+    def startup_conf(self) -> str:
+        """startup.conf of this run."""
+        return f"{self.run_dir}/startup.conf"
+
+    @property
+    def cli_socket(self) -> str:
+        """The CLI socket vppctl talks to."""
+        return f"{self.run_dir}/cli.sock"
+
+    @property
+    def api_socket(self) -> str:
+        """The binary API socket (vpp_papi)."""
+        return f"{self.run_dir}/api.sock"
+
+    @property
+    def stats_socket(self) -> str:
+        """The stats segment socket (vpp_get_stats)."""
+        return f"{self.run_dir}/stats.sock"
+
+    @property
+    def log_file(self) -> str:
+        """VPP's log."""
+        return f"{self.run_dir}/vpp.log"
+
+    @property
+    def pid_file(self) -> str:
+        """VPP's PID file (VPP wants it inside its runtime directory)."""
+        return f"{self.run_dir}/vpp.pid"
+
+
+def run_paths(node: Node, options: VppOptions, token: str) -> VppRunPaths:
+    """The run directory of ``node``: ``options.run_dir``, else /tmp/ndrpdr-vpp-<node>-<token>."""
+    if options.run_dir is not None:
+        return VppRunPaths(options.run_dir.rstrip("/") or "/")
+    safe = re.sub(r"[^a-z0-9]", "", node.key.lower()) or "dut"
+    return VppRunPaths(f"{DEFAULT_RUN_ROOT}/ndrpdr-vpp-{safe}-{token}")
+
+
+def host_interface(port: DutPort) -> str:
+    """The name VPP gives the af_packet interface of ``port``: host-<Linux name>."""
+    return f"host-{port.name}"
+
+
+def check_ports(node: Node, config: DutTestConfig) -> None:
+    """DutError naming the first port without a usable Linux name, MAC or addresses."""
+    names: list[str] = []
+    for index, port in enumerate(config.ports):
+        where = f"{node.key} (vpp): configure: ports[{index}] ({port.key})"
+        field = f"nodes.{node.key}.interfaces.{port.key}"
+        if port.name is None or not _IFNAME.match(port.name):
+            raise DutError(
+                f"{where}: {field}.name {port.name!r} is not a Linux interface name "
+                "(af_packet ports are the node's interfaces: letters, digits, _ . -, "
+                "at most 15 characters)"
+            )
+        if port.mac is None or not _MAC.match(port.mac):
+            raise DutError(
+                f"{where}: {field}.mac_address {port.mac!r} is not a MAC address; VPP's "
+                "interface takes it (the TG addresses its frames to it)"
+            )
+        if not _MAC.match(port.peer_mac):
+            raise DutError(f"{where}: peer_mac {port.peer_mac!r} is not a MAC address")
+        names.append(port.name)
+    if names[0] == names[1]:
+        raise DutError(f"{node.key} (vpp): configure: both ports are {names[0]!r}")
+
+
+def startup_conf(node: Node, config: DutTestConfig, options: VppOptions, paths: VppRunPaths) -> str:
+    """startup.conf of an af_packet VPP whose files are all in ``paths.run_dir``."""
+    check_ports(node, config)
+    workers = worker_cores(node, config, options) if options.worker_cores is not None else ()
+    buffers = options.buffers_per_numa or AF_PACKET_BUFFERS_PER_NUMA
+    lines = [
+        f"# VPP startup.conf for {node.key} (af_packet ports), written by the ndrpdr vpp driver:",
+        f"# {len(workers)} worker(s) (0: the main thread forwards); the same for every test",
+        "# that needs no other, so one VPP serves them all.",
+        "unix {",
+        "  nodaemon",
+        f"  runtime-dir {paths.run_dir}",
+        f"  cli-listen {paths.cli_socket}",
+        f"  log {paths.log_file}",
+        f"  pidfile {paths.pid_file}",
+        "}",
+        f"api-segment {{ prefix {paths.prefix} }}",
+        f"socksvr {{ socket-name {paths.api_socket} }}",
+        f"statseg {{ socket-name {paths.stats_socket} }}",
+        "memory {",
+        f"  main-heap-size {options.main_heap_mb}M",
+        "  main-heap-page-size 4k",
+        "}",
+        "buffers {",
+        f"  buffers-per-numa {buffers}",
+        "  page-size 4k",
+        "}",
+        "cpu {",
+        f"  main-core {options.cpu}",
+    ]
+    if workers:
+        lines.append(f"  corelist-workers {corelist(workers)}")
+    lines += [
+        "}",
+        "plugins {",
+        f"  plugin default {{ {'enable' if options.default_plugins else 'disable'} }}",
+        "  plugin af_packet_plugin.so { enable }",
+        "  plugin dpdk_plugin.so { disable }",
+    ]
+    lines += [
+        f"  plugin {file} {{ enable }}"
+        for file in plugin_files(options)
+        if file != "af_packet_plugin.so"
+    ]
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def create_commands(config: DutTestConfig, rx_mode: str = "polling") -> list[str]:
+    """The vppctl commands that open the two ports as af_packet interfaces, read in ``rx_mode``."""
+    commands = [
+        f"create host-interface name {port.name} hw-addr {str(port.mac).lower()}"
+        for port in config.ports
+    ]
+    commands += [f"set interface rx-mode {host_interface(port)} {rx_mode}" for port in config.ports]
+    return commands
+
+
+def delete_commands(config: DutTestConfig) -> list[str]:
+    """The vppctl commands that remove the two af_packet interfaces (and their set-up)."""
+    return [f"delete host-interface name {port.name}" for port in config.ports]

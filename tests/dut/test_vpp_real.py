@@ -1,0 +1,181 @@
+"""The vpp driver against the real VPP v26.06 on af_packet ports of the local testbed.
+
+Real parts only: VPP from /opt/vpp/v26.06 (``../shared/vpp/install``) runs
+in the DUT namespace of topologies/local-vpp.yaml, reads the startup.conf
+the driver wrote, takes every vppctl command, and forwards real frames
+from tcpreplay in the TG namespace. Skipped without VPP, root or the
+local testbed's tools, unless NDRPDR_REQUIRE_VPP=1 (then they fail).
+The stand-in tests (``test_vpp_driver.py``, ``test_vpp_config.py``) keep
+only what cannot run here: VPP's DPDK plugin on PCI NICs, systemd.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from dutbed import Bed, check_forwarding, local_bed, pid_alive, ports_clean, require_local
+
+from ndrpdr.dut.base import DutError
+from ndrpdr.dut.vpp import VppDriver
+
+VPP_DIR = Path("/opt/vpp/v26.06")
+
+
+def require_vpp() -> None:
+    """Skip (or fail, with NDRPDR_REQUIRE_VPP=1) unless VPP is installed; then the bed's needs."""
+    if not (VPP_DIR / "bin" / "vpp").is_file():
+        text = f"VPP is not installed at {VPP_DIR} (run ../shared/vpp/install)"
+        if os.environ.get("NDRPDR_REQUIRE_VPP") == "1":
+            pytest.fail(f"NDRPDR_REQUIRE_VPP=1 but {text}")
+        pytest.skip(text)
+    require_local()
+
+
+@pytest.fixture(scope="module")
+def bed() -> Iterator[Bed]:
+    require_vpp()
+    with local_bed("vpp") as made:
+        yield made
+
+
+@pytest.fixture
+def vpp(bed: Bed) -> Iterator[VppDriver]:
+    """A driver of the bed's DUT; closed (and checked to leave nothing) after the test."""
+    driver = bed.driver()
+    assert isinstance(driver, VppDriver)
+    try:
+        yield driver
+    finally:
+        pid, run_dir = driver.pid, driver.run_dir
+        driver.close()
+        assert run_dir is not None and not os.path.exists(run_dir)
+        assert pid is None or not pid_alive(pid)
+        prefix = os.path.basename(run_dir)
+        assert [p for p in os.listdir("/dev/shm") if p.startswith(prefix)] == []
+        ports_clean(bed)
+
+
+def test_vpp_takes_the_startup_conf_and_forwards_both_modes_in_one_process(
+    bed: Bed, vpp: VppDriver
+) -> None:
+    vpp.configure(bed.config("ip4base"))
+    vpp.start()
+    vpp.health_check()
+    pid, run_dir = vpp.pid, vpp.run_dir
+    assert pid is not None and run_dir is not None and pid_alive(pid)
+    # VPP itself read the startup.conf: its sockets, log and PID file are where it says.
+    for name in ("cli.sock", "api.sock", "stats.sock", "vpp.log", "vpp.pid"):
+        assert os.path.exists(f"{run_dir}/{name}"), name
+    assert Path(f"{run_dir}/vpp.pid").read_text().strip() == str(pid)
+    assert vpp.run_cli("show version").startswith("vpp v26.06")
+    plugins = vpp.run_cli("show plugins")
+    assert "af_packet_plugin.so" in plugins and "dpdk_plugin.so" not in plugins
+    assert "main" in vpp.run_cli("show threads") and "1" in vpp.run_cli("show threads")
+    # ip4base: the command list took effect (addresses, static neighbours, routes).
+    neighbours = vpp.run_cli("show ip neighbors")
+    for port in bed.config("ip4base").ports:
+        assert port.peer_mac.lower() in neighbours
+        assert port.routed_prefix in vpp.run_cli(f"show ip fib {port.routed_prefix}")
+    check_forwarding(bed, "ip4base")
+    telemetry = vpp.telemetry()
+    assert "af-packet-input" in telemetry["show_runtime"]
+    assert "ip4-rewrite" in telemetry["show_runtime"]
+    assert "host-dut-if1" in telemetry["show_interface"]
+    assert "Linux PACKET socket interface" in telemetry["show_hardware"]
+    # The next test's configuration: same VPP process, interfaces made again.
+    vpp.stop()
+    assert pid_alive(pid) and "host-dut-if1" not in vpp.run_cli("show interface")
+    vpp.configure(bed.config("l2xc"))
+    vpp.start()
+    vpp.health_check()
+    assert vpp.pid == pid
+    assert "l2 xconnect" in vpp.run_cli("show mode host-dut-if1")
+    check_forwarding(bed, "l2xc")
+    runtime = vpp.telemetry()["show_runtime"]
+    assert "l2-output" in runtime and "ip4-rewrite" not in runtime  # counters of this test only
+
+
+def test_a_bad_command_is_reported_with_vpps_own_message(bed: Bed, vpp: VppDriver) -> None:
+    vpp.configure(bed.config("l2xc"))
+    vpp.start()
+    vpp.health_check()
+    for command, said in (
+        ("set interface state host-nosuch up", "unknown interface `host-nosuch up'"),
+        ("show interfaz", "unknown input `interfaz'"),
+        ("ip route add 198.18.9.0/24 via 1.2.3.4 host-zz", "ip route: parse error"),
+        ("set interface ip address host-dut-if1 10.0.0.1/33", "wrong length"),
+    ):
+        with pytest.raises(DutError) as caught:
+            vpp.run_cli(command)
+        message = str(caught.value)
+        assert message.startswith(f"DUT1 (vpp): cli `{command}`: VPP says: "), message
+        assert said in message and "exited 0" in message  # vppctl exits 0: the text tells
+
+
+def test_a_dead_vpp_is_named_restarted_once_then_refused(bed: Bed, vpp: VppDriver) -> None:
+    vpp.configure(bed.config("ip4base"))
+    vpp.start()
+    vpp.health_check()
+    first = vpp.pid
+    assert first is not None
+    os.kill(first, signal.SIGKILL)
+    _wait_gone(first)
+    with pytest.raises(DutError) as caught:
+        vpp.health_check()
+    assert f"(pid {first}) has exited, killed by SIGKILL" in str(caught.value)
+    assert str(caught.value).startswith("DUT1 (vpp): health check: /opt/vpp/v26.06/bin/vpp")
+    # The next test: started once more, saying so with the log tail.
+    vpp.stop()
+    vpp.configure(bed.config("ip4base"))
+    vpp.start()
+    vpp.health_check()
+    second = vpp.pid
+    assert second is not None and second != first and pid_alive(second)
+    assert len(vpp.notes) == 1 and f"(pid {first}) had exited, killed by SIGKILL" in vpp.notes[0]
+    assert "VPP log tail" in vpp.notes[0] and vpp.telemetry()["notes"] == vpp.notes[0]
+    check_forwarding(bed, "ip4base")
+    os.kill(second, signal.SIGKILL)
+    _wait_gone(second)
+    vpp.stop()
+    with pytest.raises(DutError, match=r"not started again: it was restarted 1 time"):
+        vpp.configure(bed.config("ip4base"))
+
+
+def test_ports_that_do_not_exist_are_named_before_vpp_starts(bed: Bed, vpp: VppDriver) -> None:
+    config = bed.config("ip4base")
+    port = config.ports[0]
+    bad = type(config)(
+        mode=config.mode,
+        ports=(type(port)(**{**port.__dict__, "name": "dut-nosuch"}), config.ports[1]),
+    )
+    with pytest.raises(DutError, match=r"check port port1 \(dut-nosuch\)"):
+        vpp.configure(bad)
+    assert vpp.pid is None
+
+
+def _wait_gone(pid: int) -> None:
+    deadline = time.monotonic() + 5.0
+    while pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not pid_alive(pid)
+
+
+def test_a_startup_conf_vpp_refuses_is_reported_with_its_output(bed: Bed) -> None:
+    driver = bed.driver(cpu=97)  # no such CPU here: VPP itself refuses the cpu section
+    assert isinstance(driver, VppDriver)
+    try:
+        driver.configure(bed.config("ip4base"))
+        driver.start()
+        with pytest.raises(DutError) as caught:
+            driver.health_check()
+    finally:
+        driver.close()
+    message = str(caught.value)
+    assert message.startswith("DUT1 (vpp): health check: /opt/vpp/v26.06/bin/vpp (pid ")
+    assert "has exited" in message and "97" in message, message
+    ports_clean(bed)
