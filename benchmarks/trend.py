@@ -226,6 +226,9 @@ def _print(figures: Figures) -> None:
         True,
     )
     print(f"    report: {figures.report_path}")
+    if not figures.noise_tests:
+        print("(b) pure noise and steps: skipped")
+        return
     quiet = figures.quiet_tests / figures.noise_tests if figures.noise_tests else 0.0
     found = figures.steps_found / figures.step_cases if figures.step_cases else 0.0
     print(f"(b) pure noise: the same DUT every night, {figures.nights} nights")

@@ -24,6 +24,7 @@ from store_helpers import (
 
 from ndrpdr.results.history import sample_from_record
 from ndrpdr.results.schema import validate_record
+from ndrpdr.results.trendseries import Latency
 from ndrpdr.store import RunSummary, open_store
 
 NIGHT_1 = "2026-11-20T22:00:00+00:00"
@@ -162,3 +163,24 @@ def test_a_directory_is_no_sqlite_file(tmp_path: Any) -> None:
 
     with pytest.raises(StoreError, match=f"store sqlite:///{tmp_path}: {tmp_path} is a directory"):
         open_store(f"sqlite:///{tmp_path}")
+
+
+def test_a_searchs_latency_is_kept_with_its_sample(store_url: str) -> None:
+    """The trend report's latency comes from the store without loading any record."""
+    night = _night("nightly-1", NIGHT_1)
+    night[NDRPDR_TEST]["latency"] = {
+        "status": "measured",
+        "points": [
+            {"percent_of_pdr": 10, "directions": [{"p50_us": 5.0, "p99_us": 9.0}]},
+            {
+                "percent_of_pdr": 90,
+                "directions": [{"p50_us": 12.0, "p99_us": 30.0}, {"p50_us": 14.0, "p99_us": None}],
+            },
+        ],
+    }
+    with open_store(store_url) as store:
+        store.ingest_run(night, run_id="unused")
+        latency = store.latency()
+        assert store.latency(test=MRR_TEST) == {}
+    key = sample_from_record(NDRPDR_TEST, night[NDRPDR_TEST], run_id="unused").key
+    assert latency == {("nightly-1", key): Latency(percent_of_pdr=90, p50_us=14.0, p99_us=30.0)}

@@ -26,6 +26,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from ndrpdr.results.compare import TestKey, Value
 from ndrpdr.results.history import Sample, sample_from_record
+from ndrpdr.results.trendseries import Latency, latency_of_record
 from ndrpdr.store import tables
 from ndrpdr.store.errors import StoreError
 from ndrpdr.store.urls import database_message, make_engine, parse_url, redact
@@ -52,7 +53,7 @@ def _key(sample: Sample) -> _Key:
     return (sample.run_id, sample.testbed, key.name, key.frame_size, key.profile, sample.kind)
 
 
-def _sample_row(sample: Sample) -> dict[str, Any]:
+def _sample_row(sample: Sample, latency: Latency | None) -> dict[str, Any]:
     return {
         "run_id": sample.run_id,
         "testbed": sample.testbed,
@@ -66,6 +67,7 @@ def _sample_row(sample: Sample) -> dict[str, Any]:
         "tags": list(sample.tags),
         "revision": sample.revision,
         "versions": dict(sample.versions),
+        "latency": None if latency is None else dataclasses.asdict(latency),
     }
 
 
@@ -133,16 +135,17 @@ class Store:
         goes to that run. Two records with one key in ``records``: the
         later wins (a test's final record comes after its first).
         """
-        incoming: dict[_Key, tuple[Sample, str]] = {}
+        incoming: dict[_Key, tuple[Sample, str, Latency | None]] = {}
         for name, record in records.items():
             try:
                 sample = sample_from_record(name, record, run_id=run_id, run_started=run_started)
                 text = record_text(record)
+                latency = latency_of_record(record)
             except (AttributeError, TypeError, ValueError) as exc:
                 raise StoreError(
                     f"store {self.url}: the record of test {name!r} is not a result record: {exc}"
                 ) from None
-            incoming[_key(sample)] = (sample, text)
+            incoming[_key(sample)] = (sample, text, latency)
         if not incoming:
             return 0
         try:
@@ -155,47 +158,49 @@ class Store:
         except SQLAlchemyError as exc:
             raise self._error("cannot ingest the run", exc) from None
 
-    def _ingest(self, conn: sa.Connection, incoming: Mapping[_Key, tuple[Sample, str]]) -> int:
+    def _ingest(
+        self, conn: sa.Connection, incoming: Mapping[_Key, tuple[Sample, str, Latency | None]]
+    ) -> int:
         now = datetime.datetime.now(datetime.timezone.utc)
         starts: dict[str, datetime.datetime] = {}
-        for sample, _ in incoming.values():
+        for sample, _, _ in incoming.values():
             known = starts.get(sample.run_id)
             starts[sample.run_id] = sample.started if known is None else min(known, sample.started)
         self._upsert_runs(conn, starts, now)
         existing = self._existing(conn, list(starts))
-        new = [(s, text) for key, (s, text) in incoming.items() if key not in existing]
+        new = [item for key, item in incoming.items() if key not in existing]
         changed = [
-            (existing[key][0], s, text)
-            for key, (s, text) in incoming.items()
-            if key in existing and existing[key][1] != text
+            (existing[key][0], item)
+            for key, item in incoming.items()
+            if key in existing and existing[key][1] != item[1]
         ]
         if new:
             ids = conn.execute(
                 tables.samples.insert().returning(
                     tables.samples.c.id, sort_by_parameter_order=True
                 ),
-                [_sample_row(s) for s, _ in new],
+                [_sample_row(s, latency) for s, _, latency in new],
             ).scalars()
             self._insert_details(conn, zip(ids, new, strict=True))
-        for sample_id, sample, _ in changed:
+        for sample_id, (sample, _, latency) in changed:
             conn.execute(
                 tables.samples.update()
                 .where(tables.samples.c.id == sample_id)
-                .values(_sample_row(sample))
+                .values(_sample_row(sample, latency))
             )
             for table in (tables.metrics, tables.records):
                 conn.execute(table.delete().where(table.c.sample_id == sample_id))
         if changed:
-            self._insert_details(conn, ((i, (s, t)) for i, s, t in changed))
+            self._insert_details(conn, changed)
         return len(new)
 
     @staticmethod
     def _insert_details(
-        conn: sa.Connection, items: Iterable[tuple[int, tuple[Sample, str]]]
+        conn: sa.Connection, items: Iterable[tuple[int, tuple[Sample, str, Latency | None]]]
     ) -> None:
         metric_rows: list[dict[str, Any]] = []
         record_rows: list[dict[str, Any]] = []
-        for sample_id, (sample, text) in items:
+        for sample_id, (sample, text, _) in items:
             metric_rows.extend(_metric_rows(sample_id, sample))
             record_rows.append({"sample_id": sample_id, "record": text})
         if metric_rows:
@@ -289,6 +294,23 @@ class Store:
             )
             for row in rows
         ]
+
+    def latency(self, *, test: str | None = None) -> dict[tuple[str, TestKey], Latency]:
+        """The searches' latency (of ``test`` when given) by (run id, test key) [us]."""
+        s = tables.samples
+        query = sa.select(s.c.run_id, s.c.test, s.c.frame_size, s.c.profile, s.c.latency).where(
+            s.c.latency.is_not(None), *([s.c.test == test] if test is not None else [])
+        )
+        try:
+            with self._engine.connect() as conn:
+                rows = conn.execute(query).all()
+        except SQLAlchemyError as exc:
+            raise self._error("cannot read latency", exc) from None
+        return {
+            (row.run_id, TestKey(row.test, row.frame_size, row.profile)): Latency(**row.latency)
+            for row in rows
+            if row.latency  # JSON null reads back as None
+        }
 
     def runs(self) -> list[RunSummary]:
         """Every run with at least one sample, by start time, then id."""

@@ -7,7 +7,9 @@
   unique on the run key (``run_id``) and the test key (``testbed``,
   ``test``, ``frame_size``, ``profile``, ``kind``: a test's MRR record
   beside its search's), so a run ingested twice adds nothing. Tags and
-  versions are JSON.
+  versions are JSON; so is ``latency``, the search's latency at its highest
+  load point (``ndrpdr.results.trendseries.latency_of_record``; null when
+  not measured), kept here so the trend report never loads records.
 * ``ndrpdr_metrics``: the sample's metrics (``NDR lower``, ``PDR cond``,
   ``MRR mean``...), one row each: value and noise [pps, aggregate over
   directions], plain columns a SQL user (Grafana on the shared
@@ -93,6 +95,7 @@ samples = sa.Table(
     sa.Column("tags", sa.JSON, nullable=False),
     sa.Column("revision", sa.String(NAME_LENGTH), nullable=True),
     sa.Column("versions", sa.JSON, nullable=False),
+    sa.Column("latency", sa.JSON(none_as_null=True), nullable=True),
     sa.UniqueConstraint(
         "run_id",
         "testbed",
