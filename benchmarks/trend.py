@@ -95,7 +95,7 @@ def _year(figures: Figures, nights: int, jobs: int, keep: Path | None) -> None:
         began = time.perf_counter()
         with open_store(str(Path(scratch) / "store.sqlite")) as store:
             for run in sorted(runs_dir.iterdir()):
-                ingest_path(store, run)
+                ingest_path(store, run, run_id=run.name)  # records of format < 1.5.0
             found = read_store(store)
         figures.ingest_s = time.perf_counter() - began
 
