@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from acceptance_helpers import SUITES, index_tests, read_output, run_robot
@@ -28,11 +29,11 @@ def _setup_steps(suite: robot_result.TestSuite) -> dict[str, str]:
         suite = suite.suites[0]
     steps: dict[str, str] = {}
 
-    def walk(item: robot_result.Keyword) -> None:
-        for child in item.body:
+    def walk(item: Any) -> None:
+        for child in getattr(item, "body", ()):
             if isinstance(child, robot_result.Keyword):
                 steps[child.name] = child.status
-                walk(child)
+            walk(child)  # also into IF / ELSE branches, where the testbed is set up
 
     walk(suite.setup)
     return steps
