@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ndrpdr.dut.health import HealthCheck
+from ndrpdr.interrupts import raise_if_interrupted
 from ndrpdr.results.journal import RecordJournal
 from ndrpdr.search import SearchProgress, TrialResult
 
@@ -44,7 +45,8 @@ class AfterTrial:
         self.forced_checks = 0
 
     def __call__(self, snapshot: SearchProgress) -> None:
-        """Handle one trial (a DutError from the health check propagates)."""
+        """Handle one trial (a DutError from the health check propagates; so does a Ctrl-C
+        whose first KeyboardInterrupt Python dropped: ``ndrpdr.interrupts``)."""
         self.trials.append(snapshot.trial)
         if self.journal is not None:
             self.journal.update()
@@ -54,3 +56,4 @@ class AfterTrial:
             lost_all = lost_every_frame(snapshot.trial)
             self.forced_checks += lost_all
             self.health(lost_all=lost_all)
+        raise_if_interrupted()

@@ -16,10 +16,8 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import signal
 import sys
 from collections.abc import Sequence
-from types import FrameType
 
 from ndrpdr.cli import (
     cleanup_cmd,
@@ -35,6 +33,7 @@ from ndrpdr.cli import (
     validate_cmd,
 )
 from ndrpdr.errors import NdrPdrError
+from ndrpdr.interrupts import acknowledge, handle_interrupts
 from ndrpdr.localbed.beforerun import remove_leftovers_before_run
 
 #: Commands that build a testbed: they remove dead runs' leftovers before anything else.
@@ -62,10 +61,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _terminate(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
 #: Exit status when the reader of stdout went away (128 + SIGPIPE, as shells report it).
 EXIT_BROKEN_PIPE = 141
 
@@ -88,7 +83,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
-    previous = signal.signal(signal.SIGTERM, _terminate)
+    with handle_interrupts():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         if args.command in BUILDS_TESTBED:
             remove_leftovers_before_run(cleanup_cmd.notice)
@@ -102,7 +101,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ndrpdr {args.command}: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        acknowledge()
         print(f"ndrpdr {args.command}: interrupted; the testbed was torn down", file=sys.stderr)
         return 130
-    finally:
-        signal.signal(signal.SIGTERM, previous)
