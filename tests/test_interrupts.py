@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import subprocess
+import sys
 
 import pytest
 
@@ -44,3 +46,37 @@ def test_the_search_callback_raises_it_after_keeping_the_trial() -> None:
             after(snapshot)
     assert len(trials) == 2  # the trial measured before the interrupt is kept
     after(snapshot)  # outside the handlers nothing is pending
+
+
+_SCRIPT = """
+import os, signal, sys
+from ndrpdr.interrupts import handle_interrupts, raise_if_interrupted
+
+class SignalOnCollect:
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGINT)  # unraisable here, as in a fork handler
+
+with handle_interrupts() if sys.argv[1] == "handled" else open(os.devnull):
+    SignalOnCollect()
+    try:
+        raise_if_interrupted()
+    except KeyboardInterrupt:
+        print("raised again")
+"""
+
+
+@pytest.mark.parametrize("mode", ["handled", "plain"])
+def test_a_dropped_interrupt_prints_no_traceback_and_is_raised_again(mode: str) -> None:
+    """In a process of its own, as the CLI runs: Python's default report vs ours."""
+    process = subprocess.run(
+        [sys.executable, "-c", _SCRIPT, mode],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        check=False,
+    )
+    if mode == "handled":
+        assert process.stdout == "raised again\n" and "Traceback" not in process.stderr
+    else:  # what the CLI printed before: the traceback, and the interrupt lost
+        assert process.stdout == "" and "Exception ignored" in process.stderr

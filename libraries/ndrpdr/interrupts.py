@@ -6,13 +6,16 @@ is printed as "Exception ignored ..." and dropped: notably the fork
 handlers ``subprocess`` runs around every process start (logging's
 ``_releaseLock``). A search that starts a process per trial (tcpreplay)
 then loses a Ctrl-C and runs on. ``handle_interrupts`` installs handlers
-that also remember the signal; ``raise_if_interrupted``, called between
-trials, raises it again if it was dropped (at most one trial later).
+that also remember the signal, and keeps Python from printing the dropped
+KeyboardInterrupt's traceback ("Exception ignored in ..."): it is not lost,
+``raise_if_interrupted``, called between trials, raises it again (at most
+one trial later).
 """
 
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,9 +36,18 @@ def handle_interrupts() -> Iterator[None]:
     """SIGINT and SIGTERM raise KeyboardInterrupt and are remembered (restored on exit)."""
     _pending.clear()
     previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous_hook = sys.unraisablehook
+
+    def quiet_when_remembered(unraisable: sys.UnraisableHookArgs) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt) and _pending.is_set():
+            return  # raised again by raise_if_interrupted
+        previous_hook(unraisable)
+
+    sys.unraisablehook = quiet_when_remembered
     try:
         yield
     finally:
+        sys.unraisablehook = previous_hook
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         _pending.clear()

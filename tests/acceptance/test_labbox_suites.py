@@ -118,7 +118,15 @@ class Run:
         """What the run left: its namespaces, processes, new DPDK runtime directories."""
         left = [n for n in netns_list() if n.startswith(f"ndrpdr-{self.pid}-")]
         left += _processes_of(self.pid)
-        left += [f"/var/run/dpdk/{name}" for name in sorted(_dpdk_entries() - dpdk_before)]
+        # New DPDK runtime dirs, but not another ndrpdr run's that shares the machine (its local
+        # testpmd's ``ndrpdr-dut1-<random>``, its TRex's ``ndrpdr-<its pid>-...``): this run's
+        # labbox DUT runs the kernel data plane, and a TRex prefix of its own names this pid.
+        mine = f"ndrpdr-{self.pid}-"
+        left += [
+            f"/var/run/dpdk/{name}"
+            for name in sorted(_dpdk_entries() - dpdk_before)
+            if name.startswith(mine) or not name.startswith("ndrpdr-")
+        ]
         return left
 
     def clean(self) -> None:
