@@ -28,8 +28,9 @@ capacity from the trials' pass/fail outcomes (the model's own loss
 probability curve, which the detector does not know) is printed per test:
 no estimate made of those outcomes alone can have less night-to-night noise.
 
-Generating the nights costs about 4 min of CPU; ``--cache FILE`` keeps them
-(JSON) for the next run. Not a target: figures for the README's argument.
+Generating the nights costs about 3 min of CPU, scoring them about 4;
+``--cache FILE`` keeps the nights (JSON) for the next run. Not a target:
+figures for the README's argument.
 """
 
 from __future__ import annotations
