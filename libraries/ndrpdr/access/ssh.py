@@ -321,6 +321,9 @@ class SshTransport:
         self._client: paramiko.SSHClient | None = None
         self._sftp: paramiko.SFTPClient | None = None
         self._sftp_transport: paramiko.Transport | None = None
+        #: A session or SFTP open found the connection dead and dropped it: the reconnect
+        #: that follows is said at WARNING like any other lost connection.
+        self._dropped_dead = False
         self._is_root_cache: bool | None = None
         self._processes: list[SshProcess] = []
 
@@ -517,7 +520,7 @@ class SshTransport:
         connection was lost.
         """
         with self._lock:
-            lost = False
+            lost, self._dropped_dead = self._dropped_dead, False
             if self._client is not None:
                 transport = self._client.get_transport()
                 if transport is not None and transport.is_active():
@@ -546,6 +549,12 @@ class SshTransport:
                 raise NodeAccessError(f"{self._node}: no SSH transport after connecting")
             return transport
 
+    def _drop_dead(self) -> None:
+        """Forget a connection found dead while in use (the reconnect warns, see above)."""
+        with self._lock:
+            self._dropped_dead = True
+            self._drop()
+
     def _drop(self) -> None:
         """Forget the current connection (and its SFTP session)."""
         with self._lock:
@@ -572,7 +581,7 @@ class SshTransport:
                 if attempt == 2 or transport.is_active():
                     message = f"{self._node}: cannot open an SSH session on {self.address}: {exc}"
                     raise NodeAccessError(message) from exc
-                self._drop()
+                self._drop_dead()
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _sftp_client(self) -> paramiko.SFTPClient:
@@ -588,7 +597,7 @@ class SshTransport:
                 if attempt == 2 or transport.is_active():
                     message = f"{self._node}: cannot open SFTP on {self.address}: {exc}"
                     raise NodeAccessError(message) from exc
-                self._drop()
+                self._drop_dead()
                 continue
             if sftp is None:  # pragma: no cover - only without a transport
                 raise NodeAccessError(f"{self._node}: cannot open SFTP on {self.address}")
@@ -826,6 +835,7 @@ class SshTransport:
                 _log.warning("%s: cannot stop PID %d: %s", self._node, process.pid, exc)
         self._processes.clear()
         self._drop()
+        self._dropped_dead = False  # closed on purpose: the next connection is no reconnect
 
     def __enter__(self) -> SshTransport:
         """Use as a context manager: closed on exit."""
