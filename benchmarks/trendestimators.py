@@ -19,9 +19,9 @@ estimates can be tried with the detector (``ndrpdr.results.changepoint``):
 
 Each is scored on both false-alarm rules (the year's page; every night's
 page) and on the steps found at their night within 2 nights, by three
-detectors: the report's (MDL, 1.5 ln n nats a cut), the same with the
-penalty of a year for every shorter series (1.5 or 2 ln max(n, 365): a
-nightly page has looked at a year of places a change could hide), and a
+detectors: MDL with 1.5 ln n nats a cut (the report's before its
+horizon), the report's (1.5 ln max(n, 365): a nightly page has looked at
+a year of places a change could hide), the same with 2 ln max(n, 365), and a
 recent-change test (the last 2 nights against all before, |z| above the
 two-sided 5 % / 365 Gaussian quantile, 3.81). The Cramer-Rao bound of the
 capacity from the trials' pass/fail outcomes (the model's own loss
@@ -172,23 +172,24 @@ def _recent_flags(values: Sequence[float], noises: Sequence[float], step: int | 
 
 
 @contextlib.contextmanager
-def _horizon(per_ln_n: float) -> Iterator[None]:
-    """The detector with ``per_ln_n`` x ln(max(n, 365)) nats a cut (not what ships)."""
+def _penalty(per_ln_n: float, horizon: int) -> Iterator[None]:
+    """The detector with ``per_ln_n`` x ln(max(n, horizon)) nats a cut."""
 
     def penalty(count: int) -> float:
-        return 2.0 * per_ln_n * math.log(max(count, 365))
+        return 2.0 * per_ln_n * math.log(max(count, horizon, 2))
 
     with mock.patch.object(changepoint, "penalty", penalty):
         yield
 
 
+#: Detector name -> (flags, nats per ln n, horizon [runs]); 0 nats: no penalty (recent test).
 DETECTORS: dict[
-    str, tuple[Callable[[Sequence[float], Sequence[float], int | None], bool], float]
+    str, tuple[Callable[[Sequence[float], Sequence[float], int | None], bool], float, int]
 ] = {
-    "MDL 1.5 ln n (ships)": (_mdl_flags, 0.0),
-    "MDL 1.5 ln max(n,365)": (_mdl_flags, 1.5),
-    "MDL 2 ln max(n,365)": (_mdl_flags, 2.0),
-    "recent 2 nights, |z|>3.81": (_recent_flags, 0.0),
+    "MDL 1.5 ln n (no horizon)": (_mdl_flags, 1.5, 0),
+    "MDL 1.5 ln max(n,365) (ships)": (_mdl_flags, 1.5, 365),
+    "MDL 2 ln max(n,365)": (_mdl_flags, 2.0, 365),
+    "recent 2 nights, |z|>3.81": (_recent_flags, 0.0, 0),
 }
 
 
@@ -198,8 +199,8 @@ Score = tuple[bool, bool, list[bool]]
 
 def score(test: dict[str, Any], estimate: Callable[[Night], float], detector: str) -> Score:
     """How ``detector`` does on ``test``'s nights with ``estimate`` as its series."""
-    flags, per_ln_n = DETECTORS[detector]
-    with _horizon(per_ln_n) if per_ln_n else contextlib.nullcontext():
+    flags, per_ln_n, horizon = DETECTORS[detector]
+    with _penalty(per_ln_n, horizon) if per_ln_n else contextlib.nullcontext():
         values = [estimate(night) for night in test["noise"]]
         noises = [night["noise"] for night in test["noise"]]
         if estimate is not ESTIMATES["NDR lower"] and test["kind"] == "ndrpdr":

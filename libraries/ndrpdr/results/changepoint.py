@@ -12,7 +12,13 @@ as FD.io CSIT groups its trend samples; this is our own formulation):
 - each cut: its position (``ln n`` nats, one of n places) and the new
   segment's mean to the precision the data give it (``ln n / 2`` nats, the
   usual cost of one real parameter), so ``PENALTY_PER_LN_N x ln n`` with
-  ``PENALTY_PER_LN_N`` = 1.5.
+  ``PENALTY_PER_LN_N`` = 1.5. A series shorter than ``HORIZON_RUNS`` (a
+  year of nightly runs) pays as if it had that many: a nightly job looks
+  at the series anew every night, so over its first year it has looked at
+  a year's worth of places a change could hide, and a short history must
+  not make a cut cheap (with ``ln n`` alone, half of the tests of a
+  noise-only year showed a change on some night's page, most in its first
+  three weeks; with the horizon 21 and 22 of 24, ``benchmarks/trendestimators.py``).
 
 A cut is therefore kept only when it lowers ``SS / sigma^2`` by more than
 ``3 ln n`` (17.7 for a year of nightly runs). On pure noise the largest
@@ -51,6 +57,8 @@ from collections.abc import Sequence
 MIN_SEGMENT = 2
 #: Nats per cut, in units of ln(number of runs): ln n for its position, ln n / 2 for its mean.
 PENALTY_PER_LN_N = 1.5
+#: A shorter series pays the penalty of this many runs (a year of nightly runs).
+HORIZON_RUNS = 365
 #: A run this many sigma above (below) both its neighbours is an outlier.
 OUTLIER_SIGMAS = 5.0
 #: sqrt(pi) / 2: mean |x_i - x_i+1| of Gaussian noise is 2 sigma / sqrt(pi).
@@ -143,9 +151,10 @@ def outliers(values: Sequence[float], sigma: float) -> tuple[int, ...]:
 def penalty(count: int) -> float:
     """The cost of one more cut in a series of ``count`` runs, in units of ``SS / sigma^2``.
 
-    Twice ``PENALTY_PER_LN_N x ln(count)`` nats (the values' cost is ``SS / (2 sigma^2)``).
+    Twice ``PENALTY_PER_LN_N x ln(max(count, HORIZON_RUNS))`` nats (the values' cost is
+    ``SS / (2 sigma^2)``): 17.7 up to a year of runs.
     """
-    return 2.0 * PENALTY_PER_LN_N * math.log(max(count, 2))
+    return 2.0 * PENALTY_PER_LN_N * math.log(max(count, HORIZON_RUNS, 2))
 
 
 def segments(
