@@ -27,7 +27,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 
-from ndrpdr.results.changepoint import MIN_SEGMENT, PENALTY_PER_LN_N
+from ndrpdr.results.changepoint import HORIZON_RUNS, MIN_SEGMENT, PENALTY_PER_LN_N
 from ndrpdr.results.compare import TestKey
 from ndrpdr.results.history import Sample
 from ndrpdr.results.svgtext import escape
@@ -282,7 +282,8 @@ def trend_html(
         "<h2>Tests over time</h2>",
         _legend(),
         f'<p class="facts">Levels and change points: minimum description length over the runs '
-        f"that passed without caveat; a change costs {PENALTY_PER_LN_N:g} ln(runs) nats and "
+        f"that passed without caveat; a change costs {PENALTY_PER_LN_N:g} "
+        f"ln(max(runs, {HORIZON_RUNS})) nats and "
         f"needs {MIN_SEGMENT} runs at the new level; noise \u03c3 from the run-to-run "
         "differences, at least half the searches' own width. Hover a chart for the runs' "
         "values.</p>",
