@@ -51,7 +51,8 @@ class Sample:
     versions: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
-def _parse_time(text: Any) -> datetime.datetime | None:
+def parse_time(text: Any) -> datetime.datetime | None:
+    """An ISO 8601 time as an aware UTC datetime (no zone: UTC), or None when it is none."""
     if not isinstance(text, str):
         return None
     try:
@@ -88,9 +89,9 @@ def sample_from_record(
     """
     run = record.get("run") or {}
     started = (
-        _parse_time(run.get("started"))
+        parse_time(run.get("started"))
         or run_started
-        or _parse_time(record.get("started"))
+        or parse_time(record.get("started"))
         or datetime.datetime.fromtimestamp(0, tz=datetime.timezone.utc)
     )
     versions = run.get("versions") or {}

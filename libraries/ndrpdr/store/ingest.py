@@ -18,10 +18,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ndrpdr.results.history import parse_time
 from ndrpdr.results.runfiles import read_run
 from ndrpdr.store.store import Store
-
-UTC = datetime.timezone.utc
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,14 +37,7 @@ class Ingested:
 
 
 def _started(record: Mapping[str, Any]) -> datetime.datetime | None:
-    text = record.get("started")
-    if not isinstance(text, str):
-        return None
-    try:
-        moment = datetime.datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC)
+    return parse_time(record.get("started"))
 
 
 def earliest_start(records: Mapping[str, Mapping[str, Any]]) -> datetime.datetime | None:
