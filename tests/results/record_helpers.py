@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import FrameSize, get_profile
+from ndrpdr.results.mrrrecord import build_mrr_record
 from ndrpdr.results.schema import validate_record
 from ndrpdr.search import Goal, TrialResult
 from ndrpdr.searchrun import SearchRun, run_search
@@ -81,3 +83,32 @@ def sim_record(topology: Topology, **kwargs: Any) -> dict[str, Any]:
     record = sim_search(topology, **kwargs).record
     validate_record(record)
     return record
+
+
+def sim_mrr_record(
+    topology: Topology,
+    count: int,
+    *,
+    trial_s: float = 1.0,
+    started: datetime.datetime | None = None,
+    error: str | None = None,
+) -> dict[str, Any]:
+    """A real MRR record: ``count`` sim trials of ``trial_s`` [s] at the TG's max load (64 B).
+
+    ``started`` defaults to now (UTC); the record ends ``count x trial_s`` later.
+    """
+    tg = SimTrafficGenerator(topology, 64)
+    trials = [tg.measure(trial_s, tg.max_load_pps) for _ in range(count)]
+    start = started or datetime.datetime.now(datetime.timezone.utc)
+    return build_mrr_record(
+        topology=topology,
+        profile=PROFILE,
+        frame_size=64,
+        directions=2,
+        load_pps=tg.max_load_pps,
+        trial_duration_s=trial_s,
+        trials=trials,
+        started=start,
+        finished=start + datetime.timedelta(seconds=count * trial_s),
+        error=error,
+    )

@@ -19,17 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from record_helpers import SIM, sim_record
+from record_helpers import SIM, sim_mrr_record, sim_record
 
 from ndrpdr.goals import ndr_pdr_goals
-from ndrpdr.profiles import get_profile
 from ndrpdr.results.compare import compare_runs, mrr_value
-from ndrpdr.results.mrrrecord import build_mrr_record
 from ndrpdr.results.runfiles import RunFilesError, read_run
 from ndrpdr.results.schema import validate_record
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
-from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
 NAME = "64B-1c-ethip4-ip4base-ndrpdr"
 GOALS = ndr_pdr_goals(duration_sum_s=2.0)  # goal width 0.5 % each
@@ -146,19 +143,7 @@ def test_tests_in_one_run_only_are_listed(fast: dict[str, Any], slow: dict[str, 
 
 def _mrr(*rates: float) -> dict[str, Any]:
     """A real MRR record of sim trials, its receive rates then set to ``rates`` [pps]."""
-    tg = SimTrafficGenerator(load_topology(SIM), 64)
-    trials = [tg.measure(0.01, tg.max_load_pps) for _ in rates]
-    record = build_mrr_record(
-        topology=load_topology(SIM),
-        profile=get_profile("ethip4-ip4base"),
-        frame_size=64,
-        directions=2,
-        load_pps=tg.max_load_pps,
-        trial_duration_s=0.01,
-        trials=trials,
-        started=START,
-        finished=START,
-    )
+    record = sim_mrr_record(load_topology(SIM), len(rates), trial_s=0.01, started=START)
     stats = record["mrr"]["receive_rate_pps"]
     stats.update(
         values=list(rates),

@@ -11,16 +11,14 @@ schema is shown to refuse documents that break it, naming the field.
 from __future__ import annotations
 
 import copy
-import datetime
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from record_helpers import SIM, sim_record, sim_search
+from record_helpers import SIM, sim_mrr_record, sim_record, sim_search
 
-from ndrpdr.profiles import get_profile
 from ndrpdr.results.csitmodel import CSIT_MODEL_VERSION, RobotTest, csit_test_case
 from ndrpdr.results.csitschema import (
     CSIT_SCHEMA_PATH,
@@ -29,9 +27,7 @@ from ndrpdr.results.csitschema import (
     is_rfc3339,
     load_csit_schema,
 )
-from ndrpdr.results.mrrrecord import build_mrr_record
 from ndrpdr.testbed.loader import load_topology
-from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for csit_schema_source
 import csit_schema_source
@@ -47,22 +43,7 @@ def validator() -> CsitValidator:
 
 
 def _mrr(count: int, error: str | None = None) -> dict[str, Any]:
-    topology = load_topology(SIM)
-    tg = SimTrafficGenerator(topology, 64)
-    start = datetime.datetime.now(datetime.timezone.utc)
-    trials = [tg.measure(1.0, tg.max_load_pps) for _ in range(count)]
-    return build_mrr_record(
-        topology=topology,
-        profile=get_profile("ethip4-ip4base"),
-        frame_size=64,
-        directions=2,
-        load_pps=tg.max_load_pps,
-        trial_duration_s=1.0,
-        trials=trials,
-        started=start,
-        finished=start + datetime.timedelta(seconds=count),
-        error=error,
-    )
+    return sim_mrr_record(load_topology(SIM), count, error=error)
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ it): they check each field against the record it came from.
 from __future__ import annotations
 
 import copy
-import datetime
 import math
 import re
 import statistics
@@ -15,17 +14,15 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
-from record_helpers import SIM, sim_record, sim_search
+from record_helpers import SIM, sim_mrr_record, sim_record, sim_search
 
 from ndrpdr.goals import ndr_pdr_goals
-from ndrpdr.profiles import bandwidth_bps, get_profile
+from ndrpdr.profiles import bandwidth_bps
 from ndrpdr.results.csitmodel import RobotTest, csit_caveats, csit_test_case, names_of_test
 from ndrpdr.results.csitnames import csit_names, default_suite, info_path
 from ndrpdr.results.csitresult import CsitModelError, latency_sections
-from ndrpdr.results.mrrrecord import build_mrr_record
 from ndrpdr.search import Goal
 from ndrpdr.testbed.loader import load_topology
-from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
 NDRPDR = "64B-1c-ethip4-ip4base-ndrpdr"
 MRR = "64B-1c-ethip4-ip4base-mrr"
@@ -54,22 +51,7 @@ def _noisy_sim(directory: Path) -> Path:
 
 
 def _mrr(topology_path: Path, count: int, error: str | None = None) -> dict[str, Any]:
-    topology = load_topology(topology_path)
-    tg = SimTrafficGenerator(topology, 64)
-    start = datetime.datetime.now(datetime.timezone.utc)
-    trials = [tg.measure(1.0, tg.max_load_pps) for _ in range(count)]
-    return build_mrr_record(
-        topology=topology,
-        profile=get_profile("ethip4-ip4base"),
-        frame_size=64,
-        directions=2,
-        load_pps=tg.max_load_pps,
-        trial_duration_s=1.0,
-        trials=trials,
-        started=start,
-        finished=start + datetime.timedelta(seconds=count),
-        error=error,
-    )
+    return sim_mrr_record(load_topology(topology_path), count, error=error)
 
 
 @pytest.fixture(scope="module")

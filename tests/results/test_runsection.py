@@ -8,13 +8,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from record_helpers import SIM, sim_mrr_record
 
-from ndrpdr.profiles import get_profile
-from ndrpdr.results.mrrrecord import build_mrr_record
 from ndrpdr.results.runsection import git_revision, new_run_id, parse_started, run_section, with_run
 from ndrpdr.results.schema import RecordError, validate_record
 from ndrpdr.testbed.loader import load_topology
-from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
 UTC = datetime.timezone.utc
 
@@ -82,20 +80,8 @@ def test_with_run_adds_the_section_last_and_leaves_the_record_alone() -> None:
 
 
 def test_the_schema_takes_a_run_section_and_names_a_bad_field() -> None:
-    topology = load_topology(Path(__file__).resolve().parents[2] / "topologies" / "sim.yaml")
-    tg = SimTrafficGenerator(topology, 64)
     start = datetime.datetime(2026, 11, 25, 22, tzinfo=UTC)
-    record = build_mrr_record(
-        topology=topology,
-        profile=get_profile("ethip4-ip4base"),
-        frame_size=64,
-        directions=2,
-        load_pps=tg.max_load_pps,
-        trial_duration_s=1.0,
-        trials=[tg.measure(1.0, tg.max_load_pps)],
-        started=start,
-        finished=start,
-    )
+    record = sim_mrr_record(load_topology(SIM), 1, started=start)
     validate_record(record)  # without a run section: still valid (optional since 1.5.0)
     record["run"] = run_section(
         run_id="r1",
