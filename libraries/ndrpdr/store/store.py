@@ -120,6 +120,14 @@ class Store:
     def _error(self, what: str, exc: BaseException) -> StoreError:
         return StoreError(f"store {self.url}: {what}: {database_message(exc, self._url)}")
 
+    def _fetch(self, query: sa.Select[Any], what: str) -> Sequence[Any]:
+        """Every row of ``query``; StoreError saying ``what`` could not be read on failure."""
+        try:
+            with self._engine.connect() as conn:
+                return conn.execute(query).all()
+        except SQLAlchemyError as exc:
+            raise self._error(what, exc) from None
+
     # -- writing ---------------------------------------------------------------------
     def ingest_run(
         self,
@@ -301,11 +309,7 @@ class Store:
         query = sa.select(s.c.run_id, s.c.test, s.c.frame_size, s.c.profile, s.c.latency).where(
             s.c.latency.is_not(None), *([s.c.test == test] if test is not None else [])
         )
-        try:
-            with self._engine.connect() as conn:
-                rows = conn.execute(query).all()
-        except SQLAlchemyError as exc:
-            raise self._error("cannot read latency", exc) from None
+        rows = self._fetch(query, "cannot read latency")
         return {
             (row.run_id, TestKey(row.test, row.frame_size, row.profile)): Latency(**row.latency)
             for row in rows
@@ -321,11 +325,7 @@ class Store:
             .group_by(runs.c.id, runs.c.started, s.c.testbed)
             .order_by(runs.c.started, runs.c.id, s.c.testbed)
         )
-        try:
-            with self._engine.connect() as conn:
-                rows = conn.execute(query).all()
-        except SQLAlchemyError as exc:
-            raise self._error("cannot read runs", exc) from None
+        rows = self._fetch(query, "cannot read runs")
         grouped: dict[str, tuple[datetime.datetime, list[str], int]] = {}
         for run_id, started, testbed, count in rows:
             _, testbeds, total = grouped.get(run_id, (started, [], 0))
@@ -361,11 +361,7 @@ class Store:
             .where(*conditions)
             .order_by(s.c.started, s.c.id)
         )
-        try:
-            with self._engine.connect() as conn:
-                rows = conn.execute(query).all()
-        except SQLAlchemyError as exc:
-            raise self._error(f"cannot read the records of run {run_id!r}", exc) from None
+        rows = self._fetch(query, f"cannot read the records of run {run_id!r}")
         return {test: json.loads(text) for test, text in rows}
 
 
