@@ -55,6 +55,12 @@ SHORT = (
     "--duration-sum", "2s", "--no-latency",
 )  # fmt: skip
 
+#: SHORT trials in a search that cannot end within ~15 trials, whatever rate the TG manages:
+#: a test that acts after the Nth trial line needs the search still running then. With SHORT
+#: alone, a loaded machine's tcpreplay (capped near 110 kpps, the DUT keeping up) ended the
+#: search after 3 trials, before the test's SIGKILL.
+UNENDING = (*SHORT, "--width", "0.001", "--duration-sum", "10s")
+
 #: A search that ends after one or two 0.5 s trials (20 kpps passes on every local DUT).
 CHEAP = (
     "--initial-trial-duration", "0.5s", "--final-trial-duration", "0.5s",
@@ -219,6 +225,18 @@ def mounts_matching(markers: Iterable[str]) -> list[str]:
             if len(parts) > 1 and any(m in parts[1] for m in marks):
                 found.append(parts[1])
     return found
+
+
+def tree_entries(top: Path) -> list[Path]:
+    """Every file and directory below ``top``, sorted; one removed meanwhile is not an error.
+
+    (``Path.rglob`` raises when a directory goes while it walks: a reaper
+    removing the CPU-claim directory as the test looks.)
+    """
+    found: list[Path] = []
+    for parent, dirs, files in os.walk(top):  # os.walk skips what vanished
+        found += [Path(parent, name) for name in (*dirs, *files)]
+    return sorted(found)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -491,7 +509,7 @@ class SearchRun:
         # file) was left by its runs too.
         left += [
             f"state directory entry {p}"
-            for p in sorted(self.state_dir.rglob("*"))
+            for p in tree_entries(self.state_dir)
             if p not in own and not p.name.endswith(".json")
         ]
         left += [f"path {p}" for p in sorted(self.paths_seen) if os.path.lexists(p)]

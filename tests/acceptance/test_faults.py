@@ -40,6 +40,7 @@ from fault_helpers import (
     SHORT,
     SIM,
     TESTPMD,
+    UNENDING,
     Proc,
     SearchRun,
     check_trials_kept,
@@ -120,7 +121,7 @@ def test_sigkill_of_the_runner_leaves_nothing_after_the_next_run(
 ) -> None:
     """Contract 1 (reaper, leftovers at the next start) and 2 (record as the search goes)."""
     record_path = tmp_path / "killed.json"
-    killed = runs("--topology", TESTPMD, *SHORT, "--json", record_path, name="killed")
+    killed = runs("--topology", TESTPMD, *UNENDING, "--json", record_path, name="killed")
     printed = killed.wait_trials(4)
     killed.signal(signal.SIGKILL)
     code = killed.finish(10.0)
@@ -177,7 +178,7 @@ def test_sigkill_of_the_runner_leaves_nothing_after_the_next_run(
 def test_dut_killed_mid_search_fails_the_search_naming_the_dut(runs: Start, tmp_path: Path) -> None:
     """Contract 3: a dead dpdk-testpmd ends the search within 10 s, named with its log tail."""
     record_path = tmp_path / "record.json"
-    run = runs("--topology", TESTPMD, *SHORT, "--json", record_path)
+    run = runs("--topology", TESTPMD, *UNENDING, "--json", record_path)
     dut = run.wait_process("dut", is_testpmd, "dpdk-testpmd")
     printed = run.wait_trials(2)
     assert kill_proc(dut), f"dpdk-testpmd {dut.pid} ended before the test killed it"
@@ -211,7 +212,7 @@ def test_dut_killed_mid_search_fails_the_search_naming_the_dut(runs: Start, tmp_
 def test_tcpreplay_killed_mid_trial_fails_naming_tcpreplay(runs: Start, tmp_path: Path) -> None:
     """A killed tcpreplay fails the search with a message naming it; the trials are kept."""
     record_path = tmp_path / "record.json"
-    run = runs("--topology", TESTPMD, *SHORT, "--json", record_path)
+    run = runs("--topology", TESTPMD, *UNENDING, "--json", record_path)
     printed = run.wait_trials(2)
     deadline = time.monotonic() + 30.0
     while True:  # a sender may end between being found and being killed: take the next
@@ -299,8 +300,8 @@ def test_ctrl_c_exits_130_and_leaves_nothing(runs: Start, tmp_path: Path, phase:
     phase = phase.removesuffix("-group")
     record_path = tmp_path / "record.json"
     goals = CHEAP if phase == "teardown" else SHORT
-    if phase == "trial":  # a search that cannot end before the signal (SHORT took 6 trials once)
-        goals = (*SHORT, "--width", "0.001", "--duration-sum", "10s")
+    if phase == "trial":  # a search that cannot end before the signal
+        goals = UNENDING
     run = runs("--topology", TESTPMD, *goals, "--json", record_path, poll_s=0.05)
     dut = run.wait_process("dut", is_testpmd, "dpdk-testpmd")
     if phase == "trial":
