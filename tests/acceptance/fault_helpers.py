@@ -62,10 +62,13 @@ SHORT = (
 UNENDING = (*SHORT, "--width", "0.001", "--duration-sum", "10s")
 
 #: A search that ends after one or two 0.5 s trials (20 kpps passes on every local DUT).
+#: ``--allow-irregular``: on a loaded machine tcpreplay once sent 10 kpps 2.2 % slow in
+#: 0.5 s, a TG-limited (irregular) result, exit 1; the cases using CHEAP are about cleanup,
+#: signals and disk space, not the bounds, so a TG-limited bound only warns.
 CHEAP = (
     "--initial-trial-duration", "0.5s", "--final-trial-duration", "0.5s",
     "--duration-sum", "0.5s", "--min-rate", "10kpps", "--max-rate", "20kpps",
-    "--width", "0.5", "--no-calibrate", "--no-latency",
+    "--width", "0.5", "--no-calibrate", "--no-latency", "--allow-irregular",
 )  # fmt: skip
 
 #: A console trial line: ``# 12   247.232 kpps x 1 s  loss 25.7074 %  (...)``.
