@@ -45,8 +45,10 @@ from acceptance_helpers import (
 from robot.result import Result
 
 TREX = Path("/opt/trex/v3.08")
+VPP = Path("/opt/vpp/v26.06/bin/vpp")
 SSHD = Path("/usr/sbin/sshd")
 SUITE = SUITES / "ethip4-ip4base-ndrpdr.robot"
+L2XC_SUITE = SUITES / "eth-l2xcbase-ndrpdr.robot"
 #: The labbox topologies' TG maximum (options.max_rate_pps) [frames/s].
 MAX_PPS = 400_000.0
 #: A robot run must end well within this [s].
@@ -168,12 +170,14 @@ def _run(command: list[str], outputdir: Path, *, interrupt_after: str | None = N
         raise AssertionError(f"{command} took over {TIMEOUT_S} s:\n{stdout}\n{stderr}") from None
 
 
-def _robot(outputdir: Path, topology: str, *includes: str) -> Run:
+def _robot(
+    outputdir: Path, topology: str, *includes: str, suites: tuple[Path, ...] = (SUITE,)
+) -> Run:
     command = [
         sys.executable, "-m", "robot", "--outputdir", str(outputdir), "--console", "dotted",
         *robot_args(("TOPOLOGY", str(TOPOLOGIES / topology)), *SHORT_GOALS),
         *[arg for tag in includes for arg in ("--include", tag)],
-        str(SUITE),
+        *map(str, suites),
     ]  # fmt: skip
     return _run(command, outputdir)
 
@@ -316,3 +320,109 @@ def test_three_node_with_testpmd_then_linux_over_ssh(
     assert "testpmd" in telemetry["DUT1"]["state"]
     assert "198.18.0.0/24 via 192.168.101.1 dev dut2-p1" in telemetry["DUT2"]["ip_route"]
     assert [n for n in netns_list() if n.startswith(f"ndrpdr-{run_id}-")] == []
+
+
+# -- VPP on the DUT hosts (labbox-2n-vpp.yaml, labbox-3n-vpp.yaml) --------------------------
+def _vpp_missing() -> str | None:
+    return _missing() or (None if VPP.exists() else f"VPP is not installed: no {VPP}")
+
+
+if _vpp_missing() is not None and os.environ.get("NDRPDR_REQUIRE_VPP") == "1":
+    raise RuntimeError(f"NDRPDR_REQUIRE_VPP=1, but {_vpp_missing()}")
+needs_vpp = pytest.mark.skipif(_vpp_missing() is not None, reason=_vpp_missing() or "")
+#: The VPP process a record names in its DUT telemetry: pid and the run's startup.conf.
+VPP_STATE = re.compile(r"\((?P<argv>\S+ -c (?P<conf>\S+))\): running pid=(?P<pid>\d+)")
+
+
+def _vpp_left(records: list[dict[str, object]]) -> list[str]:
+    """The VPPs the records name that still run (same pid, same startup.conf on its command)."""
+    left = []
+    for record in records:
+        telemetry = record["telemetry"]
+        assert isinstance(telemetry, dict)
+        for node, entries in telemetry.items():
+            match = VPP_STATE.search(str(entries.get("state", "")))
+            assert match is not None, f"{node}: no VPP pid in {entries.get('state')!r}"
+            try:
+                cmdline = Path(f"/proc/{match['pid']}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if match["conf"].encode() in cmdline:
+                left.append(f"{node}: VPP pid {match['pid']} ({match['argv']})")
+    return left
+
+
+@pytest.fixture(scope="module")
+def two_node_vpp(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Run, Result, list[str]]]:
+    """labbox-2n-vpp.yaml, the 64B ip4base and l2xc tests: (run, output.xml, what was left)."""
+    outputdir = tmp_path_factory.mktemp("labbox-2n-vpp")
+    dpdk_before = _dpdk_entries()
+    run = _robot(outputdir, "labbox-2n-vpp.yaml", "64B", suites=(SUITE, L2XC_SUITE))
+    try:
+        assert (outputdir / "output.xml").exists(), run.stdout + run.stderr
+        records = [json.loads(p.read_text()) for p in sorted(outputdir.glob("64B-*.json"))]
+        yield run, read_output(outputdir), run.leftovers(dpdk_before) + _vpp_left(records)
+    finally:
+        run.clean()
+
+
+@needs_vpp
+@pytest.mark.parametrize("name", ["64B-1c-ethip4-ip4base-ndrpdr", "64B-1c-eth-l2xcbase-ndrpdr"])
+def test_two_node_vpp_tests_pass_with_vpp_telemetry(
+    two_node_vpp: tuple[Run, Result, list[str]], name: str
+) -> None:
+    """The real VPP on a DUT host over SSH: NDR <= PDR, its tags, its own show runtime."""
+    run, result, _ = two_node_vpp
+    assert run.returncode == 0, run.stdout + run.stderr
+    _check_bounds(result, name, {"TG_TREX", "DUT_VPP", "DRV_AF_PACKET", "NIC_veth", "64B"})
+    outputdir = Path(str(result.source)).parent
+    telemetry = json.loads((outputdir / f"{name}.json").read_text())["telemetry"]["DUT1"]
+    runtime = telemetry["show_runtime"]
+    assert "af-packet-input" in runtime and "host-dut1-p2-tx" in runtime, runtime
+    assert ("ip4-rewrite" in runtime) == ("ip4base" in name), runtime
+    assert "l2-output" in runtime or "ip4base" in name, runtime
+
+
+@needs_vpp
+def test_two_node_vpp_starts_vpp_once_and_leaves_nothing(
+    two_node_vpp: tuple[Run, Result, list[str]],
+) -> None:
+    """One VPP serves both suites' tests over SSH; afterwards nothing of the run is left."""
+    _, result, left = two_node_vpp
+    outputdir = Path(str(result.source)).parent
+    states = {
+        json.loads(p.read_text())["telemetry"]["DUT1"]["state"]
+        for p in outputdir.glob("64B-*.json")
+    }
+    pids = {m["pid"] for m in map(VPP_STATE.search, states) if m is not None}
+    assert len(pids) == 2, states  # one VPP per suite (ip4base, l2xc)
+    assert left == []
+
+
+@needs_vpp
+def test_three_node_vpp_search_finds_ndr_at_most_pdr(tmp_path: Path) -> None:
+    """labbox-3n-vpp.yaml: two VPPs in a chain (DUT1 routes to DUT2 over link12), one search."""
+    dpdk_before = _dpdk_entries()
+    record_path = tmp_path / "r.json"
+    command = [
+        sys.executable, "-m", "ndrpdr", "search", "--topology",
+        str(TOPOLOGIES / "labbox-3n-vpp.yaml"), "--json", str(record_path),
+        "--duration-sum", "3s", "--width", "0.02", "--no-latency", "--allow-irregular",
+    ]  # fmt: skip
+    run = _run(command, tmp_path)
+    try:
+        assert run.returncode == 0, run.stdout + run.stderr
+        record = json.loads(record_path.read_text())
+        irregular = {str(item["tag"]) for item in record["irregular"]}
+        assert irregular <= {"TG_LIMITED"}, record["irregular"]  # only the TG may limit it
+        ndr_goal, pdr_goal = sorted(record["goals"], key=lambda goal: goal["loss_ratio"])
+        ndr, pdr = ndr_goal["lower_bound"], pdr_goal["lower_bound"]
+        assert 0 < ndr <= pdr <= MAX_PPS, (ndr, pdr)
+        for node in ("DUT1", "DUT2"):
+            runtime = record["telemetry"][node]["show_runtime"]
+            assert "ip4-rewrite" in runtime and "af-packet-input" in runtime, (node, runtime)
+        assert run.leftovers(dpdk_before) + _vpp_left([record]) == []
+    finally:
+        run.clean()
