@@ -25,6 +25,7 @@ import math
 import os
 import sys
 import textwrap
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -152,6 +153,9 @@ STAND_IN_API = textwrap.dedent(
         def start(self, ports=None, mult="1", force=False, duration=-1, total=False,
                   core_mask=None, synchronized=False):
             calls.append(("start", ports, mult, force, duration, core_mask))
+
+        def get_active_ports(self, owned=True):
+            return []
 
         def wait_on_traffic(self, ports=None, timeout=None, rx_delay_ms=None):
             calls.append(("wait_on_traffic", ports, timeout))
@@ -284,7 +288,37 @@ def test_serve_answers_each_line_and_reports_errors(client_path: str) -> None:
     }
     assert replies[3]["ok"] is False and replies[3]["error"] == "unknown call '__init__'"
     assert replies[4]["ok"] is False and replies[4]["error"].startswith("bad request line")
-    assert replies[5] == {"id": 5, "ok": True, "value": False}  # TRexTimeoutError -> False
+    assert replies[5] == {"id": 5, "ok": True, "value": None}  # TRexTimeoutError -> None
+
+
+def test_wait_on_traffic_times_the_end_before_trex_removes_its_rx_filters() -> None:
+    """The end is when the ports went idle, not when TRex's wait returned 100 ms later."""
+    busy_until = time.monotonic() + 0.05
+
+    class Ports:
+        """Ports sending for 50 ms; TRex's wait then takes 100 ms more (virtual ports)."""
+
+        def __init__(self, **_: object) -> None:
+            pass
+
+        def get_active_ports(self, owned: bool = True) -> list[int]:
+            return [0, 1] if time.monotonic() < busy_until else []
+
+        def wait_on_traffic(
+            self, ports: object = None, timeout: object = None, rx_delay_ms: object = None
+        ) -> None:
+            time.sleep(0.1)
+
+    api = type("Api", (), {"STLClient": Ports, "__name__": "ports"})
+    handler = child.Served(load=lambda node, path: api)
+    handler.open("TG", "10.0.0.1", 4501, 4500)
+    ended = handler.wait_on_traffic([0, 1], timeout_s=5.0)
+    returned = time.monotonic()
+    assert ended is not None
+    assert busy_until <= ended + child.END_POLL_S  # not before the ports went idle
+    assert returned - ended >= 0.1  # the RX-filter delay is not part of the traffic
+    busy_until = time.monotonic() + 60.0
+    assert handler.wait_on_traffic([0, 1], timeout_s=0.05) is None  # still sending
 
 
 # -- importing TRex's client (in the child) ------------------------------------------
@@ -333,8 +367,8 @@ def test_served_makes_the_calls_trex_documents(client_path: str) -> None:
     handler.start([0], mult="1.000pps", duration=1.0, force=True, core_mask="split")
     with pytest.raises(child.ChildError, match="core_mask 'all' is not pin or split"):
         handler.start([0], mult="1pps", duration=1.0, force=True, core_mask="all")
-    assert handler.wait_on_traffic([0, 1], timeout_s=5.0) is True
-    assert handler.wait_on_traffic([0, 1], timeout_s=0.1) is False  # TRexTimeoutError
+    assert handler.wait_on_traffic([0, 1], timeout_s=5.0) is not None
+    assert handler.wait_on_traffic([0, 1], timeout_s=0.1) is None  # TRexTimeoutError
     assert handler.get_warnings() == ["queue full on port 0"]
     assert handler.get_stats([0, 1])[0] == {"opackets": 1, "ipackets": 1}
     handler.release([0, 1])
@@ -440,8 +474,9 @@ def test_child_client_calls_through_a_child_process(
         client.acquire([0, 1], force=True)
         client.add_streams([StreamSpec("s", 0, b"\x01" * 60, 10.0)], [0])
         client.start([0, 1], mult="10.000pps", duration=1.0, force=True, core_mask="split")
-        assert client.wait_on_traffic([0, 1], timeout_s=0.1) is False
-        assert client.wait_on_traffic([0, 1], timeout_s=2.0) is True
+        assert client.wait_on_traffic([0, 1], timeout_s=0.1) is None
+        ended = client.wait_on_traffic([0, 1], timeout_s=2.0)
+        assert ended is not None and abs(ended - time.monotonic()) < 2.0  # the shared clock
         assert client.get_warnings() == ["queue full on port 0"]
         stats = client.get_stats([0, 1])
         with pytest.raises(TrexClientError) as info:

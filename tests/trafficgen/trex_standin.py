@@ -212,7 +212,7 @@ class StandInTrex:
         duration: float,
         force: bool = True,
         core_mask: CoreMask = "pin",
-    ) -> None:
+    ) -> float | None:
         self._record("start", list(ports), mult, duration, force, core_mask)
         match = re.fullmatch(r"(\d+(?:\.\d+)?)pps", mult)
         assert match, f"mult {mult!r} is not '<number>pps'"
@@ -228,6 +228,7 @@ class StandInTrex:
             "end": self.clock() + duration + self.stretch_s,
             "frames_s": duration,  # the frames of `duration` seconds, sent over the whole span
         }
+        return None  # no start time of its own: the driver times the request
 
     def _finish(self, at: float) -> None:
         """End the running traffic at ``at`` (its end, or earlier when stopped)."""
@@ -245,19 +246,19 @@ class StandInTrex:
             self.ipackets[port] += n
         self.events.extend(self.warnings)
 
-    def wait_on_traffic(self, ports: Sequence[int], timeout_s: float) -> bool:
+    def wait_on_traffic(self, ports: Sequence[int], timeout_s: float) -> float | None:
         self._record("wait_on_traffic", list(ports), timeout_s)
         if self.on_wait is not None:
             self.on_wait()
         if self.running is None:
-            return True
+            return self.clock()
         remaining = self.running["end"] - self.clock()
         if remaining <= timeout_s:
             self.clock.now = self.running["end"]
             self._finish(self.clock())
-            return True
+            return self.clock()
         self.clock.now += timeout_s
-        return False
+        return None
 
     def get_stats(self, ports: Sequence[int]) -> Mapping[Any, Any]:
         self._record("get_stats", list(ports))

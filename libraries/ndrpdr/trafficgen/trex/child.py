@@ -41,6 +41,7 @@ import importlib
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import IO, Any
 
@@ -51,6 +52,10 @@ BOOTSTRAP = "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')
 SHIPPED_CLIENT_DIR = "automation/trex_control_plane/interactive"
 
 #: Tags of the encoded forms (a JSON object with one of these keys and nothing else).
+#: How often ``wait_on_traffic`` looks whether the ports still send [s]: the end of the
+#: traffic is known to within this (TRex's own wait sleeps 10 ms between looks).
+END_POLL_S = 0.001
+
 PAIRS_TAG = "__ndrpdr_pairs__"
 BYTES_TAG = "__ndrpdr_bytes__"
 
@@ -269,22 +274,43 @@ class Served:
 
     def start(
         self, ports: list[int], mult: str, duration: float, force: bool, core_mask: str
-    ) -> None:
+    ) -> float:
+        """Start; when the traffic started [s, ``time.monotonic()``]: mid-request, seen here."""
         masks = {"pin": self.client.CORE_MASK_PIN, "split": self.client.CORE_MASK_SPLIT}
         if core_mask not in masks:
             raise ChildError(f"core_mask {core_mask!r} is not pin or split")
+        asked = time.monotonic()
         self.client.start(
             ports=ports, mult=mult, force=force, duration=duration, core_mask=masks[core_mask]
         )
+        return (asked + time.monotonic()) / 2
 
-    def wait_on_traffic(self, ports: list[int], timeout_s: float) -> bool:
-        try:
+    def wait_on_traffic(self, ports: list[int], timeout_s: float) -> float | None:
+        """When the ports were seen to stop sending [s, ``time.monotonic()``]; None on timeout.
+
+        The end is the middle between the last look that saw a port
+        sending and the first that saw none (looks END_POLL_S apart; the
+        ports' state comes from TRex's events). TRex's own wait then
+        removes the latency streams' RX filters, which for virtual ports
+        takes another 100 ms: timing the trial by that return would
+        stretch every trial by it.
+        """
+        deadline = time.monotonic() + timeout_s
+        wanted = set(ports)
+        last_busy = time.monotonic()
+        while wanted & set(self.client.get_active_ports()):
+            if last_busy >= deadline:
+                return None
+            time.sleep(END_POLL_S)
+            last_busy = time.monotonic()
+        ended = (last_busy + time.monotonic()) / 2
+        try:  # the ports are idle: this returns after the RX-filter delay
             self.client.wait_on_traffic(ports=ports, timeout=timeout_s)
         except Exception as exc:
             if "timeout" in type(exc).__name__.lower():
-                return False
+                return None
             raise
-        return True
+        return ended
 
     def get_stats(self, ports: list[int]) -> Any:
         return dict(self.client.get_stats(ports=ports))

@@ -337,8 +337,10 @@ class ChildClient:
         duration: float,
         force: bool = True,
         core_mask: CoreMask = "split",
-    ) -> None:
-        """STLClient.start(ports, mult, force, duration, core_mask=PIN or SPLIT)."""
+    ) -> float | None:
+        """STLClient.start(ports, mult, force, duration, core_mask=PIN or SPLIT); when the
+        traffic started [s, ``time.monotonic()``], the middle of the request as the child saw it
+        (without the two hops through its pipes)."""
         args = {
             "ports": list(ports),
             "mult": mult,
@@ -346,14 +348,15 @@ class ChildClient:
             "force": force,
             "core_mask": core_mask,
         }
-        self._request("start", args)
+        started = self._request("start", args)
+        return None if started is None else float(started)
 
-    def wait_on_traffic(self, ports: Sequence[int], timeout_s: float) -> bool:
-        """STLClient.wait_on_traffic(ports, timeout); its timeout error gives False."""
+    def wait_on_traffic(self, ports: Sequence[int], timeout_s: float) -> float | None:
+        """When the ports stopped sending [s, ``time.monotonic()``: the child shares this
+        machine's clock], seen by the child; None when ``timeout_s`` passed first."""
         args = {"ports": list(ports), "timeout_s": timeout_s}
-        return bool(
-            self._request("wait_on_traffic", args, timeout_s=timeout_s + self.call_timeout_s)
-        )
+        ended = self._request("wait_on_traffic", args, timeout_s=timeout_s + self.call_timeout_s)
+        return None if ended is None else float(ended)
 
     def get_stats(self, ports: Sequence[int]) -> Mapping[Any, Any]:
         """STLClient.get_stats(ports) (int keys kept)."""

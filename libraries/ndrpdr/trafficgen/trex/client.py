@@ -93,9 +93,9 @@ class TrexClient(Protocol):
 
     ``ping`` asks the server (an RPC round trip), unlike
     ``get_server_version`` and ``get_system_info``, which TRex's client
-    reads at connect time. ``wait_on_traffic`` returns True when the ports
-    stopped sending, False when ``timeout_s`` passed first (STLClient
-    raises a timeout error). ``get_stats`` returns STLClient's dictionary:
+    reads at connect time. ``wait_on_traffic`` returns when the ports
+    were seen to stop sending, None when ``timeout_s`` passed first
+    (STLClient raises a timeout error). ``get_stats`` returns STLClient's dictionary:
     per port id ``opackets`` / ``ipackets`` / ..., ``"global"``
     (``queue_full``, ``cpu_util``), ``"latency"`` by pg_id. ``get_warnings``
     returns the texts of TRex's warning events since ``clear_events``.
@@ -146,12 +146,22 @@ class TrexClient(Protocol):
         duration: float,
         force: bool = True,
         core_mask: CoreMask = "split",
-    ) -> None:
-        """Start the ports' streams at ``mult`` (per port) for ``duration`` [s]."""
+    ) -> float | None:
+        """Start the ports' streams at ``mult`` (per port) for ``duration`` [s].
+
+        Returns when the traffic started [s, on the driver's clock], if the
+        client can tell better than the driver (the child client times the
+        request without its pipes), else None (the driver times the call).
+        """
         ...
 
-    def wait_on_traffic(self, ports: Sequence[int], timeout_s: float) -> bool:
-        """Wait until ``ports`` stop sending; False if ``timeout_s`` passed first."""
+    def wait_on_traffic(self, ports: Sequence[int], timeout_s: float) -> float | None:
+        """Wait until ``ports`` stop sending; None if ``timeout_s`` passed first.
+
+        Returns when they were seen to stop [s, on the driver's clock:
+        ``time.monotonic()`` for a real client], which may be well before
+        the call returns (TRex's RX-filter delay, the child's reply).
+        """
         ...
 
     def get_stats(self, ports: Sequence[int]) -> Mapping[Any, Any]:

@@ -104,7 +104,8 @@ class TrexTrafficGenerator:
 
         ``session`` is the testbed's TrexSession (left open by ``close``);
         ``clock`` / ``sleep`` time the traffic and the waits (tests replace
-        them).
+        them); ``clock`` is the clock of the session client's
+        ``wait_on_traffic`` times (``time.monotonic`` for the real one).
         """
         self.session = session
         self.topology = topology
@@ -320,15 +321,15 @@ class TrexTrafficGenerator:
                 self._call("add_streams", functools.partial(client.add_streams, specs, [port]))
             self._call("clear_events", client.clear_events)
             asked = self._clock()
-            self._call(
+            seen = self._call(
                 f"start at {rate:.3f} pps per port for {duration:g} s",
                 lambda: client.start(
                     sending, mult=f"{rate:.3f}pps", duration=duration, force=True, core_mask=mask
                 ),
             )
-            started = traffic_start(asked, self._clock())
-        cut = self._wait(client, sending, started, duration)
-        traffic_s = traffic_seconds(started, self._clock(), duration)
+            started = traffic_start(asked, self._clock()) if seen is None else seen
+        cut, ended = self._wait(client, sending, started, duration)
+        traffic_s = traffic_seconds(started, self._clock() if ended is None else ended, duration)
         self._sleep(self.options.settle_s)
         with self.session.lock:
             stats = self._call("get_stats", lambda: client.get_stats(PORTS))
@@ -355,8 +356,8 @@ class TrexTrafficGenerator:
 
     def _wait(
         self, client: TrexClient, sending: Sequence[int], started: float, duration: float
-    ) -> bool:
-        """Wait for the traffic to end; True if it had to be stopped at the cutoff."""
+    ) -> tuple[bool, float | None]:
+        """Wait for the traffic to end: (stopped at the cutoff, when it ended [s] or None)."""
         cutoff = started + duration * (1 + STRETCH_TOLERANCE) + STRETCH_GRACE_S
         while True:
             if self._stop_requested.is_set():
@@ -367,18 +368,18 @@ class TrexTrafficGenerator:
             if remaining <= 0:
                 with self.session.lock:
                     self._call("stop at the cutoff", lambda: client.stop(sending))
-                return True
+                return True, None
             wait = functools.partial(
                 client.wait_on_traffic, sending, timeout_s=min(POLL_S, remaining)
             )
             with self.session.lock:
                 ended = self._call("wait_on_traffic", wait)
-            if ended:
+            if ended is not None:
                 if self._stop_requested.is_set():
                     raise TrafficGeneratorError(
                         f"{self.node}: the trial was stopped on request (stop_traffic)"
                     )
-                return False
+                return False, ended
 
     def __repr__(self) -> str:
         return (
