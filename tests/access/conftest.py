@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from access_helpers import wait_for
 from sshd_server import SSHD, SshServer, pid_alive, start_sshd
 
 from ndrpdr.access.ssh import SshTransport
@@ -62,6 +63,9 @@ def make_ssh(sshd: SshServer) -> Iterator[MakeSsh]:
     yield make
     for transport in made:
         transport.close()
+    # Every transport closed: only the listening sshd remains (no session, no process left).
+    assert wait_for(lambda: not sshd.sessions(), 5), sshd.sessions()
+    assert os.path.isdir(sshd.directory)
 
 
 @pytest.fixture

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 import random
-import subprocess
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from access_helpers import pgrep, wait_for
 
 from ndrpdr.access.base import (
     TAIL_CHARS,
@@ -21,20 +21,6 @@ from ndrpdr.access.base import (
     tail,
 )
 from ndrpdr.access.local import LocalTransport
-
-
-def _pgrep(pattern: str) -> list[int]:
-    done = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True, check=False)
-    return [int(pid) for pid in done.stdout.split()]
-
-
-def _wait_for(predicate: Callable[[], object], timeout_s: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return bool(predicate())
 
 
 @pytest.fixture
@@ -97,7 +83,7 @@ def test_timeout_kills_the_process_group(local: LocalTransport) -> None:
     assert time.monotonic() - started < 3
     assert caught.value.result.stdout == "begun\n"
     assert caught.value.result.exit_code == -9
-    assert _wait_for(lambda: not _pgrep(f"sleep {marker}"), 3), _pgrep(f"sleep {marker}")
+    assert wait_for(lambda: not pgrep(f"sleep {marker}"), 3), pgrep(f"sleep {marker}")
 
 
 def test_arguments_are_never_shell_syntax(local: LocalTransport, tmp_path: Path) -> None:
@@ -154,8 +140,8 @@ def test_start_output_and_stop_with_sigint(local: LocalTransport) -> None:
     process = local.start(["sh", "-c", script], env={"GREETING": "hi"})
     assert process.is_running()
     cmdline = Path(f"/proc/{process.pid}/cmdline")
-    assert _wait_for(lambda: cmdline.read_bytes().startswith(b"sh\x00-c\x00echo"))
-    assert _wait_for(lambda: "started hi" in process.output())
+    assert wait_for(lambda: cmdline.read_bytes().startswith(b"sh\x00-c\x00echo"))
+    assert wait_for(lambda: "started hi" in process.output())
     assert process.stop() == 7
     assert not process.is_running()
     assert process.exit_code == 7
@@ -168,7 +154,7 @@ def test_stop_default_sigint_and_escalation(local: LocalTransport) -> None:
     stubborn = local.start(
         ["sh", "-c", 'trap "" INT TERM; echo ready; while :; do sleep 0.05; done']
     )
-    assert _wait_for(lambda: "ready" in stubborn.output())
+    assert wait_for(lambda: "ready" in stubborn.output())
     started = time.monotonic()
     assert stubborn.stop(timeout_s=0.6) == -9
     assert time.monotonic() - started < 3
@@ -181,5 +167,5 @@ def test_close_stops_background_processes() -> None:
     assert process.is_running()
     transport.close()
     assert not process.is_running()
-    assert not _pgrep(marker)
+    assert not pgrep(marker)
     transport.close()  # idempotent

@@ -5,27 +5,18 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from access_helpers import wait_for
 
 from ndrpdr.access.base import CommandError, CommandTimeoutError
 from ndrpdr.access.netns import NetnsTransport
 
 DUMMY = "ndt0"
 PEER = "ndt1"
-
-
-def _wait_for(predicate: Callable[[], object], timeout_s: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return bool(predicate())
 
 
 @pytest.fixture
@@ -99,7 +90,7 @@ def test_started_process_is_the_real_one_in_the_namespace(netns: NetnsTransport)
     process = netns.start(["sleep", "60"])
     cmdline = Path(f"/proc/{process.pid}/cmdline")
     # ip netns exec execs the command in place once the namespace is set up.
-    assert _wait_for(lambda: cmdline.read_bytes() == b"sleep\x0060\x00"), cmdline.read_bytes()
+    assert wait_for(lambda: cmdline.read_bytes() == b"sleep\x0060\x00"), cmdline.read_bytes()
     assert os.readlink(f"/proc/{process.pid}/ns/net") != os.readlink("/proc/self/ns/net")
     assert process.stop() == -2
     assert netns.namespace.startswith("ndrpdr-test-")
