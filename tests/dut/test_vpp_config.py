@@ -314,3 +314,25 @@ def test_af_packet_ports_need_the_driver_to_run_vpp(csit: Topology) -> None:
         parse_options(dut(csit, port_kind="af_packet"))
     options = parse_options(dut(csit, port_kind="af_packet", service="direct"))
     assert options.cpu == 1 and options.run_dir is None
+
+
+def test_linux_interface_port_kinds_give_their_drv_tag_and_plugin() -> None:
+    """af_packet / af_xdp: CSIT's DRV_* tag names the kind; startup.conf loads its plugin only."""
+    from ndrpdr.dut.vpp import DESCRIPTION
+    from ndrpdr.dut.vpp_afpacket import VppRunPaths
+    from ndrpdr.dut.vpp_afpacket import startup_conf as linux_startup_conf
+
+    local = load_topology(ROOT / "topologies" / "local-vpp.yaml")
+    assert DESCRIPTION.port_driver is not None
+    for kind, plugin, other in (
+        ("af_packet", "af_packet_plugin.so", "af_xdp_plugin.so"),
+        ("af_xdp", "af_xdp_plugin.so", "af_packet_plugin.so"),
+    ):
+        node = dut(local, port_kind=kind, service="direct")
+        assert DESCRIPTION.port_driver(node) == kind
+        config = plan_dut(local, "l2xc")
+        text = linux_startup_conf(node, config, parse_options(node), VppRunPaths("/tmp/x"))
+        assert f"plugin {plugin} {{ enable }}" in text and other not in text
+        assert f"({kind} ports)" in text
+    with pytest.raises(DutError, match=r"options.service: 'systemd': with port_kind af_xdp"):
+        parse_options(dut(local, port_kind="af_xdp"))

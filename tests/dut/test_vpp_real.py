@@ -1,4 +1,4 @@
-"""The vpp driver against the real VPP v26.06 on af_packet ports of the local testbed.
+"""The vpp driver against the real VPP v26.06 on af_packet (and af_xdp) ports of the local testbed.
 
 Real parts only: VPP from /opt/vpp/v26.06 (``../shared/vpp/install``) runs
 in the DUT namespace of topologies/local-vpp.yaml, reads the startup.conf
@@ -43,6 +43,17 @@ def bed() -> Iterator[Bed]:
         yield made
 
 
+def close_clean(bed: Bed, driver: VppDriver) -> None:
+    """Close the driver; its VPP, run directory, shared memory and port set-up must be gone."""
+    pid, run_dir = driver.pid, driver.run_dir
+    driver.close()
+    assert run_dir is not None and not os.path.exists(run_dir)
+    assert pid is None or not pid_alive(pid)
+    prefix = os.path.basename(run_dir)
+    assert [p for p in os.listdir("/dev/shm") if p.startswith(prefix)] == []
+    ports_clean(bed)
+
+
 @pytest.fixture
 def vpp(bed: Bed) -> Iterator[VppDriver]:
     """A driver of the bed's DUT; closed (and checked to leave nothing) after the test."""
@@ -51,13 +62,18 @@ def vpp(bed: Bed) -> Iterator[VppDriver]:
     try:
         yield driver
     finally:
-        pid, run_dir = driver.pid, driver.run_dir
-        driver.close()
-        assert run_dir is not None and not os.path.exists(run_dir)
-        assert pid is None or not pid_alive(pid)
-        prefix = os.path.basename(run_dir)
-        assert [p for p in os.listdir("/dev/shm") if p.startswith(prefix)] == []
-        ports_clean(bed)
+        close_clean(bed, driver)
+
+
+@pytest.fixture
+def vpp_xdp(bed: Bed) -> Iterator[VppDriver]:
+    """As ``vpp``, with the ports opened through VPP's af_xdp plugin."""
+    driver = bed.driver(port_kind="af_xdp")
+    assert isinstance(driver, VppDriver)
+    try:
+        yield driver
+    finally:
+        close_clean(bed, driver)
 
 
 def test_vpp_takes_the_startup_conf_and_forwards_both_modes_in_one_process(
@@ -98,6 +114,27 @@ def test_vpp_takes_the_startup_conf_and_forwards_both_modes_in_one_process(
     check_forwarding(bed, "l2xc")
     runtime = vpp.telemetry()["show_runtime"]
     assert "l2-output" in runtime and "ip4-rewrite" not in runtime  # counters of this test only
+
+
+def test_af_xdp_ports_forward_both_modes(bed: Bed, vpp_xdp: VppDriver) -> None:
+    """The same ports through AF_XDP sockets (libxdp's program, generic mode on veths)."""
+    vpp_xdp.configure(bed.config("ip4base"))
+    vpp_xdp.start()
+    vpp_xdp.health_check()
+    plugins = vpp_xdp.run_cli("show plugins")
+    assert "af_xdp_plugin.so" in plugins and "af_packet_plugin.so" not in plugins
+    hardware = vpp_xdp.run_cli("show hardware-interfaces host-dut-if1")
+    assert "netdev dut-if1" in hardware, hardware  # an af_xdp interface on the veth
+    assert bed.config("ip4base").ports[0].mac.lower() in hardware.lower(), hardware
+    check_forwarding(bed, "ip4base")
+    assert "af_xdp-input" in vpp_xdp.telemetry()["show_runtime"]
+    vpp_xdp.stop()
+    assert "host-dut-if1" not in vpp_xdp.run_cli("show interface")
+    vpp_xdp.configure(bed.config("l2xc"))
+    vpp_xdp.start()
+    check_forwarding(bed, "l2xc")
+    runtime = vpp_xdp.telemetry()["show_runtime"]
+    assert "af_xdp-input" in runtime and "l2-output" in runtime
 
 
 def test_a_bad_command_is_reported_with_vpps_own_message(bed: Bed, vpp: VppDriver) -> None:

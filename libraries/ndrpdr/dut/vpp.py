@@ -124,7 +124,7 @@ class VppDriver:
         #: af_packet ports: the run directory (None: a lab VPP with the options' paths).
         self._paths = (
             vpp_afpacket.run_paths(node, self.options, secrets.token_hex(4))
-            if self.options.port_kind == "af_packet"
+            if self.options.port_kind != "dpdk"
             else None
         )
         self._kernel: KernelHandsOff | None = None
@@ -185,7 +185,7 @@ class VppDriver:
             names = [vpp_afpacket.host_interface(port) for port in config.ports]
             commands = [
                 *CLEAR_COMMANDS,
-                *vpp_afpacket.create_commands(config, self.options.rx_mode),
+                *vpp_afpacket.create_commands(config, self.options.rx_mode, self.options.port_kind),
                 *cli_commands(config, names),
             ]
             check_ports_exist(self._steps, config.ports)
@@ -273,6 +273,7 @@ class VppDriver:
                 self._end(process)
             except DutError as exc:
                 errors.append(str(exc))
+        self._xdp_off("close", errors)  # a VPP that died left its program too
         kernel, self._kernel = self._kernel, None
         if kernel is not None:
             kernel.restore(errors)
@@ -407,8 +408,27 @@ class VppDriver:
         if config is None or not self._applied:
             return
         self._applied = False
-        for command in vpp_afpacket.delete_commands(config):
+        for command in vpp_afpacket.delete_commands(config, self.options.port_kind):
             self._vppctl(f"{step}: remove the test's interfaces", command)
+        self._xdp_off(step)
+
+    def _xdp_off(self, step: str, errors: list[str] | None = None) -> None:
+        """af_xdp ports: detach the XDP program VPP's libxdp left on the node's interfaces.
+
+        VPP deletes its AF_XDP sockets, not the program; left attached it
+        would take the next user's frames. Errors raise, or go to ``errors``.
+        """
+        if self.options.port_kind != "af_xdp" or self._config is None:
+            return
+        for port in self._config.ports:
+            try:
+                self._steps.run(
+                    f"{step}: detach XDP from {port.name}", vpp_afpacket.xdp_off_argv(port)
+                )
+            except DutError as exc:
+                if errors is None:
+                    raise
+                errors.append(str(exc))
 
     def _vppctl(self, step: str, command: str) -> str:
         """Run one CLI command; a failed exit or an error VPP printed raises DutError."""
@@ -542,7 +562,7 @@ class VppDriver:
             doing = ", forwarding not set up yet"
         elif self._paths is not None:
             where = f"cpu {options.cpu}" if options.worker_cores is None else "its workers"
-            doing = f", {config.mode} on af_packet ports, forwarding on {where}"
+            doing = f", {config.mode} on {options.port_kind} ports, forwarding on {where}"
         else:
             doing = f", {config.mode} with {config.cores} worker core(s)"
         return f"vpp ({how}): running{alive}{doing}"
@@ -556,9 +576,11 @@ def _describe(result: CommandResult) -> str:
 
 
 def _port_driver(node: Node) -> str:
-    """af_packet, or the node's uio_driver through which VPP's DPDK plugin takes the NICs."""
-    if node.options.get("port_kind") == "af_packet":
-        return "af_packet"
+    """af_packet / af_xdp, or the node's uio_driver through which VPP's DPDK plugin takes
+    the NICs."""
+    kind = node.options.get("port_kind")
+    if kind in ("af_packet", "af_xdp"):
+        return str(kind)
     try:
         return uio_driver(node) or "vfio-pci"
     except DutError:

@@ -1,11 +1,17 @@
-"""VPP on Linux interfaces (af_packet): the run directory, startup.conf and CLI set-up.
+"""VPP on Linux interfaces (af_packet, af_xdp): the run directory, startup.conf, CLI set-up.
 
-Pure functions, no I/O. With ``port_kind: af_packet`` VPP needs no NIC,
-no DPDK and no hugepages: each DUT port is the node's Linux interface
-(a veth of the local testbed or of a lab-in-a-box host), opened by VPP's
-af_packet plugin with ``create host-interface name <if> hw-addr <mac>``.
-VPP names it ``host-<if>``; it takes the port's own MAC from the topology,
-so frames the TG addresses to the port reach VPP's IPv4 input.
+Pure functions, no I/O. With ``port_kind: af_packet`` (or ``af_xdp``) VPP
+needs no NIC, no DPDK and no hugepages: each DUT port is the node's Linux
+interface (a veth of the local testbed or of a lab-in-a-box host), opened
+by VPP's af_packet plugin with ``create host-interface name <if> hw-addr
+<mac>``, or by its af_xdp plugin (an AF_XDP socket, with the XDP program
+libxdp loads: the veth's native XDP here) with ``create interface af_xdp
+host-if <if> num-rx-queues 1 name host-<if>`` and ``set interface mac
+address``; VPP leaves that program attached when it deletes the
+interface, so the driver detaches it (``xdp_off_argv``). Either way VPP
+names it ``host-<if>`` and it takes the port's own MAC from the topology,
+so frames the TG addresses to the port reach VPP's IPv4 input, and the
+forwarding set-up is the same for both.
 
 Everything of one VPP process lives in one run directory
 (``VppRunPaths``): startup.conf, the CLI, API and stats sockets, the log
@@ -25,7 +31,7 @@ import posixpath
 import re
 
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
-from ndrpdr.dut.vpp_config import VppOptions, corelist, plugin_files, worker_cores
+from ndrpdr.dut.vpp_config import PortKind, VppOptions, corelist, plugin_files, worker_cores
 from ndrpdr.testbed.model import Node
 
 #: Buffers per NUMA node on 4 KiB pages (VPP's own default; no hugepages behind them).
@@ -123,7 +129,8 @@ def startup_conf(node: Node, config: DutTestConfig, options: VppOptions, paths: 
     workers = worker_cores(node, config, options) if options.worker_cores is not None else ()
     buffers = options.buffers_per_numa or AF_PACKET_BUFFERS_PER_NUMA
     lines = [
-        f"# VPP startup.conf for {node.key} (af_packet ports), written by the ndrpdr vpp driver:",
+        f"# VPP startup.conf for {node.key} ({options.port_kind} ports), written by the ndrpdr "
+        "vpp driver:",
         f"# {len(workers)} worker(s) (0: the main thread forwards); the same for every test",
         "# that needs no other, so one VPP serves them all.",
         "unix {",
@@ -153,28 +160,51 @@ def startup_conf(node: Node, config: DutTestConfig, options: VppOptions, paths: 
         "}",
         "plugins {",
         f"  plugin default {{ {'enable' if options.default_plugins else 'disable'} }}",
-        "  plugin af_packet_plugin.so { enable }",
+        f"  plugin {port_plugin(options.port_kind)} {{ enable }}",
         "  plugin dpdk_plugin.so { disable }",
     ]
     lines += [
         f"  plugin {file} {{ enable }}"
         for file in plugin_files(options)
-        if file != "af_packet_plugin.so"
+        if file != port_plugin(options.port_kind)
     ]
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
-def create_commands(config: DutTestConfig, rx_mode: str = "polling") -> list[str]:
-    """The vppctl commands that open the two ports as af_packet interfaces, read in ``rx_mode``."""
-    commands = [
-        f"create host-interface name {port.name} hw-addr {str(port.mac).lower()}"
-        for port in config.ports
-    ]
+def port_plugin(kind: PortKind) -> str:
+    """The VPP plugin that opens Linux interfaces of port kind ``kind`` (af_packet, af_xdp)."""
+    return "af_xdp_plugin.so" if kind == "af_xdp" else "af_packet_plugin.so"
+
+
+def create_commands(
+    config: DutTestConfig, rx_mode: str = "polling", kind: PortKind = "af_packet"
+) -> list[str]:
+    """The vppctl commands that open the two ports (af_packet or af_xdp), read in ``rx_mode``."""
+    if kind == "af_xdp":
+        commands = []
+        for port in config.ports:
+            name = host_interface(port)
+            commands += [
+                f"create interface af_xdp host-if {port.name} num-rx-queues 1 name {name}",
+                f"set interface mac address {name} {str(port.mac).lower()}",
+            ]
+    else:
+        commands = [
+            f"create host-interface name {port.name} hw-addr {str(port.mac).lower()}"
+            for port in config.ports
+        ]
     commands += [f"set interface rx-mode {host_interface(port)} {rx_mode}" for port in config.ports]
     return commands
 
 
-def delete_commands(config: DutTestConfig) -> list[str]:
-    """The vppctl commands that remove the two af_packet interfaces (and their set-up)."""
+def xdp_off_argv(port: DutPort) -> list[str]:
+    """The node command that detaches the XDP program from ``port``'s Linux interface."""
+    return ["ip", "link", "set", "dev", str(port.name), "xdp", "off"]
+
+
+def delete_commands(config: DutTestConfig, kind: PortKind = "af_packet") -> list[str]:
+    """The vppctl commands that remove the two interfaces (and their set-up)."""
+    if kind == "af_xdp":
+        return [f"delete interface af_xdp {host_interface(port)}" for port in config.ports]
     return [f"delete host-interface name {port.name}" for port in config.ports]

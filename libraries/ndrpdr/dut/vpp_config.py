@@ -32,8 +32,8 @@ from ndrpdr.testbed.model import Node
 Service = Literal["systemd", "direct"]
 SERVICES: tuple[Service, ...] = ("systemd", "direct")
 #: How VPP reaches the DUT ports: NICs by PCI address (DPDK plugin), or the node's Linux
-#: interfaces (af_packet plugin; ``ndrpdr.dut.vpp_afpacket``).
-PortKind = Literal["dpdk", "af_packet"]
+#: interfaces (af_packet or af_xdp plugin; ``ndrpdr.dut.vpp_afpacket``).
+PortKind = Literal["dpdk", "af_packet", "af_xdp"]
 
 #: The largest standard Ethernet frame incl. FCS [B]; larger frames are jumbo frames.
 STANDARD_MAX_FRAME_B = 1518
@@ -115,29 +115,29 @@ class VppOptions:
     default_plugins: bool = option(False, "also load every other installed plugin")
     port_kind: PortKind = option(
         "dpdk",
-        "dpdk: the NICs by PCI address (DPDK plugin); af_packet: the node's Linux interfaces "
-        "(no NIC, no hugepages; needs service direct)",
+        "dpdk: the NICs by PCI address (DPDK plugin); af_packet or af_xdp: the node's Linux "
+        "interfaces through that VPP plugin (no NIC, no hugepages; needs service direct)",
     )
     cpu: int = option(
         1,
-        "af_packet ports: CPU of VPP's main thread, which forwards (workers only with "
+        "af_packet / af_xdp ports: CPU of VPP's main thread, which forwards (workers only with "
         "worker_cores); unset on this machine: this CPU unless another run holds it",
         minimum=0,
     )
     run_dir: str | None = option(
         None,
-        "af_packet ports: the directory of startup.conf, sockets and log (default: "
+        "af_packet / af_xdp ports: the directory of startup.conf, sockets and log (default: "
         "/tmp/ndrpdr-vpp-<node>-<random>, made per run and removed after it)",
         pattern=_PATH.pattern,
         what=_PATH_TEXT,
     )
     rx_mode: Literal["polling", "interrupt", "adaptive"] = option(
         "polling",
-        "af_packet ports: how VPP reads them (polling takes the whole CPU; interrupt sleeps "
-        "until frames come, for a CPU shared with the TG)",
+        "af_packet / af_xdp ports: how VPP reads them (polling takes the whole CPU; "
+        "interrupt sleeps until frames come, for a CPU shared with the TG)",
     )
     main_heap_mb: int = option(
-        256, "af_packet ports: VPP's main heap on 4 KiB pages [MiB]", minimum=64
+        256, "af_packet / af_xdp ports: VPP's main heap on 4 KiB pages [MiB]", minimum=64
     )
 
     def problems(self) -> Iterator[tuple[str, str]]:
