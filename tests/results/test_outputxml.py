@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -10,8 +9,6 @@ from robot.api import ExecutionResult
 
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.results.outputxml import OutputXmlError, TestOutcome, read_outcomes
-
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for robot_runner
 from robot_runner import ROOT, robot_output
 
 SUITES = ROOT / "suites"
