@@ -138,10 +138,6 @@ def test_tiny_suite_agrees_with_robot(tiny_output: Path) -> None:
     assert skipped.message == "not on this testbed"
 
 
-def test_outcome_is_not_collected_by_pytest() -> None:
-    assert TestOutcome.__test__ is False
-
-
 def test_missing_file(tmp_path: Path) -> None:
     path = tmp_path / "nowhere" / "output.xml"
     with pytest.raises(OutputXmlError) as raised:
