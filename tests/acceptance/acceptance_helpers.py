@@ -6,7 +6,6 @@ import base64
 import json
 import re
 import subprocess
-import sys
 import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -14,7 +13,6 @@ from pathlib import Path
 from robot.api import ExecutionResult, ResultVisitor
 from robot.result import Message, Result, TestCase, TestSuite
 
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for robot_runner
 import robot_runner
 
 # LIBRARIES and child_env: for the tests that import them from here

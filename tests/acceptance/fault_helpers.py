@@ -1,8 +1,9 @@
 """Fault injection on real runs: start ``ndrpdr search``, watch what it makes, check what is left.
 
-A ``SearchRun`` is one ``python -m ndrpdr search`` child process (project
-root as cwd, ``child_env``, unbuffered output, its own session so a failed
-test can stop it as a group). While it runs a watcher thread notes, every
+A ``SearchRun`` is one ``python -m ndrpdr search`` child process, or another
+runner of testbeds such as ``python -m robot`` (project root as cwd,
+``child_env``, unbuffered output, its own session so a failed test can stop
+it as a group). While it runs a watcher thread notes, every
 ``poll_s`` seconds, everything of *this* run only:
 
 * its network namespaces (``ndrpdr-<runner pid>-<hex>-*``, see
@@ -32,7 +33,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -272,10 +273,21 @@ def parse_trial_lines(lines: Iterable[str]) -> list[TrialLine]:
 class SearchRun:
     """One ``ndrpdr search`` child process and everything it made (see the module docstring)."""
 
-    def __init__(self, workdir: Path, *args: str, poll_s: float = 0.1, name: str = "run") -> None:
-        """Plan the run; ``workdir`` holds the private state directory; nothing starts yet."""
+    def __init__(
+        self,
+        workdir: Path,
+        *args: str,
+        poll_s: float = 0.1,
+        name: str = "run",
+        runner: Sequence[str] = ("ndrpdr", "search"),
+    ) -> None:
+        """Plan ``python -m <runner> <args>``; ``workdir`` holds the private state directory.
+
+        Nothing starts yet.
+        """
         self.name = name
         self.args = [str(a) for a in args]
+        self.runner = list(runner)
         self.state_dir = workdir / "state"
         self.poll_s = poll_s
         self.process: subprocess.Popen[str] | None = None
@@ -310,7 +322,7 @@ class SearchRun:
         """Start the child and its reader, waiter and watcher threads."""
         self.state_dir.mkdir(parents=True, exist_ok=True)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "ndrpdr", "search", *self.args],
+            [sys.executable, "-m", *self.runner, *self.args],
             cwd=ROOT,
             env=child_env(NDRPDR_STATE_DIR=str(self.state_dir), PYTHONUNBUFFERED="1"),
             stdin=subprocess.DEVNULL,

@@ -4,8 +4,9 @@ VPP v26.06 (/opt/vpp/v26.06, ``../shared/vpp/install``) on af_packet ports
 in the DUT namespace, real frames from tcpreplay. Both suites run in one
 robot process with a short duration sum; each must find NDR <= PDR, be
 tagged DUT_VPP and DRV_AF_PACKET, and keep VPP's own ``show runtime`` in
-its record. Nothing of the run may be left: namespaces, VPP processes,
-run directories, shared-memory segments, state files. Skipped without
+its record. Nothing of the run may be left: its namespaces, the VPP and other
+processes seen in them, the run directories and shared-memory segments its
+state file named, state files (``fault_helpers.SearchRun``). Skipped without
 VPP, root or the tools, unless NDRPDR_REQUIRE_VPP=1 (then it fails).
 """
 
@@ -14,8 +15,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,17 +22,15 @@ from pathlib import Path
 import pytest
 from acceptance_helpers import (
     ALLOW_TG_LIMITED,
-    ROOT,
     SUITES,
     TOPOLOGIES,
     assert_host_limited_only,
-    child_env,
     index_tests,
-    netns_list,
     plain_float,
     read_output,
     robot_args,
 )
+from fault_helpers import SearchRun
 from robot.result import Result
 
 from ndrpdr.results.schema import validate_record
@@ -63,27 +60,6 @@ def _skip_reason() -> str | None:
     return None
 
 
-def _vpp_pids() -> set[int]:
-    """PIDs of processes running /opt/vpp/v26.06/bin/vpp."""
-    found: set[int] = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if os.readlink(entry / "exe") == str(VPP):
-                    found.add(int(entry.name))
-            except OSError:
-                continue
-    return found
-
-
-def _run_dirs() -> set[str]:
-    return {p.name for p in Path("/tmp").glob("ndrpdr-vpp-*")}
-
-
-def _segments() -> set[str]:
-    return {p.name for p in Path("/dev/shm").glob("ndrpdr-vpp-*")}
-
-
 @pytest.fixture(scope="module")
 def vpp_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Result, list[str]]]:
     """Run both suites; yield (output dir, output.xml, what this run left behind)."""
@@ -93,10 +69,11 @@ def vpp_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Re
             pytest.fail(f"NDRPDR_REQUIRE_VPP=1 but {reason}")
         pytest.skip(reason)
     outputdir = tmp_path_factory.mktemp("vpp-suites")
-    state_dir = outputdir / "state"
-    before = (set(netns_list()), _vpp_pids(), _run_dirs(), _segments())
-    command = [
-        sys.executable, "-m", "robot", "--outputdir", str(outputdir), "--console", "dotted",
+    # Watched as a fault-injection run is: only what this robot process made counts, so
+    # another run's VPP, run directory or segments on the machine are none of its leftovers.
+    run = SearchRun(
+        outputdir,
+        "--outputdir", str(outputdir), "--console", "dotted",
         *robot_args(
             ("TOPOLOGY", str(TOPOLOGY)),
             ("DURATION_SUM", "2s"),
@@ -105,38 +82,20 @@ def vpp_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Re
             ALLOW_TG_LIMITED,  # tcpreplay on a busy host may fall short: warned and tagged
         ),
         "--include", "64B", *(str(suite) for suite in TESTS.values()),
-    ]  # fmt: skip
-    process = subprocess.Popen(
-        command,
-        cwd=ROOT,
-        env=child_env(NDRPDR_STATE_DIR=str(state_dir)),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    timed_out = False
+        runner=("robot",),
+        name="vpp-suites",
+    )  # fmt: skip
     try:
-        stdout, stderr = process.communicate(timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        os.killpg(process.pid, signal.SIGKILL)
-        stdout, stderr = process.communicate()
-    prefix = f"ndrpdr-{process.pid}-"
-    left = sorted(n for n in set(netns_list()) - before[0] if n.startswith(prefix))
-    # VPPs, run directories and segments that appeared and stayed (another run may be
-    # starting its own meanwhile: only those still there after ours ended are counted).
-    left += [f"vpp pid {pid}" for pid in sorted(_vpp_pids() - before[1])]
-    left += sorted(_run_dirs() - before[2]) + sorted(_segments() - before[3])
-    left += sorted(p.name for p in state_dir.iterdir()) if state_dir.exists() else []
-    try:
-        assert not timed_out, f"robot took over {TIMEOUT_S} s:\n{stdout}\n{stderr}"
-        assert (outputdir / "output.xml").exists(), stdout + stderr
+        run.start().finish(TIMEOUT_S)
+        left = run.leftovers()
+        assert not run.timed_out, f"robot took over {TIMEOUT_S} s:\n{run.output()}"
+        assert (outputdir / "output.xml").exists(), run.output()
+        # The leftover check looked at the real things: a VPP and its run directory.
+        assert [p for p in run.processes_seen.values() if p.cmdline.startswith(str(VPP))]
+        assert [path for path in run.paths_seen if path.startswith("/tmp/ndrpdr-vpp-")]
         yield outputdir, read_output(outputdir), left
     finally:
-        for name in left:
-            if name.startswith(prefix):
-                subprocess.run(["ip", "netns", "delete", name], check=False)
+        run.force_clean()
 
 
 def test_nothing_of_the_run_is_left(vpp_run: tuple[Path, Result, list[str]]) -> None:

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for robot_runner
 from robot_runner import ROOT, run_python
 
 NUMBER = r"-?[0-9]+\.[0-9]+"

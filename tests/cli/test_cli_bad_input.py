@@ -12,15 +12,12 @@ once its maximum is known, before the first trial.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 from cli_helpers import SIM, trial_lines, write_trex_topology
 
 from ndrpdr.results.schema import validate_record
-
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for robot_runner
 from robot_runner import run_python
 
 _ERROR = "ndrpdr search: error: "

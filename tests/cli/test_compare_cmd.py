@@ -8,13 +8,11 @@ B ran only the 64 B test, so A's 1518 B test is in A only.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 from cli_helpers import ROOT, run_cli
 
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for robot_runner
 from robot_runner import robot_output
 
 SIM = ROOT / "topologies" / "sim.yaml"

@@ -11,14 +11,12 @@ none run everywhere.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_helpers import ROOT, run_cli
 
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for the shared helpers
 from csit_schema_source import csit_schema_or_skip
 from ndrpdr.results.outputxml import read_outcomes
 from ndrpdr.results.runfiles import read_run

@@ -13,8 +13,6 @@ from cli_helpers import ROOT, run_cli
 from ndrpdr.cli.main import EXIT_BROKEN_PIPE, main
 from ndrpdr.cli.summary_cmd import summary_lines
 from ndrpdr.results.outputxml import TestOutcome, read_outcomes
-
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for robot_runner
 from robot_runner import robot_output
 
 _MIXED = """\

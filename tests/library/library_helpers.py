@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 from robot.api import ExecutionResult
 from robot.result import TestCase
 
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for robot_runner
 from robot_runner import ROOT, robot_output
 
 TOPOLOGIES = ROOT / "topologies"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,8 +12,6 @@ import ndrpdr
 from ndrpdr.errors import NdrPdrError
 from NdrPdrLibrary import KeywordError, NdrPdrLibrary, __version__
 from NdrPdrLibrary.argtypes import CONVERTERS, Duration, FrameSize, Rate, TrafficProfile
-
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for robot_runner
 from robot_runner import LIBRARY_KEYWORDS, run_python
 
 KEYWORDS = set(LIBRARY_KEYWORDS)

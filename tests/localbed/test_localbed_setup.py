@@ -8,7 +8,7 @@ import secrets
 import signal
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -262,6 +262,19 @@ def test_setup_failure_half_way_leaves_nothing(
     assert not testbed.state_file.exists()
 
 
+@pytest.fixture
+def python_sigint() -> Iterator[None]:
+    """Python's own SIGINT handler during the test, whatever the runner inherited.
+
+    A runner started in the background by a shell script inherits SIGINT
+    ignored, and Python keeps it so: Ctrl-C would then raise nothing.
+    """
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("python_sigint")
 def test_ctrl_c_during_teardown_is_held_until_it_is_done(
     make_testbed: MakeTestbed, monkeypatch: pytest.MonkeyPatch
 ) -> None:

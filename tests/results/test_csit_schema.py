@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import copy
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from record_helpers import SIM, sim_mrr_record, sim_record, sim_search
 
+import csit_schema_source
+from csit_schema_source import csit_schema_or_skip, find_csit_schema
 from ndrpdr.results.csitmodel import CSIT_MODEL_VERSION, RobotTest, csit_test_case
 from ndrpdr.results.csitschema import (
     CSIT_SCHEMA_PATH,
@@ -28,10 +29,6 @@ from ndrpdr.results.csitschema import (
     load_csit_schema,
 )
 from ndrpdr.testbed.loader import load_topology
-
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for csit_schema_source
-import csit_schema_source
-from csit_schema_source import csit_schema_or_skip, find_csit_schema
 
 NDRPDR = "64B-1c-ethip4-ip4base-ndrpdr"
 MRR = "64B-1c-ethip4-ip4base-mrr"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -10,8 +9,6 @@ from robot.api import ExecutionResult
 
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.results.outputxml import OutputXmlError, TestOutcome, read_outcomes
-
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for robot_runner
 from robot_runner import ROOT, robot_output
 
 SUITES = ROOT / "suites"
@@ -139,10 +136,6 @@ def test_tiny_suite_agrees_with_robot(tiny_output: Path) -> None:
     assert failed.metadata == {}
     assert failed.tags == ("broken",)
     assert skipped.message == "not on this testbed"
-
-
-def test_outcome_is_not_collected_by_pytest() -> None:
-    assert TestOutcome.__test__ is False
 
 
 def test_missing_file(tmp_path: Path) -> None:

@@ -9,13 +9,13 @@ without touching a node.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
 from robot.api import ExecutionResult
 
+import robot_runner
 from ndrpdr.access.base import BackgroundProcess, CommandResult
 from ndrpdr.dut.base import DutError
 from ndrpdr.dut.l3fwd import L3fwdDriver
@@ -23,9 +23,6 @@ from ndrpdr.dut.registry import make_dut_driver
 from ndrpdr.dut.testpmd import TestpmdDriver
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import SshAccess, Topology
-
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # tests/, for robot_runner
-import robot_runner
 
 ROOT = robot_runner.ROOT
 TOPOLOGIES = ROOT / "topologies"

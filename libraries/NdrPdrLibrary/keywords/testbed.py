@@ -27,8 +27,6 @@ def csit_tags(topology: Topology, path: TrafficPath) -> list[str]:
 class TestbedKeywords(Component):
     """Set Up Testbed, Tear Down Testbed, Set SSH Password."""
 
-    __test__ = False  # not a pytest test class despite the name
-
     @keyword("Set Up Testbed", tags=("testbed",))
     def set_up_testbed(self, topology: str | None = None) -> None:
         """Read the topology file and set the testbed up: node access, DUT drivers, namespaces.

@@ -41,7 +41,6 @@ DESCRIPTORS = 4096
 class TestpmdOptions(DpdkAppOptions):
     """The testpmd driver's options (the DPDK ones, and these)."""
 
-    __test__ = False  # not a pytest test class despite the name
     forward_mode: Literal["io", "mac"] | None = option(
         None, "testpmd's forwarding mode (default: mac for ip4base, io for l2xc)"
     )
@@ -51,7 +50,6 @@ class TestpmdOptions(DpdkAppOptions):
 class TestpmdDriver(LabDpdkAppDriver):
     """``dpdk-testpmd`` on the DUT node, one forwarding lcore, pinned to ``options.cpu``."""
 
-    __test__ = False  # not a pytest test class despite the name
     driver_name = "testpmd"
     default_binary = "dpdk-testpmd"
     ready_pattern = re.compile(r"packet forwarding - ports=\d+")

@@ -44,8 +44,6 @@ GATED = frozenset({"NDR lower", "PDR lower", "MRR mean"})
 class TestKey:
     """What matches a test of run A with one of run B."""
 
-    __test__ = False  # not a pytest test class despite the name
-
     name: str
     frame_size: str
     profile: str

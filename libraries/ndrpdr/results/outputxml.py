@@ -26,8 +26,6 @@ class OutputXmlError(NdrPdrError):
 class TestOutcome:
     """One test of a run as output.xml tells it."""
 
-    __test__ = False  # not a pytest test class despite the name
-
     suite: str
     name: str
     status: str

@@ -108,8 +108,6 @@ class Series:
 class TestTrend:
     """One test on one testbed over runs."""
 
-    __test__ = False  # not a pytest test class despite the name
-
     key: TestKey
     testbed: str
     kind: str

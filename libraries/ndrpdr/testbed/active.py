@@ -54,8 +54,6 @@ _log = logging.getLogger(__name__)
 class TestbedError(NdrPdrError):
     """The testbed could not be set up or used (names the node and step)."""
 
-    __test__ = False  # not a pytest test class despite the name
-
 
 def uses_local_testbed(topology: Topology) -> bool:
     """True when some node lives in a network namespace of this machine made for the run."""
@@ -92,8 +90,6 @@ def check_path_drivers(topology: Topology, path: TrafficPath) -> None:
 
 class ActiveTestbed:
     """Set up with ``setup()`` or ``with``; then configure DUTs and get a TG per traffic."""
-
-    __test__ = False  # not a pytest test class despite the name
 
     def __init__(
         self,
