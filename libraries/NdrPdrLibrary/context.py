@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ndrpdr.cli.progress import ProgressOption
+from ndrpdr.console.progress import ProgressOption
 from ndrpdr.localbed.beforerun import remove_leftovers_before_run
 from ndrpdr.searchlimits import Given
 from ndrpdr.testbed.active import ActiveTestbed, TestbedError
