@@ -30,6 +30,7 @@ import pytest
 from dutbed import pid_alive
 
 from ndrpdr.access.ssh import SshTransport
+from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.dut.dpdk_common import DpdkAppDriver
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.localbed.naming import namespace_name, new_run_id
@@ -37,7 +38,6 @@ from ndrpdr.localbed.procs import NETNS_RUN_DIR
 from ndrpdr.profiles import get_profile
 from ndrpdr.results.irregular import IrregularPolicy
 from ndrpdr.searchrun import SearchRun, run_search
-from ndrpdr.testbed.active import ActiveTestbed
 from ndrpdr.testbed.loader import load_topology
 
 SSHD = "/usr/sbin/sshd"

@@ -19,11 +19,11 @@ from dutbed import REQUIRED_TOOLS, pid_alive
 from ssh_dut_helpers import SSH_TOPOLOGY, NamespacedSshd, serve_sshd
 
 from ndrpdr.access.ssh import SshTransport
+from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.dut.base import DutError
 from ndrpdr.dut.health import REMOTE_HEALTH_INTERVAL_S
 from ndrpdr.dut.testpmd import TestpmdDriver
 from ndrpdr.localbed.naming import namespace_name, new_run_id
-from ndrpdr.testbed.active import ActiveTestbed
 from ndrpdr.testbed.loader import load_topology
 
 TOOLS = (*REQUIRED_TOOLS, "dpdk-testpmd", "ssh-keygen", "unshare")

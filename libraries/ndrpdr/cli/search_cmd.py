@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ndrpdr.activebed.testbed import ActiveTestbed, forwarding_mode
 from ndrpdr.cli.options import add_console_option, add_traffic_options, traffic_from
 from ndrpdr.cli.searchargs import given, search_settings, usage_error
 from ndrpdr.console.lines import bounds_lines, print_to
@@ -29,7 +30,6 @@ from ndrpdr.searchlimits import (
     check_load_range,
 )
 from ndrpdr.searchrun import run_search
-from ndrpdr.testbed.active import ActiveTestbed, forwarding_mode
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

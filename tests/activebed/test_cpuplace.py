@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from ndrpdr.localbed.cpuclaim import CpuClaims, CpuHolder
-from ndrpdr.testbed.cpuplace import (
+from ndrpdr.activebed.cpuplace import (
     CpuPlacement,
     choose_cpu,
     cpu_option_default,
@@ -23,6 +22,7 @@ from ndrpdr.testbed.cpuplace import (
     placed_nodes,
     with_joined,
 )
+from ndrpdr.localbed.cpuclaim import CpuClaims, CpuHolder
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 

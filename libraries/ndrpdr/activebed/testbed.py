@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.access.factory import open_access
+from ndrpdr.activebed.cpuplace import CpuPlacement, place_cpus, placed_nodes, with_joined
 from ndrpdr.drivers import describe
 from ndrpdr.dut.base import DutDriver, ForwardingMode
 from ndrpdr.dut.health import health_interval_s
@@ -40,7 +41,6 @@ from ndrpdr.localbed import LocalTestbed
 from ndrpdr.localbed.cpuclaim import CpuClaims
 from ndrpdr.localbed.naming import new_run_id
 from ndrpdr.profiles import FrameSize, Profile
-from ndrpdr.testbed.cpuplace import CpuPlacement, place_cpus, placed_nodes, with_joined
 from ndrpdr.testbed.model import LabboxAccess, NetnsAccess, Topology
 from ndrpdr.testbed.path import TrafficPath, compute_path
 from ndrpdr.trafficgen.base import TgSession, TrafficContext, TrafficGenerator
@@ -127,7 +127,7 @@ class ActiveTestbed:
         self.telemetry: dict[str, dict[str, str]] = {}
         #: What health checks of the TG session had to say (a restarted server...).
         self.health_notes: list[str] = []
-        #: Where the nodes on this machine run (see ``ndrpdr.testbed.cpuplace``), by node key.
+        #: Where the nodes on this machine run (see ``ndrpdr.activebed.cpuplace``), by node key.
         self.cpu_placements: dict[str, CpuPlacement] = {}
         self._claims: CpuClaims | None = None
         self._health_checked: dict[str, float] = {}  # node key: monotonic time of the last check
