@@ -57,7 +57,6 @@ def test_which_nodes_are_placed() -> None:
     assert placed_nodes(labbox, ["TG", "DUT1"]) == ["DUT1"]  # TRex has no cpu option
     lab = load_topology(TOPOLOGIES / "2n-trex-testpmd.yaml.example")
     assert placed_nodes(lab, ["TG", "DUT1"]) == []  # SSH lab hosts: other machines
-    assert placed_nodes(lab, ["TG", "DUT1"], hosted=["DUT1"]) == ["DUT1"]  # ports hosted here
     sim = load_topology(TOPOLOGIES / "sim.yaml")
     assert placed_nodes(sim, ["TG", "DUT1"]) == []
 

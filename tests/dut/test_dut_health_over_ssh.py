@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from dutbed import REQUIRED_TOOLS, pid_alive
-from ssh_dut_helpers import SSH_TOPOLOGY, NamespacedSshd, serve_sshd
+from ssh_dut_helpers import DUT_NAMESPACE, SSH_TOPOLOGY, NamespacedSshd, serve_sshd
 
 from ndrpdr.access.ssh import SshTransport
 from ndrpdr.activebed.testbed import ActiveTestbed
@@ -49,9 +49,9 @@ def test_stopped_then_killed_testpmd_over_ssh(
         )
     )
     run_id = new_run_id()
-    testbed = ActiveTestbed(load_topology(path), run_id=run_id, host_namespaces={"DUT1": "dut"})
+    testbed = ActiveTestbed(load_topology(path), run_id=run_id)
     with testbed:
-        sshd.netns = namespace_name(run_id, "dut")
+        sshd.netns = namespace_name(run_id, DUT_NAMESPACE)
         assert isinstance(testbed.access("DUT1"), SshTransport)
         testbed.configure_duts("ip4base")
         dut = testbed.duts["DUT1"]
