@@ -52,6 +52,7 @@ from robot.run import run as robot_run  # type: ignore[import-untyped]  # only r
 from benchmarks.report import Verdicts
 from benchmarks.scoring import median
 from benchmarks.targets import LIBRARY_OVERHEAD_PER_TRIAL_S
+from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import FrameSize, get_profile
 from ndrpdr.results.record import write_record
@@ -59,7 +60,6 @@ from ndrpdr.results.summary import search_message, search_metadata
 from ndrpdr.results.traceplot import trace_svg
 from ndrpdr.results.trialtable import trials_html
 from ndrpdr.searchrun import run_search
-from ndrpdr.testbed.active import ActiveTestbed
 from ndrpdr.testbed.loader import load_topology
 from NdrPdrLibrary.publish import MAX_LOGGED_TRIALS
 

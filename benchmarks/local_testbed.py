@@ -26,9 +26,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.localbed import LocalTestbed
 from ndrpdr.profiles import get_profile
-from ndrpdr.testbed.active import ActiveTestbed
 from ndrpdr.testbed.loader import load_topology
 
 RATES_PPS = (10_000, 50_000, 100_000, 200_000, 400_000, 600_000, 800_000)

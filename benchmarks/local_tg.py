@@ -85,13 +85,13 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.dut.dpdk_common import AF_PACKET_FRAMECNT, sink_ruleset
 from ndrpdr.localbed import read_counters
 from ndrpdr.profiles import get_profile
 from ndrpdr.results.record import trial_entry
 from ndrpdr.results.tglimit import TG_LIMIT_TOLERANCE, offered_rate_pps
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.testbed.active import ActiveTestbed
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.base import TrafficGenerator
 

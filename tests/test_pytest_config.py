@@ -15,7 +15,7 @@ from ndrpdr.dut.testpmd import TestpmdDriver, TestpmdOptions
 from ndrpdr.results.compare import TestKey
 from ndrpdr.results.outputxml import TestOutcome
 from ndrpdr.results.trendseries import TestTrend
-from ndrpdr.testbed.active import ActiveTestbed, TestbedError
+from ndrpdr.activebed.testbed import ActiveTestbed, TestbedError
 
 
 def test_alone() -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.dut.base import DutError
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import get_profile
@@ -22,7 +23,6 @@ from ndrpdr.results.schema import validate_record
 from ndrpdr.search import TrialResult
 from ndrpdr.searchrun import SearchRun, run_search
 from ndrpdr.searchwatch import lost_every_frame
-from ndrpdr.testbed.active import ActiveTestbed
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator

@@ -7,7 +7,7 @@ from typing import Any
 from robotlibcore import DynamicCore
 
 import ndrpdr
-from ndrpdr.cli.progress import parse_progress_option
+from ndrpdr.console.progress import parse_progress_option
 from ndrpdr.errors import NdrPdrError
 from NdrPdrLibrary.argtypes import CONVERTERS
 from NdrPdrLibrary.context import DEFAULT_TOPOLOGY, LibraryContext

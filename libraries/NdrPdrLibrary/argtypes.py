@@ -11,8 +11,9 @@ import enum
 
 from ndrpdr.profiles import FrameSize as FrameSizeValue
 from ndrpdr.profiles import frame_size_label, parse_frame_size
+from ndrpdr.rates import parse_rate
 from ndrpdr.results.irregular import IrregularPolicy
-from ndrpdr.units import parse_duration, parse_rate
+from ndrpdr.units import parse_duration
 
 #: Stand-ins used only to check the syntax of a rate at conversion time.
 _CHECK_MAX_PPS = 1.0e6

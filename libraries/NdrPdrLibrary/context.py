@@ -13,10 +13,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ndrpdr.cli.progress import ProgressOption
+from ndrpdr.activebed.testbed import ActiveTestbed, TestbedError
+from ndrpdr.console.progress import ProgressOption
 from ndrpdr.localbed.beforerun import remove_leftovers_before_run
 from ndrpdr.searchlimits import Given
-from ndrpdr.testbed.active import ActiveTestbed, TestbedError
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import SshAccess, Topology
 from NdrPdrLibrary import robotout

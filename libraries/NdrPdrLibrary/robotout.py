@@ -20,7 +20,7 @@ from robot.output.console import (  # type: ignore[import-untyped]
     QuietConsole,
 )
 
-from ndrpdr.cli.progress import ConsoleKind
+from ndrpdr.console.progress import ConsoleKind
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 

@@ -8,7 +8,7 @@
   record is written);
 * revision: ``$NDRPDR_SUITES_REVISION``, else ``git rev-parse HEAD`` of the
   suite's directory when it is a git checkout, else None;
-* versions: the nodes' software (``ndrpdr.testbed.versions``), asked once
+* versions: the nodes' software (``ndrpdr.activebed.versions``), asked once
   per testbed set-up.
 
 Nothing here fails a test: a bad ``$NDRPDR_RUN_STARTED`` is warned about
@@ -25,6 +25,8 @@ import weakref
 from collections.abc import Mapping
 from typing import Any
 
+from ndrpdr.activebed.testbed import ActiveTestbed
+from ndrpdr.activebed.versions import node_versions
 from ndrpdr.results.runsection import (
     REVISION_ENV,
     RUN_ID_ENV,
@@ -35,8 +37,6 @@ from ndrpdr.results.runsection import (
     run_section,
     with_run,
 )
-from ndrpdr.testbed.active import ActiveTestbed
-from ndrpdr.testbed.versions import node_versions
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.context import LibraryContext
 

@@ -28,9 +28,10 @@ from collections.abc import Mapping
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO, loss_ratio_goals, parse_loss_ratios
 from ndrpdr.profiles.framesize import FrameSize
+from ndrpdr.rates import parse_rate
 from ndrpdr.search.errors import SearchInputError
 from ndrpdr.search.goal import Goal
-from ndrpdr.units import UnitError, format_rate, parse_duration, parse_rate
+from ndrpdr.units import UnitError, format_rate, parse_duration
 
 #: A full-length trial is at most this long [s] (RFC 2544 asks for 60 s).
 FINAL_TRIAL_DURATION_MAX_S = 600.0

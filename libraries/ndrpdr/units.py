@@ -4,18 +4,18 @@ Units are case-insensitive and may be separated from the number by spaces,
 so "10Mpps", "10 mpps" and "10 MPPS" are the same; SI prefixes are decimal
 (k = 10^3, M = 10^6, G = 10^9, T = 10^12). Rates are in frames per second
 [pps], bit rates in bits per second [bit/s] and durations in seconds [s].
-Bit rates count 20 B of L1 overhead per frame (preamble and inter-frame gap),
-as line rates do: 10 Gbps of 64 B frames is 14.88 Mpps.
+A bit rate given where a frame rate is wanted is converted by the caller's
+function, which knows the frame size (``ndrpdr.rates.parse_rate``): this
+module knows nothing of frames.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 
 from ndrpdr.errors import NdrPdrError
-from ndrpdr.profiles.framesize import FrameSize
-from ndrpdr.profiles.maxload import max_load_pps
 
 
 class UnitError(NdrPdrError, ValueError):
@@ -78,16 +78,17 @@ def _positive(what: str, text: str, value: float, accepted: str) -> float:
     return value
 
 
-def parse_rate(
+def parse_frame_rate(
     text: str | float,
     *,
     max_rate_pps: float | None = None,
-    frame_size: FrameSize | None = None,
+    pps_of_bps: Callable[[float], float] | None = None,
 ) -> float:
     """A frame rate [frames/s] from a number (pps) or a text such as "10Mpps".
 
-    Bit rates ("10Gbps") are converted with ``frame_size``: pps = bit/s /
-    ((average frame size + 20 B) * 8). Percentages ("50%", at most 100 %)
+    Bit rates ("10Gbps") are converted by ``pps_of_bps`` (frames/s of a bit
+    rate [bit/s], for the frame size it was made for); without it a bit rate
+    is refused as needing a frame size. Percentages ("50%", at most 100 %)
     are of ``max_rate_pps`` [frames/s]. Raises UnitError (naming ``text``)
     when the text is not understood, the needed argument is missing, or the
     rate is not finite and > 0.
@@ -98,10 +99,10 @@ def parse_rate(
     if unit in _PPS_UNITS:
         value = number * _PPS_UNITS[unit]
     elif unit in _BPS_UNITS:
-        if frame_size is None:
+        if pps_of_bps is None:
             raise UnitError(f"rate {text!r} is a bit rate: a frame size is needed to convert it")
         bps = _positive("rate", text, number * _BPS_UNITS[unit], _RATE_ACCEPTED)
-        value = max_load_pps(bps, frame_size)
+        value = pps_of_bps(bps)
     elif unit == "%":
         if max_rate_pps is None:
             raise UnitError(f"rate {text!r} is a percentage: the maximum rate is needed")

@@ -293,8 +293,8 @@ def test_three_node_with_testpmd_then_linux_over_ssh(
     towards it, or the TG's), so the kernel of DUT2 routes what testpmd
     forwards: a low-rate trial through both loses nothing.
     """
+    from ndrpdr.activebed.testbed import ActiveTestbed
     from ndrpdr.profiles import get_profile
-    from ndrpdr.testbed.active import ActiveTestbed
     from ndrpdr.testbed.loader import load_topology
 
     linux = "    driver: linux\n    access: {kind: labbox}\n    options:\n      cpu: 1\n"

@@ -254,7 +254,7 @@ def test_trex_tg_without_pci_addresses_is_a_clear_error(
 
 
 def test_trial_line_shows_the_first_warning_and_counts_the_rest() -> None:
-    from ndrpdr.cli.console import trial_line
+    from ndrpdr.console.lines import trial_line
     from ndrpdr.search import TrialResult
 
     trial = TrialResult(

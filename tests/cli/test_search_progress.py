@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from cli_helpers import SIM, trial_lines
 
-from ndrpdr.cli.console import goal_bounds_text, progress_line
-from ndrpdr.cli.estimate import estimate_goals, estimate_line, halvings_left, seconds_per_load
 from ndrpdr.cli.main import main
-from ndrpdr.cli.progress import ConsoleKind, ProgressPrinter, parse_progress_option
+from ndrpdr.console.estimate import estimate_goals, estimate_line, halvings_left, seconds_per_load
+from ndrpdr.console.lines import goal_bounds_text, progress_line
+from ndrpdr.console.progress import ConsoleKind, ProgressPrinter, parse_progress_option
 from ndrpdr.search import Goal, GoalProgress, SearchProgress, TrialResult
 from ndrpdr.units import format_percent, format_rate
 

@@ -7,6 +7,11 @@ namespace, /etc/passwd is a copy in which root's login shell is /bin/sh (a
 slow ~/.bashrc would slow every command). Every sshd is tracked by PID and
 stopped by ``stop``.
 
+The DUT node's access is SSH, yet its ports must be veths of the run in
+the namespace this sshd serves: ``serve_sshd`` has every local testbed of
+the test host DUT1 in the logical namespace ``dut`` (``DUT_NAMESPACE``),
+the one thing a topology file cannot say.
+
 Also: helpers to tell which network namespace a process is in and which
 processes are left in one, and ``search_over_ssh``: the NDR/PDR search
 through a DUT app driven over SSH that the testpmd and l3fwd tests share.
@@ -22,25 +27,30 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Generic, TypeVar
 
 import pytest
 from dutbed import pid_alive
 
+import ndrpdr.activebed.testbed
 from ndrpdr.access.ssh import SshTransport
+from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.dut.dpdk_common import DpdkAppDriver
 from ndrpdr.goals import ndr_pdr_goals
+from ndrpdr.localbed import LocalTestbed
 from ndrpdr.localbed.naming import namespace_name, new_run_id
 from ndrpdr.localbed.procs import NETNS_RUN_DIR
 from ndrpdr.profiles import get_profile
 from ndrpdr.results.irregular import IrregularPolicy
 from ndrpdr.searchrun import SearchRun, run_search
-from ndrpdr.testbed.active import ActiveTestbed
 from ndrpdr.testbed.loader import load_topology
+from ndrpdr.testbed.model import Topology
 
 SSHD = "/usr/sbin/sshd"
+#: The logical namespace of DUT1's ports, which the namespaced sshd serves.
+DUT_NAMESPACE = "dut"
 
 
 def keygen(path: Path) -> str:
@@ -185,7 +195,8 @@ def serve_sshd(
     """The body of an ``sshd`` fixture: skip unless root and ``tools`` (and sshd) exist.
 
     Serves connections once the test sets ``netns``; afterwards no sshd it
-    started may run. The state directory goes under ``tmp_path``.
+    started may run. The state directory goes under ``tmp_path``; the
+    test's testbeds host DUT1 in ``DUT_NAMESPACE`` (``host_dut1_locally``).
     """
     if os.geteuid() != 0:
         pytest.skip("needs root (network namespaces, sshd)")
@@ -195,6 +206,7 @@ def serve_sshd(
     if missing:
         pytest.skip(f"not installed: {', '.join(missing)}")
     monkeypatch.setenv("NDRPDR_STATE_DIR", str(tmp_path / "state"))
+    host_dut1_locally(monkeypatch)
     directory = tmp_path / "sshd"
     directory.mkdir()
     server = start_namespaced_sshd(directory)
@@ -205,6 +217,26 @@ def serve_sshd(
         server.stop()
     left = [p.pid for p in server.served if pid_alive(p.pid)]
     assert not left, f"sshd processes left: {left}"
+
+
+def host_dut1_locally(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Have the ActiveTestbed's local testbed build DUT1's ports in ``DUT_NAMESPACE``.
+
+    DUT1 is reached over SSH (the namespaced sshd), so the topology alone
+    would leave its ports to a lab host; the local testbed's own
+    ``host_namespaces`` puts them in a namespace of the run instead.
+    """
+
+    def local_testbed(
+        topology: Topology,
+        run_id: str | None = None,
+        *,
+        host_namespaces: Mapping[str, str] | None = None,
+    ) -> LocalTestbed:
+        hosted = {**(host_namespaces or {}), "DUT1": DUT_NAMESPACE}
+        return LocalTestbed(topology, run_id, host_namespaces=hosted)
+
+    monkeypatch.setattr(ndrpdr.activebed.testbed, "LocalTestbed", local_testbed)
 
 
 def netns_id(path: str | Path) -> tuple[int, int]:
@@ -306,8 +338,8 @@ def search_over_ssh(
     )
     topology = load_topology(path)
     run_id = new_run_id()
-    dut_ns = namespace_name(run_id, "dut")
-    testbed = ActiveTestbed(topology, run_id=run_id, host_namespaces={"DUT1": "dut"})
+    dut_ns = namespace_name(run_id, DUT_NAMESPACE)
+    testbed = ActiveTestbed(topology, run_id=run_id)
     with testbed:
         sshd.netns = dut_ns  # the namespace exists now: serve connections in it
         namespaces = [netns_id(NETNS_RUN_DIR / n) for n in (dut_ns, namespace_name(run_id, "tg"))]

@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 from dutbed import REQUIRED_TOOLS, pid_alive
-from ssh_dut_helpers import SSH_TOPOLOGY, NamespacedSshd, serve_sshd
+from ssh_dut_helpers import DUT_NAMESPACE, SSH_TOPOLOGY, NamespacedSshd, serve_sshd
 
 from ndrpdr.access.ssh import SshTransport
+from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.dut.base import DutError
 from ndrpdr.dut.health import REMOTE_HEALTH_INTERVAL_S
 from ndrpdr.dut.testpmd import TestpmdDriver
 from ndrpdr.localbed.naming import namespace_name, new_run_id
-from ndrpdr.testbed.active import ActiveTestbed
 from ndrpdr.testbed.loader import load_topology
 
 TOOLS = (*REQUIRED_TOOLS, "dpdk-testpmd", "ssh-keygen", "unshare")
@@ -49,9 +49,9 @@ def test_stopped_then_killed_testpmd_over_ssh(
         )
     )
     run_id = new_run_id()
-    testbed = ActiveTestbed(load_topology(path), run_id=run_id, host_namespaces={"DUT1": "dut"})
+    testbed = ActiveTestbed(load_topology(path), run_id=run_id)
     with testbed:
-        sshd.netns = namespace_name(run_id, "dut")
+        sshd.netns = namespace_name(run_id, DUT_NAMESPACE)
         assert isinstance(testbed.access("DUT1"), SshTransport)
         testbed.configure_duts("ip4base")
         dut = testbed.duts["DUT1"]

@@ -9,9 +9,9 @@ paramiko, over TCP, through sshd's authentication and a login shell, and
 runs on the "DUT host" that is the DUT namespace, where testpmd reads the
 veths with AF_PACKET. The TG is the local tcpreplay TG in its namespace.
 
-``ActiveTestbed(..., host_namespaces={"DUT1": "dut"})`` has the local
-testbed build the DUT namespace and its veths although the DUT node's
-access is SSH; the DUT's NodeAccess is the SSH transport (``open_access``).
+The local testbed builds the DUT namespace and its veths although the
+DUT node's access is SSH (``ssh_dut_helpers.host_dut1_locally``); the
+DUT's NodeAccess is the SSH transport (``open_access``).
 In the sshd's private mount namespace, /etc/passwd is a copy in which
 root's login shell is /bin/sh (a slow ~/.bashrc would slow every command).
 

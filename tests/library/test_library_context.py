@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from library_helpers import CSIT, ROOT, SIM
 
+from ndrpdr.activebed.testbed import ActiveTestbed, TestbedError
 from ndrpdr.dut.sim import SimDutDriver
-from ndrpdr.testbed.active import ActiveTestbed, TestbedError
 from ndrpdr.testbed.errors import TopologyError
 from ndrpdr.testbed.model import SshAccess
 from NdrPdrLibrary.context import DEFAULT_TOPOLOGY, LibraryContext, resolve_topology_path

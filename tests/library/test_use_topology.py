@@ -8,7 +8,7 @@ import pytest
 from library_helpers import CSIT, SIM, TOPOLOGIES, run_robot
 from robot.api import ExecutionResult
 
-from ndrpdr.testbed.active import TestbedError
+from ndrpdr.activebed.testbed import TestbedError
 from NdrPdrLibrary.context import LibraryContext
 
 SIM_3N = TOPOLOGIES / "sim-3n.yaml"

@@ -65,7 +65,7 @@ _TESTPMD_RUNNER = textwrap.dedent(
     import json, sys, time
     from pathlib import Path
     from ndrpdr.localbed.procs import namespace_pids
-    from ndrpdr.testbed.active import ActiveTestbed
+    from ndrpdr.activebed.testbed import ActiveTestbed
     from ndrpdr.testbed.loader import load_topology
     testbed = ActiveTestbed(load_topology(Path(sys.argv[1])))
     testbed.setup()

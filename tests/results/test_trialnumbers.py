@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 
 from record_helpers import SIM, sim_search
 
-from ndrpdr.cli.progress import ProgressPrinter
+from ndrpdr.console.progress import ProgressPrinter
 from ndrpdr.results.traceplot import trace_svg
 from ndrpdr.results.trialfacts import trial_number
 from ndrpdr.results.trialtable import trials_html

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import get_profile
 from ndrpdr.search.errors import SearchInputError
 from ndrpdr.searchrun import run_search
-from ndrpdr.testbed.active import ActiveTestbed
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 from ndrpdr.trafficgen.sim.models import ChainModel, GradualLoss, SharpCliff, make_model

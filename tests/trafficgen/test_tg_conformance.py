@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from ndrpdr.activebed.testbed import ActiveTestbed, forwarding_mode
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.profiles import get_profile
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.testbed.active import ActiveTestbed, forwarding_mode
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.base import TrafficGenerator
 

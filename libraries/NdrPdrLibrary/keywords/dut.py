@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import html
 
+from ndrpdr.activebed.testbed import forwarding_mode
 from ndrpdr.profiles import frame_sizes, get_profile
-from ndrpdr.testbed.active import forwarding_mode
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.argtypes import DutMode, FrameSize, TrafficProfile
 from NdrPdrLibrary.keywords.component import Component, keyword

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypedDict
 
-from ndrpdr.cli.progress import ProgressOption, ProgressPrinter
+from ndrpdr.console.progress import ProgressOption, ProgressPrinter
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.goals import (
     NDR_LOSS_RATIO,

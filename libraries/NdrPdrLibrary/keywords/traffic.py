@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime
 from typing import TypedDict
 
-from ndrpdr.cli.console import trial_line
-from ndrpdr.cli.progress import ProgressOption
+from ndrpdr.console.lines import trial_line
+from ndrpdr.console.progress import ProgressOption
 from ndrpdr.results.mrrrecord import build_mrr_record, mrr_message
 from ndrpdr.results.record import trial_entry
 from ndrpdr.results.summary import bounds_line, plain_number

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ndrpdr.cli.console import print_to
+from ndrpdr.console.lines import print_to
 from ndrpdr.localbed.beforerun import can_remove_leftovers, remove_leftovers_before_run
 
 

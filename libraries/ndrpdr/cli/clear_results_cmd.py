@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ndrpdr.cli.console import print_to
+from ndrpdr.console.lines import print_to
 from ndrpdr.results.ownoutputs import clear_earlier_outputs
 from ndrpdr.results.pabotresults import PABOT_RESULTS, clear_pabot_results
 

@@ -14,7 +14,7 @@ import math
 import sys
 from pathlib import Path
 
-from ndrpdr.cli.console import print_to
+from ndrpdr.console.lines import print_to
 from ndrpdr.results.compare import Comparison, TestKey, compare_runs
 from ndrpdr.results.runfiles import RunFilesError, read_run
 

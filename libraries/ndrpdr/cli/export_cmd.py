@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ndrpdr.cli.console import print_to
+from ndrpdr.console.lines import print_to
 from ndrpdr.results.csitmodel import (
     CSIT_MODEL_VERSION,
     RobotTest,

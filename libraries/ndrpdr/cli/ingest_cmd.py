@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ndrpdr.cli.console import print_to
+from ndrpdr.console.lines import print_to
 from ndrpdr.results.runfiles import RunFilesError
 from ndrpdr.store import open_store
 from ndrpdr.store.ingest import ingest_path

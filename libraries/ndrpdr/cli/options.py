@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ndrpdr.cli.progress import ConsoleKind
+from ndrpdr.console.progress import ConsoleKind
 from ndrpdr.profiles import PROFILE_NAMES, FrameSize, Profile, get_profile, parse_frame_size
 from ndrpdr.profiles.errors import ProfileError
 from ndrpdr.searchlimits import BadSettingError

@@ -7,10 +7,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from ndrpdr.cli.console import bounds_lines, print_to
+from ndrpdr.activebed.testbed import ActiveTestbed, forwarding_mode
 from ndrpdr.cli.options import add_console_option, add_traffic_options, traffic_from
-from ndrpdr.cli.progress import ConsoleKind, ProgressPrinter
 from ndrpdr.cli.searchargs import given, search_settings, usage_error
+from ndrpdr.console.lines import bounds_lines, print_to
+from ndrpdr.console.progress import ConsoleKind, ProgressPrinter
 from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO
 from ndrpdr.latencyrun import DEFAULT_LATENCY_DURATION_S
 from ndrpdr.results.caveats import caveat_lines
@@ -29,7 +30,6 @@ from ndrpdr.searchlimits import (
     check_load_range,
 )
 from ndrpdr.searchrun import run_search
-from ndrpdr.testbed.active import ActiveTestbed, forwarding_mode
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ndrpdr.cli.console import print_to
+from ndrpdr.console.lines import print_to
 from ndrpdr.results.outputxml import TestOutcome, read_outcomes
 
 _COLUMNS = (("NDR lower", "NDR_LOWER"), ("PDR lower", "PDR_LOWER"), ("MRR avg", "MRR_AVG"))

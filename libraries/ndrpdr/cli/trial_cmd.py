@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from ndrpdr.activebed.testbed import ActiveTestbed, forwarding_mode
 from ndrpdr.cli.options import add_traffic_options, traffic_from
 from ndrpdr.cli.searchargs import usage_error
 from ndrpdr.searchlimits import (
@@ -13,7 +14,6 @@ from ndrpdr.searchlimits import (
     check_load_range,
     check_trial_settings,
 )
-from ndrpdr.testbed.active import ActiveTestbed, forwarding_mode
 from ndrpdr.units import format_rate
 
 

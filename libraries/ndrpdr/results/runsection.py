@@ -3,7 +3,7 @@
 ``{"id", "started", "test", "suite", "tags", "revision", "versions"}``:
 the run's id and start (ISO 8601), the Robot test, suite and tags, the
 git revision of the suites (None when unknown) and ``node -> version``
-of the software that ran (``ndrpdr.testbed.versions``). The keyword layer
+of the software that ran (``ndrpdr.activebed.versions``). The keyword layer
 fills it; ``ndrpdr.results.history`` reads it.
 
 One run, one id: ``bin/run-suites`` exports ``NDRPDR_RUN_ID`` and

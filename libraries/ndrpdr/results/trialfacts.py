@@ -41,7 +41,7 @@ def trial_number(trial: Mapping[str, Any]) -> int | None:
     """The number people see for a trial: 1 for the search's first, as the console prints it.
 
     The record's ``index`` counts from 0 (its position in ``trials``); the
-    console's progress line (``ndrpdr.cli.console``), the trial table and
+    console's progress line (``ndrpdr.console.lines``), the trial table and
     the plot all show ``index + 1``.
 
     Args:

@@ -34,7 +34,7 @@ from ndrpdr.errors import NdrPdrError
 from ndrpdr.testbed.model import Node
 
 if TYPE_CHECKING:
-    from ndrpdr.testbed.active import ActiveTestbed
+    from ndrpdr.activebed.testbed import ActiveTestbed
 
 _log = logging.getLogger(__name__)
 

@@ -5,10 +5,10 @@ drivers' descriptions (``ndrpdr.drivers``), never by driver name:
 
 * the traffic path (``compute_path``, optionally by NIC model), checked
   against the node counts each driver on it supports;
-* the local network namespaces when nodes live in them (netns access,
-  ``host_namespaces``, and the hosts of a lab in a box, which also get a
-  management veth and an sshd: their nodes are then driven over SSH
-  exactly as lab hosts, ``self.topology`` holding their SSH access);
+* the local network namespaces when nodes live in them (netns access, and
+  the hosts of a lab in a box, which also get a management veth and an
+  sshd: their nodes are then driven over SSH exactly as lab hosts,
+  ``self.topology`` holding their SSH access);
 * node access, a DUT driver per DUT on the path, and the TG's session
   (a TRex server and its connection) when its driver has one: started at
   set-up, health-checked before each test's traffic, shared by every test;
@@ -24,12 +24,13 @@ import dataclasses
 import functools
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from types import TracebackType
 from typing import TYPE_CHECKING
 
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.access.factory import open_access
+from ndrpdr.activebed.cpuplace import CpuPlacement, place_cpus, placed_nodes, with_joined
 from ndrpdr.drivers import describe
 from ndrpdr.dut.base import DutDriver, ForwardingMode
 from ndrpdr.dut.health import health_interval_s
@@ -40,7 +41,6 @@ from ndrpdr.localbed import LocalTestbed
 from ndrpdr.localbed.cpuclaim import CpuClaims
 from ndrpdr.localbed.naming import new_run_id
 from ndrpdr.profiles import FrameSize, Profile
-from ndrpdr.testbed.cpuplace import CpuPlacement, place_cpus, placed_nodes, with_joined
 from ndrpdr.testbed.model import LabboxAccess, NetnsAccess, Topology
 from ndrpdr.testbed.path import TrafficPath, compute_path
 from ndrpdr.trafficgen.base import TgSession, TrafficContext, TrafficGenerator
@@ -96,22 +96,17 @@ class ActiveTestbed:
         topology: Topology,
         *,
         run_id: str | None = None,
-        host_namespaces: Mapping[str, str] | None = None,
         nic: str | None = None,
     ) -> None:
         """Remember ``topology``; ``run_id`` names the local namespaces (default: fresh).
 
-        ``host_namespaces``: {node key: logical namespace} for nodes with SSH
-        access whose ports the local testbed builds in that namespace (an
-        sshd of the caller's serves them); ``nic``: the NIC model the
-        traffic path's DUT ports must have (default: the first that gives a
-        whole path).
+        ``nic``: the NIC model the traffic path's DUT ports must have
+        (default: the first that gives a whole path).
         """
         self.topology = topology
         self.source_topology = topology
         self.nic = nic
         self._run_id = run_id
-        self._host_namespaces = dict(host_namespaces or {})
         self._path: TrafficPath | None = None
         self._localbed: LocalTestbed | None = None
         self._hosts: LabboxHosts | None = None
@@ -123,7 +118,7 @@ class ActiveTestbed:
         self.telemetry: dict[str, dict[str, str]] = {}
         #: What health checks of the TG session had to say (a restarted server...).
         self.health_notes: list[str] = []
-        #: Where the nodes on this machine run (see ``ndrpdr.testbed.cpuplace``), by node key.
+        #: Where the nodes on this machine run (see ``ndrpdr.activebed.cpuplace``), by node key.
         self.cpu_placements: dict[str, CpuPlacement] = {}
         self._claims: CpuClaims | None = None
         self._health_checked: dict[str, float] = {}  # node key: monotonic time of the last check
@@ -154,8 +149,7 @@ class ActiveTestbed:
         """Claim CPUs for the TG and DUTs on this machine (warns when one is shared)."""
         assert self._path is not None
         self.cpu_placements = {}
-        hosted = [*self._host_namespaces, *labbox_namespaces(self.topology)]
-        keys = placed_nodes(self.topology, (self.topology.tg.key, *self._path.duts), hosted)
+        keys = placed_nodes(self.topology, (self.topology.tg.key, *self._path.duts))
         if not keys:
             return
         self._claims = CpuClaims(self._run_id or new_run_id())
@@ -165,12 +159,11 @@ class ActiveTestbed:
                 _log.warning("%s: %s", key, placement.text)
 
     def _build_local(self) -> None:
-        hosts = labbox_namespaces(self.topology)
-        hosted = {**self._host_namespaces, **hosts}
-        if not (uses_local_testbed(self.topology) or hosted):
+        if not uses_local_testbed(self.topology):
             return
+        hosts = labbox_namespaces(self.topology)
         run_id = self._claims.run_id if self._claims is not None else self._run_id
-        self._localbed = LocalTestbed(self.topology, run_id=run_id, host_namespaces=hosted)
+        self._localbed = LocalTestbed(self.topology, run_id=run_id, host_namespaces=hosts)
         self._localbed.setup()
         if hosts:
             from ndrpdr.labbox import LabboxHosts  # noqa: PLC0415 - only a lab in a box needs it

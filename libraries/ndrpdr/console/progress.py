@@ -11,8 +11,8 @@ import dataclasses
 import enum
 from collections.abc import Callable
 
-from ndrpdr.cli.console import progress_line
-from ndrpdr.cli.estimate import estimate_line
+from ndrpdr.console.estimate import estimate_line
+from ndrpdr.console.lines import progress_line
 from ndrpdr.goals import PDR_LOSS_RATIO
 from ndrpdr.search.progress import SearchProgress
 
@@ -53,7 +53,7 @@ def parse_progress_option(value: str) -> ProgressOption:
 @dataclasses.dataclass
 class ProgressPrinter:
     """Called with every SearchProgress: the trial's line with the bounds so far, and
-    every ``every`` trials an estimate of what is left (``ndrpdr.cli.estimate``)."""
+    every ``every`` trials an estimate of what is left (``ndrpdr.console.estimate``)."""
 
     write: Callable[[str], None]
     pdr_loss_ratio: float = PDR_LOSS_RATIO

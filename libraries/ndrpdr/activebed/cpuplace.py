@@ -1,11 +1,11 @@
 """Which CPU each node of a run on this machine uses, so concurrent runs do not collide.
 
-Nodes placed: those on this machine (access local, netns, labbox, or an
-SSH node whose ports a namespace of the run hosts) whose driver has a
-``cpu`` option (the local TG, the linux, testpmd, l3fwd and ovs DUTs);
-lab hosts reached over SSH are other machines and left alone. The TG is
-placed first, then the DUTs in path order, all in one look at the claims
-(``ndrpdr.localbed.cpuclaim``), so no other run claims in between.
+Nodes placed: those on this machine (access local, netns or labbox) whose
+driver has a ``cpu`` option (the local TG, the linux, testpmd, l3fwd and
+ovs DUTs); lab hosts reached over SSH are other machines and left alone.
+The TG is placed first, then the DUTs in path order, all in one look at
+the claims (``ndrpdr.localbed.cpuclaim``), so no other run claims in
+between.
 
 * A node whose ``cpu`` option the topology sets keeps it (modulo the CPU
   count, as the drivers take it); it is still claimed, and whom it shares
@@ -101,9 +101,9 @@ def cpu_option_default(node: Node) -> int | None:
     return None
 
 
-def on_this_machine(node: Node, hosted: Sequence[str] = ()) -> bool:
-    """True for a node of this machine: local, netns or labbox access, or hosted here."""
-    return isinstance(node.access, LocalAccess | NetnsAccess | LabboxAccess) or node.key in hosted
+def on_this_machine(node: Node) -> bool:
+    """True for a node of this machine: local, netns or labbox access."""
+    return isinstance(node.access, LocalAccess | NetnsAccess | LabboxAccess)
 
 
 def choose_cpu(default: int, allowed: Sequence[int], load: Mapping[int, int]) -> int:
@@ -115,12 +115,12 @@ def choose_cpu(default: int, allowed: Sequence[int], load: Mapping[int, int]) ->
     return min(order, key=lambda cpu: load.get(cpu, 0))
 
 
-def placed_nodes(topology: Topology, keys: Sequence[str], hosted: Sequence[str] = ()) -> list[str]:
+def placed_nodes(topology: Topology, keys: Sequence[str]) -> list[str]:
     """Those of ``keys`` to place: on this machine, with a driver that has a ``cpu`` option."""
     return [
         key
         for key in keys
-        if on_this_machine(topology.nodes[key], hosted)
+        if on_this_machine(topology.nodes[key])
         and cpu_option_default(topology.nodes[key]) is not None
     ]
 

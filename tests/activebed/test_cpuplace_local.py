@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.localbed.plan import cpu_mask
-from ndrpdr.testbed.active import ActiveTestbed
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 

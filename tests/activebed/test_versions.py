@@ -16,10 +16,10 @@ import pytest
 
 import ndrpdr
 from ndrpdr.access.local import LocalTransport
-from ndrpdr.testbed.active import ActiveTestbed
+from ndrpdr.activebed.testbed import ActiveTestbed
+from ndrpdr.activebed.versions import node_version, node_versions
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import LocalAccess, Node
-from ndrpdr.testbed.versions import node_version, node_versions
 
 SIM = Path(__file__).resolve().parents[2] / "topologies" / "sim.yaml"
 

@@ -17,15 +17,15 @@ from pathlib import Path
 import pytest
 
 from busy_kernel import assert_forwarded, assert_offered, tg_port_counts
-from ndrpdr.dut.base import DutError
-from ndrpdr.dut.sim import SimDutDriver
-from ndrpdr.profiles import get_profile
-from ndrpdr.testbed.active import (
+from ndrpdr.activebed.testbed import (
     ActiveTestbed,
     TestbedError,
     forwarding_mode,
     uses_local_testbed,
 )
+from ndrpdr.dut.base import DutError
+from ndrpdr.dut.sim import SimDutDriver
+from ndrpdr.profiles import get_profile
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import LocalAccess, Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
