@@ -63,8 +63,6 @@ CAP_S = 4.0
 class TestPlan:
     """One test of every nightly run."""
 
-    __test__ = False  # not a pytest test class despite the name
-
     name: str
     profile: str
     frame_size: int

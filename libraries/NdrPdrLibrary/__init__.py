@@ -9,7 +9,6 @@ from robotlibcore import DynamicCore
 import ndrpdr
 from ndrpdr.console.progress import parse_progress_option
 from ndrpdr.errors import NdrPdrError
-from NdrPdrLibrary.argtypes import CONVERTERS
 from NdrPdrLibrary.context import DEFAULT_TOPOLOGY, LibraryContext
 from NdrPdrLibrary.keywords.dut import DutKeywords
 from NdrPdrLibrary.keywords.results import ResultsKeywords
@@ -17,6 +16,7 @@ from NdrPdrLibrary.keywords.search import SearchKeywords
 from NdrPdrLibrary.keywords.settings import SettingsKeywords
 from NdrPdrLibrary.keywords.testbed import TestbedKeywords
 from NdrPdrLibrary.keywords.traffic import TrafficKeywords
+from NdrPdrLibrary.robotview import CONVERTERS, real_value, robot_arguments, robot_types
 
 __version__ = ndrpdr.__version__
 
@@ -152,10 +152,20 @@ class NdrPdrLibrary(DynamicCore):  # type: ignore[misc]
             ],
         )
 
+    def get_keyword_arguments(self, name: str) -> list[Any]:
+        """The keyword's arguments, enum defaults as users type them (``robotview``)."""
+        return robot_arguments(DynamicCore.get_keyword_arguments(self, name))
+
+    def get_keyword_types(self, name: str) -> dict[str, Any] | None:
+        """The keyword's argument types as Robot is shown them (``robotview``)."""
+        return robot_types(DynamicCore.get_keyword_types(self, name))
+
     def run_keyword(
         self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None
     ) -> Any:
         """Run a keyword; a known failure (NdrPdrError) shows as its plain message."""
+        args = tuple(real_value(arg) for arg in args)
+        kwargs = {key: real_value(value) for key, value in (kwargs or {}).items()}
         try:
             return DynamicCore.run_keyword(self, name, args, kwargs)
         except NdrPdrError as exc:

@@ -1,8 +1,9 @@
 """Keyword argument types that Robot Framework converts from text.
 
-Each type has a ``from_text`` converter registered in the library's
-``ROBOT_LIBRARY_CONVERTERS``; its docstring is what Libdoc shows users.
-A conversion error names the value and says what is accepted.
+Each type has a converter in ``CONVERTERS`` (registered, as Robot sees
+the types, by ``NdrPdrLibrary.robotview``); the type's docstring is what
+Libdoc shows users. A conversion error names the value and says what is
+accepted.
 """
 
 from __future__ import annotations
@@ -23,10 +24,18 @@ _CHECK_FRAME_SIZE = 64
 class Rate:
     """A frame rate, aggregate over the traffic's directions.
 
-    Accepted forms: frames per second (``250000``, ``250kpps``, ``10Mpps``),
-    a bit rate on the wire including 20 B of L1 overhead per frame
-    (``10Gbps``, ``400Mbps``; converted with the test's frame size), or a
-    share of the traffic generator's maximum (``50%``, at most ``100%``).
+    | =Unit= | =Meaning= | =Examples= |
+    | none | frames per second | ``250000``, ``1.5e6`` |
+    | ``pps``, ``kpps``, ``Mpps``, ``Gpps`` | frames per second | ``250kpps``, ``10Mpps`` |
+    | ``bps`` .. ``Tbps`` | bits per second on the wire | ``10Gbps``, ``400Mbps`` |
+    | ``%`` | of the TG's maximum, above 0, at most 100 | ``50%``, ``100%`` |
+
+    Units are case-insensitive and may follow a space (``10 mpps``); the
+    prefixes are decimal (k = 10^3, M = 10^6, G = 10^9). A bit rate counts
+    20 B of L1 overhead per frame and is converted with the test's frame
+    size: ``10Gbps`` of 64 B frames is 14.88 Mpps. A rate must be more
+    than 0. Where a keyword's default is ``None``, ``NONE`` (or an empty
+    value) leaves the rate to the keyword.
     """
 
     def __init__(self, text: str) -> None:
@@ -36,7 +45,7 @@ class Rate:
 
     @classmethod
     def from_text(cls, text: str | int | float) -> Rate:
-        """Converter for Robot Framework."""
+        # No docstring: Libdoc would show it in place of the class's.
         return cls(str(text))
 
     def resolve(self, max_rate_pps: float, frame_size: FrameSizeValue) -> float:
@@ -57,11 +66,22 @@ class Rate:
 
 
 class Duration(float):
-    """A time span in seconds: ``30``, ``0.5``, ``30s``, ``1 min``, ``1m 30s``, ``250ms``."""
+    """A time span in seconds, more than 0.
+
+    | =Form= | =Examples= |
+    | a plain number of seconds | ``30``, ``0.5`` |
+    | a number with a unit | ``30s``, ``250ms``, ``1 min``, ``2m``, ``1h`` |
+    | several parts, added | ``1m 30s``, ``1 min 30 s`` |
+
+    Units (case-insensitive): ``us``, ``ms``, ``s`` (``sec``, ``seconds``),
+    ``min`` (``m``, ``minutes``), ``h`` (``hr``, ``hours``). Where a
+    keyword's default is ``None``, ``NONE`` (or an empty value) leaves the
+    duration to the keyword.
+    """
 
     @classmethod
     def from_text(cls, text: str | int | float) -> Duration:
-        """Converter for Robot Framework (raises UnitError for anything else)."""
+        # No docstring: Libdoc would show it in place of the class's. UnitError for non-durations.
         return cls(parse_duration(text if isinstance(text, str) else float(text)))
 
     def __str__(self) -> str:
@@ -72,10 +92,14 @@ class Duration(float):
 
 
 class FrameSize:
-    """A frame size in bytes including the FCS (``64``, ``1518``, ``9000``, ``64B``) or ``IMIX``.
+    """A frame size in bytes including the FCS, or ``IMIX``.
+
+    | =Form= | =Examples= |
+    | bytes, from 64 to 9018 | ``64``, ``1518``, ``9000`` |
+    | bytes with ``B`` or ``bytes`` | ``64B``, ``128 bytes`` |
+    | ``IMIX`` (any case) | ``IMIX``, ``imix`` |
 
     IMIX is the simple IMIX: 64, 570 and 1518 B frames in the ratio 7:4:1.
-    Fixed sizes go from 64 to 9018 B.
     """
 
     def __init__(self, value: FrameSizeValue) -> None:
@@ -84,7 +108,7 @@ class FrameSize:
 
     @classmethod
     def from_text(cls, text: str | int) -> FrameSize:
-        """Converter for Robot Framework (raises ProfileError for anything else)."""
+        # No docstring: Libdoc would show it in place of the class's. ProfileError for non-sizes.
         return cls(parse_frame_size(text))
 
     @property

@@ -8,7 +8,7 @@ with Robot not running): then there is no test to set a message on.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, MutableMapping
 from pathlib import Path
 
 from robot.api import logger
@@ -113,14 +113,14 @@ def console_kind() -> ConsoleKind:
     """Robot's ``--console`` of this run; VERBOSE outside Robot or for a console of its own.
 
     Robot has no public way to ask, so this looks at the console logger it
-    registered (``robot.output.LOGGER``; an acceptance test runs it for real).
+    registered (through ``_robot_private``; an acceptance test runs it for real).
     """
     if not robot_running():
         return ConsoleKind.VERBOSE
-    facade = getattr(LOGGER, "_Logger__console", None)
+    facade = _robot_private(LOGGER, "_Logger__console")
     if facade is None:  # unregistered: nothing is shown
         return ConsoleKind.NONE
-    shown = getattr(facade, "listener", facade)
+    shown = _robot_private(facade, "listener") or facade
     for kind, cls in (
         (ConsoleKind.DOTTED, DottedConsole),
         (ConsoleKind.QUIET, QuietConsole),
@@ -173,14 +173,35 @@ def set_test_result(
 
 def _remove_test_metadata(builtin: BuiltIn, keys: set[str]) -> None:
     """Remove metadata keys of the running test (Robot has no keyword for it)."""
-    test = getattr(getattr(builtin, "_context", None), "test", None)
-    metadata = getattr(test, "metadata", None)
-    if metadata is None:  # another Robot version: blank them instead
+    metadata = _robot_private(builtin, "_context", "test", "metadata")
+    if not isinstance(metadata, MutableMapping):  # another Robot version: blank them instead
         for key in keys:
             builtin.set_test_metadata(key, "")
         return
     for key in keys:
         metadata.pop(key, None)
+
+
+#: The Robot Framework version whose private attributes ``_robot_private`` reads.
+PRIVATE_API_CHECKED_WITH = "7.5"
+
+
+def _robot_private(owner: object, *names: str) -> object:
+    """``owner.<names[0]>.<names[1]>...``, None where an attribute is missing.
+
+    The one place that reads Robot Framework's private attributes, for what
+    its public API does not offer: the console type of the run
+    (``robot.output.LOGGER._Logger__console``) and the running test's
+    metadata, to remove keys (``BuiltIn()._context.test.metadata``).
+    Checked against Robot Framework ``PRIVATE_API_CHECKED_WITH``; the
+    callers fall back to something safe when an attribute is missing.
+    """
+    value: object = owner
+    for name in names:
+        value = getattr(value, name, None)
+        if value is None:
+            return None
+    return value
 
 
 def set_suite_result_line(line: str) -> None:

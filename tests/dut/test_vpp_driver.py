@@ -396,13 +396,14 @@ def test_direct_service_runs_vpp_as_a_background_process(csit: Topology) -> None
     driver.configure(plan_dut(csit, "l2xc"))
     driver.start()
     driver.health_check()
-    assert access.calls[:4] == [
+    assert access.calls[:5] == [
         ("mkdir", "-p", "--", "/tmp/ndrpdr"),
         ("<put_file>", "/tmp/ndrpdr/startup.conf", "644"),
+        ("sh", "-c", "command -v /opt/vpp/vpp"),  # systemtools.require
         ("<start>", "/opt/vpp/vpp", "-c", "/tmp/ndrpdr/startup.conf"),
         ("/opt/vpp/vppctl", "-s", sock, "show", "version"),
     ]
-    assert access.calls[4] == ("/opt/vpp/vppctl", "-s", sock, "set", "interface", "state",
+    assert access.calls[5] == ("/opt/vpp/vppctl", "-s", sock, "set", "interface", "state",
                                "port1", "up")  # fmt: skip
     assert "cli-listen /run/vpp/dut1.sock" in access.files["/tmp/ndrpdr/startup.conf"].decode()
     telemetry = driver.telemetry()

@@ -11,7 +11,8 @@ from library_helpers import SIM, robot_results, run_robot
 import ndrpdr
 from ndrpdr.errors import NdrPdrError
 from NdrPdrLibrary import KeywordError, NdrPdrLibrary, __version__
-from NdrPdrLibrary.argtypes import CONVERTERS, Duration, FrameSize, Rate, TrafficProfile
+from NdrPdrLibrary.argtypes import Duration, FrameSize, Rate, TrafficProfile
+from NdrPdrLibrary.robotview import CONVERTERS
 from robot_runner import LIBRARY_KEYWORDS, run_python
 
 KEYWORDS = set(LIBRARY_KEYWORDS)
@@ -76,7 +77,9 @@ def test_keyword_argument_types() -> None:
     types = library.get_keyword_types("Send Traffic At Rate For Duration")
     assert types["rate"] is Rate
     assert types["duration"] is Duration
-    assert types["profile"] is TrafficProfile
+    # Robot is shown an enum of the same name with members named as users type them
+    assert types["profile"].__name__ == "TrafficProfile"
+    assert [member.name for member in types["profile"]] == [m.value for m in TrafficProfile]
     assert types["frame_size"] is FrameSize
     assert "Set Up Testbed" in library.get_keyword_names()
     assert list(library.get_keyword_tags("Find NDR And PDR")) == ["search"]
@@ -103,9 +106,17 @@ def test_known_failure_from_the_testbed_is_a_keyword_error() -> None:
 
 def test_other_errors_pass_unchanged() -> None:
     library = NdrPdrLibrary(str(SIM))
-    with pytest.raises(ValueError, match="trials=0 must be at least 1") as raised:
-        library.run_keyword("Measure MRR", (), {"trials": 0})
+    with pytest.raises(TypeError, match="'<' not supported") as raised:
+        library.run_keyword("Measure MRR", (), {"trials": "ten"})  # Robot would convert it
     assert not isinstance(raised.value, KeywordError)
+
+
+def test_measure_mrr_without_trials_names_the_argument() -> None:
+    library = NdrPdrLibrary(str(SIM))
+    with pytest.raises(KeywordError) as raised:
+        library.run_keyword("Measure MRR", (), {"trials": 0})
+    assert str(raised.value) == "trials=0: Measure MRR needs a trial; accepted: 1 or more trials"
+    assert library.ctx.is_set_up is False  # checked before the testbed is touched
 
 
 def test_keywords_run_through_run_keyword() -> None:

@@ -13,8 +13,11 @@ from typing import Any
 import pytest
 
 from ndrpdr.access.base import CommandResult
-from ndrpdr.trafficgen.trex.options import TrexOptions
+from ndrpdr.trafficgen.trex.options import DEFAULT_INSTALL_DIR, TrexOptions
 from ndrpdr.trafficgen.trex.server import TrexServer, dpdk_prefix
+
+#: What systemtools.require checks before the server starts.
+TREX_64 = f"{DEFAULT_INSTALL_DIR}/t-rex-64"
 
 
 class Process:
@@ -87,6 +90,7 @@ def test_stop_removes_the_dpdk_directory_of_its_prefix() -> None:
     assert server.is_running()
     server.stop()
     assert access.events == [
+        ("run", ["sh", "-c", f"command -v {TREX_64}"], True),  # systemtools.require
         ("put_file", "/etc/trex_cfg.yaml"),
         ("start", True),
         ("run", ["rm", "-rf", "--", "/var/run/dpdk/trex-7"], True),
@@ -94,7 +98,7 @@ def test_stop_removes_the_dpdk_directory_of_its_prefix() -> None:
     assert not server.is_running()
     assert server.log_tail() == "TRex is shutting down"  # the stopped server's log
     server.stop()  # idempotent
-    assert len(access.events) == 3
+    assert len(access.events) == 4
 
 
 def test_without_a_prefix_nothing_is_removed() -> None:
@@ -102,4 +106,4 @@ def test_without_a_prefix_nothing_is_removed() -> None:
     server = TrexServer(access, TrexOptions(extra_args=("--hdrh",)), "cfg")
     server.start()
     server.stop()
-    assert [e[0] for e in access.events] == ["put_file", "start"]
+    assert [e[0] for e in access.events] == ["run", "put_file", "start"]  # run: the t-rex-64 check

@@ -12,6 +12,7 @@ from ndrpdr.results.record import trial_entry
 from ndrpdr.results.summary import bounds_line, plain_number
 from ndrpdr.results.trialtable import trials_html
 from ndrpdr.search import TrialResult
+from ndrpdr.searchlimits import Given
 from ndrpdr.units import format_rate
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.argtypes import Duration, FrameSize, Rate, TrafficProfile
@@ -134,7 +135,7 @@ class TrafficKeywords(Component):
         | ${rates} =    Measure MRR    ethip4-ip4base    64    trial_duration=1s    trials=10
         """
         if trials < 1:
-            raise ValueError(f"trials={trials} must be at least 1")
+            raise Given("trials", trials).bad("Measure MRR needs a trial", "1 or more trials")
         traffic = open_traffic(
             self.ctx, profile, frame_size, bidirectional=bidirectional, flows=flows
         )

@@ -40,6 +40,7 @@ from ndrpdr.dut.dpdk_common import (
 from ndrpdr.dut.health import check_process
 from ndrpdr.dut.processlog import LOG_TAIL_LINES, log_tail
 from ndrpdr.errors import NdrPdrError
+from ndrpdr.systemtools import require
 from ndrpdr.testbed.model import Node
 
 #: The bridge's name (a tap device of that name appears in the DUT namespace).
@@ -190,6 +191,7 @@ class OvsDriver:
 
     def _start(self, config: DutTestConfig, names: tuple[str, str]) -> None:
         steps = self._steps
+        require("ovs-vswitchd", steps.access, fail=functools.partial(steps.error, "start"))
         self.cpu = effective_cpu(steps, self.cpu_option)
         self._kernel = KernelHandsOff(steps, names)
         self._kernel.apply()

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from functools import partial
 from typing import Literal
 
 from ndrpdr.access.base import NodeAccess
@@ -29,6 +30,7 @@ from ndrpdr.drivers import DriverDescription, option
 from ndrpdr.dut.base import DutTestConfig
 from ndrpdr.dut.dpdk_lab import LabDpdkAppDriver, port_driver
 from ndrpdr.dut.dpdk_options import DpdkAppOptions
+from ndrpdr.systemtools import require
 from ndrpdr.testbed.model import Node
 
 #: mbufs in the pool; the default count does not fit ``--no-huge -m 1024``.
@@ -67,6 +69,10 @@ class TestpmdDriver(LabDpdkAppDriver):
         if self.forward_mode is not None:
             return self.forward_mode
         return "mac" if config.mode == "ip4base" else "io"
+
+    def _prepare(self) -> None:
+        fail = partial(self._steps.error, "start testpmd")
+        require("dpdk-testpmd", self._steps.access, binary=self.binary, fail=fail)
 
     # -- command line ----------------------------------------------------------------
     def _app_argv(self, config: DutTestConfig, names: tuple[str, str], prefix: str) -> list[str]:

@@ -39,6 +39,7 @@ cleared, so the telemetry is that test's.
 
 from __future__ import annotations
 
+import functools
 import logging
 import posixpath
 import secrets
@@ -62,6 +63,7 @@ from ndrpdr.dut.vpp_config import (
     uio_driver,
 )
 from ndrpdr.errors import NdrPdrError
+from ndrpdr.systemtools import require
 from ndrpdr.testbed.model import Node
 
 _log = logging.getLogger(__name__)
@@ -346,6 +348,8 @@ class VppDriver:
             self._running = False
             if process is not None:
                 self._end(process)
+            fail = functools.partial(self._steps.error, "start")
+            require("vpp", self._steps.access, binary=options.binary, fail=fail)
             argv = [options.binary, "-c", self.startup_conf_path]
             self._process = self._steps.start("start", argv)
             self._running = True

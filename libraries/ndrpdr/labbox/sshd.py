@@ -11,7 +11,6 @@ which removes everything inside the run's namespaces.
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import time
@@ -21,6 +20,7 @@ from pathlib import Path
 
 from ndrpdr.labbox.errors import LabboxError
 from ndrpdr.localbed.procs import start_time
+from ndrpdr.systemtools import MissingToolError, require
 
 #: Where sshd is looked for besides PATH.
 SSHD_DIRS = ("/usr/sbin", "/usr/local/sbin", "/sbin")
@@ -34,14 +34,10 @@ PROBE_INTERVAL_S = 0.02
 
 def find_sshd() -> str:
     """The absolute path of sshd (LabboxError if it is not installed)."""
-    path = os.pathsep.join([os.environ.get("PATH", os.defpath), *SSHD_DIRS])
-    found = shutil.which("sshd", path=path)
-    if found is None:
-        raise LabboxError(
-            "sshd not found (looked in PATH and " + ", ".join(SSHD_DIRS) + "): install "
-            "openssh-server"
-        )
-    return os.path.abspath(found)
+    try:
+        return os.path.abspath(require("sshd", extra_dirs=SSHD_DIRS))
+    except MissingToolError as exc:
+        raise LabboxError(str(exc)) from exc
 
 
 def sshd_version_text(sshd: str) -> str:

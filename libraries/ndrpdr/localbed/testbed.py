@@ -40,6 +40,7 @@ from ndrpdr.localbed.procs import is_alive, namespace_pids, start_time, terminat
 from ndrpdr.localbed.signals import sigint_deferred
 from ndrpdr.localbed.state import ProcessRecord, RunState, StateStore
 from ndrpdr.localbed.supervisor import start_reaper, stop_reaper
+from ndrpdr.systemtools import require
 from ndrpdr.testbed.model import Topology
 
 _log = logging.getLogger(__name__)
@@ -165,6 +166,9 @@ class LocalTestbed:
         with self._lock:
             if self._state is not None:
                 raise LocalTestbedError(f"run {self.run_id}: already set up")
+            require("ip")
+            if any(setup.sink for setup in self.plan.setups):
+                require("nft")
             clash = existing_namespaces(self.plan.namespaces)
             if clash:
                 raise LocalTestbedError(

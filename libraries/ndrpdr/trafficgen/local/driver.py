@@ -43,6 +43,7 @@ from ndrpdr.profiles import (
     write_pcap,
 )
 from ndrpdr.search.trial import TrialResult
+from ndrpdr.systemtools import require
 from ndrpdr.testbed.model import Topology
 from ndrpdr.testbed.path import TrafficPath, compute_path
 from ndrpdr.trafficgen.base import (
@@ -263,6 +264,7 @@ class LocalTrafficGenerator:
     def _prepare(self) -> None:
         """Write one pcap per direction (first trial only)."""
         if self._workdir is None:
+            require("tcpreplay")  # on this machine, before the first file is written
             parent = None if self._workdir_parent is None else str(self._workdir_parent)
             prefix = f"ndrpdr-tg-{self.testbed.run_id}-"
             self._workdir = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))

@@ -33,6 +33,7 @@ from collections.abc import Callable, Sequence
 
 from ndrpdr.access.base import BackgroundProcess, NodeAccess, NodeAccessError, tail
 from ndrpdr.errors import NdrPdrError
+from ndrpdr.systemtools import require
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.trex.client import error_text
 from ndrpdr.trafficgen.trex.options import TrexOptions
@@ -159,6 +160,7 @@ class TrexServer:
         """Write the config and start ``t-rex-64 -i`` in the background."""
         if self.process is not None:
             return
+        require("t-rex-64", self.access, binary=f"{self.options.install_dir}/t-rex-64")
         try:
             self.access.put_file(
                 self.config_text.encode(), self.options.config_path, mode=0o644, sudo=True
