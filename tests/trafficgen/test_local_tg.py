@@ -282,6 +282,23 @@ def test_short_rates_and_stray_frames_give_warnings(testbeds: TestbedFactory) ->
     tg.close()
 
 
+def test_a_refused_send_made_again_is_offered_once(testbeds: TestbedFactory) -> None:
+    """ENOBUFS: tx_dropped counts the refused send, tx_packets the same frame sent again."""
+    tg = generator(testbeds())
+    zero = NetdevCounters(0, 0, 0, 0, 0, 0)
+    before = {"tg-if1": zero, "tg-if2": zero}
+    after = {  # each port: 10 000 frames out, 300 sends refused first, 9 800 came back
+        "tg-if1": NetdevCounters(9_800, 0, 10_000, 300, 0, 0),
+        "tg-if2": NetdevCounters(9_800, 0, 10_000, 300, 0, 0),
+    }
+    reports = {d: TcpreplayReport(10_000, 600_000, 1.0, 10_000.0, 0, 300) for d in (0, 1)}
+    result = tg._result(1.0, 20_000, 20_000, 10_000, reports, before, after)
+    assert result.offered_count == 20_000  # not 20 600
+    assert result.forwarded_count == 19_600
+    assert abs(result.loss_ratio - 0.02) < 1e-12  # 2 %, not 4.9 %
+    tg.close()
+
+
 def test_parse_report() -> None:
     output = (
         "Actual: 20000 packets (1200000 bytes) sent in 0.999950 seconds\n"
@@ -289,8 +306,10 @@ def test_parse_report() -> None:
         "Statistics for network device: tg-if1\n"
         "\tSuccessful packets:        20000\n"
         "\tFailed packets:            2\n"
+        "\tRetried packets (ENOBUFS): 7\n"
+        "\tRetried packets (EAGAIN):  5\n"
     )
-    assert parse_report(output) == TcpreplayReport(20_000, 1_200_000, 0.99995, 20_001.0, 2)
+    assert parse_report(output) == TcpreplayReport(20_000, 1_200_000, 0.99995, 20_001.0, 2, 7)
     assert parse_report("Fatal Error in tcpreplay.c") is None
 
 

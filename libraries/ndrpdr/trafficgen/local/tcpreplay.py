@@ -7,6 +7,12 @@ One tcpreplay per direction sends a pcap in a loop at ``--pps`` until
     Rated: 1200059.9 Bps, 9.60 Mbps, 20001.00 pps
     ...
         Failed packets:            0
+        Retried packets (ENOBUFS): 0
+
+A send the kernel refuses with ENOBUFS (the receiving CPU's input backlog
+full) is counted in the port's ``tx_dropped`` and sent again by tcpreplay
+("Retried packets (ENOBUFS)"): the same frame, which ``tx_packets`` counts
+once it goes out.
 
 The "sent in" time runs from the first packet to the last, so for N
 packets at R pps it is about (N - 1) / R and the rated pps slightly above R.
@@ -22,6 +28,7 @@ _ACTUAL = re.compile(
 )
 _RATED = re.compile(r"Rated:.*?([\d.]+)\s+pps")
 _FAILED = re.compile(r"Failed packets:\s*(\d+)")
+_RETRIED_ENOBUFS = re.compile(r"Retried packets \(ENOBUFS\):\s*(\d+)")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,7 +37,8 @@ class TcpreplayReport:
 
     ``packets`` and ``bytes`` sent; ``seconds`` from the first packet to
     the last [s]; ``rate_pps`` its own rated packet rate [pps];
-    ``failed`` packets the kernel refused.
+    ``failed`` packets the kernel refused; ``retried_enobufs`` refused
+    sends it made again (each also counted in the port's ``tx_dropped``).
     """
 
     packets: int
@@ -38,6 +46,7 @@ class TcpreplayReport:
     seconds: float
     rate_pps: float
     failed: int
+    retried_enobufs: int = 0
 
 
 def command(interface: str, rate_pps: float, limit: int, pcap: str, cpu: int) -> list[str]:
@@ -64,10 +73,12 @@ def parse_report(output: str) -> TcpreplayReport | None:
     if actual is None or rated is None:
         return None
     failed = _FAILED.search(output)
+    retried = _RETRIED_ENOBUFS.search(output)
     return TcpreplayReport(
         packets=int(actual.group(1)),
         bytes=int(actual.group(2)),
         seconds=float(actual.group(3)),
         rate_pps=float(rated.group(1)),
         failed=int(failed.group(1)) if failed else 0,
+        retried_enobufs=int(retried.group(1)) if retried else 0,
     )
