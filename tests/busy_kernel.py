@@ -48,9 +48,10 @@ def tg_port_counts(namespace: str, *ports: str) -> Iterator[dict[str, PortCounts
 def assert_offered(offered: int, counts: dict[str, PortCounts], sent: int) -> None:
     """``sent`` frames left the TG's ports, each once; the offered count includes them all.
 
-    The local TG counts offered frames as tx_packets + tx_dropped, so a send
-    the kernel refused under load (and tcpreplay repeated) is counted twice:
-    up to the ports' ``dropped`` above ``sent``, no more.
+    The local TG counts offered frames as tx_packets + tx_dropped less the
+    sends tcpreplay repeated after the kernel refused them, so each frame
+    counts once; a refused send tcpreplay gave up on counts too (offered and
+    lost): up to the ports' ``dropped`` above ``sent``, no more.
     """
     out = sum(c.sent for c in counts.values())
     dropped = sum(c.dropped for c in counts.values())
