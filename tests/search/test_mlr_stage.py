@@ -240,3 +240,15 @@ def test_stage_ladders_ask_in_priority_order() -> None:
     # The final stage has no "one width above the estimate": the estimate itself.
     assert _plan(select(rules.FINAL_STAGE, bounds(mlr, made, 5, 20, 10))).index == 10
     assert _plan(select(rules.SHORT_STAGE, bounds(mlr, made, 5, 20, 10, True))).index == 13
+
+
+def test_a_track_moves_short_scout_final_and_its_moves_start_afresh() -> None:
+    mlr = state()
+    made = track(mlr, Stage.SHORT, direction=Direction.UP, run=3)
+    made.next_stage()
+    assert (made.stage, made.direction, made.run) == (Stage.SCOUT, None, 0)
+    made.next_stage()
+    assert made.stage is Stage.FINAL
+    made.stage, made.scout_criterion = Stage.SHORT, None  # no scout stage: straight to final
+    made.next_stage()
+    assert made.stage is Stage.FINAL

@@ -8,7 +8,7 @@ Per goal, up to three stages instead of MLRsearch's chain of coarser targets:
 2. scout (goals whose duration sum holds at least ``SCOUT_MIN_TRIALS``
    final trials, e.g. CSIT's 21 x 1 s): full-length trials, a load decided
    by sqrt(duration sum x final duration) of them (3 of 5 where the goal
-   needs 11 of 21), until the scout bounds lie within ``SCOUT_WIDTHS`` goal
+   needs 11 of 21), until the scout bounds lie within ``mlrview.SCOUT_WIDTHS`` goal
    widths; then the goal's own criterion settles the loads between and at
    them, so the scouting trials count again. A goal bound that lands
    outside the scout bracket (noise fooled the scout) scouts afresh from
@@ -18,7 +18,7 @@ Per goal, up to three stages instead of MLRsearch's chain of coarser targets:
    goes to the load where a logistic fit of every such trial's pass/fail
    puts the median trial's threshold (see ``knee``), clamped into the
    scout bracket, instead of stepping or bisecting (after
-   ``FIT_YIELDS_AFTER_MOVES`` moves the same way a further geometric step
+   ``mlrscout.FIT_YIELDS_AFTER_MOVES`` moves the same way a further geometric step
    wins). Before any noise, where a full-length trial lost a little (within
    the goal's loss ratio: a smooth loss curve), the scout tries the
    estimate (see ``hint``) as the final stage does;
@@ -29,7 +29,7 @@ Per goal, up to three stages instead of MLRsearch's chain of coarser targets:
 
 Steps on a noisy knee: while a bound keeps moving the same way the step
 doubles (in the scout stage from the first move, in the final stage from
-``GROW_AFTER_MOVES`` moves), as MLRsearch's expansion does, instead of one
+``mlrstate.GROW_AFTER_MOVES`` moves), as MLRsearch's expansion does, instead of one
 goal width per load; a full-length contradiction of a predicted pass counts
 as two moves down; a min load that already lost (or an estimate below it)
 sends the goal straight to the min load at full length instead of bisecting
@@ -43,6 +43,15 @@ full-length trial's forwarding rate re-seeds the prediction directly (see
 integer log grid; among all goals' nominations the lowest load goes first
 (ties: the longer trial), so a later lossy trial cannot undo a lower bound
 above it; every trial counts for every goal.
+
+Where the parts live: each stage's rules are small strategy objects that
+nominate a trial or decline, asked in priority order (``mlrstrategy``):
+``mlrstage`` for the short and final stages, ``mlrscout`` for the scout
+stage. They read a per-stage view (``mlrview``) built from the shared
+queries of ``mlrstate``; a goal's state is a ``mlrtrack.Track``, a
+nomination a ``mlrplan.Plan``, and the names of stages, phases and rules
+are the str enums of ``mlrnames``. This module creates the goals' tracks,
+picks among their nominations and learns from each trial.
 """
 
 from __future__ import annotations
