@@ -90,6 +90,19 @@ def test_goal_limited_by_a_trial_at_its_lower_bound_only() -> None:
     assert goal_tg_limited(goal, at_lower) is True
 
 
+def test_trials_at_a_bound_count_together() -> None:
+    """One of 20 trials at the bound timed 2.3 % long (every frame sent): not the TG's limit;
+    the same 20 trials each 2.1 % long, or one sent at half its rate, are."""
+    goal = {"loss_ratio": 0.005, "lower_bound": 2e6, "upper_bound": 3e6}
+    on_time = {**_trial(2e6, 2e6), "effective_duration_s": 1.008}
+    late = {**_trial(2e6, 2e6), "effective_duration_s": 1.023}
+    assert trial_tg_limited(late) is True
+    assert goal_tg_limited(goal, [late] + [on_time] * 19) is False
+    all_late = {**_trial(2e6, 2e6), "effective_duration_s": 1.021}
+    assert goal_tg_limited(goal, [all_late] * 20) is True
+    assert goal_tg_limited(goal, [_trial(2e6, 1e6)] + [on_time] * 3) is True  # 12.4 % short
+
+
 def test_ndr_upper_bound_made_by_unsent_frames_only() -> None:
     """1 % unsent (within the tolerance) but no DUT loss: the NDR upper bound is the TG's."""
     ndr = {"loss_ratio": 0.0, "lower_bound": 1e6, "upper_bound": 2e6}

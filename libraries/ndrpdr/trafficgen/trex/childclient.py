@@ -338,9 +338,9 @@ class ChildClient:
         force: bool = True,
         core_mask: CoreMask = "split",
     ) -> float | None:
-        """STLClient.start(ports, mult, force, duration, core_mask=PIN or SPLIT); when the
-        traffic started [s, ``time.monotonic()``], the middle of the request as the child saw it
-        (without the two hops through its pipes)."""
+        """STLClient.start(ports, mult, force, duration, core_mask=PIN or SPLIT); the time to
+        count the traffic from [s, ``time.monotonic()``]: when the child had TRex's reply
+        (without the hops through its pipes; see ``child.Served.start``)."""
         args = {
             "ports": list(ports),
             "mult": mult,

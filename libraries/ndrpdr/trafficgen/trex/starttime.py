@@ -10,11 +10,11 @@ child process and ZeroMQ: 5-30 ms on a busy 2-core machine, 1-3 % of a 1 s
 trial) to every trial, so that a TRex that sends exactly on time looks
 2 % slow; timing from the reply would take the whole round trip off. The
 middle of the two is the estimate with the smallest worst-case error (half
-the round trip). The child client takes that middle itself, around its own
-RPC and without the hops through its pipes (``child.Served.start``, which
-may import nothing of ndrpdr, so it computes it inline), and also reports
-when the ports went idle (``child.Served.wait_on_traffic``); the driver
-uses ``traffic_start`` for a client that reports no start time.
+the round trip), for a client that reports no times of its own. The child
+client does better, without the hops through its pipes: it sees the end
+when TRex's event says the ports went idle (one server-to-client hop
+late) and takes the start at TRex's reply (one such hop late too), so
+the lags cancel (``child.Served.start`` / ``wait_on_traffic``).
 
 The server's reply can come back well after the traffic started (the
 reply crosses the same busy CPU), so the estimate can start late and a
