@@ -30,7 +30,7 @@ import pytest
 from dutbed import pid_alive
 
 from ndrpdr.access.ssh import SshTransport
-from ndrpdr.dut.dpdk_common import DpdkAppDriver
+from ndrpdr.dut.dpdk_app import DpdkAppDriver
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.localbed.naming import namespace_name, new_run_id
 from ndrpdr.localbed.procs import NETNS_RUN_DIR

@@ -14,7 +14,8 @@ import pytest
 
 from ndrpdr.access.base import CommandResult
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
-from ndrpdr.dut.dpdk_common import NodeSteps, sink_ruleset, vdev_args
+from ndrpdr.dut.dpdk_eal import vdev_args
+from ndrpdr.dut.handsoff import sink_ruleset
 from ndrpdr.dut.l3fwd import L3fwdDriver
 from ndrpdr.dut.l3fwd_build import (
     EXAMPLES_DIR,
@@ -23,6 +24,7 @@ from ndrpdr.dut.l3fwd_build import (
     ensure_l3fwd,
     patch_main_c,
 )
+from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ovs import ovs_flows
 from ndrpdr.dut.processlog import bounded_log, strip_ansi
 from ndrpdr.dut.registry import make_dut_driver
