@@ -75,8 +75,12 @@ class DpdkAppDriver(abc.ABC):
         self.cpu = self.cpu_option
         self.pmd = options.pmd
         self.binary = options.binary or self.default_binary
+        self.memory_mb = options.memory_mb
         self.extra_args = options.extra_args
         self.start_timeout_s = options.start_timeout_s
+        self.restore_driver = options.restore_driver
+        self.hugepages = options.hugepages
+        self.hugepage_size_kb = options.hugepage_size_kb
         self._build = build
         self._config: DutTestConfig | None = None
         #: What names each port to the app: interface names (vdevs) or PCI addresses.
