@@ -86,7 +86,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from ndrpdr.activebed.testbed import ActiveTestbed
-from ndrpdr.dut.dpdk_common import AF_PACKET_FRAMECNT, sink_ruleset
+from ndrpdr.dut.dpdk_eal import AF_PACKET_FRAMECNT
+from ndrpdr.dut.handsoff import sink_ruleset
 from ndrpdr.localbed import read_counters
 from ndrpdr.profiles import get_profile
 from ndrpdr.results.record import trial_entry

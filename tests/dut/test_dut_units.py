@@ -14,7 +14,8 @@ import pytest
 
 from ndrpdr.access.base import CommandResult
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
-from ndrpdr.dut.dpdk_common import NodeSteps, sink_ruleset, vdev_args
+from ndrpdr.dut.dpdk_eal import vdev_args
+from ndrpdr.dut.handsoff import sink_ruleset
 from ndrpdr.dut.l3fwd import L3fwdDriver
 from ndrpdr.dut.l3fwd_build import (
     EXAMPLES_DIR,
@@ -23,6 +24,7 @@ from ndrpdr.dut.l3fwd_build import (
     ensure_l3fwd,
     patch_main_c,
 )
+from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ovs import ovs_flows
 from ndrpdr.dut.processlog import bounded_log, strip_ansi
 from ndrpdr.dut.registry import make_dut_driver
@@ -208,6 +210,35 @@ def test_testpmd_lifecycle_commands() -> None:
     assert ["sysctl", "-qw", "net.ipv4.ip_forward=1"] in access.commands  # as found
     assert ["rm", "-rf", "--", f"/var/run/dpdk/{prefix}"] in access.commands
     assert driver.telemetry()["state"].endswith("stopped")
+
+
+class TrackingAccess(FakeAccess):
+    """A FakeAccess of a local run: records the paths its crash cleanup would remove."""
+
+    def __init__(self, log: str, fail: str) -> None:
+        super().__init__(log=log, fail=fail)
+        self.tracked: list[str] = []
+
+    def track_path(self, path: str) -> None:
+        self.tracked.append(path)
+
+
+def test_a_dpdk_stop_undoes_every_step_and_names_each_that_failed() -> None:
+    access = TrackingAccess(log="io packet forwarding - ports=2 - cores=1\n", fail="promisc")
+    driver = TestpmdDriver(node("testpmd"), access)
+    driver.configure(L2)
+    driver.start()
+    prefix = driver.file_prefix
+    assert access.tracked == [f"/var/run/dpdk/{prefix}"]  # a crashed local run removes it too
+    access.commands.clear()
+    with pytest.raises(DutError) as raised:
+        driver.stop()
+    message = str(raised.value)
+    assert message.startswith("DUT1 (testpmd): stop: ")
+    assert "set dut-if1 up, promisc off" in message and "set dut-if2 up, promisc off" in message
+    assert ["sysctl", "-qw", "net.ipv4.ip_forward=1"] in access.commands  # later steps still ran
+    assert access.commands[-1] == ["rm", "-rf", "--", f"/var/run/dpdk/{prefix}"]
+    assert driver.pid is None and driver.file_prefix is None
 
 
 def test_testpmd_picks_mac_forwarding_for_ip4base() -> None:

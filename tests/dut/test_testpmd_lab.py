@@ -138,6 +138,18 @@ def test_restore_driver_gives_each_device_back_to_its_kernel_driver() -> None:
     assert host.writes == []
 
 
+def test_a_configure_while_running_still_gives_the_devices_back_at_the_stop() -> None:
+    host = LabHost({PCI1: "ice", PCI2: "ice"})
+    driver = started_driver(host, restore_driver=True)
+    first = driver.pid
+    driver.configure(DutTestConfig("ip4base", PORTS))  # restarts testpmd on the same devices
+    assert driver.pid is not None and driver.pid != first
+    assert host.drivers == {PCI1: "vfio-pci", PCI2: "vfio-pci"}
+    driver.stop()
+    assert host.drivers == {PCI1: "ice", PCI2: "ice"}
+    assert host.override == {PCI1: None, PCI2: None}
+
+
 def test_devices_bound_already_are_left_alone() -> None:
     host = LabHost({PCI1: "vfio-pci", PCI2: "vfio-pci"})
     driver = started_driver(host, restore_driver=True)

@@ -13,9 +13,8 @@ namespace or locally, and a recording access can check every command):
 * ``Hugepages`` makes sure at least N pages of one size are reserved
   (``nr_hugepages``, never lowered) and that a hugetlbfs is mounted
   (mounting one at /dev/hugepages if none is, unmounted again on restore).
-* ``LabDpdkAppDriver`` is a ``DpdkAppDriver`` with ``pmd: pci`` and the lab
-  options (``bind_driver``, ``restore_driver``, ``hugepages``,
-  ``hugepage_size_kb``) wired into its node set-up hooks (l3fwd uses it).
+
+``ndrpdr.dut.dpdk_setup`` uses both for a DPDK application's ports and memory.
 """
 
 from __future__ import annotations
@@ -24,11 +23,9 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
-from ndrpdr.access.base import NodeAccess
-from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.dut.dpdk_common import DpdkAppDriver, NodeSteps, eal_args, vdev_args
-from ndrpdr.dut.dpdk_options import NO_BINDING, DpdkAppOptions
-from ndrpdr.testbed.model import Node
+from ndrpdr.dut.base import DutError
+from ndrpdr.dut.dpdk_options import NO_BINDING
+from ndrpdr.dut.nodesteps import NodeSteps
 
 #: Where sysfs lists PCI devices, and drivers.
 PCI_DEVICES = "/sys/bus/pci/devices"
@@ -295,132 +292,12 @@ class Hugepages:
             "for d in $(awk '$3 == \"hugetlbfs\" {print $2}' /proc/mounts); do "
             'rm -f -- "$d/$1"map_*; done'
         )
-        try:
-            self._steps.run("remove leftover hugepage files", ["sh", "-c", script, "sh", prefix])
-        except DutError as exc:
-            errors.append(str(exc))
+        self._steps.undo(
+            errors, "remove leftover hugepage files", ["sh", "-c", script, "sh", prefix]
+        )
 
     def restore(self, errors: list[str]) -> None:
         """Unmount the hugetlbfs this object mounted (the reservation stays)."""
         mounted, self._mounted = self._mounted, None
         if mounted is not None:
-            try:
-                self._steps.run("unmount hugetlbfs", ["umount", mounted])
-            except DutError as exc:
-                errors.append(str(exc))
-
-
-# -- the lab options and node set-up of a DPDK application driver -----------------------
-
-#: The pmd value for NICs driven by DPDK itself (by PCI address).
-PCI_PMD = "pci"
-#: The driver a port's PCI device is bound to unless the options or the node say otherwise.
-DEFAULT_BIND_DRIVER = "vfio-pci"
-
-
-def bind_driver_of(node: Node, chosen: str | None) -> str | None:
-    """The driver pmd pci binds ``node``'s ports to: ``chosen`` (options.bind_driver), else
-    the node's CSIT ``uio_driver``, else vfio-pci; None when ``uio_driver`` is no driver name.
-    """
-    if chosen is not None:
-        return chosen
-    csit_driver = node.extra.get("uio_driver")
-    if csit_driver is None:
-        return DEFAULT_BIND_DRIVER
-    return csit_driver if isinstance(csit_driver, str) and check_driver_name(csit_driver) else None
-
-
-def port_driver(node: Node) -> str:
-    """How a DPDK app on ``node`` reaches its ports: its pmd, or the PCI bind driver."""
-    pmd = node.options.get("pmd", DpdkAppOptions.pmd)
-    if pmd != PCI_PMD:
-        return str(pmd)
-    return bind_driver_of(node, node.options.get("bind_driver")) or DEFAULT_BIND_DRIVER
-
-
-class LabDpdkAppDriver(DpdkAppDriver):
-    """A DPDK application driver that also takes ``pmd: pci`` and the lab options.
-
-    ``bind_driver`` (default the node's CSIT ``uio_driver``, else vfio-pci;
-    ``none`` leaves the binding alone), ``restore_driver``, ``hugepages`` and
-    ``hugepage_size_kb`` (see ``DpdkAppOptions``). With pmd pci the ports are
-    named by PCI address, bound before each start and the memory comes from
-    hugepages.
-    """
-
-    def __init__(self, node: Node, access: NodeAccess) -> None:
-        """Read and check the lab options; no I/O."""
-        super().__init__(node, access)
-        options = self.options
-        bind_driver = bind_driver_of(node, options.bind_driver)
-        if bind_driver is None:
-            raise self._steps.error(
-                "uio_driver",
-                f"{node.extra.get('uio_driver')!r} is not a kernel driver name (e.g. vfio-pci)",
-            )
-        self.bind_driver = bind_driver
-        self.restore_driver = options.restore_driver
-        self.hugepages = options.hugepages
-        self.hugepage_size_kb = options.hugepage_size_kb
-        #: True when the app's memory comes from hugepages (pmd pci, or options.hugepages).
-        self.uses_hugepages = self.pmd == PCI_PMD or self.hugepages > 0
-        self._binding: PciBinding | None = None
-        self._huge = Hugepages(self._steps, self.hugepages, self.hugepage_size_kb)
-
-    @property
-    def uses_kernel_ports(self) -> bool:
-        """False with pmd pci: the NICs belong to the app, the kernel does not see them."""
-        return self.pmd != PCI_PMD
-
-    def pci_addresses(self, config: DutTestConfig) -> tuple[str, str]:
-        """The two ports' PCI addresses in sysfs form, checked (no I/O)."""
-        first, second = (
-            check_pci_address(self.node, self.driver_name, port.key, port.pci_address)
-            for port in config.ports
-        )
-        if first == second:
-            raise self._steps.error("configure", f"both ports are PCI device {first}")
-        return first, second
-
-    def port_ids(self, config: DutTestConfig) -> tuple[int, ...]:
-        """The DPDK port id of each of ``config.ports``: PCI bus order with pmd pci, else 0, 1."""
-        if self.pmd != PCI_PMD:
-            return (0, 1)
-        return dpdk_port_order(self.pci_addresses(config))
-
-    def lab_eal_args(self, lcores: str, names: tuple[str, str], prefix: str) -> list[str]:
-        """EAL arguments: ``-a`` per PCI device (pmd pci) or the vdevs, hugepages if in use."""
-        if self.pmd == PCI_PMD:
-            return eal_args(lcores, prefix, self.memory_mb, (), pci_addresses=names, hugepages=True)
-        vdevs = vdev_args(self.pmd, names)
-        return eal_args(lcores, prefix, self.memory_mb, vdevs, hugepages=self.uses_hugepages)
-
-    # -- lab hooks -------------------------------------------------------------------
-    def _port_devices(self, config: DutTestConfig) -> tuple[str, str]:
-        if self.pmd != PCI_PMD:
-            return super()._port_devices(config)
-        return self.pci_addresses(config)
-
-    def _check_ports(self, config: DutTestConfig, devices: tuple[str, str]) -> None:
-        if self.pmd != PCI_PMD:
-            super()._check_ports(config, devices)
-            return
-        pairs = [(port.key, device) for port, device in zip(config.ports, devices, strict=True)]
-        self._binding = PciBinding(
-            self._steps, pairs, self.bind_driver, restore=self.restore_driver
-        )
-        self._binding.check()
-
-    def _setup_node(self) -> None:
-        if self.uses_hugepages:
-            self._huge.apply()
-        if self._binding is not None:
-            self._binding.apply()
-
-    def _restore_node(self, prefix: str | None, errors: list[str]) -> None:
-        if self._binding is not None:
-            self._binding.restore(errors)
-        if self.uses_hugepages:
-            if prefix is not None:
-                self._huge.remove_files(prefix, errors)
-            self._huge.restore(errors)
+            self._steps.undo(errors, "unmount hugetlbfs", ["umount", mounted])

@@ -4,7 +4,7 @@ The ports are AF_PACKET or AF_XDP vdevs on kernel interfaces (the local
 testbed's veths, or a lab host's NICs left to the kernel), or, with ``pmd:
 pci``, the NICs themselves by PCI address (``-a``), bound to a user-space
 I/O driver (vfio-pci) and fed from hugepages, as the testpmd driver does
-(``ndrpdr.dut.dpdk_lab``). The node is reached through its NodeAccess only
+(``ndrpdr.dut.dpdk_setup``). The node is reached through its NodeAccess only
 (netns, local or SSH), so the same driver runs a lab DUT over SSH.
 
 l3fwd's built-in LPM table routes 198.18.<i>.0/24 to DPDK port *i*, which
@@ -27,14 +27,16 @@ Options: ``L3fwdOptions`` (``ndrpdr drivers`` lists them).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import ipaddress
 import re
 
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.drivers import DriverDescription, option
 from ndrpdr.dut.base import DutTestConfig
-from ndrpdr.dut.dpdk_lab import LabDpdkAppDriver, port_driver
+from ndrpdr.dut.dpdk_app import DpdkAppDriver, read_dpdk_node
 from ndrpdr.dut.dpdk_options import DpdkAppOptions
+from ndrpdr.dut.dpdk_setup import port_driver
 from ndrpdr.dut.l3fwd_build import CACHE_DIR, ensure_l3fwd
 from ndrpdr.testbed.model import Node
 
@@ -58,29 +60,39 @@ def builtin_route(port_index: int) -> ipaddress.IPv4Network:
     return ipaddress.IPv4Network(f"198.18.{port_index}.0/24")
 
 
-class L3fwdDriver(LabDpdkAppDriver):
+class L3fwdDriver(DpdkAppDriver):
     """DPDK's l3fwd example (LPM lookup) on one lcore pinned to ``options.cpu``."""
 
     driver_name = "l3fwd"
     default_binary = "l3fwd"
     ready_pattern = re.compile(r"entering main loop on lcore")
-    options_class = L3fwdOptions
     options: L3fwdOptions
 
     def __init__(self, node: Node, access: NodeAccess) -> None:
-        """Read and check the options; no I/O."""
-        super().__init__(node, access)
-        self._build = self.options.binary is None
-        self.cache_dir = self.options.cache_dir
+        """Read and check the options; no I/O (l3fwd is built at the first start if needed)."""
+        steps, options, dpdk = read_dpdk_node(node, access, self.driver_name, L3fwdOptions)
+        self.cache_dir = options.cache_dir
+        build = (
+            functools.partial(ensure_l3fwd, steps, cache_dir=self.cache_dir)
+            if options.binary is None
+            else None
+        )
+        super().__init__(steps, options, dpdk, build=build)
 
-    def _check_config(self, config: DutTestConfig) -> None:
+    def configure(self, config: DutTestConfig) -> None:
+        """As every DPDK app, once l3fwd can route ``config`` (ip4base, the built-in routes)."""
+        devices = self.dpdk.ports.devices(config)
+        self._check_routes(config, self.dpdk.ports.port_ids(devices))
+        super().configure(config)
+
+    def _check_routes(self, config: DutTestConfig, port_ids: tuple[int, ...]) -> None:
+        """DutError unless mode ip4base and each port's prefix is in its DPDK port's route."""
         if config.mode != "ip4base":
             raise self._steps.error(
                 "configure",
                 f"l3fwd only routes IPv4 (mode ip4base); mode {config.mode} is not "
                 "possible (use the testpmd, ovs or linux driver)",
             )
-        port_ids = self.port_ids(config)
         for index, (port, port_id) in enumerate(zip(config.ports, port_ids, strict=True)):
             try:
                 prefix = ipaddress.IPv4Network(port.routed_prefix)
@@ -102,17 +114,13 @@ class L3fwdDriver(LabDpdkAppDriver):
                     f"{route} -> port {port_id}{order}",
                 )
 
-    def _prepare(self) -> None:
-        if self._build:
-            self.binary = ensure_l3fwd(self._steps, cache_dir=self.cache_dir)
-            self._build = False
-
-    def _app_argv(self, config: DutTestConfig, names: tuple[str, str], prefix: str) -> list[str]:
-        pairs = sorted(zip(self.port_ids(config), config.ports, strict=True), key=lambda p: p[0])
+    def _app_argv(self, config: DutTestConfig, devices: tuple[str, str]) -> list[str]:
+        port_ids = self.dpdk.ports.port_ids(devices)
+        pairs = sorted(zip(port_ids, config.ports, strict=True), key=lambda p: p[0])
         dests = [f"--eth-dest={port_id},{port.peer_mac}" for port_id, port in pairs]
         return [
             self.binary,
-            *self.lab_eal_args(f"0@{self.cpu}", names, prefix),
+            *self.dpdk.eal_args(f"0@{self.cpu}", devices),
             "--",
             "-p", PORT_MASK,
             "-P",

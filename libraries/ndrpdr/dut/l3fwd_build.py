@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from ndrpdr.dut.base import DutError
-from ndrpdr.dut.dpdk_common import NodeSteps
+from ndrpdr.dut.nodesteps import NodeSteps
 
 #: Where the Debian ``dpdk-doc`` package puts the examples.
 EXAMPLES_DIR = "/usr/share/dpdk/examples"

@@ -25,7 +25,8 @@ import re
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.drivers import DriverDescription, option, read_options
 from ndrpdr.dut.base import DutTestConfig
-from ndrpdr.dut.dpdk_common import NodeSteps, check_ports_exist, port_names
+from ndrpdr.dut.nodesteps import NodeSteps
+from ndrpdr.dut.ports import check_ports_exist, port_names
 from ndrpdr.testbed.model import Node
 
 _MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")

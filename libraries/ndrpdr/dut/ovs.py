@@ -30,14 +30,11 @@ from collections.abc import Callable
 from ndrpdr.access.base import BackgroundProcess, NodeAccess
 from ndrpdr.drivers import DriverDescription, option, read_options
 from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.dut.dpdk_common import (
-    KernelHandsOff,
-    NodeSteps,
-    check_ports_exist,
-    effective_cpu,
-    port_names,
-)
+from ndrpdr.dut.handsoff import KernelHandsOff
 from ndrpdr.dut.health import check_process
+from ndrpdr.dut.nodesteps import NodeSteps
+from ndrpdr.dut.ports import check_ports_exist, port_names
+from ndrpdr.dut.process import effective_cpu, pinned, stop_noting
 from ndrpdr.dut.processlog import LOG_TAIL_LINES, log_tail
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.systemtools import require
@@ -197,7 +194,7 @@ class OvsDriver:
         self._kernel.apply()
         self._dir = steps.output("make the OVS dir", ["mktemp", "-d", "/tmp/ndrpdr-ovs-XXXXXX"])
         self._dir = self._dir.strip()
-        directory, env, pin = self._dir, self._env(), ["taskset", "-c", str(self.cpu)]
+        directory, env, pin = self._dir, self._env(), pinned(self.cpu)
         steps.run(
             "create the OVS database",
             ["ovsdb-tool", "create", f"{directory}/conf.db", self.schema],
@@ -308,20 +305,14 @@ class OvsDriver:
         for name, process in (("ovs-vswitchd", switch), ("ovsdb-server", db)):
             if process is None:
                 continue
-            try:
-                process.stop(9.0)
-            except (NdrPdrError, OSError) as exc:
-                errors.append(f"stop {name} pid {process.pid}: {exc}")
+            stop_noting(process, 9.0, f"{name} pid {process.pid}", errors)
             self._logs.setdefault(f"{name}_log", process.output())
         kernel, self._kernel = self._kernel, None
         if kernel is not None:
             kernel.restore(errors)
         directory, self._dir = self._dir, None
         if directory is not None:
-            try:
-                self._steps.run("remove the OVS dir", ["rm", "-rf", "--", directory])
-            except DutError as exc:
-                errors.append(str(exc))
+            self._steps.undo(errors, "remove the OVS dir", ["rm", "-rf", "--", directory])
         if errors and raise_errors:
             raise self._steps.error("stop", "\n".join(errors))
 

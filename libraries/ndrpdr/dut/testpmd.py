@@ -22,15 +22,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from functools import partial
 from typing import Literal
 
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.drivers import DriverDescription, option
 from ndrpdr.dut.base import DutTestConfig
-from ndrpdr.dut.dpdk_lab import LabDpdkAppDriver, port_driver
+from ndrpdr.dut.dpdk_app import DpdkAppDriver, read_dpdk_node
 from ndrpdr.dut.dpdk_options import DpdkAppOptions
-from ndrpdr.systemtools import require
+from ndrpdr.dut.dpdk_setup import port_driver
 from ndrpdr.testbed.model import Node
 
 #: mbufs in the pool; the default count does not fit ``--no-huge -m 1024``.
@@ -49,18 +48,19 @@ class TestpmdOptions(DpdkAppOptions):
     stats_period_s: int = option(5, "seconds between port statistics in the log", minimum=1)
 
 
-class TestpmdDriver(LabDpdkAppDriver):
+class TestpmdDriver(DpdkAppDriver):
     """``dpdk-testpmd`` on the DUT node, one forwarding lcore, pinned to ``options.cpu``."""
 
     driver_name = "testpmd"
     default_binary = "dpdk-testpmd"
+    system_tool = "dpdk-testpmd"
     ready_pattern = re.compile(r"packet forwarding - ports=\d+")
-    options_class = TestpmdOptions
     options: TestpmdOptions
 
     def __init__(self, node: Node, access: NodeAccess) -> None:
-        """Read and check the options (the lab ones in ``LabDpdkAppDriver``); no I/O."""
-        super().__init__(node, access)
+        """Read and check the options (the DPDK ones in ``DpdkSetup``); no I/O."""
+        steps, options, dpdk = read_dpdk_node(node, access, self.driver_name, TestpmdOptions)
+        super().__init__(steps, options, dpdk)
         self.forward_mode = self.options.forward_mode
         self.stats_period_s = self.options.stats_period_s
 
@@ -70,21 +70,18 @@ class TestpmdDriver(LabDpdkAppDriver):
             return self.forward_mode
         return "mac" if config.mode == "ip4base" else "io"
 
-    def _prepare(self) -> None:
-        fail = partial(self._steps.error, "start testpmd")
-        require("dpdk-testpmd", self._steps.access, binary=self.binary, fail=fail)
-
     # -- command line ----------------------------------------------------------------
-    def _app_argv(self, config: DutTestConfig, names: tuple[str, str], prefix: str) -> list[str]:
+    def _app_argv(self, config: DutTestConfig, devices: tuple[str, str]) -> list[str]:
+        port_ids = self.dpdk.ports.port_ids(devices)
         peers = [
             f"--eth-peer={port_id},{port.peer_mac}"
             for port_id, port in sorted(
-                zip(self.port_ids(config), config.ports, strict=True), key=lambda pair: pair[0]
+                zip(port_ids, config.ports, strict=True), key=lambda pair: pair[0]
             )
         ]
         return [
             self.binary,
-            *self.lab_eal_args(f"0@{self.cpu},1@{self.cpu}", names, prefix),
+            *self.dpdk.eal_args(f"0@{self.cpu},1@{self.cpu}", devices),
             "--",
             f"--forward-mode={self.mode_for(config)}",
             "--nb-cores=1",

@@ -51,8 +51,10 @@ from ndrpdr.access.base import BackgroundProcess, CommandResult, NodeAccess, tai
 from ndrpdr.drivers import DriverDescription
 from ndrpdr.dut import vpp_afpacket
 from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.dut.dpdk_common import KernelHandsOff, NodeSteps, check_ports_exist
+from ndrpdr.dut.handsoff import KernelHandsOff
 from ndrpdr.dut.health import check_process, describe_exit
+from ndrpdr.dut.nodesteps import NodeSteps
+from ndrpdr.dut.ports import check_ports_exist
 from ndrpdr.dut.processlog import LOG_TAIL_LINES, bounded_log, log_tail
 from ndrpdr.dut.vpp_config import (
     VppOptions,
