@@ -217,7 +217,9 @@ class VppDriver:
         """Start VPP with the written startup.conf (the forwarding follows in health_check)."""
         if self._config is None:
             raise self._steps.error("start", "configure() was not called")
-        if self._running and (self._process is None or self._alive("start", self._process)):
+        if self._running and (
+            self._process is None or self._steps.process_running("start", self._process)
+        ):
             return
         if self._paths is not None:
             self._hands_off()
@@ -236,7 +238,9 @@ class VppDriver:
                 self.options.binary,
                 process,
                 self._steps.access,
-                log=lambda: f"{log_tail(self._output('health check', process))}\n{self._logs()}",
+                log=lambda: "\n".join(
+                    (log_tail(self._steps.process_output("health check", process)), self._logs())
+                ),
             )
         self._ready()
 
@@ -290,10 +294,7 @@ class VppDriver:
                     ["sh", "-c", 'rm -f -- /dev/shm/"$1"-*', "sh", paths.prefix],
                 ),
             ):
-                try:
-                    self._steps.run(f"close: {step}", argv)
-                except DutError as exc:
-                    errors.append(str(exc))
+                self._steps.undo(errors, f"close: {step}", argv)
             self._dir_made = False
         if errors:
             raise self._steps.error("close", "\n".join(errors))
@@ -326,11 +327,10 @@ class VppDriver:
     def _write_startup_conf(self, text: str) -> None:
         path = self.startup_conf_path
         if self._paths is not None and not self._dir_made:
-            track = getattr(self._steps.access, "track_path", None)
-            if callable(track):  # a local run: its teardown after a crash removes them too
-                track(self._paths.run_dir)
-                for segment in ("global_vm", "vpe-api"):
-                    track(f"/dev/shm/{self._paths.prefix}-{segment}")
+            # a local run: its teardown after a crash removes them too
+            self._steps.track_path(self._paths.run_dir)
+            for segment in ("global_vm", "vpe-api"):
+                self._steps.track_path(f"/dev/shm/{self._paths.prefix}-{segment}")
             self._dir_made = True
         self._steps.run(
             "configure: create the startup.conf directory",
@@ -373,7 +373,9 @@ class VppDriver:
     def _alive_now(self) -> bool:
         """True when the VPP the driver started still runs (a systemd VPP: when started)."""
         process = self._process
-        return self._running and (process is None or self._alive("health check", process))
+        return self._running and (
+            process is None or self._steps.process_running("health check", process)
+        )
 
     def _hands_off(self) -> None:
         """af_packet ports: keep the node's kernel from forwarding on them (once per run)."""
@@ -393,7 +395,7 @@ class VppDriver:
             code = process.stop(2.0)
         except (NdrPdrError, OSError):
             code = None
-        self._stopped_log = self._output("start", process)
+        self._stopped_log = self._steps.process_output("start", process)
         what = (
             f"{self.options.binary} (pid {process.pid}) had exited, {describe_exit(code)}; "
             f"its output:\n{log_tail(self._stopped_log) or '(empty)'}\n{self._logs()}"
@@ -456,8 +458,8 @@ class VppDriver:
         last = ""
         while True:
             process = self._process
-            if process is not None and not self._alive("health check", process):
-                self._stopped_log = self._output("health check", process)
+            if process is not None and not self._steps.process_running("health check", process):
+                self._stopped_log = self._steps.process_output("health check", process)
                 raise self._steps.error(
                     "health check",
                     f"{self.options.binary} (pid {process.pid}) has exited; its output:\n"
@@ -493,20 +495,6 @@ class VppDriver:
             self._vppctl(step, command)
 
     # -- helpers -------------------------------------------------------------------
-    def _alive(self, step: str, process: BackgroundProcess) -> bool:
-        try:
-            return process.is_running()
-        except NdrPdrError as exc:
-            detail = f"cannot tell whether pid {process.pid} runs: {exc}"
-            raise self._steps.error(step, detail) from exc
-
-    def _output(self, step: str, process: BackgroundProcess) -> str:
-        try:
-            return process.output()
-        except NdrPdrError as exc:
-            detail = f"cannot read the output of pid {process.pid}: {exc}"
-            raise self._steps.error(step, detail) from exc
-
     def _end(self, process: BackgroundProcess) -> None:
         """Stop the background VPP (SIGINT, escalating) and keep its output."""
         what = f"{self.options.binary} (pid {process.pid})"
