@@ -28,7 +28,7 @@ from ndrpdr.searchlimits import (
     BadSettingError,
     check_load_range,
 )
-from ndrpdr.searchrun import run_search
+from ndrpdr.searchrun import SearchRun, run_search
 from ndrpdr.testbed.active import ActiveTestbed, forwarding_mode
 
 
@@ -114,6 +114,24 @@ def run(args: argparse.Namespace) -> int:
     show = (
         ProgressPrinter(lambda line: print_to(sys.stdout, line)) if console.shows_trials else None
     )
+    written = True
+
+    def finish(outcome: SearchRun) -> None:
+        """The record and the bounds, however the run ends (before a Ctrl-C propagates)."""
+        nonlocal written
+        record = outcome.record.to_json()
+        if args.json is not None:
+            try:
+                write_record(record, args.json)
+            except OSError as exc:  # the bounds are still printed below
+                print_to(sys.stderr, f"ndrpdr search: cannot write the result record: {exc}")
+                written = False
+            else:
+                if console in (ConsoleKind.VERBOSE, ConsoleKind.DOTTED):
+                    print_to(sys.stdout, f"result record: {args.json}")
+        if console is not ConsoleKind.NONE:  # the bounds (and their caveats): the answer
+            for line in bounds_lines(record) + caveat_lines(record) + latency_lines(record):
+                print_to(sys.stdout, line)
 
     with ActiveTestbed(topology, nic=args.nic) as testbed:
         testbed.configure_duts(forwarding_mode(profile))
@@ -133,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
                 f"{topology.source}: {profile.name} {frame_size} B, {args.algorithm} search "
                 f"up to {high:.6g} pps",
             )
-        outcome = run_search(
+        outcome = run_search(  # a Ctrl-C propagates from here, after finish
             tg,
             topology=topology,
             profile=profile,
@@ -152,25 +170,8 @@ def run(args: argparse.Namespace) -> int:
             record_path=args.json,
             health=testbed.check_duts,
             irregular=IrregularPolicy.WARN if args.allow_irregular else IrregularPolicy.FAIL,
+            finish=finish,
         )
-    status = 0
-    if args.json is not None:
-        try:
-            write_record(outcome.record, args.json)
-        except OSError as exc:  # the bounds are still printed below
-            print_to(sys.stderr, f"ndrpdr search: cannot write the result record: {exc}")
-            status = 1
-        else:
-            if console in (ConsoleKind.VERBOSE, ConsoleKind.DOTTED):
-                print_to(sys.stdout, f"result record: {args.json}")
-    if console is not ConsoleKind.NONE:  # the bounds (and their caveats) are the command's answer
-        lines = bounds_lines(outcome.record) + caveat_lines(outcome.record)
-        for line in lines + latency_lines(outcome.record):
-            print_to(sys.stdout, line)
-    if outcome.pending is not None:
-        raise outcome.pending
-    if outcome.interrupted:
-        raise KeyboardInterrupt
     if outcome.irregular_failed:
         print_to(sys.stderr, f"search irregular: {irregular_text(outcome.irregular)}")
         return 1
@@ -179,4 +180,4 @@ def run(args: argparse.Namespace) -> int:
         return 1
     for item in outcome.irregular:  # allowed by --allow-irregular
         print_to(sys.stderr, f"WARNING: search irregular (--allow-irregular): {item.message}")
-    return status
+    return 0 if written else 1
