@@ -28,6 +28,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ndrpdr.results.goalentries import record_pdr_loss_ratio
 from ndrpdr.results.plotlegend import frame_text, legend, title
 from ndrpdr.results.plotpanel import (
     GREY,
@@ -187,7 +188,7 @@ def trace_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 600)
     if not trials:
         return _no_trials(record, width)
     goals: Sequence[Mapping[str, Any]] = record.get("goals") or []
-    names = goal_names(goals)
+    names = goal_names(goals, record_pdr_loss_ratio(record))
     max_load = (record.get("search") or {}).get("max_load_pps")
     spans = trial_spans(trials)
     tips = [trial_tooltip(trial, names) for trial in trials]
