@@ -263,17 +263,6 @@ class RecordedRun:
                 self.hooks.finish(self.outcome)
         return isinstance(exc, NdrPdrError)
 
-    def _settings(self) -> SearchSettings:
-        request = self.request
-        return SearchSettings(
-            request.algorithm,
-            request.goals,
-            self.low,
-            self.high,
-            request.pdr_loss_ratio,
-            request.max_search_time_s,
-        )
-
     def _so_far(self) -> SearchResult:
         """The bounds the trials so far support (RFC 9971 over them)."""
         wall = time.monotonic() - self._clock_start
@@ -287,28 +276,53 @@ class RecordedRun:
             wall_time=wall,
         )
 
-    def _in_progress(self) -> SearchRecord:
+    def _record(
+        self,
+        result: SearchResult,
+        error: str | None,
+        latency: LatencyRun,
+        *,
+        telemetry: Mapping[str, Mapping[str, str]] | None = None,
+        time_capped: bool = False,
+    ) -> SearchRecord:
+        """The record of the run with the trials so far (not settled)."""
         request = self.request
         return build_record(
             topology=request.topology,
             profile=request.profile,
             frame_size=request.frame_size,
-            settings=self._settings(),
-            result=self._so_far(),
+            settings=SearchSettings(
+                request.algorithm,
+                request.goals,
+                self.low,
+                self.high,
+                request.pdr_loss_ratio,
+                request.max_search_time_s,
+            ),
+            result=result,
             trials=self.trials,
             started=self._started,
             finished=_now(),
-            error=unfinished_error(len(self.trials)),
+            error=error,
+            telemetry=telemetry,
             directions=request.directions,
             max_load_cap=None if self.cap is None else self.cap.to_json(),
-            latency=not_measured("the search had not finished").to_json(),
+            latency=latency.to_json(),
+            time_capped=time_capped,
+        )
+
+    def _in_progress(self) -> SearchRecord:
+        return self._record(
+            self._so_far(),
+            unfinished_error(len(self.trials)),
+            not_measured("the search had not finished"),
         )
 
     def _outcome(self, error: str | None, *, time_capped: bool) -> SearchRun:
         request = self.request
         result = self.result
-        if error is not None and result is None:
-            result = self._so_far()  # stopped early
+        if result is None:  # stopped early: the bounds of the trials so far
+            result = self._so_far()
         latency = self.latency
         if latency is None:
             off = request.latency_duration_s is None or request.latency_duration_s <= 0
@@ -319,22 +333,7 @@ class RecordedRun:
                 texts = self.hooks.telemetry()
             except NdrPdrError as exc:  # a DUT that cannot report must not lose the record
                 _log.warning("telemetry after the search could not be collected: %s", exc)
-        record = build_record(
-            topology=request.topology,
-            profile=request.profile,
-            frame_size=request.frame_size,
-            settings=self._settings(),
-            result=result,
-            trials=self.trials,
-            started=self._started,
-            finished=_now(),
-            error=error,
-            telemetry=texts,
-            directions=request.directions,
-            max_load_cap=None if self.cap is None else self.cap.to_json(),
-            latency=latency.to_json(),
-            time_capped=time_capped,
-        )
+        record = self._record(result, error, latency, telemetry=texts, time_capped=time_capped)
         settled, verdict = settle(record, request.irregular, request.setting_names)
         return SearchRun(result=result, record=settled, verdict=verdict, max_load_cap=self.cap)
 
