@@ -129,7 +129,7 @@ class SearchKeywords(Component):
         published: list[Path | None] = []
 
         def finish(outcome: SearchRun) -> None:  # before a Ctrl-C or a timeout propagates
-            record = outcome.record.to_json()  # tags IRREGULAR too:
+            record = outcome.record.to_json()  # publishing tags IRREGULAR too
             published.append(publish_record(ctx, record, kind=kind.lower(), path=target))
 
         outcome = run_search(

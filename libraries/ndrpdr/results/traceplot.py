@@ -169,7 +169,7 @@ def trace_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 600)
     left out; a record without trials gives a small SVG saying "no trials".
 
     Args:
-        record: A result record (``ndrpdr.results.record.build_record``).
+        record: A result record (``SearchRecord.to_json``, ``ndrpdr.results.searchrecord``).
         width: Width of the chart [px], at least 480.
         height: Height of the chart [px], at least 360 (unused without trials).
 

@@ -126,7 +126,7 @@ def trials_html(record: Mapping[str, Any], *, max_rows: int | None = None) -> st
     record) …". Without trials: a paragraph "no trials measured".
 
     Args:
-        record: A result record (``ndrpdr.results.record.build_record``).
+        record: A result record (``SearchRecord.to_json``, ``ndrpdr.results.searchrecord``).
         max_rows: The most trial rows to show; None shows all.
 
     Returns:
