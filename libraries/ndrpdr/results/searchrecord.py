@@ -1,9 +1,10 @@
 """The result record of one search as a type, until the moment it is written as JSON.
 
-``SearchRecord`` is what ``ndrpdr.results.record.build_record`` makes from
-the engine's ``SearchResult`` and what the record writers take; its
-``to_json`` is the one place the JSON document (``ndrpdr.results.record``
-describes its fields; ``schemas/result.schema.json`` checks it) is made.
+``SearchRecord`` is what ``build_record`` makes from the engine's
+``SearchResult`` and what the record writers take; ``settle`` judges its
+irregularities (``ndrpdr.results.irregular``); its ``to_json`` is the one
+place the JSON document (``ndrpdr.results.record`` describes its fields;
+``schemas/result.schema.json`` checks it) is made.
 Loads are in frames per second, aggregate over the traffic's directions
 (``ndrpdr.units``); bandwidths in bit/s with 20 B of L1 overhead per frame.
 Records read back from files stay JSON (``ndrpdr.results.schema``).
