@@ -178,7 +178,7 @@ def run_direct() -> Direct:
             )
             if outcome.error is not None:
                 raise RuntimeError(f"direct search {profile_name} {size} failed: {outcome.error}")
-            records.append(outcome.record)
+            records.append(outcome.record.to_json())
         wall_s = time.perf_counter() - started
     trials = sum(int(record["search"]["trial_count"]) for record in records)
     return Direct(wall_s, trials, tuple(records))

@@ -64,7 +64,7 @@ def one_search(record: Path | None, max_pause_s: float) -> tuple[float, int]:
         goals=GOALS,
         record_path=record,
     )
-    return time.perf_counter() - started, len(outcome.record["trials"])
+    return time.perf_counter() - started, len(outcome.record.trials)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -206,7 +206,7 @@ class _Night:
                 goals=self.goals,
                 max_search_time_s=CAP_S if capped else None,
                 latency_duration_s=LATENCY_TRIAL_S if self.test.latency else None,
-            ).record
+            ).record.to_json()
         started = night_start(night, TESTS.index(self.test))
         record["started"] = started.isoformat(timespec="seconds")
         record["finished"] = (started + datetime.timedelta(seconds=50)).isoformat(

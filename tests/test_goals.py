@@ -15,7 +15,7 @@ from ndrpdr.goals import (
     ndr_pdr_goals,
     parse_loss_ratios,
 )
-from ndrpdr.results import record
+from ndrpdr.results import searchrecord as record
 from ndrpdr.search import Goal, SearchInputError
 
 

@@ -97,8 +97,8 @@ def search(tg: object, **kwargs: object) -> dict[str, object]:
         goals=goals,
         **kwargs,  # type: ignore[arg-type]
     )
-    validate_record(run.record)
-    return run.record
+    validate_record(run.record.to_json())
+    return run.record.to_json()
 
 
 def test_run_search_measures_latency_at_the_pdr_it_found() -> None:

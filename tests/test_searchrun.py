@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,18 @@ def _run(tg: SpyTG, topology: Topology, **kwargs: Any) -> SearchRun:
     return run_search(tg, topology=topology, profile=PROFILE, frame_size=64, goals=GOALS, **kwargs)
 
 
+def _caught(tg: SpyTG, topology: Topology, **kwargs: Any) -> tuple[SearchRun, BaseException | None]:
+    """The outcome ``finish`` saw (exactly once), and what propagated from ``run_search``."""
+    finished: list[SearchRun] = []
+    try:
+        returned = _run(tg, topology, finish=finished.append, **kwargs)
+    except BaseException as exc:
+        (outcome,) = finished
+        return outcome, exc
+    assert finished == [returned]
+    return returned, None
+
+
 def test_passed_run(topology: Topology) -> None:
     tg = SpyTG(topology)
     seen: list[tuple[int, TrialResult]] = []
@@ -82,10 +95,9 @@ def test_passed_run(topology: Topology) -> None:
         progress=lambda p: seen.append((p.trial_number, p.trial)),
         telemetry=lambda: {"DUT1": {"state": "fine"}},
     )
-    record = outcome.record
+    record = outcome.record.to_json()
     validate_record(record)
     assert outcome.error is None
-    assert outcome.interrupted is False
     assert isinstance(outcome.result, SearchResult)
     assert record["status"] == "passed"
     assert record["error"] is None
@@ -105,11 +117,11 @@ def test_passed_run(topology: Topology) -> None:
 def test_tg_error_on_third_trial(topology: Topology) -> None:
     tg = SpyTG(topology, fail_at=3, error=TrafficGeneratorError("TG: tcpreplay died"))
     seen: list[int] = []
-    outcome = _run(tg, topology, progress=lambda p: seen.append(p.trial_number))
+    outcome, raised = _caught(tg, topology, progress=lambda p: seen.append(p.trial_number))
+    assert raised is None  # a known failure is the record's error
     assert outcome.error == "TG: tcpreplay died"
-    assert outcome.interrupted is False
     assert outcome.result is not None and len(outcome.result.trials) == 2
-    record = outcome.record
+    record = outcome.record.to_json()
     validate_record(record)
     assert record["status"] == "failed"
     assert record["error"] == "TG: tcpreplay died"
@@ -124,13 +136,14 @@ def test_tg_error_on_third_trial(topology: Topology) -> None:
 
 
 def test_ctrl_c(topology: Topology) -> None:
-    tg = SpyTG(topology, fail_at=3, error=KeyboardInterrupt())
-    outcome = _run(tg, topology)
-    assert outcome.interrupted is True
+    interrupt = KeyboardInterrupt()
+    tg = SpyTG(topology, fail_at=3, error=interrupt)
+    outcome, raised = _caught(tg, topology)
+    assert raised is interrupt  # the original, after the record was finished
     assert outcome.error is not None and "interrupted" in outcome.error
-    validate_record(outcome.record)
-    assert outcome.record["status"] == "failed"
-    assert len(outcome.record["trials"]) == 2
+    validate_record(outcome.record.to_json())
+    assert outcome.record.to_json()["status"] == "failed"
+    assert len(outcome.record.to_json()["trials"]) == 2
     assert tg.stops == 1
 
 
@@ -138,8 +151,8 @@ def test_dut_error_during_search(topology: Topology) -> None:
     tg = SpyTG(topology, fail_at=1, error=DutError("DUT1: l3fwd exited"))
     outcome = _run(tg, topology)
     assert outcome.error == "DUT1: l3fwd exited"
-    assert outcome.record["trials"] == []
-    validate_record(outcome.record)
+    assert outcome.record.to_json()["trials"] == []
+    validate_record(outcome.record.to_json())
     assert tg.stops == 1
 
 
@@ -149,11 +162,11 @@ def test_time_limit_keeps_partial_result(topology: Topology) -> None:
     assert outcome.error is not None and "time cap of 3 s" in outcome.error
     assert outcome.irregular_failed  # the time cap hit before the bounds: irregular
     assert [item.reason.tag for item in outcome.irregular] == ["TIME_CAP"]
-    assert outcome.record["search"]["time_capped"] is True
+    assert outcome.record.to_json()["search"]["time_capped"] is True
     assert outcome.result is not None  # the partial result, for the caller
-    assert len(outcome.record["trials"]) == len(outcome.result.trials) == 3
-    validate_record(outcome.record)
-    assert outcome.record["status"] == "failed"
+    assert len(outcome.record.to_json()["trials"]) == len(outcome.result.trials) == 3
+    validate_record(outcome.record.to_json())
+    assert outcome.record.to_json()["status"] == "failed"
     assert tg.stops == 1
 
 
@@ -161,17 +174,16 @@ class FakeTimeout(BaseException):
     """Like Robot Framework's TimeoutExceeded: not an Exception, not a KeyboardInterrupt."""
 
 
-def test_foreign_base_exception_is_pending(topology: Topology) -> None:
-    """A Robot timeout mid-search: the record keeps the trials, the caller re-raises."""
+def test_foreign_base_exception_propagates_after_the_record(topology: Topology) -> None:
+    """A Robot timeout mid-search: the record keeps the trials, then the timeout propagates."""
     timeout = FakeTimeout("Test timeout 1 minute exceeded.")
     tg = SpyTG(topology, fail_at=3, error=timeout)
     seen: list[int] = []
-    outcome = _run(tg, topology, progress=lambda p: seen.append(p.trial_number))
-    assert outcome.pending is timeout
-    assert outcome.interrupted is False
+    outcome, raised = _caught(tg, topology, progress=lambda p: seen.append(p.trial_number))
+    assert raised is timeout
     assert outcome.result is not None
     assert outcome.error == "stopped by FakeTimeout: Test timeout 1 minute exceeded."
-    record = outcome.record
+    record = outcome.record.to_json()
     validate_record(record)
     assert record["status"] == "failed"
     assert record["error"] == outcome.error
@@ -182,18 +194,20 @@ def test_foreign_base_exception_is_pending(topology: Topology) -> None:
     assert tg.stops == 1  # traffic stopped before coming back
 
 
-def test_unexpected_exception_is_pending_after_stopping(topology: Topology) -> None:
+def test_unexpected_exception_propagates_after_stopping(topology: Topology) -> None:
     error = RuntimeError("a bug")
     tg = SpyTG(topology, fail_at=2, error=error)
-    outcome = _run(tg, topology)
-    assert outcome.pending is error
+    outcome, raised = _caught(tg, topology)
+    assert raised is error
+    frames = [frame.name for frame in traceback.extract_tb(error.__traceback__)]
+    assert frames[-1] == "measure"  # the traceback runs to where it was raised
     assert outcome.error == "stopped by RuntimeError: a bug"
-    assert len(outcome.record["trials"]) == 1
-    assert outcome.record["status"] == "failed"
+    assert len(outcome.record.to_json()["trials"]) == 1
+    assert outcome.record.to_json()["status"] == "failed"
     assert tg.stops == 1
 
 
-def test_pending_with_a_failing_stop(topology: Topology) -> None:
+def test_propagating_with_a_failing_stop(topology: Topology) -> None:
     timeout = FakeTimeout("timeout")
     tg = SpyTG(
         topology,
@@ -201,27 +215,38 @@ def test_pending_with_a_failing_stop(topology: Topology) -> None:
         error=timeout,
         stop_error=TrafficGeneratorError("TG: tcpreplay does not stop"),
     )
-    outcome = _run(tg, topology, telemetry=lambda: {"DUT1": {"state": "kept"}})
-    assert outcome.pending is timeout
+    outcome, raised = _caught(tg, topology, telemetry=lambda: {"DUT1": {"state": "kept"}})
+    assert raised is timeout
     assert outcome.error == (
         "stopped by FakeTimeout: timeout; stopping traffic: TG: tcpreplay does not stop"
     )
-    assert outcome.record["telemetry"] == {"DUT1": {"state": "kept"}}
+    assert outcome.record.to_json()["telemetry"] == {"DUT1": {"state": "kept"}}
     assert tg.stops == 1
-    validate_record(outcome.record)
+    validate_record(outcome.record.to_json())
 
 
-@pytest.mark.parametrize(
-    "error", [KeyboardInterrupt(), TrafficGeneratorError("TG: known"), DutError("DUT1: known")]
-)
-def test_known_failures_are_not_pending(topology: Topology, error: BaseException) -> None:
-    outcome = _run(SpyTG(topology, fail_at=2, error=error), topology)
-    assert outcome.pending is None
-    assert outcome.record["status"] == "failed"
+@pytest.mark.parametrize("error", [TrafficGeneratorError("TG: known"), DutError("DUT1: known")])
+def test_known_failures_do_not_propagate(topology: Topology, error: BaseException) -> None:
+    outcome, raised = _caught(SpyTG(topology, fail_at=2, error=error), topology)
+    assert raised is None
+    assert outcome.record.to_json()["status"] == "failed"
 
 
-def test_passed_run_has_nothing_pending(topology: Topology) -> None:
-    assert _run(SpyTG(topology), topology).pending is None
+def test_passed_run_is_finished_once(topology: Topology) -> None:
+    outcome, raised = _caught(SpyTG(topology), topology)
+    assert raised is None and outcome.error is None
+
+
+def test_a_failing_finish_does_not_hide_the_interrupt(topology: Topology) -> None:
+    """``finish`` runs in ``finally``: the Ctrl-C that stopped the run is the context."""
+    interrupt = KeyboardInterrupt()
+
+    def finish(outcome: SearchRun) -> None:
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full") as caught:
+        _run(SpyTG(topology, fail_at=2, error=interrupt), topology, finish=finish)
+    assert caught.value.__context__ is interrupt
 
 
 def test_stop_traffic_failure_is_recorded(topology: Topology) -> None:
@@ -233,16 +258,16 @@ def test_stop_traffic_failure_is_recorded(topology: Topology) -> None:
     )
     outcome = _run(tg, topology)
     assert outcome.error == "TG: trial failed; stopping traffic: TG: tcpreplay does not stop"
-    assert len(outcome.record["trials"]) == 2
-    validate_record(outcome.record)
+    assert len(outcome.record.to_json()["trials"]) == 2
+    validate_record(outcome.record.to_json())
 
 
 def test_stop_traffic_failure_fails_a_finished_search(topology: Topology) -> None:
     tg = SpyTG(topology, stop_error=TrafficGeneratorError("TG: stuck"))
     outcome = _run(tg, topology)
     assert outcome.error == "stopping traffic: TG: stuck"
-    assert outcome.record["status"] == "failed"
-    assert len(outcome.record["trials"]) == tg.calls > 0
+    assert outcome.record.to_json()["status"] == "failed"
+    assert len(outcome.record.to_json()["trials"]) == tg.calls > 0
 
 
 def test_telemetry_failure_keeps_the_record(
@@ -253,8 +278,8 @@ def test_telemetry_failure_keeps_the_record(
 
     outcome = _run(SpyTG(topology), topology, telemetry=broken)
     assert outcome.error is None
-    assert outcome.record["status"] == "passed"
-    assert outcome.record["telemetry"] == {}
+    assert outcome.record.to_json()["status"] == "passed"
+    assert outcome.record.to_json()["telemetry"] == {}
     assert "the namespace is gone" in caplog.text
 
 
@@ -264,14 +289,14 @@ def test_bad_load_range_is_a_failed_run(topology: Topology) -> None:
     assert outcome.error is not None and "must be below max_load" in outcome.error
     assert tg.calls == 0
     assert tg.stops == 1
-    validate_record(outcome.record)
+    validate_record(outcome.record.to_json())
 
 
 def test_unidirectional_record(topology: Topology) -> None:
     outcome = _run(SpyTG(topology), topology, directions=1, algorithm="binary")
-    assert outcome.record["profile"]["directions"] == 1
-    assert outcome.record["search"]["algorithm"] == "binary"
-    validate_record(outcome.record)
+    assert outcome.record.to_json()["profile"]["directions"] == 1
+    assert outcome.record.to_json()["search"]["algorithm"] == "binary"
+    validate_record(outcome.record.to_json())
 
 
 @pytest.mark.parametrize(
@@ -304,10 +329,10 @@ def test_every_stop_keeps_the_bounds_its_trials_support(
     """Stopped after k trials (k = every 3rd point, and the last), the record's bounds are
     RFC 9971's relevant bounds over those k trials, and near the end they are the final ones."""
     total = _full_search_length(topology)
-    finished = _run(SpyTG(topology), topology).record
+    finished = _run(SpyTG(topology), topology).record.to_json()
     for kept in [*range(1, total, 3), total - 1]:
-        outcome = _run(SpyTG(topology, fail_at=kept + 1, error=error), topology)
-        record = outcome.record
+        outcome, _ = _caught(SpyTG(topology, fail_at=kept + 1, error=error), topology)
+        record = outcome.record.to_json()
         validate_record(record)
         assert record["incomplete"] is True and record["status"] == "failed"
         assert len(record["trials"]) == kept
@@ -338,7 +363,7 @@ def _slow_tg(topology: Topology, sends_pps: float) -> SpyTG:
 def test_uncalibrated_slow_tg_is_flagged_tg_limited(topology: Topology) -> None:
     """The DUT forwards 4.4 Mpps, the TG sends 1 Mpps: the upper bounds are the TG's doing."""
     outcome = _run(_slow_tg(topology, 1e6), topology)
-    record = outcome.record
+    record = outcome.record.to_json()
     validate_record(record)
     assert record["search"]["max_load_cap"] is None
     assert record["tg_limit"]["limited"] is True
@@ -359,7 +384,7 @@ def test_calibration_caps_the_max_load_and_says_tg_limited(topology: Topology) -
     notes: list[str] = []
     tg = _slow_tg(topology, 1e6)
     outcome = _run(tg, topology, calibrate=True, notice=notes.append)
-    record = outcome.record
+    record = outcome.record.to_json()
     validate_record(record)
     cap = record["search"]["max_load_cap"]
     assert cap["requested_pps"] == tg.max_load_pps
@@ -382,7 +407,7 @@ def test_calibration_caps_the_max_load_and_says_tg_limited(topology: Topology) -
 def test_calibration_on_a_tg_that_keeps_up_changes_nothing(topology: Topology) -> None:
     tg = SpyTG(topology)
     outcome = _run(tg, topology, calibrate=True)
-    record = outcome.record
+    record = outcome.record.to_json()
     assert record["search"]["max_load_cap"]["capped_pps"] is None
     assert record["search"]["max_load_pps"] == tg.max_load_pps
     assert record["tg_limit"]["limited"] is False

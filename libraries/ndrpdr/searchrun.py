@@ -3,8 +3,14 @@
 ``run_search`` records every trial as it is measured, so a search that
 stops half way (a TG error, a time limit, Ctrl-C, a Robot timeout) still
 yields a record with the trials measured so far and the bounds they
-support, marked incomplete; traffic is stopped before it returns or
-re-raises. With ``calibrate`` the max load is first checked against what
+support, marked incomplete. The flow is a context manager,
+``RecordedRun`` (as Robot Framework's status reporter around a keyword):
+its ``__exit__`` stops traffic, builds the record (``SearchRecord``) and
+hands it to the caller's ``finish`` in ``finally``; a known failure
+(``NdrPdrError``) ends there as a failed record, any other exception (a
+Ctrl-C, a Robot timeout, a bug) propagates as it was raised, after the
+record is safe. Loads are aggregate over the directions [pps]
+(``ndrpdr.units``). With ``calibrate`` the max load is first checked against what
 the TG really sends (``ndrpdr.trafficgen.calibrate``). With
 ``latency_duration_s`` a search that found a PDR lower bound is followed
 by latency trials at 0, 10, 50 and 90 % of it (``ndrpdr.latencyrun``),
@@ -22,7 +28,7 @@ import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from types import TracebackType
 
 from ndrpdr.dut.health import HealthCheck
 from ndrpdr.errors import NdrPdrError
@@ -34,10 +40,10 @@ from ndrpdr.results.irregular import (
     Irregularity,
     IrregularPolicy,
     SettingNames,
-    settle_record,
+    Verdict,
 )
 from ndrpdr.results.journal import RecordJournal, unfinished_error
-from ndrpdr.results.record import SearchSettings, build_record
+from ndrpdr.results.searchrecord import SearchRecord, SearchSettings, build_record, settle
 from ndrpdr.search import (
     Goal,
     SearchAbortedError,
@@ -55,29 +61,71 @@ from ndrpdr.trafficgen.calibrate import MaxLoadCap, calibrate_max_load
 
 _log = logging.getLogger(__name__)
 
+#: The record's error after a Ctrl-C or SIGTERM.
+INTERRUPTED = "interrupted (Ctrl-C or SIGTERM)"
 
-@dataclasses.dataclass
+
+@dataclasses.dataclass(frozen=True)
 class SearchRun:
-    """The outcome: the search result, the record, the error text (None if it passed).
+    """What a run leaves: the search result, the record, the verdict on irregularities.
 
     ``result`` is, when the search failed or stopped, the bounds its trials
     support so far (RFC 9971 relevant bounds; the record says
-    ``incomplete``). ``pending`` is an exception that is not a known
-    failure (a bug, a Robot Framework timeout): the caller re-raises it once
-    the record is safe. ``max_load_cap`` is the calibration, if one ran.
-    ``irregular`` lists what is irregular about the result
-    (``ndrpdr.results.irregular``); ``irregular_failed``: the run failed
-    for them (``error`` is then the record's "irregular result: ...").
+    ``incomplete``). ``max_load_cap`` is the calibration, if one ran.
     """
 
     result: SearchResult | None
-    record: dict[str, Any]
-    error: str | None
-    interrupted: bool = False
-    pending: BaseException | None = None
+    record: SearchRecord
+    verdict: Verdict
     max_load_cap: MaxLoadCap | None = None
-    irregular: tuple[Irregularity, ...] = ()
-    irregular_failed: bool = False
+
+    @property
+    def error(self) -> str | None:
+        """Why the run failed (the record's ``error``), None when it passed."""
+        return self.record.error
+
+    @property
+    def irregular(self) -> tuple[Irregularity, ...]:
+        """What is irregular about the result (``ndrpdr.results.irregular``)."""
+        return self.verdict.irregularities
+
+    @property
+    def irregular_failed(self) -> bool:
+        """The run failed for its irregularities (``error`` is "irregular result: ...")."""
+        return self.verdict.failed
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchRequest:
+    """What to search for and how; ``run_search`` describes each field."""
+
+    topology: Topology
+    profile: Profile
+    frame_size: FrameSize
+    goals: tuple[Goal, ...]
+    algorithm: str = "mlr"
+    min_load_pps: float | None = None
+    max_load_pps: float | None = None
+    max_search_time_s: float | None = None
+    directions: int = 2
+    pdr_loss_ratio: float = PDR_LOSS_RATIO
+    calibrate: bool = False
+    latency_duration_s: float | None = None
+    irregular: IrregularPolicy = IrregularPolicy.FAIL
+    setting_names: SettingNames = CLI_NAMES
+
+
+@dataclasses.dataclass(frozen=True)
+class RunHooks:
+    """Who hears of the run as it goes; ``run_search`` describes each one."""
+
+    progress: Callable[[SearchProgress], None] | None = None
+    telemetry: Callable[[], Mapping[str, Mapping[str, str]]] | None = None
+    notice: Callable[[str], None] | None = None
+    latency_progress: Callable[[LatencyPoint], None] | None = None
+    record_path: Path | None = None
+    health: HealthCheck | None = None
+    finish: Callable[[SearchRun], None] | None = None
 
 
 def default_min_load(max_load_pps: float) -> float:
@@ -100,6 +148,194 @@ def _join(error: str | None, more: str) -> str:
 
 def _now() -> datetime.datetime:
     return datetime.datetime.now(datetime.timezone.utc)
+
+
+def failure_text(exc: BaseException) -> str:
+    """The record's error for an exception that stopped a run."""
+    if isinstance(exc, NdrPdrError):
+        return str(exc)
+    if isinstance(exc, KeyboardInterrupt):
+        return INTERRUPTED
+    return f"stopped by {type(exc).__name__}: {exc}"
+
+
+class RecordedRun:
+    """One search run whose record is made and handed on however the run ends.
+
+    ``with RecordedRun(tg, request, hooks) as run: run.search()``. On the
+    way out, traffic is stopped (a failure to stop it fails the run too),
+    the record is built from the trials so far and settled, and
+    ``hooks.finish(outcome)`` hears of it, in ``finally``. An NdrPdrError
+    (a TG or DUT failure, a time limit) ends as the record's error and is
+    not raised further; anything else (KeyboardInterrupt, a Robot timeout,
+    a bug) propagates unchanged, its traceback whole. ``outcome`` is the
+    run's ``SearchRun`` once the block is left.
+    """
+
+    def __init__(self, tg: TrafficGenerator, request: SearchRequest, hooks: RunHooks) -> None:
+        """``tg`` runs the trials; nothing is measured before ``search``."""
+        self.tg, self.request, self.hooks = tg, request, hooks
+        self.high = tg.max_load_pps if request.max_load_pps is None else request.max_load_pps
+        self.low = self._min_load(self.high)
+        self.trials: list[TrialResult] = []
+        self.cap: MaxLoadCap | None = None
+        self.result: SearchResult | None = None
+        self.latency: LatencyRun | None = None
+        self.outcome: SearchRun | None = None
+        self._started, self._clock_start = _now(), time.monotonic()
+        self._journal: RecordJournal | None = None
+        if hooks.record_path is not None:
+            self._journal = RecordJournal(
+                hooks.record_path, lambda: self._in_progress().to_json(), notice=hooks.notice
+            )
+
+    def _min_load(self, high: float) -> float:
+        given = self.request.min_load_pps
+        return default_min_load(high) if given is None else given
+
+    def __enter__(self) -> RecordedRun:
+        return self
+
+    def search(self) -> None:
+        """Calibrate (if asked), search, measure latency (if asked); exceptions propagate."""
+        request, hooks = self.request, self.hooks
+        if self._journal is not None:
+            self._journal.update()  # a record from the start: a kill during calibration leaves one
+        if request.calibrate:
+            self._calibrate()
+        self.result = search(
+            self.tg,
+            request.goals,
+            self.low,
+            self.high,
+            request.algorithm,
+            max_search_time=request.max_search_time_s,
+            progress=AfterTrial(
+                self.trials, journal=self._journal, progress=hooks.progress, health=hooks.health
+            ),
+        )
+        self.latency = measure_latency_points(
+            self.tg,
+            pdr_pps=_pdr_lower_bound(self.result, request.pdr_loss_ratio),
+            duration_s=request.latency_duration_s,
+            tg_name=f"the {request.topology.tg.driver} TG",
+            notice=hooks.notice,
+            progress=hooks.latency_progress,
+        )
+
+    def _calibrate(self) -> None:
+        request = self.request
+        self.cap = cap = calibrate_max_load(
+            self.tg,
+            self.high,
+            min(goal.initial_trial_duration for goal in request.goals),
+            min_load_pps=request.min_load_pps,
+        )
+        _log.info("%s", cap.describe())
+        if cap.capped_pps is not None:
+            if self.hooks.notice is not None:
+                self.hooks.notice(cap.describe())
+            else:
+                _log.warning("%s", cap.describe())
+            self.high = cap.capped_pps
+            self.low = self._min_load(self.high)
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> bool:
+        """Stop traffic, build and settle the record, ``finish`` it; True for known failures."""
+        try:
+            error = None if exc is None else failure_text(exc)
+            if isinstance(exc, SearchAbortedError):
+                self.result = exc.partial
+            try:
+                self.tg.stop_traffic()
+            except NdrPdrError as stop_exc:  # the trials so far are still recorded
+                error = _join(error, f"stopping traffic: {stop_exc}")
+            if self._journal is not None:
+                self._journal.flush()  # the last trials, should the caller's final write fail
+            self.outcome = self._outcome(error, time_capped=isinstance(exc, SearchTimeLimitError))
+        finally:
+            if self.outcome is not None and self.hooks.finish is not None:
+                self.hooks.finish(self.outcome)
+        return isinstance(exc, NdrPdrError)
+
+    def _so_far(self) -> SearchResult:
+        """The bounds the trials so far support (RFC 9971 over them)."""
+        wall = time.monotonic() - self._clock_start
+        request = self.request
+        return result_so_far(
+            request.goals,
+            self.trials,
+            self.low,
+            self.high,
+            algorithm=request.algorithm,
+            wall_time=wall,
+        )
+
+    def _record(
+        self,
+        result: SearchResult,
+        error: str | None,
+        latency: LatencyRun,
+        *,
+        telemetry: Mapping[str, Mapping[str, str]] | None = None,
+        time_capped: bool = False,
+    ) -> SearchRecord:
+        """The record of the run with the trials so far (not settled)."""
+        request = self.request
+        return build_record(
+            topology=request.topology,
+            profile=request.profile,
+            frame_size=request.frame_size,
+            settings=SearchSettings(
+                request.algorithm,
+                request.goals,
+                self.low,
+                self.high,
+                request.pdr_loss_ratio,
+                request.max_search_time_s,
+            ),
+            result=result,
+            trials=self.trials,
+            started=self._started,
+            finished=_now(),
+            error=error,
+            telemetry=telemetry,
+            directions=request.directions,
+            max_load_cap=None if self.cap is None else self.cap.to_json(),
+            latency=latency.to_json(),
+            time_capped=time_capped,
+        )
+
+    def _in_progress(self) -> SearchRecord:
+        return self._record(
+            self._so_far(),
+            unfinished_error(len(self.trials)),
+            not_measured("the search had not finished"),
+        )
+
+    def _outcome(self, error: str | None, *, time_capped: bool) -> SearchRun:
+        request = self.request
+        result = self.result
+        if result is None:  # stopped early: the bounds of the trials so far
+            result = self._so_far()
+        latency = self.latency
+        if latency is None:
+            off = request.latency_duration_s is None or request.latency_duration_s <= 0
+            latency = not_measured("turned off" if off else "the search did not finish")
+        texts: Mapping[str, Mapping[str, str]] | None = None
+        if self.hooks.telemetry is not None:
+            try:
+                texts = self.hooks.telemetry()
+            except NdrPdrError as exc:  # a DUT that cannot report must not lose the record
+                _log.warning("telemetry after the search could not be collected: %s", exc)
+        record = self._record(result, error, latency, telemetry=texts, time_capped=time_capped)
+        settled, verdict = settle(record, request.irregular, request.setting_names)
+        return SearchRun(result=result, record=settled, verdict=verdict, max_load_cap=self.cap)
 
 
 def run_search(
@@ -125,15 +361,19 @@ def run_search(
     health: HealthCheck | None = None,
     irregular: IrregularPolicy = IrregularPolicy.FAIL,
     setting_names: SettingNames = CLI_NAMES,
+    finish: Callable[[SearchRun], None] | None = None,
 ) -> SearchRun:
-    """Run one search over ``tg`` and build its record.
+    """Run one search over ``tg`` and build its record (``RecordedRun``).
 
     Loads are aggregate [pps]; ``max_load_pps`` defaults to the TG's limit,
-    ``min_load_pps`` to ``default_min_load``. An NdrPdrError (a TG or DUT
-    failure, a time limit) or Ctrl-C does not propagate: the run comes back
-    failed, with the error text and every trial measured so far;
-    ``interrupted`` tells the caller to stop after writing the record. Any
-    other exception comes back as ``pending``, with the same record.
+    ``min_load_pps`` to ``default_min_load``. ``finish(outcome)`` is
+    called with the run's outcome however it ends, before an exception
+    propagates: the place to write the record. An NdrPdrError (a TG or DUT
+    failure, a time limit) does not propagate: the run comes back failed,
+    with the error text and every trial measured so far. A Ctrl-C or SIGTERM
+    (KeyboardInterrupt) or any other exception (a Robot timeout) propagates
+    as raised, after ``finish`` saw the record (error "interrupted ...",
+    "stopped by <type>: ...").
     ``progress(snapshot)`` is called after every trial (``SearchProgress``:
     the trial, its number, each goal's bounds so far). Traffic is stopped
     in every case; a failure to stop it fails the run too. ``telemetry()``
@@ -155,138 +395,35 @@ def run_search(
     (``lost_all``: it lost every frame); its DutError fails the search.
     An irregular result (a lossy min load, bounds out of order, TG-limited
     bounds, the time cap hit) fails the run with ``irregular`` FAIL and
-    passes with WARN (``ndrpdr.results.irregular.settle_record``); its
-    messages name the options as ``setting_names`` says.
+    passes with WARN (``ndrpdr.results.irregular.judge``); its messages
+    name the options as ``setting_names`` says.
     """
-    high = tg.max_load_pps if max_load_pps is None else max_load_pps
-    low = default_min_load(high) if min_load_pps is None else min_load_pps
-    trials: list[TrialResult] = []
-    cap: MaxLoadCap | None = None
-
-    started, clock_start = _now(), time.monotonic()
-
-    def in_progress() -> dict[str, Any]:
-        wall = time.monotonic() - clock_start
-        so_far = result_so_far(goals, trials, low, high, algorithm=algorithm, wall_time=wall)
-        return build_record(
-            topology=topology,
-            profile=profile,
-            frame_size=frame_size,
-            settings=SearchSettings(algorithm, tuple(goals), low, high, pdr_loss_ratio),
-            result=so_far,
-            trials=trials,
-            started=started,
-            finished=_now(),
-            error=unfinished_error(len(trials)),
-            directions=directions,
-            max_load_cap=None if cap is None else cap.to_json(),
-            latency=not_measured("the search had not finished").to_json(),
-        )
-
-    journal = None
-    if record_path is not None:
-        journal = RecordJournal(record_path, in_progress, notice=notice)
-    record_trial = AfterTrial(trials, journal=journal, progress=progress, health=health)
-    result: SearchResult | None = None
-    error: str | None = None
-    interrupted = False
-    pending: BaseException | None = None
-    latency: LatencyRun | None = None
-    time_capped = False
-    try:
-        if journal is not None:
-            journal.update()  # a record from the start: a kill during calibration leaves one too
-        if calibrate:
-            cap = calibrate_max_load(
-                tg,
-                high,
-                min(goal.initial_trial_duration for goal in goals),
-                min_load_pps=min_load_pps,
-            )
-            _log.info("%s", cap.describe())
-            if cap.capped_pps is not None:
-                if notice is not None:
-                    notice(cap.describe())
-                else:
-                    _log.warning("%s", cap.describe())
-                high = cap.capped_pps
-                low = default_min_load(high) if min_load_pps is None else min_load_pps
-        result = search(
-            tg,
-            goals,
-            low,
-            high,
-            algorithm,
-            max_search_time=max_search_time_s,
-            progress=record_trial,
-        )
-        latency = measure_latency_points(
-            tg,
-            pdr_pps=_pdr_lower_bound(result, pdr_loss_ratio),
-            duration_s=latency_duration_s,
-            tg_name=f"the {topology.tg.driver} TG",
-            notice=notice,
-            progress=latency_progress,
-        )
-    except SearchAbortedError as exc:
-        error = str(exc)
-        result = exc.partial
-        time_capped = isinstance(exc, SearchTimeLimitError)
-    except NdrPdrError as exc:
-        error = str(exc)
-    except KeyboardInterrupt:
-        error = "interrupted (Ctrl-C or SIGTERM)"
-        interrupted = True
-    except BaseException as exc:  # kept with the trials; the caller re-raises it
-        error = f"stopped by {type(exc).__name__}: {exc}"
-        pending = exc
-    finally:
-        try:
-            tg.stop_traffic()
-        except NdrPdrError as exc:  # the trials so far are still recorded
-            error = _join(error, f"stopping traffic: {exc}")
-    if journal is not None:
-        journal.flush()  # the last trials, should the caller's final write fail
-    if error is not None and not isinstance(result, SearchResult):
-        # stopped early: the bounds the trials so far support (RFC 9971 over them)
-        result = result_so_far(
-            goals, trials, low, high, algorithm=algorithm, wall_time=time.monotonic() - clock_start
-        )
-    if latency is None:
-        off = latency_duration_s is None or latency_duration_s <= 0
-        latency = not_measured("turned off" if off else "the search did not finish")
-    texts: Mapping[str, Mapping[str, str]] | None = None
-    if telemetry is not None:
-        try:
-            texts = telemetry()
-        except NdrPdrError as exc:  # a DUT that cannot report must not lose the record
-            _log.warning("telemetry after the search could not be collected: %s", exc)
-    record = build_record(
+    request = SearchRequest(
         topology=topology,
         profile=profile,
         frame_size=frame_size,
-        settings=SearchSettings(
-            algorithm, tuple(goals), low, high, pdr_loss_ratio, max_search_time_s
-        ),
-        result=result,
-        trials=trials,
-        started=started,
-        finished=_now(),
-        error=error,
-        telemetry=texts,
+        goals=tuple(goals),
+        algorithm=algorithm,
+        min_load_pps=min_load_pps,
+        max_load_pps=max_load_pps,
+        max_search_time_s=max_search_time_s,
         directions=directions,
-        max_load_cap=None if cap is None else cap.to_json(),
-        latency=latency.to_json(),
-        time_capped=time_capped,
+        pdr_loss_ratio=pdr_loss_ratio,
+        calibrate=calibrate,
+        latency_duration_s=latency_duration_s,
+        irregular=irregular,
+        setting_names=setting_names,
     )
-    verdict = settle_record(record, irregular, setting_names)  # may fail or pass the record
-    return SearchRun(
-        result=result,
-        record=record,
-        error=record["error"],
-        irregular=verdict.irregularities,
-        irregular_failed=verdict.failed,
-        interrupted=interrupted,
-        pending=pending,
-        max_load_cap=cap,
+    hooks = RunHooks(
+        progress=progress,
+        telemetry=telemetry,
+        notice=notice,
+        latency_progress=latency_progress,
+        record_path=record_path,
+        health=health,
+        finish=finish,
     )
+    with RecordedRun(tg, request, hooks) as run:
+        run.search()
+    assert run.outcome is not None  # set by __exit__, which raised otherwise
+    return run.outcome

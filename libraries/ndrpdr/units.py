@@ -7,6 +7,16 @@ so "10Mpps", "10 mpps" and "10 MPPS" are the same; SI prefixes are decimal
 A bit rate given where a frame rate is wanted is converted by the caller's
 function, which knows the frame size (``ndrpdr.rates.parse_rate``): this
 module knows nothing of frames.
+
+Loads are aggregate over the traffic's directions, everywhere: a load of
+L pps on a bidirectional profile is L / 2 pps each way. The search engine
+(``ndrpdr.search``) is given and reports aggregate loads, the traffic
+generators take them and split them over the directions (``max_load_pps``
+is the sum of the sending ports' rates), and the result record, the
+console, the Robot message and metadata, the max/min rate arguments and
+``50%`` of the max rate are aggregate too. Frame counts are summed over
+the directions. Only latency streams have a rate per direction. This is
+the one statement of the convention; other docstrings refer to it.
 """
 
 from __future__ import annotations

@@ -396,7 +396,7 @@ def search_over_ssh(
     telemetry = testbed.telemetry["DUT1"]
     assert f"running pid={pid}" in telemetry["state"]
     assert '"ifname":"dut-if1"' in telemetry["ip_link"]
-    assert run.record["telemetry"]["DUT1"]["state"] == telemetry["state"]
+    assert run.record.to_json()["telemetry"]["DUT1"]["state"] == telemetry["state"]
 
     # Nothing is left: namespaces, processes in them, state file (sshd: the fixture checks).
     assert not (NETNS_RUN_DIR / dut_ns).exists()

@@ -80,7 +80,7 @@ def sim_search(
 
 def sim_record(topology: Topology, **kwargs: Any) -> dict[str, Any]:
     """The record of ``sim_search(topology, **kwargs)``, validated against the schema."""
-    record = sim_search(topology, **kwargs).record
+    record = sim_search(topology, **kwargs).record.to_json()
     validate_record(record)
     return record
 

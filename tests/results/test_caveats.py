@@ -49,7 +49,7 @@ def _record(*, sends_pps: float | None = None, max_search_time_s: float | None =
         frame_size=64,
         goals=GOALS,
         max_search_time_s=max_search_time_s,
-    ).record
+    ).record.to_json()
     validate_record(record)
     return record
 

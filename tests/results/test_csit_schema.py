@@ -61,7 +61,7 @@ def documents() -> dict[str, dict[str, Any]]:
             sim_record(topology, fail_at=4, message="TG: gone"), RobotTest(NDRPDR)
         ),
         "lossy min load": csit_test_case(
-            sim_search(topology, min_load_pps=5e6).record, RobotTest(NDRPDR)
+            sim_search(topology, min_load_pps=5e6).record.to_json(), RobotTest(NDRPDR)
         ),
         "mrr": csit_test_case(_mrr(3), RobotTest(MRR)),
         "mrr failed after trials": csit_test_case(_mrr(2, "TG: gone"), RobotTest(MRR)),

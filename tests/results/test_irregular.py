@@ -67,7 +67,7 @@ def _run(
 
 @pytest.fixture(scope="module")
 def regular() -> dict[str, Any]:
-    record: dict[str, Any] = _run().record
+    record: dict[str, Any] = _run().record.to_json()
     return record
 
 
@@ -85,7 +85,7 @@ def test_a_regular_search_has_no_irregularity(regular: dict[str, Any]) -> None:
 @pytest.mark.parametrize("algorithm", ["mlr", "binary", "bswlv"])
 def test_lossy_min_load_fails_for_every_algorithm(algorithm: str) -> None:
     outcome = _run(algorithm=algorithm, min_load_pps=10e6)
-    record = outcome.record
+    record = outcome.record.to_json()
     validate_record(record)
     assert outcome.irregular_failed
     assert [item.reason for item in outcome.irregular] == [IrregularReason.MIN_LOAD_LOSSY]
@@ -105,7 +105,7 @@ def test_lossy_min_load_fails_for_every_algorithm(algorithm: str) -> None:
 
 def test_lossy_min_load_passes_with_warn_and_keeps_the_list() -> None:
     outcome = _run(min_load_pps=10e6, policy=IrregularPolicy.WARN)
-    record = outcome.record
+    record = outcome.record.to_json()
     validate_record(record)
     assert not outcome.irregular_failed and outcome.error is None
     assert record["status"] == "passed" and record["error"] is None
@@ -116,7 +116,7 @@ def test_lossy_min_load_passes_with_warn_and_keeps_the_list() -> None:
 
 
 def test_messages_name_the_robot_settings() -> None:
-    record = _run(min_load_pps=10e6).record
+    record = _run(min_load_pps=10e6).record.to_json()
     (item,) = find_irregularities(record, ROBOT_NAMES)
     assert "give a lower min_rate (${MIN_RATE})" in item.message
     (item,) = find_irregularities(record, CLI_NAMES)
@@ -162,7 +162,7 @@ def test_lower_above_upper_in_one_goal(regular: dict[str, Any]) -> None:
 
 def test_tg_limited_bounds_are_irregular() -> None:
     outcome = _run(sends_pps=1e6)
-    record = outcome.record
+    record = outcome.record.to_json()
     assert record["tg_limit"]["limited"] is True
     assert [item.reason for item in outcome.irregular] == [IrregularReason.TG_LIMITED]
     assert "it sent at most 1 Mpps" in outcome.irregular[0].message
@@ -178,9 +178,9 @@ def test_time_cap_fails_and_warn_passes_it_incomplete(regular: dict[str, Any]) -
     message = failed.irregular[0].message
     assert f"time cap of {cap:g} s of trials" in message
     assert "give a longer --max-search-time" in message
-    assert failed.record["search"]["max_search_time_s"] == cap
+    assert failed.record.to_json()["search"]["max_search_time_s"] == cap
     allowed = _run(max_search_time_s=cap, policy=IrregularPolicy.WARN)
-    record = allowed.record
+    record = allowed.record.to_json()
     validate_record(record)
     assert record["status"] == "passed" and record["error"] is None
     assert record["incomplete"] is True and record["search"]["time_capped"] is True

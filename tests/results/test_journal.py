@@ -95,7 +95,7 @@ def test_every_rewrite_is_a_valid_unfinished_record(
         seen.append(record)
 
     outcome = _search(topology, path, progress=look)
-    assert len(seen) == len(outcome.record["trials"]) > 3
+    assert len(seen) == len(outcome.record.to_json()["trials"]) > 3
     for number, record in enumerate(seen, start=1):
         assert record["status"] == "failed"
         assert record["incomplete"] is True
@@ -103,10 +103,10 @@ def test_every_rewrite_is_a_valid_unfinished_record(
         assert "had not finished" in record["error"]
         assert record["latency"]["status"] == "not measured"
     # the bounds so far grow with the trials: the last rewrite already has the final bounds
-    assert seen[-1]["ndr"]["lower_bound"] == outcome.record["ndr"]["lower_bound"]
+    assert seen[-1]["ndr"]["lower_bound"] == outcome.record.to_json()["ndr"]["lower_bound"]
     assert not list(path.parent.glob(".*.tmp"))  # no temporary file left behind
     # the caller's final record replaces it
-    write_record(outcome.record, path)
+    write_record(outcome.record.to_json(), path)
     final = json.loads(path.read_text())
     assert final["status"] == "passed" and final["incomplete"] is False
 
@@ -190,9 +190,9 @@ def test_disk_full_mid_search_warns_once_and_the_search_goes_on(
     kept = json.loads(path.read_text())
     validate_record(kept)
     assert kept["incomplete"] is True
-    assert 0 < len(kept["trials"]) < len(outcome.record["trials"])
+    assert 0 < len(kept["trials"]) < len(outcome.record.to_json()["trials"])
     with pytest.raises(OSError, match="No space left on device"):  # the caller reports it
-        write_record(outcome.record, path)
+        write_record(outcome.record.to_json(), path)
 
 
 def test_an_unwritable_place_warns_through_the_log_without_notice(

@@ -35,7 +35,7 @@ def measured() -> dict[str, Any]:
         goals=ndr_pdr_goals(),
         latency_duration_s=5.0,
     )
-    return run.record
+    return run.record.to_json()
 
 
 def test_record_version_and_schema(measured: dict[str, Any]) -> None:

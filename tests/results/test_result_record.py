@@ -15,14 +15,9 @@ import pytest
 import ndrpdr
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import FrameSize, bandwidth_bps, get_profile
-from ndrpdr.results.record import (
-    RECORD_VERSION,
-    SearchSettings,
-    build_record,
-    trial_entry,
-    write_record,
-)
+from ndrpdr.results.record import RECORD_VERSION, trial_entry, write_record
 from ndrpdr.results.schema import RecordError, record_schema, validate_record
+from ndrpdr.results.searchrecord import SearchSettings, build_record
 from ndrpdr.search import SearchResult, search
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
@@ -55,7 +50,7 @@ def _searched(
         started=STARTED,
         finished=FINISHED,
         telemetry={"DUT1": {"state": "simulated"}},
-    )
+    ).to_json()
     return result, record, settings
 
 
@@ -158,7 +153,7 @@ def test_failed_record_validates(topology: Topology) -> None:
         finished=FINISHED,
         error="TG: gone",
         directions=1,
-    )
+    ).to_json()
     validate_record(record)
     assert record["status"] == "failed"
     assert record["error"] == "TG: gone"

@@ -42,8 +42,8 @@ def _record(topology: Topology, frame_size: FrameSize, **kwargs: Any) -> dict[st
         topology, frame_size=frame_size, goals=kwargs.pop("goals", GOALS), **kwargs
     )
     assert outcome.error is None, outcome.error
-    validate_record(outcome.record)
-    return outcome.record
+    validate_record(outcome.record.to_json())
+    return outcome.record.to_json()
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +59,8 @@ def records(topology: Topology) -> dict[str, dict[str, Any]]:
 @pytest.fixture(scope="module")
 def failed(topology: Topology) -> dict[str, Any]:
     outcome = sim_search(topology, goals=GOALS, fail_at=3, message="TG: the sender died")
-    assert outcome.record["status"] == "failed"
-    return outcome.record
+    assert outcome.record.to_json()["status"] == "failed"
+    return outcome.record.to_json()
 
 
 def _mpps(pps: float) -> str:

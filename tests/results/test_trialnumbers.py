@@ -41,8 +41,9 @@ def _bars(root: ET.Element, group: str) -> dict[int, tuple[str, str]]:
 def test_console_table_and_plot_number_trials_alike() -> None:
     lines: list[str] = []
     run = sim_search(load_topology(SIM), calibrate=True, progress=ProgressPrinter(lines.append))
-    trials = run.record["trials"]
-    assert run.record["search"]["max_load_cap"]["trial"] is not None  # a calibration trial ran
+    record = run.record.to_json()
+    trials = record["trials"]
+    assert record["search"]["max_load_cap"]["trial"] is not None  # a calibration trial ran
 
     console = {}
     for line in lines:
@@ -52,11 +53,11 @@ def test_console_table_and_plot_number_trials_alike() -> None:
     assert sorted(console) == list(range(1, len(trials) + 1))
 
     table = {}
-    for row in ET.fromstring(trials_html(run.record)).iter("tr"):
+    for row in ET.fromstring(trials_html(record)).iter("tr"):
         cells = ["".join(td.itertext()) for td in row.iter("td")]
         if cells:
             table[int(cells[0])] = (cells[3], cells[2].removesuffix(" (short)"))
-    root = ET.fromstring(trace_svg(run.record))
+    root = ET.fromstring(trace_svg(record))
     whole, zoom = _bars(root, "trials"), _bars(root, "zoom-trials")
 
     for trial in trials:

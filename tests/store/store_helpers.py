@@ -42,7 +42,7 @@ def _search_record_text() -> str:
         frame_size=64,
         goals=ndr_pdr_goals(),
     )
-    return json.dumps(outcome.record)
+    return json.dumps(outcome.record.to_json())
 
 
 @functools.cache

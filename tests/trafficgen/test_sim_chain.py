@@ -74,4 +74,4 @@ def test_search_on_sim_3n_through_the_testbed() -> None:
     assert isinstance(tg, SimTrafficGenerator)
     # the chain's knee is at or below the slower DUT's own
     assert ndr <= tg.model.true_ndr(1.0) * 1.01
-    assert [d["node"] for d in run.record["testbed"]["duts"]] == ["DUT1", "DUT2"]
+    assert [d["node"] for d in run.record.to_json()["testbed"]["duts"]] == ["DUT1", "DUT2"]

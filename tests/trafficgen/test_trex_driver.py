@@ -348,7 +348,7 @@ def test_search_over_a_simulated_dut_finds_the_truth(csit: Topology, model_name:
     assert pdr.lower_bound <= true_pdr <= pdr.upper_bound
     assert ndr.lower_bound == pytest.approx(true_ndr, rel=0.011)
     assert pdr.lower_bound == pytest.approx(true_pdr, rel=0.011)
-    assert run.record["trials"] and all(t.warnings == () for t in run.result.trials)
+    assert run.record.to_json()["trials"] and all(t.warnings == () for t in run.result.trials)
     assert r.client.names().count("connect") == 1
     assert r.client.calls[-1] == ("stop", [0, 1])  # run_search stops traffic at the end
     assert r.session.starts == 1

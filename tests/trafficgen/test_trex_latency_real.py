@@ -81,10 +81,10 @@ def test_a_search_is_followed_by_latency_at_the_pdr_points(bed: Bed) -> None:
         tg.close()
     assert run.error is None, run.error
     assert {item.reason.tag for item in run.irregular} <= {"TG_LIMITED"}, run.irregular
-    validate_record(run.record)
-    latency = run.record["latency"]
+    validate_record(run.record.to_json())
+    latency = run.record.to_json()["latency"]
     assert latency["status"] == "measured", latency
-    pdr = run.record["pdr"]["lower_bound"]
+    pdr = run.record.to_json()["pdr"]["lower_bound"]
     assert latency["pdr_pps"] == pdr
     points = latency["points"]
     assert [p["percent_of_pdr"] for p in points] == list(LATENCY_POINTS_PCT)

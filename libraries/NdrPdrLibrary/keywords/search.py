@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypedDict
+from pathlib import Path
+from typing import TypedDict
 
 from ndrpdr.console.progress import ProgressOption, ProgressPrinter
 from ndrpdr.errors import NdrPdrError
-from ndrpdr.goals import (
-    NDR_LOSS_RATIO,
-    PDR_LOSS_RATIO,
-    goal_label,
-)
+from ndrpdr.goals import PDR_LOSS_RATIO
 from ndrpdr.latencyrun import DEFAULT_LATENCY_DURATION_S
 from ndrpdr.results.irregular import ROBOT_NAMES, IrregularPolicy, irregular_text
 from ndrpdr.results.latencysummary import point_line
+from ndrpdr.results.searchrecord import GoalEntry, SearchRecord
 from ndrpdr.results.summary import search_message
 from ndrpdr.search import Goal
 from ndrpdr.searchlimits import Given, check_load_range, check_search_settings
-from ndrpdr.searchrun import run_search
+from ndrpdr.searchrun import SearchRun, run_search
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.argtypes import (
     BinaryAlgorithm,
@@ -74,18 +72,14 @@ class SearchFailedError(NdrPdrError):
     """The search did not find the bounds asked for (the message says why)."""
 
 
-def _goal_bounds(entry: Any, pdr_loss_ratio: float) -> GoalBounds:
+def _goal_bounds(record: SearchRecord, entry: GoalEntry) -> GoalBounds:
     return GoalBounds(
-        label=goal_label(entry["loss_ratio"], pdr_loss_ratio),
-        loss_ratio=entry["loss_ratio"],
-        lower=entry.get("lower_bound"),
-        upper=entry.get("upper_bound"),
-        conditional=entry.get("conditional_throughput"),
+        label=record.label(entry),
+        loss_ratio=entry.goal.loss_ratio,
+        lower=entry.lower_bound_pps,
+        upper=entry.upper_bound_pps,
+        conditional=entry.conditional_throughput_pps,
     )
-
-
-def _named(goals: list[GoalBounds], loss_ratio: float) -> GoalBounds | None:
-    return next((g for g in goals if g["loss_ratio"] == loss_ratio), None)
 
 
 def _robot_given(ctx: LibraryContext, key: str, value: object) -> Given:
@@ -132,6 +126,12 @@ class SearchKeywords(Component):
             progress = ProgressPrinter(robotout.console, pdr_loss_ratio)
 
         target = record_path(ctx, kind.lower())  # rewritten there as the search goes
+        published: list[Path | None] = []
+
+        def finish(outcome: SearchRun) -> None:  # before a Ctrl-C or a timeout propagates
+            record = outcome.record.to_json()  # publishing tags IRREGULAR too
+            published.append(publish_record(ctx, record, kind=kind.lower(), path=target))
+
         outcome = run_search(
             traffic.tg,
             topology=ctx.topology,
@@ -156,32 +156,30 @@ class SearchKeywords(Component):
             health=ctx.testbed.check_duts,
             irregular=irregular,
             setting_names=ROBOT_NAMES,
+            finish=finish,
         )
-        record = outcome.record
-        path = publish_record(ctx, record, kind=kind.lower(), path=target)  # tags IRREGULAR too
-        if outcome.pending is not None:
-            raise outcome.pending
-        if outcome.interrupted:
-            raise KeyboardInterrupt
-        kept = f" ({record['search']['trial_count']} trials kept in {path or 'the log'})"
+        record, (path,) = outcome.record, published
+        kept = f" ({len(record.trials)} trials kept in {path or 'the log'})"
         if outcome.irregular_failed:  # with the bounds found, if any (a time cap)
-            found = any(goal.get("lower_bound") is not None for goal in record["goals"])
-            lines = search_message(record).splitlines()[1:] if found else []
+            found = any(goal.lower_bound_pps is not None for goal in record.goals)
+            lines = search_message(record.to_json()).splitlines()[1:] if found else []
             text = irregular_text(outcome.irregular) + kept + "".join(f"\n{x}" for x in lines)
             raise SearchFailedError(f"{kind} search irregular: {text}")
         if outcome.error is not None:
-            bounds = "".join(f"\n{line}" for line in search_message(record).splitlines()[1:])
+            message = search_message(record.to_json())
+            bounds = "".join(f"\n{line}" for line in message.splitlines()[1:])
             raise SearchFailedError(f"{kind} search failed: {outcome.error}{kept}{bounds}")
         if ctx.record_error is not None:
             raise SearchFailedError(f"{kind} search: {ctx.record_error}")
         for item in outcome.irregular:  # allowed by irregular=warn
             robotout.warn(f"{kind} search irregular (irregular=warn): {item.message}")
-        goal_bounds = [_goal_bounds(g, pdr_loss_ratio) for g in record["goals"]]
+        goal_bounds = [_goal_bounds(record, entry) for entry in record.goals]
+        ndr, pdr = record.ndr, record.pdr
         return SearchOutcome(
-            ndr=_named(goal_bounds, NDR_LOSS_RATIO),
-            pdr=_named(goal_bounds, pdr_loss_ratio),
+            ndr=None if ndr is None else _goal_bounds(record, ndr),
+            pdr=None if pdr is None else _goal_bounds(record, pdr),
             goals=goal_bounds,
-            trials=record["search"]["trial_count"],
+            trials=len(record.trials),
             record=None if path is None else str(path),
         )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from ndrpdr.activebed.testbed import ActiveTestbed, forwarding_mode
 from ndrpdr.cli.options import add_console_option, add_traffic_options, traffic_from
@@ -29,7 +30,7 @@ from ndrpdr.searchlimits import (
     BadSettingError,
     check_load_range,
 )
-from ndrpdr.searchrun import run_search
+from ndrpdr.searchrun import SearchRun, run_search
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -109,68 +110,55 @@ def run(args: argparse.Namespace) -> int:
         topology, profile, frame_size = traffic_from(args)
     except BadSettingError as exc:
         return usage_error("search", exc)
-    goals = settings.goals()
-    console = ConsoleKind(args.console)
-    show = (
-        ProgressPrinter(lambda line: print_to(sys.stdout, line)) if console.shows_trials else None
-    )
-
-    with ActiveTestbed(topology, nic=args.nic) as testbed:
-        testbed.configure_duts(forwarding_mode(profile))
-        tg = testbed.traffic_generator(profile, frame_size, bidirectional=not args.unidirectional)
-        try:  # rates in % or bps need the TG's maximum: checked now, before any trial
-            low, high = check_load_range(
-                given(args, "min_rate"),
-                given(args, "max_rate"),
-                tg_max_pps=tg.max_load_pps,
-                frame_size=frame_size,
+    finished: list[SearchRun] = []  # the run's outcome, however it ended
+    try:
+        with ActiveTestbed(topology, nic=args.nic) as testbed:
+            testbed.configure_duts(forwarding_mode(profile))
+            tg = testbed.traffic_generator(
+                profile, frame_size, bidirectional=not args.unidirectional
             )
-        except BadSettingError as exc:
-            return usage_error("search", exc)
-        if console in (ConsoleKind.VERBOSE, ConsoleKind.DOTTED):
-            print_to(
-                sys.stdout,
-                f"{topology.source}: {profile.name} {frame_size} B, {args.algorithm} search "
-                f"up to {high:.6g} pps",
-            )
-        outcome = run_search(
-            tg,
-            topology=topology,
-            profile=profile,
-            frame_size=frame_size,
-            goals=goals,
-            algorithm=args.algorithm,
-            min_load_pps=low,
-            max_load_pps=high,
-            max_search_time_s=settings.max_search_time_s,
-            directions=1 if args.unidirectional else 2,
-            progress=show,
-            telemetry=testbed.collect_telemetry,
-            calibrate=not args.no_calibrate,
-            latency_duration_s=None if args.no_latency else settings.latency_duration_s,
-            notice=lambda text: print_to(sys.stdout, f"WARNING: {text}"),
-            record_path=args.json,
-            health=testbed.check_duts,
-            irregular=IrregularPolicy.WARN if args.allow_irregular else IrregularPolicy.FAIL,
-        )
-    status = 0
-    if args.json is not None:
-        try:
-            write_record(outcome.record, args.json)
-        except OSError as exc:  # the bounds are still printed below
-            print_to(sys.stderr, f"ndrpdr search: cannot write the result record: {exc}")
-            status = 1
-        else:
+            try:  # rates in % or bps need the TG's maximum: checked now, before any trial
+                low, high = check_load_range(
+                    given(args, "min_rate"),
+                    given(args, "max_rate"),
+                    tg_max_pps=tg.max_load_pps,
+                    frame_size=frame_size,
+                )
+            except BadSettingError as exc:
+                return usage_error("search", exc)
+            console = ConsoleKind(args.console)
             if console in (ConsoleKind.VERBOSE, ConsoleKind.DOTTED):
-                print_to(sys.stdout, f"result record: {args.json}")
-    if console is not ConsoleKind.NONE:  # the bounds (and their caveats) are the command's answer
-        lines = bounds_lines(outcome.record) + caveat_lines(outcome.record)
-        for line in lines + latency_lines(outcome.record):
-            print_to(sys.stdout, line)
-    if outcome.pending is not None:
-        raise outcome.pending
-    if outcome.interrupted:
-        raise KeyboardInterrupt
+                print_to(
+                    sys.stdout,
+                    f"{topology.source}: {profile.name} {frame_size} B, {args.algorithm} search "
+                    f"up to {high:.6g} pps",
+                )
+            run_search(  # a Ctrl-C propagates from here, once finish has the outcome
+                tg,
+                topology=topology,
+                profile=profile,
+                frame_size=frame_size,
+                goals=settings.goals(),
+                algorithm=args.algorithm,
+                min_load_pps=low,
+                max_load_pps=high,
+                max_search_time_s=settings.max_search_time_s,
+                directions=1 if args.unidirectional else 2,
+                progress=ProgressPrinter(lambda line: print_to(sys.stdout, line))
+                if console.shows_trials
+                else None,
+                telemetry=testbed.collect_telemetry,
+                calibrate=not args.no_calibrate,
+                latency_duration_s=None if args.no_latency else settings.latency_duration_s,
+                notice=lambda text: print_to(sys.stdout, f"WARNING: {text}"),
+                record_path=args.json,
+                health=testbed.check_duts,
+                irregular=IrregularPolicy.WARN if args.allow_irregular else IrregularPolicy.FAIL,
+                finish=finished.append,
+            )
+    finally:  # after teardown, also when a Ctrl-C propagates: the record and the bounds
+        written = not finished or _report(args, finished[0].record.to_json())
+    outcome = finished[0]
     if outcome.irregular_failed:
         print_to(sys.stderr, f"search irregular: {irregular_text(outcome.irregular)}")
         return 1
@@ -179,4 +167,24 @@ def run(args: argparse.Namespace) -> int:
         return 1
     for item in outcome.irregular:  # allowed by --allow-irregular
         print_to(sys.stderr, f"WARNING: search irregular (--allow-irregular): {item.message}")
-    return status
+    return 0 if written else 1
+
+
+def _report(args: argparse.Namespace, record: dict[str, Any]) -> bool:
+    """Write the record (``--json``) and print the bounds; False when the record could not be
+    written (the bounds are printed all the same)."""
+    console = ConsoleKind(args.console)
+    written = True
+    if args.json is not None:
+        try:
+            write_record(record, args.json)
+        except OSError as exc:
+            print_to(sys.stderr, f"ndrpdr search: cannot write the result record: {exc}")
+            written = False
+        else:
+            if console in (ConsoleKind.VERBOSE, ConsoleKind.DOTTED):
+                print_to(sys.stdout, f"result record: {args.json}")
+    if console is not ConsoleKind.NONE:  # the bounds (and their caveats): the command's answer
+        for line in bounds_lines(record) + caveat_lines(record) + latency_lines(record):
+            print_to(sys.stdout, line)
+    return written

@@ -16,12 +16,13 @@
 - ``TIME_CAP``: the search stopped at its time cap before every goal had
   bounds within its width (the record's ``search.time_capped``).
 
-``settle_record(record, policy)`` writes the list into the record's
-``irregular`` and, with ``IrregularPolicy.FAIL`` (the default everywhere),
-marks the record failed with the messages as its ``error``; with ``WARN``
-the record passes and keeps the list. The CLI (``--allow-irregular``) and
-the Robot keywords (``irregular=warn``, ``${IRREGULAR}``) both go through
-here, naming their own options (``SettingNames``).
+``judge(found, error, policy)`` decides: with ``IrregularPolicy.FAIL`` (the
+default everywhere) the record fails with the messages as its ``error``;
+with ``WARN`` it passes and keeps the list (``settle_record`` does both to a
+JSON record, ``ndrpdr.results.searchrecord.settle`` to a typed one). The
+CLI (``--allow-irregular``) and the Robot keywords (``irregular=warn``,
+``${IRREGULAR}``) both go through here, naming their own options
+(``SettingNames``).
 """
 
 from __future__ import annotations
@@ -144,10 +145,34 @@ def irregular_tags(record: Mapping[str, Any]) -> list[str]:
 
 @dataclasses.dataclass(frozen=True)
 class Verdict:
-    """What ``settle_record`` found, and whether the run fails for it."""
+    """What ``judge`` found: the irregularities, whether the run fails for them, its error."""
 
     irregularities: tuple[Irregularity, ...]
     failed: bool
+    #: The record's error after the verdict (None: it passes).
+    error: str | None = None
+
+
+def judge(
+    found: Sequence[Irregularity],
+    error: str | None,
+    *,
+    time_capped: bool,
+    policy: IrregularPolicy = IrregularPolicy.FAIL,
+) -> Verdict:
+    """Apply ``policy`` to the irregularities ``found`` in a record whose error is ``error``.
+
+    A record that failed for another reason (a TG error, Ctrl-C) keeps its
+    error. Otherwise an irregular record, with FAIL, fails with the error
+    "irregular result: <messages>" (``failed``); with WARN it passes, its
+    error (a time cap's) cleared.
+    """
+    items = tuple(found)
+    if not items or (error is not None and not time_capped):
+        return Verdict(items, failed=False, error=error)
+    if policy is IrregularPolicy.FAIL:
+        return Verdict(items, failed=True, error=f"irregular result: {irregular_text(items)}")
+    return Verdict(items, failed=False, error=None)
 
 
 def settle_record(
@@ -155,24 +180,19 @@ def settle_record(
     policy: IrregularPolicy = IrregularPolicy.FAIL,
     names: SettingNames = CLI_NAMES,
 ) -> Verdict:
-    """Put the irregularities into ``record["irregular"]`` and apply ``policy``.
+    """Put the irregularities of a JSON record into its ``irregular`` and apply ``policy``.
 
-    A record that failed for another reason (a TG error, Ctrl-C) keeps its
-    status and error. Otherwise an irregular record is, with FAIL, status
-    "failed" with ``error`` "irregular result: <messages>" (``failed``);
-    with WARN, status "passed" without error (a time-capped one stays
-    ``incomplete``).
+    ``status`` and ``error`` become what ``judge`` says (a time-capped
+    record passed with WARN stays ``incomplete``). Records of a run are
+    settled as types (``ndrpdr.results.searchrecord.settle``).
     """
     found = tuple(find_irregularities(record, names))
     record["irregular"] = [item.to_json() for item in found]
     time_capped = bool((record.get("search") or {}).get("time_capped"))
-    if not found or (record.get("error") is not None and not time_capped):
-        return Verdict(found, failed=False)
-    if policy is IrregularPolicy.FAIL:
-        record["status"], record["error"] = "failed", f"irregular result: {irregular_text(found)}"
-        return Verdict(found, failed=True)
-    record["status"], record["error"] = "passed", None
-    return Verdict(found, failed=False)
+    verdict = judge(found, record.get("error"), time_capped=time_capped, policy=policy)
+    record["status"] = "passed" if verdict.error is None else "failed"
+    record["error"] = verdict.error
+    return verdict
 
 
 def _joined(labels: Sequence[str]) -> str:

@@ -1,7 +1,11 @@
 """The result record of one search: a plain JSON document with a versioned schema.
 
-Loads are aggregate over the traffic's directions, in frames per second
-(``*_pps``); bandwidths include 20 B of L1 overhead per frame (``*_bps``).
+The record is a type until it is written (``ndrpdr.results.searchrecord``:
+``SearchRecord.to_json`` makes the document); this module holds the
+format's version, the sections other records share (trials, testbed,
+profile) and the writer. Loads are aggregate over the traffic's directions,
+in frames per second (``*_pps``; ``ndrpdr.units`` states the convention);
+bandwidths include 20 B of L1 overhead per frame (``*_bps``).
 ``ndr`` / ``pdr`` are the first goals with loss ratio 0 and
 ``search.pdr_loss_ratio`` (0.005 by default); every goal is also in
 ``goals``. ``trials`` holds every trial measured, even when
@@ -28,20 +32,12 @@ reads it; records without it stay valid).
 
 from __future__ import annotations
 
-import dataclasses
-import datetime
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import ndrpdr
-from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO
-from ndrpdr.profiles import FrameSize, Profile, average_frame_size, bandwidth_bps
+from ndrpdr.profiles import FrameSize, Profile, average_frame_size
 from ndrpdr.results.journal import write_json_atomically
-from ndrpdr.results.tglimit import goal_tg_limit_reason, tg_limit_summary
-from ndrpdr.search.goal import Goal
-from ndrpdr.search.result import GoalResult, SearchResult
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 
@@ -59,58 +55,6 @@ def not_asked_latency() -> dict[str, Any]:
         "points_pct": [],
         "points": [],
     }
-
-
-@dataclasses.dataclass(frozen=True)
-class SearchSettings:
-    """What the search was asked to do."""
-
-    algorithm: str
-    goals: tuple[Goal, ...]
-    min_load_pps: float
-    max_load_pps: float
-    #: The loss ratio of the goal called PDR (the record's ``pdr`` entry).
-    pdr_loss_ratio: float = PDR_LOSS_RATIO
-    #: The cap on the sum of trial durations [s], None for none.
-    max_search_time_s: float | None = None
-
-
-def _number(value: float | None) -> float | None:
-    return None if value is None or not math.isfinite(value) else float(value)
-
-
-def _goal_entry(goal: Goal, result: GoalResult | None, frame_size: FrameSize) -> dict[str, Any]:
-    lower = result.lower_bound if result else None
-    entry: dict[str, Any] = {
-        "loss_ratio": goal.loss_ratio,
-        "exceed_ratio": goal.exceed_ratio,
-        "relative_width": goal.relative_width,
-        "initial_trial_duration_s": goal.initial_trial_duration,
-        "final_trial_duration_s": goal.final_trial_duration,
-        "duration_sum_s": goal.duration_sum,
-        "lower_bound": _number(lower),
-        "upper_bound": _number(result.upper_bound if result else None),
-        "conditional_throughput": _number(result.conditional_throughput if result else None),
-        "lower_bound_bps": None if lower is None else bandwidth_bps(lower, frame_size),
-        "regular": bool(result and result.regular),
-        "irregular_reason": _reason_text(result),
-    }
-    return entry
-
-
-def _reason_text(result: GoalResult | None) -> str | None:
-    if result is None:
-        return "no result"
-    reason = result.irregular_reason
-    return None if reason is None else reason.value
-
-
-def _bounds(goals: list[dict[str, Any]], settings: SearchSettings, loss: float) -> Any:
-    for goal, entry in zip(settings.goals, goals, strict=True):
-        if goal.loss_ratio == loss:
-            keys = ("lower_bound", "upper_bound", "conditional_throughput", "lower_bound_bps")
-            return {key: entry[key] for key in keys}
-    return None
 
 
 def trial_entry(index: int, trial: TrialResult) -> dict[str, Any]:
@@ -162,90 +106,6 @@ def profile_section(profile: Profile, frame_size: FrameSize, directions: int) ->
     }
 
 
-def build_record(
-    *,
-    topology: Topology,
-    profile: Profile,
-    frame_size: FrameSize,
-    settings: SearchSettings,
-    result: SearchResult | None,
-    trials: Sequence[TrialResult],
-    started: datetime.datetime,
-    finished: datetime.datetime,
-    error: str | None = None,
-    telemetry: Mapping[str, Mapping[str, str]] | None = None,
-    directions: int = 2,
-    max_load_cap: Mapping[str, Any] | None = None,
-    latency: Mapping[str, Any] | None = None,
-    time_capped: bool = False,
-) -> dict[str, Any]:
-    """The record as a JSON-ready dict (validate with ``ndrpdr.results.schema``).
-
-    With ``error`` the search stopped early: ``result`` (if given) holds the
-    bounds its trials support, and the record is marked ``incomplete``.
-    ``max_load_cap`` is the calibration of the max load
-    (``ndrpdr.trafficgen.calibrate``), kept as ``search.max_load_cap``.
-    ``latency`` is the ``latency`` section (``LatencyRun.to_json``);
-    None gives "not measured" (not asked for). ``time_capped``: the search
-    stopped at its time cap. ``irregular`` starts empty
-    (``ndrpdr.results.irregular.settle_record`` fills it).
-    """
-    goal_results: Sequence[GoalResult | None] = (
-        result.goal_results if result is not None else [None] * len(settings.goals)
-    )
-    goals = [
-        _goal_entry(goal, res, frame_size)
-        for goal, res in zip(settings.goals, goal_results, strict=True)
-    ]
-    entries = [trial_entry(i, t) for i, t in enumerate(trials)]
-    for goal_entry in goals:
-        capped = max_load_cap is not None and max_load_cap.get("capped_pps") is not None
-        why = goal_tg_limit_reason(goal_entry, entries, capped=capped)
-        goal_entry["tg_limited"], goal_entry["tg_limit_reason"] = why is not None, why
-    return {
-        "version": RECORD_VERSION,
-        "kind": "ndrpdr",
-        "tool": {"name": "ndrpdr", "version": ndrpdr.__version__},
-        "status": "failed" if error else "passed",
-        "error": error,
-        "incomplete": error is not None,
-        "started": started.isoformat(timespec="seconds"),
-        "finished": finished.isoformat(timespec="seconds"),
-        "testbed": testbed_section(topology),
-        "profile": profile_section(profile, frame_size, directions),
-        "search": {
-            "algorithm": settings.algorithm,
-            "min_load_pps": settings.min_load_pps,
-            "max_load_pps": settings.max_load_pps,
-            "trial_count": len(trials),
-            "search_time_s": sum(t.effective_duration or t.duration for t in trials),
-            "wall_time_s": result.wall_time if result else None,
-            "pdr_loss_ratio": settings.pdr_loss_ratio,
-            "max_load_cap": None if max_load_cap is None else dict(max_load_cap),
-            "max_search_time_s": settings.max_search_time_s,
-            "time_capped": time_capped,
-        },
-        "tg_limit": tg_limit_summary(
-            goals, entries, calibration_pps=_fastest_calibration(max_load_cap)
-        ),
-        "ndr": _bounds(goals, settings, NDR_LOSS_RATIO),
-        "pdr": _bounds(goals, settings, settings.pdr_loss_ratio),
-        "goals": goals,
-        "trials": entries,
-        "irregular": [],
-        "latency": dict(latency) if latency is not None else not_asked_latency(),
-        "telemetry": {k: dict(v) for k, v in (telemetry or {}).items()},
-    }
-
-
 def write_record(record: Mapping[str, Any], path: Path) -> None:
     """Write ``record`` as indented JSON, atomically (temporary file, rename; parents created)."""
     write_json_atomically(record, path)
-
-
-def _fastest_calibration(max_load_cap: Mapping[str, Any] | None) -> float | None:
-    """The highest rate [pps] the TG sent in a calibration trial (records before 1.2.0: the one)."""
-    if max_load_cap is None:
-        return None
-    highest = max_load_cap.get("highest_pps")
-    return float(highest) if highest is not None else max_load_cap.get("capable_pps")

@@ -28,6 +28,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ndrpdr.results.goalentries import record_pdr_loss_ratio
 from ndrpdr.results.plotlegend import frame_text, legend, title
 from ndrpdr.results.plotpanel import (
     GREY,
@@ -168,7 +169,7 @@ def trace_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 600)
     left out; a record without trials gives a small SVG saying "no trials".
 
     Args:
-        record: A result record (``ndrpdr.results.record.build_record``).
+        record: A result record (``SearchRecord.to_json``, ``ndrpdr.results.searchrecord``).
         width: Width of the chart [px], at least 480.
         height: Height of the chart [px], at least 360 (unused without trials).
 
@@ -187,7 +188,7 @@ def trace_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 600)
     if not trials:
         return _no_trials(record, width)
     goals: Sequence[Mapping[str, Any]] = record.get("goals") or []
-    names = goal_names(goals)
+    names = goal_names(goals, record_pdr_loss_ratio(record))
     max_load = (record.get("search") or {}).get("max_load_pps")
     spans = trial_spans(trials)
     tips = [trial_tooltip(trial, names) for trial in trials]

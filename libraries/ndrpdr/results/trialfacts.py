@@ -76,16 +76,19 @@ def loss_class(loss_ratio: float) -> str:
     return LOW_LOSS if loss_ratio <= PDR_LOSS_RATIO else HIGH_LOSS
 
 
-def goal_names(goals: Sequence[Mapping[str, Any]]) -> list[str]:
+def goal_names(
+    goals: Sequence[Mapping[str, Any]], pdr_loss_ratio: float = PDR_LOSS_RATIO
+) -> list[str]:
     """The names of a record's goals, made unique with the goal index when needed.
 
     Args:
         goals: The record's ``goals`` entries.
+        pdr_loss_ratio: The loss ratio the record calls PDR (``record_pdr_loss_ratio``).
 
     Returns:
         One name per goal, e.g. ["NDR", "PDR"] or ["NDR (goal 0)", "NDR (goal 1)"].
     """
-    names = [goal_label(float(goal.get("loss_ratio", 0.0))) for goal in goals]
+    names = [goal_label(float(goal.get("loss_ratio", 0.0)), pdr_loss_ratio) for goal in goals]
     return [f"{name} (goal {i})" if names.count(name) > 1 else name for i, name in enumerate(names)]
 
 

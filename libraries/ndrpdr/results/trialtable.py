@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ndrpdr.results.goalentries import record_pdr_loss_ratio
 from ndrpdr.results.svgtext import escape
 from ndrpdr.results.tglimit import trial_tg_limited
 from ndrpdr.results.trialfacts import (
@@ -125,7 +126,7 @@ def trials_html(record: Mapping[str, Any], *, max_rows: int | None = None) -> st
     record) …". Without trials: a paragraph "no trials measured".
 
     Args:
-        record: A result record (``ndrpdr.results.record.build_record``).
+        record: A result record (``SearchRecord.to_json``, ``ndrpdr.results.searchrecord``).
         max_rows: The most trial rows to show; None shows all.
 
     Returns:
@@ -140,7 +141,7 @@ def trials_html(record: Mapping[str, Any], *, max_rows: int | None = None) -> st
     if not trials:
         return '<p style="font-family:sans-serif;font-size:12px;color:#666">no trials measured</p>'
     goals: Sequence[Mapping[str, Any]] = record.get("goals") or []
-    names = goal_names(goals)
+    names = goal_names(goals, record_pdr_loss_ratio(record))
     head = "".join(
         f'<th style="{_CELL};background:#eee;text-align:left">{escape(name)}</th>'
         for name in COLUMNS

@@ -12,12 +12,13 @@ from ndrpdr.search.mlr import MlrController
 from ndrpdr.search.progress import SearchProgress
 from ndrpdr.search.result import GoalIrregularity, SearchResult
 from ndrpdr.search.session import Limits, Session, check_load
+from ndrpdr.search.trial import Measurer
 
 ALGORITHMS = ("mlr", "binary", "bswlv")
 
 
 def search(
-    measurer: object,
+    measurer: Measurer,
     goals: Sequence[Goal],
     min_load: float,
     max_load: float,
@@ -32,10 +33,11 @@ def search(
 ) -> SearchResult:
     """Find the relevant bounds of every goal with one search.
 
-    measurer: any object with ``measure(duration, load) -> TrialResult``.
+    measurer: a ``Measurer``: ``measure(duration, load) -> TrialResult``.
     goals: Search Goals; at least one, no duplicates.
     min_load, max_load: trial loads stay within [min_load, max_load]
-        [frames per second per direction]; 0 < min_load < max_load.
+        [frames per second, aggregate over directions: ``ndrpdr.units``];
+        0 < min_load < max_load.
     algorithm: "mlr" (ours), "binary" (RFC 2544, per goal, final duration)
         or "bswlv" (binary search with loss verification, ETSI TST009:
         a failing load is repeated up to ``bswlv_repeats`` times).
@@ -64,7 +66,7 @@ def search(
     if not callable(getattr(measurer, "measure", None)):
         raise SearchInputError(f"measurer {measurer!r} has no measure(duration, load) method")
     session = Session(
-        measurer=measurer,  # type: ignore[arg-type]
+        measurer=measurer,
         goals=goals,
         min_load=low,
         max_load=high,

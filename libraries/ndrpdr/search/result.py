@@ -23,6 +23,8 @@ class GoalIrregularity(str, enum.Enum):
     NO_LOWER = "no lower bound found"
     NO_BOUNDS = "no bounds found"
     TOO_WIDE = "bounds are wider than the goal width"
+    #: Only in result records: the search ended without a result for the goal.
+    NO_RESULT = "no result"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,9 +1,10 @@
 """Trial results as the measurer reports them, and the Measurer protocol.
 
-Terms follow RFC 9971: the trial load is the intended per-direction load
-[frames per second]; the loss ratio counts frames the tester meant to send
-but did not ("unsent") as lost, so a tester that cannot keep up pushes the
-search down instead of inflating results.
+Terms follow RFC 9971: the trial load is the intended load [frames per
+second, aggregate over the directions: ``ndrpdr.units``]; the loss ratio
+counts frames the tester meant to send but did not ("unsent") as lost, so a
+tester that cannot keep up pushes the search down instead of inflating
+results.
 """
 
 from __future__ import annotations
@@ -144,5 +145,5 @@ class Measurer(Protocol):
     """Anything that can run one trial: a simulator, a TG driver, a replay."""
 
     def measure(self, duration: float, load: float) -> TrialResult:
-        """Run one trial of ``duration`` seconds at ``load`` frames/s per direction."""
+        """Run one trial of ``duration`` [s] at ``load`` [pps, aggregate: ``ndrpdr.units``]."""
         ...

@@ -10,8 +10,9 @@ from typing import Protocol, runtime_checkable
 class DutModel(Protocol):
     """A simulated DUT: forwards frames of a trial, and knows its true throughput.
 
-    Loads are in frames per second [pps] per direction, durations in seconds
-    [s], counts in frames. Loss ratios are fractions in [0, 1).
+    Loads are in frames per second [pps], aggregate over the directions
+    (``ndrpdr.units``), durations in seconds [s], counts in frames. Loss
+    ratios are fractions in [0, 1).
     """
 
     @property
