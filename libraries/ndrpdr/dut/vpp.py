@@ -429,14 +429,11 @@ class VppDriver:
         if self.options.port_kind != "af_xdp" or self._config is None:
             return
         for port in self._config.ports:
-            try:
-                self._steps.run(
-                    f"{step}: detach XDP from {port.name}", vpp_afpacket.xdp_off_argv(port)
-                )
-            except DutError as exc:
-                if errors is None:
-                    raise
-                errors.append(str(exc))
+            detach = (f"{step}: detach XDP from {port.name}", vpp_afpacket.xdp_off_argv(port))
+            if errors is None:
+                self._steps.run(*detach)
+            else:
+                self._steps.undo(errors, *detach)
 
     def _vppctl(self, step: str, command: str) -> str:
         """Run one CLI command; a failed exit or an error VPP printed raises DutError."""

@@ -51,11 +51,11 @@ BOOTSTRAP = "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')
 #: The client package shipped with TRex, relative to the TRex tree / the scripts directory.
 SHIPPED_CLIENT_DIR = "automation/trex_control_plane/interactive"
 
-#: Tags of the encoded forms (a JSON object with one of these keys and nothing else).
 #: How often ``wait_on_traffic`` looks whether the ports still send [s]: the end of the
 #: traffic is known to within this (TRex's own wait sleeps 10 ms between looks).
 END_POLL_S = 0.001
 
+#: Tags of the encoded forms (a JSON object with one of these keys and nothing else).
 PAIRS_TAG = "__ndrpdr_pairs__"
 BYTES_TAG = "__ndrpdr_bytes__"
 

@@ -149,9 +149,9 @@ class TrexClient(Protocol):
     ) -> float | None:
         """Start the ports' streams at ``mult`` (per port) for ``duration`` [s].
 
-        Returns when the traffic started [s, on the driver's clock], if the
-        client can tell better than the driver (the child client times the
-        request without its pipes), else None (the driver times the call).
+        Returns the time to count the traffic from [s, on the driver's clock]
+        if the client can tell better than the driver (the child client: TRex's
+        reply, seen without its pipes), else None (the driver times the call).
         """
         ...
 
