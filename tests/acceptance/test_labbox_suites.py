@@ -3,8 +3,10 @@
 Real parts only: the hosts are network namespaces with their own sshd,
 reached over SSH; the TG host runs the real TRex v3.08 (software mode,
 ``/opt/trex/v3.08``, installed by ``.ci/run``) started over SSH; the DUTs
-forward with the Linux kernel, configured over SSH. Needs root, sshd and
-TRex (skipped otherwise, failed when ``NDRPDR_REQUIRE_TREX=1``).
+forward with the Linux kernel, configured over SSH; labbox-2n-vpp.yaml and
+labbox-3n-vpp.yaml run the real VPP on them (``/opt/vpp/v26.06``) instead.
+Needs root, sshd and TRex (skipped otherwise, failed when
+``NDRPDR_REQUIRE_TREX=1``; the VPP cases likewise with ``NDRPDR_REQUIRE_VPP``).
 
 The goals are short (3 s per load, width 0.02) so that CI stays fast; the
 defaults (CSIT's 21 s) run the same code for minutes. Checked: the tests
@@ -386,10 +388,10 @@ def test_two_node_vpp_tests_pass_with_vpp_telemetry(
 
 
 @needs_vpp
-def test_two_node_vpp_starts_vpp_once_and_leaves_nothing(
+def test_two_node_vpp_starts_one_vpp_per_suite_and_leaves_nothing(
     two_node_vpp: tuple[Run, Result, list[str]],
 ) -> None:
-    """One VPP serves both suites' tests over SSH; afterwards nothing of the run is left."""
+    """VPP starts once per suite (two suites here, two VPPs); afterwards nothing is left."""
     _, result, left = two_node_vpp
     outputdir = Path(str(result.source)).parent
     states = {
