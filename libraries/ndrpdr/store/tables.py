@@ -109,15 +109,21 @@ samples = sa.Table(
     sa.Index("ndrpdr_samples_started", "started"),
 )
 
-metrics = sa.Table(
-    "ndrpdr_metrics",
-    metadata,
-    sa.Column(
+
+def _sample_key() -> sa.Column[int]:
+    """The sample a metrics or records row belongs to: its key, gone with the sample."""
+    return sa.Column(
         "sample_id",
         sa.Integer,
         sa.ForeignKey("ndrpdr_samples.id", ondelete="CASCADE"),
         primary_key=True,
-    ),
+    )
+
+
+metrics = sa.Table(
+    "ndrpdr_metrics",
+    metadata,
+    _sample_key(),
     sa.Column("metric", sa.String(100), primary_key=True),
     #: The metric's place in the record's order (reading keeps it).
     sa.Column("position", sa.Integer, nullable=False),
@@ -128,11 +134,6 @@ metrics = sa.Table(
 records = sa.Table(
     "ndrpdr_records",
     metadata,
-    sa.Column(
-        "sample_id",
-        sa.Integer,
-        sa.ForeignKey("ndrpdr_samples.id", ondelete="CASCADE"),
-        primary_key=True,
-    ),
+    _sample_key(),
     sa.Column("record", sa.Text, nullable=False),
 )

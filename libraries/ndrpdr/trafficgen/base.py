@@ -59,6 +59,25 @@ class UnsupportedTrafficError(TrafficGeneratorError):
     """
 
 
+class ProfileTraffic:
+    """The part a TG driver that sends a traffic profile's frames starts from.
+
+    The profile's frames of ``frame_size`` are sent from ``topology``'s TG
+    node, whose key is ``node`` (in messages), in both directions or only
+    the first one (``bidirectional``).
+    """
+
+    def __init__(
+        self, topology: Topology, profile: Profile, frame_size: FrameSize, bidirectional: bool
+    ) -> None:
+        """Keep the traffic's description (no I/O)."""
+        self.topology = topology
+        self.profile = profile
+        self.frame_size = frame_size
+        self.bidirectional = bidirectional
+        self.node = topology.tg.key
+
+
 class TrafficGenerator(Protocol):
     """A search Measurer that also reports its limit and stops traffic on demand."""
 

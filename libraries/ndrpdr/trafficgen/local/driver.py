@@ -53,6 +53,7 @@ from ndrpdr.testbed.path import TrafficPath, compute_path
 from ndrpdr.trafficgen.base import (
     STRETCH_GRACE_S,
     STRETCH_TOLERANCE,
+    ProfileTraffic,
     TrafficContext,
     TrafficGeneratorError,
     UnsupportedTrafficError,
@@ -115,7 +116,7 @@ def _split(total: int, parts: int) -> list[int]:
     return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
 
 
-class LocalTrafficGenerator:
+class LocalTrafficGenerator(ProfileTraffic):
     """The ``local`` TG driver (a TrafficGenerator): tcpreplay senders, veth counters."""
 
     def __init__(
@@ -146,13 +147,9 @@ class LocalTrafficGenerator:
         trial whose achieved rate is below this share of the intended one
         gets a warning; ``workdir``: where the temporary pcap directory goes.
         """
+        super().__init__(topology, profile, frame_size, bidirectional)
         self.testbed = testbed
-        self.topology = topology
-        self.profile = profile
-        self.frame_size = frame_size
-        self.bidirectional = bidirectional
         tg = topology.tg
-        self.node = tg.key
         self.path = compute_path(topology) if path is None else path
         self._ports = tuple(tg.interfaces[key] for key in self.path.tg_ports)
         largest = max(frame_sizes(frame_size))

@@ -50,7 +50,12 @@ from typing import TypeVar
 from ndrpdr.profiles import FrameSize, Profile, ProfileError, frame_sizes, max_load_pps
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
-from ndrpdr.trafficgen.base import STRETCH_GRACE_S, STRETCH_TOLERANCE, TrafficGeneratorError
+from ndrpdr.trafficgen.base import (
+    STRETCH_GRACE_S,
+    STRETCH_TOLERANCE,
+    ProfileTraffic,
+    TrafficGeneratorError,
+)
 from ndrpdr.trafficgen.latency import LatencyResult
 from ndrpdr.trafficgen.trex.client import TrexClient
 from ndrpdr.trafficgen.trex.config import TrexPort
@@ -86,7 +91,7 @@ def _finite(node: str, what: str, value: object) -> float:
     return float(value)
 
 
-class TrexTrafficGenerator:
+class TrexTrafficGenerator(ProfileTraffic):
     """The ``trex`` TG driver (a TrafficGenerator): one test's traffic over a TrexSession."""
 
     def __init__(
@@ -107,13 +112,9 @@ class TrexTrafficGenerator:
         them); ``clock`` is the clock of the session client's
         ``wait_on_traffic`` times (``time.monotonic`` for the real one).
         """
+        super().__init__(topology, profile, frame_size, bidirectional)
         self.session = session
-        self.topology = topology
-        self.profile = profile
-        self.frame_size = frame_size
-        self.bidirectional = bidirectional
         tg = topology.tg
-        self.node = tg.key
         if tg.key != session.node or tg.driver != "trex":
             raise TrafficGeneratorError(
                 f"{where(topology, tg, 'driver')}: {tg.driver!r} node {tg.key} is not the "
