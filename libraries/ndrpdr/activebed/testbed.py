@@ -25,7 +25,6 @@ import functools
 import logging
 import time
 from collections.abc import Callable
-from types import TracebackType
 from typing import TYPE_CHECKING
 
 from ndrpdr.access.base import NodeAccess
@@ -224,12 +223,7 @@ class ActiveTestbed:
         self.setup()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.teardown()
 
     # -- parts ---------------------------------------------------------------------

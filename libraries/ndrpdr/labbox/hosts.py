@@ -36,7 +36,6 @@ import time
 from collections.abc import Iterator, Sequence
 from ipaddress import IPv4Address
 from pathlib import Path
-from types import TracebackType
 
 from ndrpdr.access.base import NodeAccessError
 from ndrpdr.access.local import LocalProcess
@@ -191,12 +190,7 @@ class LabboxHosts:
         self.start()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         """Stop the hosts (``stop``)."""
         self.stop()
 

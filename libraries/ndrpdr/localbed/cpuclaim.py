@@ -32,7 +32,6 @@ import re
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
-from types import TracebackType
 
 from ndrpdr.localbed.errors import LocalTestbedError
 from ndrpdr.localbed.naming import check_run_id
@@ -286,12 +285,7 @@ class CpuClaims:
     def __enter__(self) -> CpuClaims:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.release()
 
     def __repr__(self) -> str:

@@ -20,7 +20,6 @@ import subprocess
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
 
 from ndrpdr.access.local import LocalProcess
 from ndrpdr.access.netns import NetnsTransport
@@ -240,12 +239,7 @@ class LocalTestbed:
         self.setup()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.teardown()
 
     # -- parts -----------------------------------------------------------------------

@@ -17,7 +17,6 @@ import dataclasses
 import datetime
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from types import TracebackType
 from typing import Any
 
 import sqlalchemy as sa
@@ -109,12 +108,7 @@ class Store:
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def _error(self, what: str, exc: BaseException) -> StoreError:
