@@ -10,9 +10,12 @@ from __future__ import annotations
 import dataclasses
 import shlex
 from collections.abc import Mapping, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, TypedDict
 
 from ndrpdr.errors import NdrPdrError
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 #: How much of stdout / stderr a failure message shows [characters, from the end].
 TAIL_CHARS = 2000
@@ -43,6 +46,54 @@ class CommandResult:
     def command(self) -> str:
         """The command as a shell would read it (quoted)."""
         return shlex.join(self.argv)
+
+
+class RunOptions(TypedDict, total=False):
+    """How ``NodeAccess.run`` runs a command; any may be left out (`RunSettings` has the defaults).
+
+    ``timeout_s``: stop it after this long [s]; ``sudo``: as root;
+    ``check``: raise CommandError for an exit code other than 0;
+    ``stdin``: its standard input (text is sent as UTF-8); ``env``:
+    environment variables added to the node's.
+    """
+
+    timeout_s: float
+    sudo: bool
+    check: bool
+    stdin: str | bytes | None
+    env: Mapping[str, str] | None
+
+
+class StartOptions(TypedDict, total=False):
+    """How ``NodeAccess.start`` starts a process (`StartSettings` has the defaults): ``sudo``
+    as root, with ``env`` added to the node's environment."""
+
+    sudo: bool
+    env: Mapping[str, str] | None
+
+
+@dataclasses.dataclass(frozen=True)
+class RunSettings:
+    """`RunOptions` with the defaults filled in: ``RunSettings(**options)``."""
+
+    timeout_s: float = 60.0
+    sudo: bool = False
+    check: bool = True
+    stdin: str | bytes | None = None
+    env: Mapping[str, str] | None = None
+
+    @property
+    def input(self) -> bytes | None:
+        """``stdin`` as bytes (None: no standard input)."""
+        return self.stdin.encode() if isinstance(self.stdin, str) else self.stdin
+
+
+@dataclasses.dataclass(frozen=True)
+class StartSettings:
+    """`StartOptions` with the defaults filled in: ``StartSettings(**options)``."""
+
+    sudo: bool = False
+    env: Mapping[str, str] | None = None
 
 
 class NodeAccessError(NdrPdrError):
@@ -108,26 +159,11 @@ class NodeAccess(Protocol):
         """The node key, used in messages ("DUT1")."""
         ...
 
-    def run(
-        self,
-        argv: Sequence[str],
-        *,
-        timeout_s: float = 60.0,
-        sudo: bool = False,
-        check: bool = True,
-        stdin: str | bytes | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> CommandResult:
+    def run(self, argv: Sequence[str], **options: Unpack[RunOptions]) -> CommandResult:
         """Run ``argv`` to completion and capture its output."""
         ...
 
-    def start(
-        self,
-        argv: Sequence[str],
-        *,
-        sudo: bool = False,
-        env: Mapping[str, str] | None = None,
-    ) -> BackgroundProcess:
+    def start(self, argv: Sequence[str], **options: Unpack[StartOptions]) -> BackgroundProcess:
         """Start ``argv`` in the background, output captured to a log."""
         ...
 

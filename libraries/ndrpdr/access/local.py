@@ -16,17 +16,26 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ndrpdr.access.base import (
     CommandError,
     CommandResult,
     CommandTimeoutError,
     NodeAccessError,
+    RunOptions,
+    RunSettings,
+    StartOptions,
+    StartSettings,
     decode_output,
 )
 from ndrpdr.access.pdeathsig import die_with_parent
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 
 #: Seconds to wait after each signal before escalating (SIGINT -> SIGTERM -> SIGKILL).
 _SIGNAL_STEPS = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
@@ -120,19 +129,11 @@ class LocalTransport:
         head = ["sudo", "-n", "--"] if _needs_sudo(sudo or self._sudo_all) else []
         return [*head, *self._prefix, *argv]
 
-    def run(
-        self,
-        argv: Sequence[str],
-        *,
-        timeout_s: float = 60.0,
-        sudo: bool = False,
-        check: bool = True,
-        stdin: str | bytes | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> CommandResult:
+    def run(self, argv: Sequence[str], **options: Unpack[RunOptions]) -> CommandResult:
         """Run ``argv`` to completion; on timeout the whole process group is killed."""
-        full = self._argv(argv, sudo)
-        data = stdin.encode() if isinstance(stdin, str) else stdin
+        how = RunSettings(**options)
+        full = self._argv(argv, how.sudo)
+        data, env, timeout_s = how.input, how.env, how.timeout_s
         started = time.monotonic()
         try:
             popen = subprocess.Popen(
@@ -168,19 +169,15 @@ class LocalTransport:
             decode_output(err),
             time.monotonic() - started,
         )
-        if check and result.exit_code != 0:
+        if how.check and result.exit_code != 0:
             raise CommandError(result)
         return result
 
-    def start(
-        self,
-        argv: Sequence[str],
-        *,
-        sudo: bool = False,
-        env: Mapping[str, str] | None = None,
-    ) -> LocalProcess:
+    def start(self, argv: Sequence[str], **options: Unpack[StartOptions]) -> LocalProcess:
         """Start ``argv`` in its own session, stdout and stderr to a temporary log file."""
-        full = self._argv(argv, sudo)
+        how = StartSettings(**options)
+        full = self._argv(argv, how.sudo)
+        env = how.env
         fd, name = tempfile.mkstemp(prefix="ndrpdr-", suffix=".log")
         try:
             popen = subprocess.Popen(

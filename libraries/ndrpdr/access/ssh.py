@@ -20,16 +20,21 @@ them log as ``ndrpdr.access.ssh``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import paramiko
 
-from ndrpdr.access.base import CommandResult
+from ndrpdr.access.base import CommandResult, RunOptions, StartOptions
 from ndrpdr.access.sshcommand import SshCommands
 from ndrpdr.access.sshconnection import SshConnection
 from ndrpdr.access.sshprocess import SshProcess, SshProcesses
 from ndrpdr.access.sshtransfer import SshFiles
 from ndrpdr.testbed.model import SshAccess
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 
 __all__ = ["SshProcess", "SshTransport"]
 
@@ -73,30 +78,13 @@ class SshTransport:
         """The current paramiko connection (None before the first use or after close)."""
         return self._connection.paramiko_transport
 
-    def run(
-        self,
-        argv: Sequence[str],
-        *,
-        timeout_s: float = 60.0,
-        sudo: bool = False,
-        check: bool = True,
-        stdin: str | bytes | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> CommandResult:
+    def run(self, argv: Sequence[str], **options: Unpack[RunOptions]) -> CommandResult:
         """Run ``argv`` on the node; on timeout its process group is killed there."""
-        return self._commands.run(
-            argv, timeout_s=timeout_s, sudo=sudo, check=check, stdin=stdin, env=env
-        )
+        return self._commands.run(argv, **options)
 
-    def start(
-        self,
-        argv: Sequence[str],
-        *,
-        sudo: bool = False,
-        env: Mapping[str, str] | None = None,
-    ) -> SshProcess:
+    def start(self, argv: Sequence[str], **options: Unpack[StartOptions]) -> SshProcess:
         """Start ``argv`` detached on the node (``setsid``), output to a log under /tmp."""
-        return self._processes.start(argv, sudo=sudo, env=env)
+        return self._processes.start(argv, **options)
 
     def put_file(self, data: bytes, path: str, *, mode: int = 0o644, sudo: bool = False) -> None:
         """Write ``data`` to ``path`` (SFTP; with sudo, via a temporary file and ``install``)."""

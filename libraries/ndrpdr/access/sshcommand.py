@@ -29,6 +29,7 @@ import shlex
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import paramiko
 
@@ -37,10 +38,16 @@ from ndrpdr.access.base import (
     CommandResult,
     CommandTimeoutError,
     NodeAccessError,
+    RunOptions,
+    RunSettings,
     decode_output,
 )
 from ndrpdr.access.sshconnection import LINK_ERRORS, SshConnection, log
 from ndrpdr.errors import NdrPdrError
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 
 #: Prints the PID of the shell after a marker, then replaces the shell by the command.
 #: (The marker skips whatever the user's shell rc files print before it.)
@@ -188,26 +195,17 @@ class SshCommands:
                 raise ValueError(f"{self.node}: invalid environment variable name {name!r}")
         return ["env", *(f"{k}={v}" for k, v in env.items()), *argv]
 
-    def run(
-        self,
-        argv: Sequence[str],
-        *,
-        timeout_s: float = 60.0,
-        sudo: bool = False,
-        check: bool = True,
-        stdin: str | bytes | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> CommandResult:
+    def run(self, argv: Sequence[str], **options: Unpack[RunOptions]) -> CommandResult:
         """Run ``argv`` on the node; on timeout its process group is killed there."""
-        command = self.with_env(argv, env)
-        needs_sudo = self.needs_sudo(sudo)
+        how = RunSettings(**options)
+        command = self.with_env(argv, how.env)
+        needs_sudo = self.needs_sudo(how.sudo)
         full = with_sudo(command, needs_sudo)
-        data = stdin.encode() if isinstance(stdin, str) else stdin
-        outcome = self.execute(full, timeout_s=timeout_s, stdin=data, sudo_kill=needs_sudo)
+        outcome = self.execute(full, timeout_s=how.timeout_s, stdin=how.input, sudo_kill=needs_sudo)
         result = outcome.result(self.node, full)
         if outcome.timed_out:
-            raise CommandTimeoutError(result, timeout_s)
-        if check and result.exit_code != 0:
+            raise CommandTimeoutError(result, how.timeout_s)
+        if how.check and result.exit_code != 0:
             raise CommandError(result)
         return result
 

@@ -17,12 +17,16 @@ from __future__ import annotations
 import contextlib
 import math
 import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from ndrpdr.access.base import CommandError, NodeAccessError
+from ndrpdr.access.base import CommandError, NodeAccessError, StartOptions, StartSettings
 from ndrpdr.access.sshcommand import SshCommands, with_sudo
 from ndrpdr.access.sshconnection import log
 from ndrpdr.errors import NdrPdrError
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 #: Run by the per-process waiter: records the real PID, then becomes the command.
 _INNER_SCRIPT = 'echo $$ > "$1/pid.tmp" && mv -f "$1/pid.tmp" "$1/pid"; shift; exec "$@"'
@@ -176,16 +180,12 @@ class SshProcesses:
         self._commands = commands
         self._running: list[SshProcess] = []
 
-    def start(
-        self,
-        argv: Sequence[str],
-        *,
-        sudo: bool = False,
-        env: Mapping[str, str] | None = None,
-    ) -> SshProcess:
+    def start(self, argv: Sequence[str], **options: Unpack[StartOptions]) -> SshProcess:
         """Start ``argv`` detached on the node (``setsid``), output to a log under /tmp."""
         commands = self._commands
-        command = commands.with_env(argv, env)
+        how = StartSettings(**options)
+        sudo = how.sudo
+        command = commands.with_env(argv, how.env)
         shown = with_sudo(command, commands.needs_sudo(sudo))
         node = commands.node
         try:

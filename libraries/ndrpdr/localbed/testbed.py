@@ -20,7 +20,9 @@ import subprocess
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ndrpdr.access.base import StartOptions
 from ndrpdr.access.local import LocalProcess
 from ndrpdr.access.netns import NetnsTransport
 from ndrpdr.localbed.errors import LocalTestbedError
@@ -41,6 +43,10 @@ from ndrpdr.localbed.state import ProcessRecord, RunState, StateStore
 from ndrpdr.localbed.supervisor import start_reaper, stop_reaper
 from ndrpdr.systemtools import require
 from ndrpdr.testbed.model import Topology
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 
 _log = logging.getLogger(__name__)
 
@@ -82,15 +88,9 @@ class TrackedNetnsTransport(NetnsTransport):
         if self._on_path is not None:
             self._on_path(path)
 
-    def start(
-        self,
-        argv: Sequence[str],
-        *,
-        sudo: bool = False,
-        env: Mapping[str, str] | None = None,
-    ) -> LocalProcess:
+    def start(self, argv: Sequence[str], **options: Unpack[StartOptions]) -> LocalProcess:
         """Start ``argv`` in the namespace and record its PID in the run's state."""
-        process = super().start(argv, sudo=sudo, env=env)
+        process = super().start(argv, **options)
         for ended in [p for p in self._started if not p.is_running()]:
             ended.stop()  # collects its output (still readable) and deletes its log
             self._started.remove(ended)
