@@ -25,9 +25,7 @@ from ndrpdr.access.base import (
     CommandResult,
     CommandTimeoutError,
     NodeAccessError,
-    RunOptions,
     RunSettings,
-    StartOptions,
     StartSettings,
     decode_output,
 )
@@ -35,6 +33,8 @@ from ndrpdr.access.pdeathsig import die_with_parent
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    from ndrpdr.access.base import RunOptions, StartOptions
 
 
 #: Seconds to wait after each signal before escalating (SIGINT -> SIGTERM -> SIGKILL).

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import paramiko
 
-from ndrpdr.access.base import CommandResult, RunOptions, StartOptions
+from ndrpdr.access.base import CommandResult
 from ndrpdr.access.sshcommand import SshCommands
 from ndrpdr.access.sshconnection import SshConnection
 from ndrpdr.access.sshprocess import SshProcess, SshProcesses
@@ -34,6 +34,8 @@ from ndrpdr.testbed.model import SshAccess
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    from ndrpdr.access.base import RunOptions, StartOptions
 
 
 __all__ = ["SshProcess", "SshTransport"]

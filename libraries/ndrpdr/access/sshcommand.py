@@ -38,7 +38,6 @@ from ndrpdr.access.base import (
     CommandResult,
     CommandTimeoutError,
     NodeAccessError,
-    RunOptions,
     RunSettings,
     decode_output,
 )
@@ -47,6 +46,8 @@ from ndrpdr.errors import NdrPdrError
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    from ndrpdr.access.base import RunOptions
 
 
 #: Prints the PID of the shell after a marker, then replaces the shell by the command.

@@ -20,13 +20,15 @@ import shlex
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from ndrpdr.access.base import CommandError, NodeAccessError, StartOptions, StartSettings
+from ndrpdr.access.base import CommandError, NodeAccessError, StartSettings
 from ndrpdr.access.sshcommand import SshCommands, with_sudo
 from ndrpdr.access.sshconnection import log
 from ndrpdr.errors import NdrPdrError
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    from ndrpdr.access.base import StartOptions
 
 #: Run by the per-process waiter: records the real PID, then becomes the command.
 _INNER_SCRIPT = 'echo $$ > "$1/pid.tmp" && mv -f "$1/pid.tmp" "$1/pid"; shift; exec "$@"'

@@ -22,7 +22,6 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ndrpdr.access.base import StartOptions
 from ndrpdr.access.local import LocalProcess
 from ndrpdr.access.netns import NetnsTransport
 from ndrpdr.localbed.errors import LocalTestbedError
@@ -46,6 +45,8 @@ from ndrpdr.testbed.model import Topology
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    from ndrpdr.access.base import StartOptions
 
 
 _log = logging.getLogger(__name__)
