@@ -330,8 +330,8 @@ def test_the_real_server_refuses_pin_with_one_core(bed: Bed) -> None:
         client.add_streams([stream], [0])
         client.add_streams([stream], [1])
         with pytest.raises(TrexClientError, match=r"0xaaaaaaaa' for 1 cores generates an empty"):
-            client.start([0, 1], mult="100pps", duration=0.1, core_mask="pin")
-        client.start([0, 1], mult="100pps", duration=0.1, core_mask="split")
+            client.start([0, 1], mult="100pps", duration=0.1, force=True, core_mask="pin")
+        client.start([0, 1], mult="100pps", duration=0.1, force=True, core_mask="split")
         assert client.wait_on_traffic([0, 1], timeout_s=5.0) is not None
         client.reset([0, 1])
     assert bed.session.core_mask([0, 1]) == "split"

@@ -331,12 +331,7 @@ class ChildClient:
         self._request("clear_events")
 
     def start(
-        self,
-        ports: Sequence[int],
-        mult: str,
-        duration: float,
-        force: bool = True,
-        core_mask: CoreMask = "split",
+        self, ports: Sequence[int], mult: str, duration: float, force: bool, core_mask: CoreMask
     ) -> float | None:
         """STLClient.start(ports, mult, force, duration, core_mask=PIN or SPLIT); the time to
         count the traffic from [s, ``time.monotonic()``]: when the child had TRex's reply

@@ -140,14 +140,12 @@ class TrexClient(Protocol):
         ...
 
     def start(
-        self,
-        ports: Sequence[int],
-        mult: str,
-        duration: float,
-        force: bool = True,
-        core_mask: CoreMask = "split",
+        self, ports: Sequence[int], mult: str, duration: float, force: bool, core_mask: CoreMask
     ) -> float | None:
         """Start the ports' streams at ``mult`` (per port) for ``duration`` [s].
+
+        ``force`` and ``core_mask`` are STLClient's: start even if the ports
+        are sending; the rule for spreading their traffic over the cores.
 
         Returns the time to count the traffic from [s, on the driver's clock]
         if the client can tell better than the driver (the child client: TRex's
