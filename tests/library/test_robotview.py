@@ -142,6 +142,17 @@ def test_libdoc_documents_the_custom_types(
     assert "Measure MRR" in typedoc["usages"]
 
 
+def test_the_loss_ratios_keyword_takes_find_ndr_and_pdrs_arguments(spec: dict[str, Any]) -> None:
+    """An alias (``component.alias``): one argument list, read through ``__wrapped__``."""
+    ratios = next(kw for kw in spec["keywords"] if kw["name"] == "Find Throughput For Loss Ratios")
+    ndrpdr = next(kw for kw in spec["keywords"] if kw["name"] == "Find NDR And PDR")
+    assert ratios["args"] == ndrpdr["args"]
+    assert [arg["name"] for arg in ratios["args"][:3]] == ["profile", "frame_size", "loss_ratios"]
+    assert ratios["args"][3]["kind"] == "NAMED_ONLY_MARKER"
+    assert ratios["doc"].startswith("Find the throughput for each of ``loss_ratios``")
+    assert ratios["tags"] == ["search"]
+
+
 def test_libdoc_shows_an_optional_rate_as_a_rate_defaulting_to_none(
     spec: dict[str, Any],
 ) -> None:

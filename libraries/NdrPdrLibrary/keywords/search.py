@@ -27,7 +27,7 @@ from NdrPdrLibrary.argtypes import (
     TrafficProfile,
 )
 from NdrPdrLibrary.context import LibraryContext
-from NdrPdrLibrary.keywords.component import Component, keyword
+from NdrPdrLibrary.keywords.component import Component, alias, keyword
 from NdrPdrLibrary.publish import publish_record, record_path
 from NdrPdrLibrary.traffic import open_traffic
 
@@ -188,6 +188,7 @@ class SearchKeywords(Component):
         self,
         profile: TrafficProfile = TrafficProfile.ETHIP4_IP4BASE,
         frame_size: FrameSize = FrameSize(64),
+        loss_ratios: Sequence[float] | str | None = None,
         *,
         final_trial_duration: Duration = Duration(1.0),
         initial_trial_duration: Duration | None = None,
@@ -195,7 +196,6 @@ class SearchKeywords(Component):
         goal_width: float = 0.005,
         exceed_ratio: float = 0.5,
         pdr_loss_ratio: float = PDR_LOSS_RATIO,
-        loss_ratios: Sequence[float] | str | None = None,
         min_rate: Rate | None = None,
         max_rate: Rate | None = None,
         max_search_time: Duration | None = Duration(1200.0),
@@ -215,13 +215,13 @@ class SearchKeywords(Component):
 
         | =Argument= | =Meaning= |
         | ``profile``, ``frame_size`` | the traffic (`TrafficProfile`, `FrameSize`) |
+        | ``loss_ratios`` | more goals: ``0, 0.005, 0.02`` or a list (default NDR and PDR) |
         | ``final_trial_duration`` | a trial this long is full-length |
         | ``initial_trial_duration`` | the shortest trials (default 1 s or the final one) |
         | ``duration_sum`` | full-length seconds that settle a load (several trials) |
         | ``goal_width`` | stop when upper / lower - 1 is at most this |
         | ``exceed_ratio`` | share of seconds at a lower bound that may be lossy |
         | ``pdr_loss_ratio`` | PDR's loss ratio (0.005 = 0.5 %) |
-        | ``loss_ratios`` | more goals: ``0, 0.005, 0.02`` or a list (default NDR and PDR) |
         | ``min_rate`` | the lowest load (`Rate`); default max / 1000, at least 10 kpps |
         | ``max_rate`` | the highest load (`Rate`); default the TG's maximum |
         | ``max_search_time`` | cap on the sum of trial durations; ``None`` for no cap |
@@ -318,66 +318,29 @@ class SearchKeywords(Component):
             flows=flows,
         )
 
-    @keyword("Find Throughput For Loss Ratios", tags=("search",))
-    def find_throughput_for_loss_ratios(
-        self,
-        profile: TrafficProfile = TrafficProfile.ETHIP4_IP4BASE,
-        frame_size: FrameSize = FrameSize(64),
-        loss_ratios: Sequence[float] | str = "0, 0.005",
-        *,
-        final_trial_duration: Duration = Duration(1.0),
-        initial_trial_duration: Duration | None = None,
-        duration_sum: Duration = Duration(21.0),
-        goal_width: float = 0.005,
-        exceed_ratio: float = 0.5,
-        pdr_loss_ratio: float = PDR_LOSS_RATIO,
-        min_rate: Rate | None = None,
-        max_rate: Rate | None = None,
-        max_search_time: Duration | None = Duration(1200.0),
-        bidirectional: bool = True,
-        flows: int | None = None,
-        algorithm: SearchAlgorithm = SearchAlgorithm.MLR,
-        latency: bool = True,
-        latency_trial_duration: Duration = Duration(DEFAULT_LATENCY_DURATION_S),
-        irregular: IrregularPolicy = IrregularPolicy.FAIL,
-    ) -> SearchOutcome:
-        """Find the throughput for each of ``loss_ratios`` with one search.
+    find_throughput_for_loss_ratios = alias(
+        find_ndr_and_pdr,
+        "Find Throughput For Loss Ratios",
+        tags=("search",),
+        doc="""Find the throughput for each of ``loss_ratios`` with one search.
 
         ``loss_ratios`` are fractions (0.005 is 0.5 %), comma or space
         separated (``0, 0.005, 0.02``) or a list; each becomes one goal with
         the other settings shared, and one search serves them all (RFC 9971:
         every trial informs every goal). 0 is called NDR, ``pdr_loss_ratio``
-        PDR, any other ``loss ≤ 2 %``. The other arguments, the results
-        and failures are those of `Find NDR And PDR`; each goal's bounds are
-        in the message, in metadata (``NDR_*``, ``PDR_*``, ``LOSS_2PCT_*``
-        for 0.02, ``LOSS_0P1PCT_*`` for 0.001) and in the record's
-        ``goals``; the returned ``goals`` list holds them in order with
-        their ``label`` and ``loss_ratio``.
+        PDR, any other ``loss ≤ 2 %``; left out, they are NDR and PDR. This
+        is `Find NDR And PDR` by a name that says what it does with
+        ``loss_ratios``: the arguments, the results and failures are the
+        same. Each goal's bounds are in the message, in metadata (``NDR_*``,
+        ``PDR_*``, ``LOSS_2PCT_*`` for 0.02, ``LOSS_0P1PCT_*`` for 0.001)
+        and in the record's ``goals``; the returned ``goals`` list holds
+        them in order with their ``label`` and ``loss_ratio``.
 
         Example:
         | ${result} =    Find Throughput For Loss Ratios    ethip4-ip4base    64    0, 0.005, 0.02
         | Should Be True    ${result}[goals][0][lower] <= ${result}[goals][2][lower]
-        """
-        return self.find_ndr_and_pdr(
-            profile,
-            frame_size,
-            final_trial_duration=final_trial_duration,
-            initial_trial_duration=initial_trial_duration,
-            duration_sum=duration_sum,
-            goal_width=goal_width,
-            exceed_ratio=exceed_ratio,
-            pdr_loss_ratio=pdr_loss_ratio,
-            loss_ratios=loss_ratios,
-            min_rate=min_rate,
-            max_rate=max_rate,
-            max_search_time=max_search_time,
-            bidirectional=bidirectional,
-            flows=flows,
-            algorithm=algorithm,
-            latency=latency,
-            latency_trial_duration=latency_trial_duration,
-            irregular=irregular,
-        )
+        """,
+    )
 
     @keyword("Find Throughput With Binary Search", tags=("search",))
     def find_throughput_with_binary_search(
