@@ -54,7 +54,6 @@ def open_traffic(
     ctx: LibraryContext,
     profile: TrafficProfile,
     frame_size: FrameSize,
-    *,
     bidirectional: bool = True,
     flows: int | None = None,
 ) -> Traffic:

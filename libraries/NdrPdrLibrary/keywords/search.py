@@ -29,7 +29,7 @@ from NdrPdrLibrary.argtypes import (
 from NdrPdrLibrary.context import LibraryContext
 from NdrPdrLibrary.keywords.component import Component, alias, keyword
 from NdrPdrLibrary.publish import publish_record, record_path
-from NdrPdrLibrary.traffic import open_traffic
+from NdrPdrLibrary.traffic import Traffic, open_traffic
 
 
 class GoalBounds(TypedDict):
@@ -98,21 +98,17 @@ class SearchKeywords(Component):
         self,
         *,
         kind: str,
-        profile: TrafficProfile,
-        frame_size: FrameSize,
+        traffic: Traffic,
         goals: Sequence[Goal],
         algorithm: str,
         min_rate: Rate | None,
         max_rate: Rate | None,
         max_search_time: Duration | None,
-        bidirectional: bool,
-        flows: int | None,
         pdr_loss_ratio: float = PDR_LOSS_RATIO,
         latency_duration_s: float | None = None,
         irregular: IrregularPolicy = IrregularPolicy.FAIL,
     ) -> SearchOutcome:
         ctx = self.ctx
-        traffic = open_traffic(ctx, profile, frame_size, bidirectional=bidirectional, flows=flows)
         low, high = check_load_range(  # before any trial; names the argument or the variable
             None if min_rate is None else _robot_given(ctx, "min_rate", str(min_rate)),
             None if max_rate is None else _robot_given(ctx, "max_rate", str(max_rate)),
@@ -302,20 +298,18 @@ class SearchKeywords(Component):
         )
         checked = check_search_settings(given, min_percent_of_tg=True)
         goals = checked.goals(pdr_loss_ratio)
+        traffic = open_traffic(self.ctx, profile, frame_size, bidirectional, flows)
         return self._search(
             kind="NDRPDR",
-            irregular=irregular,
-            latency_duration_s=checked.latency_duration_s if latency else None,
-            pdr_loss_ratio=pdr_loss_ratio,
-            profile=profile,
-            frame_size=frame_size,
+            traffic=traffic,
             goals=goals,
             algorithm=algorithm.value,
             min_rate=min_rate,
             max_rate=max_rate,
             max_search_time=max_search_time,
-            bidirectional=bidirectional,
-            flows=flows,
+            pdr_loss_ratio=pdr_loss_ratio,
+            latency_duration_s=checked.latency_duration_s if latency else None,
+            irregular=irregular,
         )
 
     find_throughput_for_loss_ratios = alias(
@@ -393,16 +387,14 @@ class SearchKeywords(Component):
             final_trial_duration=duration,
             duration_sum=duration,
         )
+        traffic = open_traffic(self.ctx, profile, frame_size, bidirectional, flows)
         return self._search(
             kind="Binary",
-            profile=profile,
-            frame_size=frame_size,
+            traffic=traffic,
             goals=[goal],
             algorithm=algorithm.value,
             min_rate=min_rate,
             max_rate=max_rate,
             max_search_time=max_search_time,
-            bidirectional=bidirectional,
-            flows=flows,
             irregular=irregular,
         )
