@@ -18,10 +18,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ndrpdr.results.latencysummary import direction_name, format_us
+from ndrpdr.results.svgaxes import INK
 from ndrpdr.results.svgtext import FONT, escape
 
 _COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd")
-_INK, _GRID = "#222", "#e0e0e0"
+_GRID = "#e0e0e0"
 _LEFT, _RIGHT, _TOP, _BOTTOM = 70.0, 20.0, 44.0, 58.0
 
 
@@ -96,7 +97,7 @@ def latency_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 30
         f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="{FONT}" '
         'role="img" aria-label="latency at load points of PDR">',
         f'<rect x="0" y="0" width="{width}" height="{height}" fill="#fff"/>',
-        f'<text x="{_LEFT:.1f}" y="16" font-size="12" font-weight="bold" fill="{_INK}">'
+        f'<text x="{_LEFT:.1f}" y="16" font-size="12" font-weight="bold" fill="{INK}">'
         f"{escape('Latency by load (percent of the PDR lower bound), log scale')}</text>",
     ]
     for tick in _ticks(low, high):
@@ -104,16 +105,16 @@ def latency_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 30
         parts.append(
             f'<line x1="{_LEFT:.1f}" y1="{ty:.1f}" x2="{width - _RIGHT:.1f}" y2="{ty:.1f}" '
             f'stroke="{_GRID}"/>'
-            f'<text x="{_LEFT - 6:.1f}" y="{ty + 3:.1f}" text-anchor="end" fill="{_INK}">'
+            f'<text x="{_LEFT - 6:.1f}" y="{ty + 3:.1f}" text-anchor="end" fill="{INK}">'
             f"{escape(format_us(tick))}</text>"
         )
     parts.append(
-        f'<text x="14" y="{_TOP + plot_h / 2:.1f}" fill="{_INK}" text-anchor="middle" '
+        f'<text x="14" y="{_TOP + plot_h / 2:.1f}" fill="{INK}" text-anchor="middle" '
         f'transform="rotate(-90 14 {_TOP + plot_h / 2:.1f})">{escape("latency [us]")}</text>'
     )
     parts.append(
         f'<rect x="{_LEFT:.1f}" y="{_TOP:.1f}" width="{plot_w:.1f}" height="{plot_h:.1f}" '
-        f'fill="none" stroke="{_INK}"/>'
+        f'fill="none" stroke="{INK}"/>'
     )
     for index, point in enumerate(points):
         centre = _LEFT + column * (index + 0.5)
@@ -121,7 +122,7 @@ def latency_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 30
         load = f"{point['load_pps'] / 1e6:.4f} Mpps" if point["load_pps"] > 0 else "streams only"
         parts.append(
             f'<text x="{centre:.1f}" y="{height - _BOTTOM + 16:.1f}" text-anchor="middle" '
-            f'fill="{_INK}">{escape(label)}</text>'
+            f'fill="{INK}">{escape(label)}</text>'
             f'<text x="{centre:.1f}" y="{height - _BOTTOM + 29:.1f}" text-anchor="middle" '
             f'fill="#666">{escape(load)}</text>'
         )
@@ -138,7 +139,7 @@ def latency_svg(record: Mapping[str, Any], *, width: int = 760, height: int = 30
         parts.append(
             f'<rect x="{legend_x:.1f}" y="{legend_y - 8:.1f}" width="10" height="10" '
             f'fill="{colour}"/><text x="{legend_x + 14:.1f}" y="{legend_y:.1f}" '
-            f'fill="{_INK}">{escape(name)}</text>'
+            f'fill="{INK}">{escape(name)}</text>'
         )
         legend_x += 80
     parts.append(

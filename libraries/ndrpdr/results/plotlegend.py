@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ndrpdr.goals import PDR_LOSS_RATIO
-from ndrpdr.results.plotpanel import GREY, INK, goal_colour
+from ndrpdr.results.plotpanel import GREY, goal_colour
+from ndrpdr.results.svgaxes import INK
 from ndrpdr.results.svgtext import CHAR_EM, FONT, escape, fit, num, seconds_text
 from ndrpdr.results.trialfacts import (
     HIGH_LOSS,

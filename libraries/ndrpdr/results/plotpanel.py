@@ -13,7 +13,9 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ndrpdr.results import svgaxes
 from ndrpdr.results.plotscale import Scale, spread
+from ndrpdr.results.svgaxes import INK
 from ndrpdr.results.svgtext import escape, fit, num, seconds_text, text_width
 from ndrpdr.results.trialfacts import (
     LOSS_COLOURS,
@@ -27,7 +29,7 @@ from ndrpdr.results.trialfacts import (
 from ndrpdr.units import format_rate
 
 GOAL_COLOURS = ("#1f77b4", "#9467bd", "#8c564b", "#17becf", "#e377c2", "#7f7f7f")
-GREY, INK = "#9e9e9e", "#222"
+GREY = "#9e9e9e"
 #: Least vertical distance between two bound labels [px].
 LABEL_GAP = 12.0
 #: Font size of the trial numbers over the bars [px].
@@ -97,33 +99,12 @@ def bounds_of(
 def axes(panel: Panel, y_ticks: Sequence[float], x_ticks: Sequence[float]) -> list[str]:
     """Grid lines, ticks and tick labels, the axis lines and the y axis title."""
     p = panel
-    grid = ['<g stroke="#e6e6e6" stroke-width="1">']
-    labels = []
-    for pps in y_ticks:
-        y = p.y(pps)
-        grid.append(f'<line x1="{num(p.left)}" x2="{num(p.right)}" y1="{num(y)}" y2="{num(y)}"/>')
-        labels.append(
-            f'<text x="{num(p.left - 5)}" y="{num(y + 3.5)}">{escape(format_rate(pps))}</text>'
-        )
-    grid.append("</g>")
-    x_parts = []
-    for seconds in x_ticks:
-        x = num(p.x(seconds))
-        x_parts.append(
-            f'<line x1="{x}" x2="{x}" y1="{num(p.bottom)}" y2="{num(p.bottom + 4)}" '
-            f'stroke="{INK}"/><text x="{x}" y="{num(p.bottom + 15)}">'
-            f"{seconds_text(seconds)}</text>"
-        )
-    middle_y = num((p.top + p.bottom) / 2)
-    return [
-        *grid,
-        f'<g text-anchor="end" fill="{INK}">{"".join(labels)}</g>',
-        f'<g text-anchor="middle" fill="{INK}">{"".join(x_parts)}</g>',
-        f'<path d="M{num(p.left)} {num(p.top)}V{num(p.bottom)}H{num(p.right)}" '
-        f'fill="none" stroke="{INK}"/>',
-        f'<text transform="rotate(-90 12 {middle_y})" x="12" y="{middle_y}" '
-        f'text-anchor="middle" fill="{INK}">load [frames/s, aggregate]</text>',
-    ]
+    return svgaxes.axes(
+        (p.left, p.top, p.right, p.bottom),
+        [(p.y(pps), format_rate(pps)) for pps in y_ticks],
+        [(p.x(seconds), seconds_text(seconds)) for seconds in x_ticks],
+        "load [frames/s, aggregate]",
+    )
 
 
 def bound_lines(

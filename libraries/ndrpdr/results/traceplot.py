@@ -32,7 +32,6 @@ from ndrpdr.results.goalentries import record_pdr_loss_ratio
 from ndrpdr.results.plotlegend import frame_text, legend, title
 from ndrpdr.results.plotpanel import (
     GREY,
-    INK,
     Panel,
     axes,
     bound_lines,
@@ -42,6 +41,7 @@ from ndrpdr.results.plotpanel import (
     trial_tooltip,
 )
 from ndrpdr.results.plotscale import Scale, ZoomWindow, nice_step, zoom_window
+from ndrpdr.results.svgaxes import INK
 from ndrpdr.results.svgtext import CHAR_EM, FONT, escape, fit, num
 from ndrpdr.results.tgplot import tg_limit_marks
 from ndrpdr.results.trialfacts import (

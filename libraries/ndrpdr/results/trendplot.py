@@ -26,8 +26,9 @@ import math
 from collections.abc import Sequence
 
 from ndrpdr.results.plotlegend import FAIL
-from ndrpdr.results.plotpanel import GOAL_COLOURS, GREY, INK
+from ndrpdr.results.plotpanel import GOAL_COLOURS, GREY
 from ndrpdr.results.plotscale import Scale, nice_step
+from ndrpdr.results.svgaxes import INK, axes
 from ndrpdr.results.svgtext import FONT, escape, num, text_width
 from ndrpdr.results.trendseries import REGRESSION, Change, Series, TestTrend
 from ndrpdr.units import format_rate
@@ -95,31 +96,10 @@ def _y_scale(values: Sequence[float], top: float, bottom: float) -> Scale:
 
 
 def _axes(axis: TimeAxis, y: Scale, unit: str, label: str) -> list[str]:
-    left, right = _LEFT, axis.width - _RIGHT
-    parts = ['<g stroke="#e6e6e6">']
-    labels = []
-    for value in y.ticks(4):
-        at = num(y(value))
-        parts.append(f'<line x1="{num(left)}" x2="{num(right)}" y1="{at}" y2="{at}"/>')
-        text = format_rate(value) if unit == "pps" else f"{value:g} us"
-        labels.append(f'<text x="{num(left - 5)}" y="{num(y(value) + 3.5)}">{escape(text)}</text>')
-    parts.append("</g>")
-    bottom = y.start
-    days = [
-        f'<line x1="{num(x)}" x2="{num(x)}" y1="{num(bottom)}" y2="{num(bottom + 4)}" '
-        f'stroke="{INK}"/><text x="{num(x)}" y="{num(bottom + 15)}">{text}</text>'
-        for x, text in axis.ticks()
+    y_ticks = [
+        (y(value), format_rate(value) if unit == "pps" else f"{value:g} us") for value in y.ticks(4)
     ]
-    middle = num((y.start + y.end) / 2)
-    return [
-        *parts,
-        f'<g text-anchor="end" fill="{INK}">{"".join(labels)}</g>',
-        f'<g text-anchor="middle" fill="{INK}">{"".join(days)}</g>',
-        f'<path d="M{num(left)} {num(y.end)}V{num(bottom)}H{num(right)}" fill="none" '
-        f'stroke="{INK}"/>',
-        f'<text transform="rotate(-90 12 {middle})" x="12" y="{middle}" text-anchor="middle" '
-        f'fill="{INK}">{escape(label)}</text>',
-    ]
+    return axes((_LEFT, y.end, axis.width - _RIGHT, y.start), y_ticks, axis.ticks(), label)
 
 
 def change_text(change: Change) -> str:
