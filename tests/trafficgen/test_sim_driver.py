@@ -128,15 +128,15 @@ def test_overhead_from_the_tg_options(sim: Topology) -> None:
 @pytest.mark.parametrize(
     ("duration", "load", "message"),
     [
-        (1.0, 3e7, "TG: load 3e+07 pps is above the maximum 2.97619e+07 pps"),
-        (1.0, -1.0, "TG: load=-1.0 pps must be finite and >= 0"),
-        (1.0, math.nan, "TG: load=nan pps must be finite and >= 0"),
-        (1.0, math.inf, "TG: load=inf pps must be finite and >= 0"),
-        (1.0, "1e6", "TG: load='1e6' pps must be finite and >= 0"),
-        (math.nan, 1e6, "TG: duration=nan s must be finite and > 0"),
-        (0.0, 1e6, "TG: duration=0.0 s must be finite and > 0"),
-        (-1.0, 1e6, "TG: duration=-1.0 s must be finite and > 0"),
-        (math.inf, 1e6, "TG: duration=inf s must be finite and > 0"),
+        (1.0, 3e7, "TG: trial load 3e+07 pps is above the maximum 2.97619e+07 pps"),
+        (1.0, -1.0, "TG: trial load=-1.0 pps must be a finite number >= 0"),
+        (1.0, math.nan, "TG: trial load=nan pps must be a finite number >= 0"),
+        (1.0, math.inf, "TG: trial load=inf pps must be a finite number >= 0"),
+        (1.0, "1e6", "TG: trial load='1e6' pps must be a finite number >= 0"),
+        (math.nan, 1e6, "TG: trial duration=nan s must be a finite number > 0"),
+        (0.0, 1e6, "TG: trial duration=0.0 s must be a finite number > 0"),
+        (-1.0, 1e6, "TG: trial duration=-1.0 s must be a finite number > 0"),
+        (math.inf, 1e6, "TG: trial duration=inf s must be a finite number > 0"),
     ],
 )
 def test_bad_trials(sim: Topology, duration: Any, load: Any, message: str) -> None:

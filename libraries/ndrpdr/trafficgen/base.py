@@ -9,6 +9,7 @@ of that a driver knows its own maximum load and can stop traffic at once.
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from ndrpdr.drivers import read_options
@@ -57,6 +58,43 @@ class UnsupportedTrafficError(TrafficGeneratorError):
 
     Not a failure of the device under test: test runners may skip such a test.
     """
+
+
+#: How far above a TG's maximum a trial's load may be [relative]: float rounding, not a request.
+LOAD_SLACK = 1e-9
+
+
+def checked_trial(
+    node: str, duration: object, load: object, max_load_pps: float, what: str = "trial"
+) -> tuple[float, float]:
+    """A trial's ``duration`` [s] and aggregate ``load`` [pps] as floats, as every TG checks them.
+
+    TrafficGeneratorError, naming ``node``, ``what`` and the value, unless
+    both are finite numbers, ``duration`` > 0 and 0 <= ``load`` <=
+    ``max_load_pps`` (plus LOAD_SLACK).
+    """
+    duration_s = _finite_number(duration)
+    if duration_s is None or duration_s <= 0:
+        raise TrafficGeneratorError(
+            f"{node}: {what} duration={duration!r} s must be a finite number > 0"
+        )
+    load_pps = _finite_number(load)
+    if load_pps is None or load_pps < 0:
+        raise TrafficGeneratorError(
+            f"{node}: {what} load={load!r} pps must be a finite number >= 0"
+        )
+    if load_pps > max_load_pps * (1 + LOAD_SLACK):
+        raise TrafficGeneratorError(
+            f"{node}: {what} load {load_pps:.6g} pps is above the maximum {max_load_pps:.6g} pps"
+        )
+    return duration_s, load_pps
+
+
+def _finite_number(value: object) -> float | None:
+    """``value`` as a float when it is a finite int or float (not a bool), else None."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
 
 
 class ProfileTraffic:

@@ -57,6 +57,7 @@ from ndrpdr.trafficgen.base import (
     TrafficContext,
     TrafficGeneratorError,
     UnsupportedTrafficError,
+    checked_trial,
     node_options,
 )
 from ndrpdr.trafficgen.local import tcpreplay
@@ -194,15 +195,7 @@ class LocalTrafficGenerator(ProfileTraffic):
 
     def measure(self, duration: float, load: float) -> TrialResult:
         """One trial: ``duration`` [s] at aggregate ``load`` [pps]; counts from the TG's veths."""
-        duration = _finite(f"{self.node}: trial duration", duration)
-        if duration <= 0:
-            raise TrafficGeneratorError(f"{self.node}: trial duration={duration!r} s must be > 0")
-        load = _finite(f"{self.node}: trial load", load)
-        if not 0 <= load <= self._max_load:
-            raise TrafficGeneratorError(
-                f"{self.node}: trial load {load:g} pps is outside 0..{self._max_load:g} pps "
-                "(the local TG's max_rate_pps)"
-            )
+        duration, load = checked_trial(self.node, duration, load, self._max_load)
         intended = round(load * duration)
         if intended == 0:
             return TrialResult(

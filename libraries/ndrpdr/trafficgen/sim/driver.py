@@ -28,14 +28,17 @@ from ndrpdr.profiles import FrameSize, max_load_pps
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 from ndrpdr.testbed.path import TrafficPath, compute_path
-from ndrpdr.trafficgen.base import TrafficContext, TrafficGeneratorError, node_options
+from ndrpdr.trafficgen.base import (
+    TrafficContext,
+    TrafficGeneratorError,
+    checked_trial,
+    node_options,
+)
 from ndrpdr.trafficgen.latency import LatencyResult, latency_from_samples
 from ndrpdr.trafficgen.sim.latencymodel import chain_sample, latency_model
 from ndrpdr.trafficgen.sim.measurer import SimulatedMeasurer
 from ndrpdr.trafficgen.sim.models import ChainModel, DutModel, make_model
 
-#: Load slack accepted above max_load_pps (float rounding of rates computed by callers).
-_LOAD_SLACK = 1e-9
 #: The simulated latency stream's rate per direction [pps].
 LATENCY_STREAM_PPS = 10_000.0
 #: At most this many latency samples are drawn per direction and trial (they stand for all).
@@ -143,17 +146,7 @@ class SimTrafficGenerator:
 
     def measure(self, duration: float, load: float) -> TrialResult:
         """One simulated trial (returns at once; the simulated clock advances)."""
-        if not (isinstance(load, int | float) and math.isfinite(load) and load >= 0):
-            raise TrafficGeneratorError(f"{self.node}: load={load!r} pps must be finite and >= 0")
-        if load > self._max_load_pps * (1 + _LOAD_SLACK):
-            raise TrafficGeneratorError(
-                f"{self.node}: load {load:.6g} pps is above the maximum "
-                f"{self._max_load_pps:.6g} pps"
-            )
-        if not (isinstance(duration, int | float) and math.isfinite(duration) and duration > 0):
-            raise TrafficGeneratorError(
-                f"{self.node}: duration={duration!r} s must be finite and > 0"
-            )
+        duration, load = checked_trial(self.node, duration, load, self._max_load_pps)
         if self.wall_time_factor > 0:
             time.sleep(duration * self.wall_time_factor)  # signals and timeouts interrupt it
         return self.measurer.measure(duration, load)
@@ -165,17 +158,9 @@ class SimTrafficGenerator:
         direction's rate) is part of the load; at load 0 it is all the DUT
         sees. Up to MAX_LATENCY_SAMPLES per direction stand for its frames.
         """
-        if not (isinstance(duration_s, int | float) and math.isfinite(duration_s)):
-            raise TrafficGeneratorError(f"{self.node}: latency duration={duration_s!r} s")
-        if duration_s <= 0:
-            raise TrafficGeneratorError(f"{self.node}: latency duration={duration_s!r} s <= 0")
-        if not (isinstance(load_pps, int | float) and math.isfinite(load_pps) and load_pps >= 0):
-            raise TrafficGeneratorError(f"{self.node}: latency load={load_pps!r} pps")
-        if load_pps > self._max_load_pps * (1 + _LOAD_SLACK):
-            raise TrafficGeneratorError(
-                f"{self.node}: latency load {load_pps:.6g} pps is above the maximum "
-                f"{self._max_load_pps:.6g} pps"
-            )
+        duration_s, load_pps = checked_trial(
+            self.node, duration_s, load_pps, self._max_load_pps, "latency trial"
+        )
         rate = load_pps / self.directions
         stream = LATENCY_STREAM_PPS if load_pps == 0 else min(LATENCY_STREAM_PPS, rate / 2)
         seen = max(load_pps, stream * self.directions)

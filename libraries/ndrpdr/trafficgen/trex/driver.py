@@ -41,7 +41,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import math
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -55,6 +54,7 @@ from ndrpdr.trafficgen.base import (
     STRETCH_TOLERANCE,
     ProfileTraffic,
     TrafficGeneratorError,
+    checked_trial,
 )
 from ndrpdr.trafficgen.latency import LatencyResult
 from ndrpdr.trafficgen.trex.client import TrexClient
@@ -77,18 +77,10 @@ from ndrpdr.trafficgen.trex.streams import (
 )
 from ndrpdr.trafficgen.trex.vethcount import VethCounter, recount, veth_counter
 
-#: Load slack accepted above max_load_pps (float rounding of rates computed by callers).
-_LOAD_SLACK = 1e-9
 #: Longest single wait on the traffic, so that stop_traffic is seen quickly [s].
 POLL_S = 0.1
 
 _T = TypeVar("_T")
-
-
-def _finite(node: str, what: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise TrafficGeneratorError(f"{node}: trial {what}={value!r} is not a finite number")
-    return float(value)
 
 
 class TrexTrafficGenerator(ProfileTraffic):
@@ -188,18 +180,7 @@ class TrexTrafficGenerator(ProfileTraffic):
 
     def _checked(self, duration: float, load: float) -> tuple[float, float]:
         """``duration`` [s] and ``load`` [pps] as floats, checked against the TG's limit."""
-        duration = _finite(self.node, "duration", duration)
-        if duration <= 0:
-            raise TrafficGeneratorError(f"{self.node}: trial duration={duration!r} s must be > 0")
-        load = _finite(self.node, "load", load)
-        if load < 0:
-            raise TrafficGeneratorError(f"{self.node}: trial load={load!r} pps must be >= 0")
-        limit = self.max_load_pps
-        if load > limit * (1 + _LOAD_SLACK):
-            raise TrafficGeneratorError(
-                f"{self.node}: trial load {load:.6g} pps is above the maximum {limit:.6g} pps"
-            )
-        return duration, load
+        return checked_trial(self.node, duration, load, self.max_load_pps)
 
     def _run(
         self,
