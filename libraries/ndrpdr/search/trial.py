@@ -10,6 +10,7 @@ results.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from typing import Protocol, runtime_checkable
 
@@ -119,9 +120,12 @@ class TrialResult:
         assert self.intended_count is not None
         return max(0.0, self.intended_count - self.offered_count)
 
-    @property
+    @functools.cached_property
     def loss_ratio(self) -> float:
-        """(lost + unsent) / expected frames; 1.0 when nothing was expected."""
+        """(lost + unsent) / expected frames; 1.0 when nothing was expected.
+
+        Kept once computed: the controller reads it for every trial at every step.
+        """
         assert self.loss_count is not None and self.intended_count is not None
         expected = max(self.offered_count, self.intended_count)
         if expected <= 0:
