@@ -273,17 +273,23 @@ def _run_namespaces(run_id: str) -> list[str]:
 
 
 @pytest.fixture
-def local_linux(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Topology]:
-    """topologies/local-linux.yaml with a private state directory; checks nothing is left."""
+def local_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A private state directory for a local testbed run; checks nothing is left."""
     missing = [t for t in LOCAL_TOOLS if shutil.which(t) is None]
     if os.geteuid() != 0 or missing:
         pytest.skip(f"the local testbed needs root and {', '.join(missing) or 'its tools'}")
     state = tmp_path / "state"
     monkeypatch.setenv("NDRPDR_STATE_DIR", str(state))
     before = _descendants(os.getpid())
-    yield load_topology(TOPOLOGIES / "local-linux.yaml")
+    yield state
     assert _descendants(os.getpid()) <= before, "child processes left"
     assert not state.exists() or list(state.iterdir()) == [], "state files left"
+
+
+@pytest.fixture
+def local_linux(local_state: Path) -> Topology:
+    """topologies/local-linux.yaml, run with ``local_state``."""
+    return load_topology(TOPOLOGIES / "local-linux.yaml")
 
 
 def test_local_linux_trial(local_linux: Topology) -> None:
@@ -354,12 +360,8 @@ def test_local_linux_ctrl_c_during_teardown(
     assert _run_namespaces(run_id) == []  # removed although the DUT stop was cut short
 
 
-def test_local_linux_three_node_trial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_local_linux_three_node_trial(local_state: Path) -> None:
     """Real frames through two DUT namespaces: DUT1 routes to DUT2 over their own veth pair."""
-    missing = [t for t in LOCAL_TOOLS if shutil.which(t) is None]
-    if os.geteuid() != 0 or missing:
-        pytest.skip(f"the local testbed needs root and {', '.join(missing) or 'its tools'}")
-    monkeypatch.setenv("NDRPDR_STATE_DIR", str(tmp_path / "state"))
     topology = load_topology(TOPOLOGIES / "local-linux-3n.yaml")
     with ActiveTestbed(topology) as testbed:
         run_id = testbed.run_id
