@@ -11,7 +11,9 @@ from ndrpdr.search import Goal, TrialResult
 from ndrpdr.search.classify import Criterion
 from ndrpdr.search.grid import LoadGrid
 from ndrpdr.search.mlrnames import Stage
+from ndrpdr.search.mlrplan import Plan
 from ndrpdr.search.mlrstate import MlrState
+from ndrpdr.search.mlrstrategy import Nomination
 from ndrpdr.search.mlrtrack import Track
 from ndrpdr.search.mlrview import BoundsView, ScoutView
 from ndrpdr.search.session import Limits, Session
@@ -77,8 +79,6 @@ def bounds(
         mlr,
         made,
         short,
-        mlr.load_or_none(low),
-        mlr.load_or_none(high),
         low,
         high,
         threshold,
@@ -98,3 +98,9 @@ def scout(
     """A scout stage view: the goal's bounds ``low`` / ``high``, the scout's between."""
     threshold = None if hint is None else mlr.grid.load(hint)
     return ScoutView(mlr, made, low, high, scout_low, scout_high, threshold)
+
+
+def planned(nomination: Nomination) -> Plan:
+    """The nomination, which the test expects to be a plan."""
+    assert isinstance(nomination, Plan), nomination
+    return nomination

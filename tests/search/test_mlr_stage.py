@@ -7,18 +7,13 @@ import dataclasses
 import json
 
 import pytest
-from mlr_states import TOP, bounds, measured, state, track
+from mlr_states import TOP, bounds, measured, planned, state, track
 
 from ndrpdr.search import mlrstage as rules
 from ndrpdr.search.mlrnames import Direction, Expect, Phase, Rule, Stage
 from ndrpdr.search.mlrplan import Plan
 from ndrpdr.search.mlrstrategy import Handover, Nomination, Strategy, select
 from ndrpdr.search.mlrview import BoundsView
-
-
-def _plan(nomination: Nomination) -> Plan:
-    assert isinstance(nomination, Plan), nomination
-    return nomination
 
 
 def _last(index: int, phase: Phase, rule: Rule, hint: int | None = None, span: int = 0) -> Plan:
@@ -53,7 +48,7 @@ def test_select_takes_the_first_nomination_and_stops_at_a_handover() -> None:
 def test_max_load_first_probes_for_all_goals_until_a_trial_exists() -> None:
     mlr = state()
     made = track(mlr, Stage.SHORT)
-    plan = _plan(rules.MaxLoadFirst().nominate(bounds(mlr, made, -1, TOP + 1, short=True)))
+    plan = planned(rules.MaxLoadFirst().nominate(bounds(mlr, made, -1, TOP + 1, short=True)))
     assert (plan.index, plan.duration, plan.phase, plan.strategy) == (
         TOP,
         1.0,
@@ -70,7 +65,7 @@ def test_continue_load_repeats_the_last_undecided_load_of_its_phase() -> None:
     made = track(mlr, last_plan=_last(10, Phase.FINAL, Rule.EXPECT_PASS))
     assert rules.ContinueLoad().nominate(bounds(mlr, made, 5, 20)) is None  # nothing measured
     measured(mlr, 10, 0.0)
-    plan = _plan(rules.ContinueLoad().nominate(bounds(mlr, made, 5, 20)))
+    plan = planned(rules.ContinueLoad().nominate(bounds(mlr, made, 5, 20)))
     assert (plan.index, plan.strategy, plan.duration) == (10, Rule.CONTINUE, 10.0)
     assert rules.ContinueLoad().nominate(bounds(mlr, made, 10, 20)) is None  # decided
     assert rules.ContinueLoad().nominate(bounds(mlr, made, 5, 20, short=True)) is None
@@ -80,7 +75,7 @@ def test_min_load_goes_straight_down_when_the_estimate_is_below_it() -> None:
     mlr = state()
     made = track(mlr)
     below = dataclasses.replace(bounds(mlr, made, -1, 20), threshold=0.9e5)
-    plan = _plan(rules.MinLoad().nominate(below))
+    plan = planned(rules.MinLoad().nominate(below))
     assert (plan.index, plan.strategy, plan.expect, plan.phase) == (
         0,
         Rule.MIN_LOAD,
@@ -106,7 +101,7 @@ def test_hint_verified_hands_over_once_the_estimate_survived_the_failure_above_i
 def test_stalled_bisect_halves_a_bracket_the_estimate_did_not_halve() -> None:
     mlr = state()
     made = track(mlr, Stage.SHORT, last_plan=_last(3, Phase.SHORT, Rule.EXPECT_FAIL, span=20))
-    plan = _plan(rules.StalledBisect().nominate(bounds(mlr, made, 2, 20, hint=4, short=True)))
+    plan = planned(rules.StalledBisect().nominate(bounds(mlr, made, 2, 20, hint=4, short=True)))
     assert (plan.index, plan.strategy, plan.expect) == (11, Rule.BISECT, None)
     made.last_plan = _last(3, Phase.SHORT, Rule.EXPECT_FAIL, span=40)  # halved: not stalled
     assert rules.StalledBisect().nominate(bounds(mlr, made, 2, 20, short=True)) is None
@@ -117,7 +112,9 @@ def test_stalled_bisect_halves_a_bracket_the_estimate_did_not_halve() -> None:
 def test_confirm_below_upper_tries_an_estimate_within_a_width_of_the_failure() -> None:
     mlr = state()
     made = track(mlr, Stage.SHORT)
-    plan = _plan(rules.ConfirmBelowUpper().nominate(bounds(mlr, made, 5, 12, hint=10, short=True)))
+    plan = planned(
+        rules.ConfirmBelowUpper().nominate(bounds(mlr, made, 5, 12, hint=10, short=True))
+    )
     assert (plan.index, plan.strategy, plan.expect) == (10, Rule.EXPECT_PASS, Expect.PASS)
     assert rules.ConfirmBelowUpper().nominate(bounds(mlr, made, 5, 12, 8, short=True)) is None
 
@@ -125,7 +122,7 @@ def test_confirm_below_upper_tries_an_estimate_within_a_width_of_the_failure() -
 def test_one_width_above_brackets_the_estimate_from_above() -> None:
     mlr = state()
     made = track(mlr, Stage.SHORT)
-    plan = _plan(rules.OneWidthAbove().nominate(bounds(mlr, made, 5, 20, hint=10, short=True)))
+    plan = planned(rules.OneWidthAbove().nominate(bounds(mlr, made, 5, 20, hint=10, short=True)))
     assert (plan.index, plan.strategy, plan.expect) == (13, Rule.EXPECT_FAIL, Expect.FAIL)
     assert rules.OneWidthAbove().nominate(bounds(mlr, made, 5, 20, hint=17, short=True)) is None
     assert rules.OneWidthAbove().nominate(bounds(mlr, made, 5, 20, short=True)) is None
@@ -134,11 +131,11 @@ def test_one_width_above_brackets_the_estimate_from_above() -> None:
 def test_step_down_past_misses_steps_geometrically_after_two_contradictions() -> None:
     mlr = state()
     made = track(mlr, pass_misses=3)
-    plan = _plan(rules.StepDownPastMisses().nominate(bounds(mlr, made, -1, 20, hint=15)))
+    plan = planned(rules.StepDownPastMisses().nominate(bounds(mlr, made, -1, 20, hint=15)))
     assert (plan.index, plan.strategy, plan.expect) == (20 - 3 * 4, Rule.EXPAND_DOWN, Expect.PASS)
     # With a lower bound: bisection, but never above the estimate.
-    assert _plan(rules.StepDownPastMisses().nominate(bounds(mlr, made, 5, 20, 15))).index == 12
-    assert _plan(rules.StepDownPastMisses().nominate(bounds(mlr, made, 5, 20, 9))).index == 9
+    assert planned(rules.StepDownPastMisses().nominate(bounds(mlr, made, 5, 20, 15))).index == 12
+    assert planned(rules.StepDownPastMisses().nominate(bounds(mlr, made, 5, 20, 9))).index == 9
     made.pass_misses = 1
     assert rules.StepDownPastMisses().nominate(bounds(mlr, made, -1, 20, hint=15)) is None
 
@@ -146,7 +143,7 @@ def test_step_down_past_misses_steps_geometrically_after_two_contradictions() ->
 def test_at_estimate_tries_the_estimate_between_the_bounds() -> None:
     mlr = state()
     made = track(mlr)
-    plan = _plan(rules.AtEstimate().nominate(bounds(mlr, made, 5, 20, hint=10)))
+    plan = planned(rules.AtEstimate().nominate(bounds(mlr, made, 5, 20, hint=10)))
     assert (plan.index, plan.strategy, plan.expect, plan.hint) == (
         10,
         Rule.EXPECT_PASS,
@@ -160,9 +157,9 @@ def test_at_estimate_tries_the_estimate_between_the_bounds() -> None:
 def test_above_lower_bound_goes_one_width_up_from_an_estimate_on_the_lower_bound() -> None:
     mlr = state()
     made = track(mlr, Stage.SHORT)
-    plan = _plan(rules.AboveLowerBound().nominate(bounds(mlr, made, 5, 20, hint=5, short=True)))
+    plan = planned(rules.AboveLowerBound().nominate(bounds(mlr, made, 5, 20, hint=5, short=True)))
     assert (plan.index, plan.strategy, plan.expect) == (8, Rule.EXPECT_FAIL, Expect.FAIL)
-    top = _plan(rules.AboveLowerBound().nominate(bounds(mlr, made, 21, TOP + 1, 21, short=True)))
+    top = planned(rules.AboveLowerBound().nominate(bounds(mlr, made, 21, TOP + 1, 21, short=True)))
     assert top.index == TOP
     assert rules.AboveLowerBound().nominate(bounds(mlr, made, 5, 20, hint=6, short=True)) is None
 
@@ -170,9 +167,9 @@ def test_above_lower_bound_goes_one_width_up_from_an_estimate_on_the_lower_bound
 def test_bisect_halves_below_an_upper_bound_without_an_estimate() -> None:
     mlr = state()
     made = track(mlr)
-    plan = _plan(rules.Bisect().nominate(bounds(mlr, made, -1, 20)))
+    plan = planned(rules.Bisect().nominate(bounds(mlr, made, -1, 20)))
     assert (plan.index, plan.strategy, plan.expect) == (9, Rule.BISECT, None)
-    assert _plan(rules.Bisect().nominate(bounds(mlr, made, 4, 20))).index == 12
+    assert planned(rules.Bisect().nominate(bounds(mlr, made, 4, 20))).index == 12
     assert rules.Bisect().nominate(bounds(mlr, made, 4, TOP + 1)) is None  # no upper bound
     assert rules.Bisect().nominate(bounds(mlr, made, 4, 12, hint=15)) is None  # stale estimate
 
@@ -181,7 +178,7 @@ def test_probe_max_load_without_either_bound() -> None:
     mlr = state()
     made = track(mlr)
     measured(mlr, TOP, 0.0, duration=1.0)  # a trial exists, but not at full length
-    plan = _plan(rules.ProbeMaxLoad().nominate(bounds(mlr, made, -1, TOP + 1)))
+    plan = planned(rules.ProbeMaxLoad().nominate(bounds(mlr, made, -1, TOP + 1)))
     assert (plan.index, plan.strategy, plan.phase) == (TOP, Rule.PROBE, Phase.FINAL)
     assert rules.ProbeMaxLoad().nominate(bounds(mlr, made, 3, TOP + 1)) is None
 
@@ -189,29 +186,31 @@ def test_probe_max_load_without_either_bound() -> None:
 def test_expand_down_one_width_below_the_upper_bound_without_a_lower_bound() -> None:
     mlr = state()
     made = track(mlr)
-    plan = _plan(rules.ExpandDown().nominate(bounds(mlr, made, -1, 20)))
+    plan = planned(rules.ExpandDown().nominate(bounds(mlr, made, -1, 20)))
     assert (plan.index, plan.strategy, plan.expect) == (17, Rule.EXPAND_DOWN, Expect.PASS)
-    assert _plan(rules.ExpandDown().nominate(bounds(mlr, made, -1, 2))).index == 0
+    assert planned(rules.ExpandDown().nominate(bounds(mlr, made, -1, 2))).index == 0
     assert rules.ExpandDown().nominate(bounds(mlr, made, 3, 20)) is None
 
 
 def test_expand_up_one_width_above_the_lower_bound_is_the_last_resort() -> None:
     mlr = state()
     made = track(mlr, Stage.SHORT)
-    plan = _plan(rules.ExpandUp().nominate(bounds(mlr, made, 5, TOP + 1, short=True)))
+    plan = planned(rules.ExpandUp().nominate(bounds(mlr, made, 5, TOP + 1, short=True)))
     assert (plan.index, plan.strategy, plan.expect) == (8, Rule.EXPAND_UP, Expect.FAIL)
-    assert _plan(rules.ExpandUp().nominate(bounds(mlr, made, 21, TOP + 1, short=True))).index == TOP
+    assert (
+        planned(rules.ExpandUp().nominate(bounds(mlr, made, 21, TOP + 1, short=True))).index == TOP
+    )
 
 
 def test_final_stage_steps_grow_while_a_bound_keeps_moving_one_way() -> None:
     mlr = state()
     made = track(mlr, Stage.SHORT, direction=Direction.UP, run=3)
     # The short stage never grows its steps.
-    short = _plan(rules.ExpandUp().nominate(bounds(mlr, made, 5, TOP + 1, short=True)))
+    short = planned(rules.ExpandUp().nominate(bounds(mlr, made, 5, TOP + 1, short=True)))
     assert (short.index, short.strategy) == (8, Rule.EXPAND_UP)
     made.stage = Stage.FINAL
     mlr.trust_short = False  # no short trial settles the upper bound
-    plan = _plan(rules.ExpandUp().nominate(bounds(mlr, made, 5, TOP + 1)))
+    plan = planned(rules.ExpandUp().nominate(bounds(mlr, made, 5, TOP + 1)))
     assert (plan.index, plan.strategy, plan.duration) == (5 + 3 * 2, Rule.EXPAND_UP_GROWN, 10.0)
 
 
@@ -220,26 +219,28 @@ def test_final_stage_takes_a_short_trial_where_its_failure_settles_an_upper_boun
     made = track(mlr)
     view: BoundsView = bounds(mlr, made, 5, TOP + 1)
     # Exceed ratio 0: one high-loss trial of any length makes an upper bound.
-    assert _plan(rules.ExpandUp().nominate(view)).duration == 1.0
-    assert _plan(rules.ExpandDown().nominate(bounds(mlr, made, -1, 20))).duration == 10.0
+    assert planned(rules.ExpandUp().nominate(view)).duration == 1.0
+    assert planned(rules.ExpandDown().nominate(bounds(mlr, made, -1, 20))).duration == 10.0
     mlr.trust_short = False
-    assert _plan(rules.ExpandUp().nominate(view)).duration == 10.0
+    assert planned(rules.ExpandUp().nominate(view)).duration == 10.0
     mlr.trust_short = True
     measured(mlr, 8, 0.0, duration=1.0)  # a short trial there already
-    assert _plan(rules.ExpandUp().nominate(view)).duration == 10.0
+    assert planned(rules.ExpandUp().nominate(view)).duration == 10.0
 
 
 def test_stage_ladders_ask_in_priority_order() -> None:
     mlr = state()
     made = track(mlr, Stage.SHORT)
     # Before any trial, whatever else holds, the max load is probed.
-    assert _plan(select(rules.SHORT_STAGE, bounds(mlr, made, 5, 20, 10, True))).phase is Phase.PROBE
+    assert (
+        planned(select(rules.SHORT_STAGE, bounds(mlr, made, 5, 20, 10, True))).phase is Phase.PROBE
+    )
     measured(mlr, TOP, 0.5, duration=1.0)
     near = bounds(mlr, made, 5, 12, hint=10, short=True)
-    assert _plan(select(rules.SHORT_STAGE, near)).strategy is Rule.EXPECT_PASS
+    assert planned(select(rules.SHORT_STAGE, near)).strategy is Rule.EXPECT_PASS
     # The final stage has no "one width above the estimate": the estimate itself.
-    assert _plan(select(rules.FINAL_STAGE, bounds(mlr, made, 5, 20, 10))).index == 10
-    assert _plan(select(rules.SHORT_STAGE, bounds(mlr, made, 5, 20, 10, True))).index == 13
+    assert planned(select(rules.FINAL_STAGE, bounds(mlr, made, 5, 20, 10))).index == 10
+    assert planned(select(rules.SHORT_STAGE, bounds(mlr, made, 5, 20, 10, True))).index == 13
 
 
 def test_a_track_moves_short_scout_final_and_its_moves_start_afresh() -> None:

@@ -101,10 +101,8 @@ class MlrState:
         """The short stage's lower bound, if it lies inside the bracket."""
         if track.short_criterion is None or not self.trust_short:
             return None
-        lower, _ = self.session.db.relevant_bounds(track.short_criterion)
-        if lower is None or not low < self.index_of[lower] < high:
-            return None
-        return self.index_of[lower]
+        short_low, _ = self.indices(track.short_criterion)
+        return short_low if low < short_low < high else None
 
     def knee_index(self, track: Track) -> int | None:
         """The grid index nearest the load where a fitted trial fails the goal

@@ -34,12 +34,20 @@ class BoundsView:
     state: MlrState
     track: Track
     short: bool
-    lower: float | None
-    upper: float | None
     low: int
     high: int
     threshold: float | None
     hint: int | None
+
+    @property
+    def lower(self) -> float | None:
+        """The relevant lower bound's load [fps], None if there is none."""
+        return self.state.load_or_none(self.low)
+
+    @property
+    def upper(self) -> float | None:
+        """The relevant upper bound's load [fps], None if there is none."""
+        return self.state.load_or_none(self.high)
 
     @property
     def phase(self) -> Phase:
@@ -73,7 +81,7 @@ class BoundsView:
         hint = self.hint
         return (
             hint is not None
-            and self.upper is not None
+            and self.high <= self.state.top
             and self.low <= hint < self.high <= hint + self.track.width
         )
 
@@ -119,9 +127,7 @@ def _settled(low: int, high: int, top: int, width: int) -> bool:
 def bounds_view(state: MlrState, track: Track, short: bool) -> BoundsView | None:
     """The view of a goal's short stage (``short``) or final stage; None once settled."""
     top = state.top
-    lower, upper = state.session.db.relevant_bounds(state.criterion(track, short))
-    low = -1 if lower is None else state.index_of[lower]
-    high = top + 1 if upper is None else state.index_of[upper]
+    low, high = state.indices(state.criterion(track, short))
     if _settled(low, high, top, track.width):
         return None
     threshold = state.threshold(track, short)
@@ -130,7 +136,7 @@ def bounds_view(state: MlrState, track: Track, short: bool) -> BoundsView | None
         hint = None  # below a load that passed: the estimate is stale
     if hint is None and not short:
         hint = state.short_lower(track, low, high)
-    return BoundsView(state, track, short, lower, upper, low, high, threshold, hint)
+    return BoundsView(state, track, short, low, high, threshold, hint)
 
 
 @dataclasses.dataclass(frozen=True)
