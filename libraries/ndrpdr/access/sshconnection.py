@@ -62,9 +62,6 @@ class SshConnection:
         self._client: paramiko.SSHClient | None = None
         self._sftp: paramiko.SFTPClient | None = None
         self._sftp_transport: paramiko.Transport | None = None
-        #: A session or SFTP open found the connection dead and dropped it: the reconnect
-        #: that follows is said at WARNING like any other lost connection.
-        self._dropped_dead = False
 
     @property
     def node(self) -> str:
@@ -172,7 +169,7 @@ class SshConnection:
         that says the connection was lost.
         """
         with self._lock:
-            lost, self._dropped_dead = self._dropped_dead, False
+            lost = False
             if self._client is not None:
                 transport = self._client.get_transport()
                 if transport is not None and transport.is_active():
@@ -216,14 +213,17 @@ class SshConnection:
 
     def close(self) -> None:
         """Close the connection (idempotent); the next use connects anew, no reconnect."""
-        with self._lock:
-            self._drop()
-            self._dropped_dead = False
+        self._drop()
 
     # -- channels -----------------------------------------------------------
 
     def _open(self, what: str, opener: Callable[[paramiko.Transport], _Opened]) -> _Opened:
-        """``opener`` on the live connection; once more on a new one if that one was dead."""
+        """``opener`` on the live connection; once more on a new one if that one was dead.
+
+        A dead connection is left for ``_live_transport`` to find (its transport never
+        becomes active again), which drops it, reconnects and says so at WARNING; dropping
+        it here could close the new connection another thread has made meanwhile.
+        """
         for attempt in (1, 2):
             transport = self._live_transport()
             try:
@@ -232,9 +232,6 @@ class SshConnection:
                 if attempt == 2 or transport.is_active():
                     message = f"{self._node}: cannot open {what} on {self.address}: {exc}"
                     raise NodeAccessError(message) from exc
-                with self._lock:  # the reconnect of the next attempt warns, see above
-                    self._dropped_dead = True
-                    self._drop()
         raise AssertionError("unreachable")  # pragma: no cover
 
     def open_session(self) -> paramiko.Channel:
