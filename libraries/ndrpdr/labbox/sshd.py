@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ndrpdr.labbox.errors import LabboxError
 from ndrpdr.localbed.procs import start_time
-from ndrpdr.systemtools import MissingToolError, require
+from ndrpdr.systemtools import require
 
 #: Where sshd is looked for besides PATH.
 SSHD_DIRS = ("/usr/sbin", "/usr/local/sbin", "/sbin")
@@ -34,10 +34,7 @@ PROBE_INTERVAL_S = 0.02
 
 def find_sshd() -> str:
     """The absolute path of sshd (LabboxError if it is not installed)."""
-    try:
-        return os.path.abspath(require("sshd", extra_dirs=SSHD_DIRS))
-    except MissingToolError as exc:
-        raise LabboxError(str(exc)) from exc
+    return os.path.abspath(require("sshd", extra_dirs=SSHD_DIRS, fail=LabboxError))
 
 
 def sshd_version_text(sshd: str) -> str:
