@@ -16,7 +16,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -133,7 +133,7 @@ class LocalTransport:
         """Run ``argv`` to completion; on timeout the whole process group is killed."""
         how = RunSettings(**options)
         full = self._argv(argv, how.sudo)
-        data, env, timeout_s = how.input, how.env, how.timeout_s
+        data, timeout_s = how.input, how.timeout_s
         started = time.monotonic()
         try:
             popen = subprocess.Popen(
@@ -141,7 +141,7 @@ class LocalTransport:
                 stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                env=None if env is None else {**os.environ, **env},
+                env=_environment(how.env),
                 start_new_session=True,
                 preexec_fn=die_with_parent(),  # noqa: PLW1509 - dies with this process (pdeathsig)
             )
@@ -177,7 +177,6 @@ class LocalTransport:
         """Start ``argv`` in its own session, stdout and stderr to a temporary log file."""
         how = StartSettings(**options)
         full = self._argv(argv, how.sudo)
-        env = how.env
         fd, name = tempfile.mkstemp(prefix="ndrpdr-", suffix=".log")
         try:
             popen = subprocess.Popen(
@@ -185,7 +184,7 @@ class LocalTransport:
                 stdin=subprocess.DEVNULL,
                 stdout=fd,
                 stderr=subprocess.STDOUT,
-                env=None if env is None else {**os.environ, **env},
+                env=_environment(how.env),
                 start_new_session=True,
                 preexec_fn=die_with_parent(),  # noqa: PLW1509 - dies with this process (pdeathsig)
             )
@@ -248,3 +247,8 @@ class LocalTransport:
 def _kill_group(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(pid, signal.SIGKILL)
+
+
+def _environment(env: Mapping[str, str] | None) -> dict[str, str] | None:
+    """The process environment: this one with ``env`` added (None: inherit it as is)."""
+    return None if env is None else {**os.environ, **env}
