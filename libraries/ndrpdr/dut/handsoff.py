@@ -20,6 +20,11 @@ from ndrpdr.dut.nodesteps import NodeSteps
 SINK_TABLE = "ndrpdr_dut_sink"
 
 
+def xdp_off_argv(name: str) -> list[str]:
+    """The node command that detaches any XDP program from interface ``name``."""
+    return ["ip", "link", "set", "dev", name, "xdp", "off"]
+
+
 def sink_ruleset(names: Sequence[str]) -> str:
     """The nftables ruleset that drops every frame at netdev ingress of ``names``."""
     lines = [f"table netdev {SINK_TABLE} {{"]
@@ -72,9 +77,7 @@ class KernelHandsOff:
             )
         for name in self._names:
             if self._xdp:
-                actions.append(
-                    (f"detach XDP from {name}", ["ip", "link", "set", "dev", name, "xdp", "off"])
-                )
+                actions.append((f"detach XDP from {name}", xdp_off_argv(name)))
             actions.append(
                 (
                     f"set {name} up, promisc off",

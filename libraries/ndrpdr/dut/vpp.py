@@ -51,7 +51,7 @@ from ndrpdr.access.base import BackgroundProcess, CommandResult, NodeAccess, tai
 from ndrpdr.drivers import DriverDescription
 from ndrpdr.dut import vpp_afpacket
 from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.dut.handsoff import KernelHandsOff
+from ndrpdr.dut.handsoff import KernelHandsOff, xdp_off_argv
 from ndrpdr.dut.health import check_process, describe_exit
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ports import check_ports_exist
@@ -281,7 +281,6 @@ class VppDriver:
                 self._end(process)
             except DutError as exc:
                 errors.append(str(exc))
-        self._xdp_off("close", errors)  # a VPP that died left its program too
         kernel, self._kernel = self._kernel, None
         if kernel is not None:
             kernel.restore(errors)
@@ -383,7 +382,7 @@ class VppDriver:
             return
         assert self._config is not None
         names = [str(port.name) for port in self._config.ports]
-        kernel = KernelHandsOff(self._steps, names)
+        kernel = KernelHandsOff(self._steps, names, xdp=self.options.port_kind == "af_xdp")
         self._kernel = kernel
         kernel.apply()
 
@@ -420,20 +419,18 @@ class VppDriver:
             self._vppctl(f"{step}: remove the test's interfaces", command)
         self._xdp_off(step)
 
-    def _xdp_off(self, step: str, errors: list[str] | None = None) -> None:
+    def _xdp_off(self, step: str) -> None:
         """af_xdp ports: detach the XDP program VPP's libxdp left on the node's interfaces.
 
         VPP deletes its AF_XDP sockets, not the program; left attached it
-        would take the next user's frames. Errors raise, or go to ``errors``.
+        would take the next user's frames. At close the kernel hands-off
+        (``KernelHandsOff(xdp=True)``) detaches it, also after a VPP died.
         """
         if self.options.port_kind != "af_xdp" or self._config is None:
             return
         for port in self._config.ports:
-            detach = (f"{step}: detach XDP from {port.name}", vpp_afpacket.xdp_off_argv(port))
-            if errors is None:
-                self._steps.run(*detach)
-            else:
-                self._steps.undo(errors, *detach)
+            name = str(port.name)
+            self._steps.run(f"{step}: detach XDP from {name}", xdp_off_argv(name))
 
     def _vppctl(self, step: str, command: str) -> str:
         """Run one CLI command; a failed exit or an error VPP printed raises DutError."""

@@ -8,7 +8,7 @@ by VPP's af_packet plugin with ``create host-interface name <if> hw-addr
 libxdp loads: the veth's native XDP here) with ``create interface af_xdp
 host-if <if> num-rx-queues 1 name host-<if>`` and ``set interface mac
 address``; VPP leaves that program attached when it deletes the
-interface, so the driver detaches it (``xdp_off_argv``). Either way VPP
+interface, so the driver detaches it (``handsoff.xdp_off_argv``). Either way VPP
 names it ``host-<if>`` and it takes the port's own MAC from the topology,
 so frames the TG addresses to the port reach VPP's IPv4 input, and the
 forwarding set-up is the same for both.
@@ -196,11 +196,6 @@ def create_commands(
         ]
     commands += [f"set interface rx-mode {host_interface(port)} {rx_mode}" for port in config.ports]
     return commands
-
-
-def xdp_off_argv(port: DutPort) -> list[str]:
-    """The node command that detaches the XDP program from ``port``'s Linux interface."""
-    return ["ip", "link", "set", "dev", str(port.name), "xdp", "off"]
 
 
 def delete_commands(config: DutTestConfig, kind: PortKind = "af_packet") -> list[str]:
