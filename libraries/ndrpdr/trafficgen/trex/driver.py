@@ -144,7 +144,7 @@ class TrexTrafficGenerator(ProfileTraffic):
 
     def measure(self, duration: float, load: float) -> TrialResult:
         """One trial: ``duration`` [s] at aggregate ``load`` [pps], split evenly per direction."""
-        duration, load = self._checked(duration, load)
+        duration, load = checked_trial(self.node, duration, load, self.max_load_pps)
         if load == 0:
             return TrialResult(duration, load, 0, forwarded_count=0, intended_count=0)
         rate = rate_per_direction(load, len(self.directions))
@@ -161,7 +161,9 @@ class TrexTrafficGenerator(ProfileTraffic):
         DEFAULT_STREAM_PPS; at most half a direction's rate) beside the
         background streams; at load 0 the latency streams alone.
         """
-        duration, load = self._checked(duration_s, load_pps)
+        duration, load = checked_trial(
+            self.node, duration_s, load_pps, self.max_load_pps, "latency trial"
+        )
         rate = rate_per_direction(load, len(self.directions))
         stream = stream_rate(rate, self.options.latency_pps or DEFAULT_STREAM_PPS)
         streams = {
@@ -177,10 +179,6 @@ class TrexTrafficGenerator(ProfileTraffic):
             load_pps=load,
             stream_pps=stream,
         )
-
-    def _checked(self, duration: float, load: float) -> tuple[float, float]:
-        """``duration`` [s] and ``load`` [pps] as floats, checked against the TG's limit."""
-        return checked_trial(self.node, duration, load, self.max_load_pps)
 
     def _run(
         self,
