@@ -183,8 +183,8 @@ def settle_record(
     """Put the irregularities of a JSON record into its ``irregular`` and apply ``policy``.
 
     ``status`` and ``error`` become what ``judge`` says (a time-capped
-    record passed with WARN stays ``incomplete``). Records of a run are
-    settled as types (``ndrpdr.results.searchrecord.settle``).
+    record passed with WARN stays ``incomplete``). A run's typed record is
+    settled through this too (``ndrpdr.results.searchrecord.settle``).
     """
     found = tuple(find_irregularities(record, names))
     record["irregular"] = [item.to_json() for item in found]

@@ -28,8 +28,7 @@ from ndrpdr.results.irregular import (
     IrregularPolicy,
     SettingNames,
     Verdict,
-    find_irregularities,
-    judge,
+    settle_record,
 )
 from ndrpdr.results.record import (
     RECORD_VERSION,
@@ -301,10 +300,15 @@ def settle(
     policy: IrregularPolicy = IrregularPolicy.FAIL,
     names: SettingNames = CLI_NAMES,
 ) -> tuple[SearchRecord, Verdict]:
-    """``record`` with its irregularities and the ``policy``'s verdict on them (``judge``)."""
-    found = tuple(find_irregularities(record.to_json(), names))
-    verdict = judge(found, record.error, time_capped=record.time_capped, policy=policy)
-    return dataclasses.replace(record, irregular=found, error=verdict.error), verdict
+    """``record`` with its irregularities and the ``policy``'s verdict on them.
+
+    The verdict is ``irregular.settle_record``'s on the record's document,
+    so a run's record and a stored JSON record are judged by one code path.
+    """
+    verdict = settle_record(record.to_json(), policy, names)
+    return dataclasses.replace(
+        record, irregular=verdict.irregularities, error=verdict.error
+    ), verdict
 
 
 def _fastest_calibration(max_load_cap: Mapping[str, Any] | None) -> float | None:
