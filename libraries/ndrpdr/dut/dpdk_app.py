@@ -127,6 +127,12 @@ class DpdkAppDriver(abc.ABC):
     def _app_argv(self, config: DutTestConfig, devices: tuple[str, str]) -> list[str]:
         """The full command line after the CPU pinning (binary, EAL args, app args)."""
 
+    def _peer_macs(self, flag: str, config: DutTestConfig, devices: tuple[str, str]) -> list[str]:
+        """``--<flag>=<port id>,<peer MAC>`` for each port, in DPDK port order."""
+        port_ids = self.dpdk.ports.port_ids(devices)
+        pairs = sorted(zip(port_ids, config.ports, strict=True), key=lambda pair: pair[0])
+        return [f"--{flag}={port_id},{port.peer_mac}" for port_id, port in pairs]
+
     # -- contract ------------------------------------------------------------------
     def configure(self, config: DutTestConfig) -> None:
         """Check ``config`` (port names, that the ports exist) and keep it; restart if running."""

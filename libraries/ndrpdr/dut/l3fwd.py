@@ -115,9 +115,7 @@ class L3fwdDriver(DpdkAppDriver):
                 )
 
     def _app_argv(self, config: DutTestConfig, devices: tuple[str, str]) -> list[str]:
-        port_ids = self.dpdk.ports.port_ids(devices)
-        pairs = sorted(zip(port_ids, config.ports, strict=True), key=lambda p: p[0])
-        dests = [f"--eth-dest={port_id},{port.peer_mac}" for port_id, port in pairs]
+        dests = self._peer_macs("eth-dest", config, devices)
         return [
             self.binary,
             *self.dpdk.eal_args(f"0@{self.cpu}", devices),

@@ -72,13 +72,7 @@ class TestpmdDriver(DpdkAppDriver):
 
     # -- command line ----------------------------------------------------------------
     def _app_argv(self, config: DutTestConfig, devices: tuple[str, str]) -> list[str]:
-        port_ids = self.dpdk.ports.port_ids(devices)
-        peers = [
-            f"--eth-peer={port_id},{port.peer_mac}"
-            for port_id, port in sorted(
-                zip(port_ids, config.ports, strict=True), key=lambda pair: pair[0]
-            )
-        ]
+        peers = self._peer_macs("eth-peer", config, devices)
         return [
             self.binary,
             *self.dpdk.eal_args(f"0@{self.cpu},1@{self.cpu}", devices),
