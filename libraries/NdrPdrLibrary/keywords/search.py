@@ -82,6 +82,11 @@ def _goal_bounds(record: SearchRecord, entry: GoalEntry) -> GoalBounds:
     )
 
 
+def _bound_lines(record: SearchRecord) -> str:
+    """The search message's lines after its first (the bounds), each after a newline."""
+    return "".join(f"\n{line}" for line in search_message(record.to_json()).splitlines()[1:])
+
+
 def _robot_given(ctx: LibraryContext, key: str, value: object) -> Given:
     """A keyword argument named as typed (``min_rate``), or as the suite variable
     (``${MIN_RATE}``) `Check Search Settings` saw with the same value."""
@@ -158,12 +163,12 @@ class SearchKeywords(Component):
         kept = f" ({len(record.trials)} trials kept in {path or 'the log'})"
         if outcome.irregular_failed:  # with the bounds found, if any (a time cap)
             found = any(goal.lower_bound_pps is not None for goal in record.goals)
-            lines = search_message(record.to_json()).splitlines()[1:] if found else []
-            text = irregular_text(outcome.irregular) + kept + "".join(f"\n{x}" for x in lines)
+            text = (
+                irregular_text(outcome.irregular) + kept + (_bound_lines(record) if found else "")
+            )
             raise SearchFailedError(f"{kind} search irregular: {text}")
         if outcome.error is not None:
-            message = search_message(record.to_json())
-            bounds = "".join(f"\n{line}" for line in message.splitlines()[1:])
+            bounds = _bound_lines(record)
             raise SearchFailedError(f"{kind} search failed: {outcome.error}{kept}{bounds}")
         if ctx.record_error is not None:
             raise SearchFailedError(f"{kind} search: {ctx.record_error}")
