@@ -20,16 +20,13 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 import json
-import re
 
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.drivers import DriverDescription, option, read_options
 from ndrpdr.dut.base import DutTestConfig
 from ndrpdr.dut.nodesteps import NodeSteps
-from ndrpdr.dut.ports import check_ports_exist, port_names
+from ndrpdr.dut.ports import MAC, check_ports_exist, port_names
 from ndrpdr.testbed.model import Node
-
-_MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -160,7 +157,7 @@ class LinuxDriver:
                 ipaddress.IPv4Network(port.routed_prefix)
             except ValueError as exc:
                 raise self._steps.error("configure", f"{where}: {exc}") from exc
-            if not _MAC.match(port.peer_mac):
+            if not MAC.match(port.peer_mac):
                 raise self._steps.error(
                     "configure", f"{where}: peer_mac {port.peer_mac!r} is not a MAC address"
                 )

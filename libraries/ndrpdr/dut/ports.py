@@ -15,8 +15,11 @@ from collections.abc import Sequence
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.dut.nodesteps import NodeSteps
 
-#: Interface names the drivers accept (they end up in devargs, nft rules, OVS commands).
-_IFNAME = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")
+#: Linux interface names the drivers accept (the kernel allows 15 characters; the names end up
+#: in devargs, nft rules, OVS and VPP commands).
+IFNAME = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")
+#: A MAC address as the drivers accept it (six colon-separated hex pairs).
+MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
 
 
 def port_names(node: str, driver: str, config: DutTestConfig) -> tuple[str, str]:
@@ -28,7 +31,7 @@ def port_names(node: str, driver: str, config: DutTestConfig) -> tuple[str, str]
                 f"{node} ({driver}): configure: ports[{index}] ({port.key}) has no interface "
                 "name; this driver needs the OS interface name of each port"
             )
-        if not _IFNAME.match(port.name):
+        if not IFNAME.match(port.name):
             raise DutError(
                 f"{node} ({driver}): configure: ports[{index}] ({port.key}) interface name "
                 f"{port.name!r} is not a plain interface name (letters, digits, _ . -, "

@@ -31,6 +31,7 @@ import posixpath
 import re
 
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
+from ndrpdr.dut.ports import IFNAME, MAC
 from ndrpdr.dut.vpp_config import PortKind, VppOptions, corelist, plugin_files, worker_cores
 from ndrpdr.testbed.model import Node
 
@@ -39,9 +40,6 @@ AF_PACKET_BUFFERS_PER_NUMA = 16384
 #: Where run directories go unless ``options.run_dir`` says (a lab-in-a-box host's /tmp is
 #: its own tmpfs; on this machine the run tracks the directory for its teardown).
 DEFAULT_RUN_ROOT = "/tmp"
-#: A Linux interface name VPP's af_packet can open (the kernel's limit is 15 characters).
-_IFNAME = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")
-_MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,18 +103,18 @@ def check_ports(node: Node, config: DutTestConfig) -> None:
     for index, port in enumerate(config.ports):
         where = f"{node.key} (vpp): configure: ports[{index}] ({port.key})"
         field = f"nodes.{node.key}.interfaces.{port.key}"
-        if port.name is None or not _IFNAME.match(port.name):
+        if port.name is None or not IFNAME.match(port.name):
             raise DutError(
                 f"{where}: {field}.name {port.name!r} is not a Linux interface name "
                 "(af_packet ports are the node's interfaces: letters, digits, _ . -, "
                 "at most 15 characters)"
             )
-        if port.mac is None or not _MAC.match(port.mac):
+        if port.mac is None or not MAC.match(port.mac):
             raise DutError(
                 f"{where}: {field}.mac_address {port.mac!r} is not a MAC address; VPP's "
                 "interface takes it (the TG addresses its frames to it)"
             )
-        if not _MAC.match(port.peer_mac):
+        if not MAC.match(port.peer_mac):
             raise DutError(f"{where}: peer_mac {port.peer_mac!r} is not a MAC address")
         names.append(port.name)
     if names[0] == names[1]:

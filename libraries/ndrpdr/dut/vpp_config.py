@@ -27,6 +27,7 @@ from typing import Literal
 
 from ndrpdr.drivers import option, option_names, read_options
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
+from ndrpdr.dut.ports import MAC
 from ndrpdr.testbed.model import Node
 
 Service = Literal["systemd", "direct"]
@@ -51,7 +52,6 @@ _PLUGIN = re.compile(r"^[A-Za-z0-9_]+$")
 _UIO_DRIVER = re.compile(r"^[A-Za-z0-9_-]+$")
 _PCI = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 _IFNAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,62}$")
-_MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
 
 
 _PATH_TEXT = "an absolute path without whitespace, '{', '}' or '#'"
@@ -271,7 +271,7 @@ def check_ports(node: Node, config: DutTestConfig) -> None:
             ipaddress.IPv4Network(port.routed_prefix)
         except ValueError as exc:
             raise DutError(f"{where}: {exc}") from exc
-        if not _MAC.match(port.peer_mac):
+        if not MAC.match(port.peer_mac):
             raise DutError(f"{where}: peer_mac {port.peer_mac!r} is not a MAC address")
     if names[0] == names[1]:
         raise DutError(f"{node.key} (vpp): configure: both ports are named {names[0]!r}")
