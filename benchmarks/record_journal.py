@@ -33,7 +33,7 @@ if __package__ in (None, ""):
 
 from benchmarks.scoring import median
 from ndrpdr.goals import loss_ratio_goals
-from ndrpdr.profiles import get_profile
+from ndrpdr.families import profile_of as get_profile
 from ndrpdr.results import journal
 from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ndrpdr.goals import ndr_pdr_goals
-from ndrpdr.profiles import get_profile
+from ndrpdr.families import profile_of as get_profile
 from ndrpdr.results.compare import TestKey
 from ndrpdr.results.history import Sample, sample_from_record
 from ndrpdr.results.journal import write_json_atomically

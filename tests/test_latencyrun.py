@@ -8,7 +8,7 @@ import pytest
 
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.latencyrun import LATENCY_POINTS_PCT, LatencyStatus, measure_latency_points
-from ndrpdr.profiles import get_profile
+from ndrpdr.families import profile_of as get_profile
 from ndrpdr.results.schema import validate_record
 from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology

@@ -8,7 +8,8 @@ from robot.api import SkipExecution
 
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.profiles import FrameSize as FrameSizeValue
-from ndrpdr.profiles import Profile, frame_size_label, get_profile
+from ndrpdr.families import profile_of
+from ndrpdr.profiles import Profile, frame_size_label
 from ndrpdr.trafficgen.base import TrafficGenerator, UnsupportedTrafficError
 from ndrpdr.units import format_rate
 from NdrPdrLibrary.argtypes import FrameSize, Rate, TrafficProfile
@@ -58,7 +59,7 @@ def open_traffic(
     flows: int | None = None,
 ) -> Traffic:
     """The TG driver for this traffic; a testbed that cannot carry it skips the test."""
-    chosen = get_profile(profile.value, flows=flows)
+    chosen = profile_of(profile.value, flows=flows)
     try:
         tg = ctx.testbed.traffic_generator(chosen, frame_size.value, bidirectional=bidirectional)
     except UnsupportedTrafficError as exc:

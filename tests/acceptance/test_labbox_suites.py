@@ -296,7 +296,7 @@ def test_three_node_with_testpmd_then_linux_over_ssh(
     forwards: a low-rate trial through both loses nothing.
     """
     from ndrpdr.activebed.testbed import ActiveTestbed
-    from ndrpdr.profiles import get_profile
+    from ndrpdr.families import profile_of as get_profile
     from ndrpdr.testbed.loader import load_topology
 
     linux = "    driver: linux\n    access: {kind: labbox}\n    options:\n      cpu: 1\n"

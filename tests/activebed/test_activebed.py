@@ -20,12 +20,11 @@ from busy_kernel import assert_forwarded, assert_offered, tg_port_counts
 from ndrpdr.activebed.testbed import (
     ActiveTestbed,
     TestbedError,
-    forwarding_mode,
     uses_local_testbed,
 )
 from ndrpdr.dut.base import DutError
 from ndrpdr.dut.sim import SimDutDriver
-from ndrpdr.profiles import get_profile
+from ndrpdr.families import profile_of as get_profile
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import LocalAccess, Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
@@ -49,12 +48,6 @@ def _sim_dut(testbed: ActiveTestbed) -> SimDutDriver:
 
 
 # -- sim ------------------------------------------------------------------------------------
-
-
-def test_forwarding_mode() -> None:
-    assert forwarding_mode(L3) == "ip4base"
-    assert forwarding_mode(get_profile("ethip4udp-ip4base")) == "ip4base"
-    assert forwarding_mode(L2) == "l2xc"
 
 
 def test_uses_local_testbed(sim: Topology) -> None:
@@ -105,7 +98,7 @@ def test_sim_lifecycle(sim: Topology) -> None:
 
 def test_sim_context_manager(sim: Topology) -> None:
     with ActiveTestbed(sim) as testbed:
-        testbed.configure_duts(forwarding_mode(L3))
+        testbed.configure_duts("ip4base")
         dut = _sim_dut(testbed)
         trial = testbed.traffic_generator(L3, 64).measure(1.0, 1e6)
         assert trial.loss_count == 0

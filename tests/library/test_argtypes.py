@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from library_helpers import SIM, robot_results, run_robot
 
-from ndrpdr.profiles import ProfileError, get_profile, max_load_pps
+from ndrpdr.families import profile_of as get_profile
+from ndrpdr.profiles import ProfileError, max_load_pps
 from ndrpdr.results.irregular import IrregularPolicy
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator

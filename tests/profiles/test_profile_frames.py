@@ -21,9 +21,9 @@ from ndrpdr.profiles import (
     build_frames,
     flow,
     frame_count,
-    get_profile,
     parse_signature,
 )
+from ndrpdr.families import profile_of as get_profile
 from ndrpdr.profiles.checksum import fold, internet_checksum, ones_complement_sum
 
 SRC_MAC = "02:00:00:00:00:01"

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scapy.utils import rdpcap
 
-from ndrpdr.profiles import PcapError, build_frames, get_profile, read_pcap, write_pcap
+from ndrpdr.families import profile_of as get_profile
+from ndrpdr.profiles import PcapError, build_frames, read_pcap, write_pcap
 
 
 def test_write_pcap_readable_by_scapy(tmp_path: Path) -> None:

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from ndrpdr.goals import ndr_pdr_goals
-from ndrpdr.profiles import FrameSize, get_profile
+from ndrpdr.families import profile_of as get_profile
+from ndrpdr.profiles import FrameSize
 from ndrpdr.results.mrrrecord import build_mrr_record
 from ndrpdr.results.schema import validate_record
 from ndrpdr.search import Goal, TrialResult

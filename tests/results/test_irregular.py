@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from ndrpdr.goals import ndr_pdr_goals
-from ndrpdr.profiles import get_profile
+from ndrpdr.families import profile_of as get_profile
 from ndrpdr.results.caveats import caveat_lines, caveat_tags
 from ndrpdr.results.irregular import (
     CLI_NAMES,

@@ -18,7 +18,7 @@ import pytest
 
 from ndrpdr.cli.main import main
 from ndrpdr.goals import ndr_pdr_goals
-from ndrpdr.profiles import get_profile
+from ndrpdr.families import profile_of as get_profile
 from ndrpdr.results import journal
 from ndrpdr.results.journal import RecordJournal, unfinished_error, write_json_atomically
 from ndrpdr.results.record import write_record

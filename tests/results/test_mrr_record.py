@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ndrpdr.profiles import get_profile
+from ndrpdr.families import profile_of as get_profile
 from ndrpdr.results.mrrrecord import build_mrr_record
 from ndrpdr.results.record import RECORD_VERSION
 from ndrpdr.results.schema import RecordError, validate_record

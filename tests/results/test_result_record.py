@@ -14,7 +14,8 @@ import pytest
 
 import ndrpdr
 from ndrpdr.goals import ndr_pdr_goals
-from ndrpdr.profiles import FrameSize, bandwidth_bps, get_profile
+from ndrpdr.families import profile_of as get_profile
+from ndrpdr.profiles import FrameSize, bandwidth_bps
 from ndrpdr.results.record import RECORD_VERSION, trial_entry, write_record
 from ndrpdr.results.schema import RecordError, record_schema, validate_record
 from ndrpdr.results.searchrecord import SearchSettings, build_record

@@ -22,7 +22,8 @@ import ndrpdr.trafficgen.local.driver as driver_module
 from busy_kernel import assert_forwarded, assert_offered, tg_port_counts
 from ndrpdr.localbed import LocalTestbed, read_counters
 from ndrpdr.localbed.counters import NetdevCounters
-from ndrpdr.profiles import get_profile, read_pcap
+from ndrpdr.families import profile_of as get_profile
+from ndrpdr.profiles import read_pcap
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError, UnsupportedTrafficError

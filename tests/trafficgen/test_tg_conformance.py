@@ -20,9 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from ndrpdr.activebed.testbed import ActiveTestbed, forwarding_mode
+from ndrpdr.activebed.testbed import ActiveTestbed
+from ndrpdr.families import get_family
 from ndrpdr.errors import NdrPdrError
-from ndrpdr.profiles import get_profile
+from ndrpdr.families import profile_of as get_profile
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.base import TrafficGenerator
@@ -44,7 +45,7 @@ def _sim_case() -> Iterator[Case]:
     topology = load_topology(ROOT / "topologies/sim.yaml")
     profile = get_profile("ethip4-ip4base")
     with ActiveTestbed(topology) as testbed:
-        testbed.configure_duts(forwarding_mode(profile))
+        testbed.configure_family(get_family(profile.name))
         tg = testbed.traffic_generator(profile, 64)
         model = tg.model  # type: ignore[attr-defined]
         yield Case(tg, 0.1 * model.true_ndr(1.0), tg.max_load_pps, 1.0)
@@ -57,7 +58,7 @@ def _local_case() -> Iterator[Case]:
     topology = load_topology(ROOT / "topologies/local-testpmd.yaml")
     profile = get_profile("ethip4-ip4base")
     with ActiveTestbed(topology) as testbed:
-        testbed.configure_duts(forwarding_mode(profile))
+        testbed.configure_family(get_family(profile.name))
         tg = testbed.traffic_generator(profile, 64)
         yield Case(tg, 20_000.0, tg.max_load_pps, 1.0)
 

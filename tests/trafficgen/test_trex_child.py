@@ -32,7 +32,8 @@ from typing import Any
 
 import pytest
 
-from ndrpdr.profiles import build_frames, get_profile
+from ndrpdr.families import profile_of as get_profile
+from ndrpdr.profiles import build_frames
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.trex import child

@@ -37,7 +37,7 @@ from ndrpdr.dut.registry import make_dut_driver
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.localbed import LocalTestbed, read_counters
 from ndrpdr.localbed.naming import new_run_id
-from ndrpdr.profiles import get_profile
+from ndrpdr.families import profile_of as get_profile
 from ndrpdr.results.irregular import IrregularPolicy
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.searchrun import run_search

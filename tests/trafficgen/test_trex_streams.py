@@ -14,7 +14,8 @@ import struct
 
 import pytest
 
-from ndrpdr.profiles import IMIX, get_profile
+from ndrpdr.families import profile_of as get_profile
+from ndrpdr.profiles import IMIX
 from ndrpdr.profiles.checksum import checksum_of_sum, ones_complement_sum
 from ndrpdr.profiles.frames import build_frames, parse_signature
 from ndrpdr.trafficgen.trex.streams import (

@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from ndrpdr.access.base import CommandResult
-from ndrpdr.profiles import get_profile, max_load_pps
+from ndrpdr.families import profile_of as get_profile
+from ndrpdr.profiles import max_load_pps
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.sim.models import DutModel
 from ndrpdr.trafficgen.trex.client import ClientSettings, CoreMask, TrexClient

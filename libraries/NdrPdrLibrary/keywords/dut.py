@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import html
 
-from ndrpdr.activebed.testbed import forwarding_mode
-from ndrpdr.profiles import frame_sizes, get_profile
+from robot.api import SkipExecution
+
+from ndrpdr.dut.base import UnsupportedFamilyError
+from ndrpdr.families import get_family
+from ndrpdr.profiles import frame_sizes
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.argtypes import DutMode, FrameSize, TrafficProfile
 from NdrPdrLibrary.keywords.component import Component, keyword
@@ -46,16 +49,24 @@ class DutKeywords(Component):
     def configure_duts_for_traffic(
         self, profile: TrafficProfile, frame_size: FrameSize, cores: int = 1
     ) -> None:
-        """Configure the DUTs the way ``profile`` needs (L3 profiles route, L2 ones cross-connect).
+        """Configure the DUTs the way test family ``profile`` needs, start and check them.
 
-        Same as `Configure DUTs` with the mode taken from the profile and the
-        MTU from ``frame_size``.
+        Each DUT driver applies the family's set-up (``ethip6-ip6base``: IPv6
+        routes; ``eth-l2bdbasemaclrn``: a learning bridge...), with ``cores``
+        worker cores and the MTU for ``frame_size``. A testbed whose chain
+        or DUT driver cannot run the family skips the test, saying why.
 
         Example:
         | Configure DUTs For Traffic    ethip4-ip4base    IMIX
+        | Configure DUTs For Traffic    ethip6-ip6base    64    cores=2
         """
-        mode = DutMode(forwarding_mode(get_profile(profile.value)))
-        self.configure_duts(mode, cores=cores, max_frame_size=frame_size)
+        family = get_family(profile.value)
+        size = _largest(frame_size)
+        try:
+            self.ctx.testbed.configure_family(family, cores=cores, max_frame_size_b=size)
+        except UnsupportedFamilyError as exc:
+            raise SkipExecution(f"this testbed cannot run {family.id}: {exc}") from exc
+        robotout.info(f"DUTs configured: {family.id}, {cores} core(s), frames up to {size} B")
 
     @keyword("Stop DUTs", tags=("dut",))
     def stop_duts(self) -> None:

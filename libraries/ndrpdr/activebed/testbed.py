@@ -31,11 +31,12 @@ from ndrpdr.access.base import NodeAccess
 from ndrpdr.access.factory import open_access
 from ndrpdr.activebed.cpuplace import CpuPlacement, place_cpus, placed_nodes, with_joined
 from ndrpdr.drivers import describe
-from ndrpdr.dut.base import DutDriver, ForwardingMode
+from ndrpdr.dut.base import DutDriver, ForwardingMode, UnsupportedFamilyError
 from ndrpdr.dut.health import health_interval_s
 from ndrpdr.dut.plan import plan_duts
 from ndrpdr.dut.registry import make_dut_driver
 from ndrpdr.errors import NdrPdrError
+from ndrpdr.families import Family, get_family
 from ndrpdr.localbed import LocalTestbed
 from ndrpdr.localbed.cpuclaim import CpuClaims
 from ndrpdr.localbed.naming import new_run_id
@@ -66,11 +67,6 @@ def labbox_namespaces(topology: Topology) -> dict[str, str]:
         for key, node in topology.nodes.items()
         if isinstance(node.access, LabboxAccess)
     }
-
-
-def forwarding_mode(profile: Profile) -> ForwardingMode:
-    """How the DUT must forward a profile's traffic: L2 profiles cross-connect, L3 route."""
-    return "l2xc" if profile.layer == "L2" else "ip4base"
 
 
 def check_path_drivers(topology: Topology, path: TrafficPath) -> None:
@@ -117,6 +113,8 @@ class ActiveTestbed:
         self.telemetry: dict[str, dict[str, str]] = {}
         #: What health checks of the TG session had to say (a restarted server...).
         self.health_notes: list[str] = []
+        #: Data-plane worker cores of the DUTs' current configuration (the sim's model reads it).
+        self.cores = 1
         #: Where the nodes on this machine run (see ``ndrpdr.activebed.cpuplace``), by node key.
         self.cpu_placements: dict[str, CpuPlacement] = {}
         self._claims: CpuClaims | None = None
@@ -264,16 +262,58 @@ class ActiveTestbed:
     def configure_duts(
         self, mode: ForwardingMode, *, cores: int = 1, max_frame_size_b: int = 1518
     ) -> None:
-        """Configure every DUT on the path for ``mode`` and (re)start it; health-check each."""
+        """Configure every DUT on the path for ``mode`` and (re)start it; health-check each.
+
+        ``mode`` stands for its family: ``ip4base`` is ``ethip4-ip4base``,
+        ``l2xc`` is ``eth-l2xcbase``.
+        """
+        family = get_family("eth-l2xcbase" if mode == "l2xc" else "ethip4-ip4base")
+        self.configure_family(family, cores=cores, max_frame_size_b=max_frame_size_b)
+
+    def family_problem(self, family: Family) -> str | None:
+        """Why this testbed's path cannot run ``family`` (its chain, a driver), or None."""
         self._require_up()
+        count = len(self.path.duts)
+        if count not in family.duts:
+            return (
+                f"{family.id} runs on {family.topologies} testbeds, and this path "
+                f"({' - '.join(self.path.duts)}) is {count + 1}-node"
+            )
+        for key in self.path.duts:
+            driver = self.topology.nodes[key].driver
+            if not family.setup.runs_on(driver):
+                return f"{key} ({driver}): {family.setup.why_not(driver)}"
+        return None
+
+    def configure_family(
+        self, family: Family, *, cores: int = 1, max_frame_size_b: int = 1518
+    ) -> None:
+        """Configure every DUT on the path for ``family`` and (re)start it; health-check each.
+
+        UnsupportedFamilyError (a skip, not a failure) when the path's chain
+        or a DUT driver on it cannot run the family.
+        """
+        problem = self.family_problem(family)
+        if problem is not None:
+            raise UnsupportedFamilyError(problem)
+        base: ForwardingMode = "l2xc" if family.profile.layer == "L2" else "ip4base"
         configs = plan_duts(
-            self.topology, self.path, mode, cores=cores, max_frame_size_b=max_frame_size_b
+            self.topology,
+            self.path,
+            base,
+            cores=cores,
+            max_frame_size_b=max_frame_size_b,
+            family=family.setup,
         )
+        self.cores = cores
         for key, dut in self._duts.items():
+            driver = self.topology.nodes[key].driver
+            mode = family.setup.modes.get(driver, base)
+            config = dataclasses.replace(configs[key], mode=mode)
             if dut in self._started:
                 dut.stop()
                 self._started.remove(dut)
-            dut.configure(configs[key])
+            dut.configure(config)
             self._started.append(dut)
             dut.start()
             dut.health_check()
@@ -314,6 +354,7 @@ class ActiveTestbed:
             bidirectional=bidirectional,
             localbed=self._localbed,
             session=self._session,
+            dut_cores=self.cores,
         )
         made: TrafficGenerator = describe("TG", tg.driver).factory(context)
         self._tg = made

@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 
 from ndrpdr.console.progress import ConsoleKind
-from ndrpdr.profiles import PROFILE_NAMES, FrameSize, Profile, get_profile, parse_frame_size
+from ndrpdr.families import FamilyError, family_ids, profile_of
+from ndrpdr.profiles import FrameSize, Profile, parse_frame_size
 from ndrpdr.profiles.errors import ProfileError
 from ndrpdr.searchlimits import BadSettingError
 from ndrpdr.testbed.loader import load_topology
@@ -27,8 +28,9 @@ def add_traffic_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--profile",
         default=DEFAULT_PROFILE,
-        choices=PROFILE_NAMES,
-        help=f"traffic profile (default {DEFAULT_PROFILE})",
+        metavar="FAMILY",
+        help=f"test family by CSIT id, e.g. ethip6-ip6base (default {DEFAULT_PROFILE}; "
+        "ndrpdr families lists them)",
     )
     parser.add_argument(
         "--frame-size", default="64", metavar="B", help="64..9018 or IMIX (default 64)"
@@ -66,7 +68,11 @@ def check_traffic_options(args: argparse.Namespace) -> tuple[Profile, FrameSize]
     """The profile and frame size the options name; BadSettingError naming the option
     (``--flows 0: ...``, ``--frame-size 10: ...``) before anything is set up."""
     try:
-        profile = get_profile(args.profile, flows=args.flows)
+        profile = profile_of(args.profile)
+    except FamilyError as exc:
+        raise BadSettingError(f"--profile {args.profile}: {exc}") from None
+    try:
+        profile = profile if args.flows is None else profile.with_flows(args.flows)
     except ProfileError as exc:
         raise BadSettingError(f"--flows {args.flows}: {exc}") from None
     try:

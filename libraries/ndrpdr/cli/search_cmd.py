@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ndrpdr.activebed.testbed import ActiveTestbed, forwarding_mode
+from ndrpdr.activebed.testbed import ActiveTestbed
+from ndrpdr.families import get_family
 from ndrpdr.cli.options import add_console_option, add_traffic_options, traffic_from
 from ndrpdr.cli.searchargs import given, search_settings, usage_error
 from ndrpdr.console.lines import bounds_lines, print_to
@@ -113,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     finished: list[SearchRun] = []  # the run's outcome, however it ended
     try:
         with ActiveTestbed(topology, nic=args.nic) as testbed:
-            testbed.configure_duts(forwarding_mode(profile))
+            testbed.configure_family(get_family(profile.name))
             tg = testbed.traffic_generator(
                 profile, frame_size, bidirectional=not args.unidirectional
             )

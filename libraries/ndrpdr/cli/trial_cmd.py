@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ndrpdr.activebed.testbed import ActiveTestbed, forwarding_mode
+from ndrpdr.activebed.testbed import ActiveTestbed
+from ndrpdr.families import get_family
 from ndrpdr.cli.options import add_traffic_options, traffic_from
 from ndrpdr.cli.searchargs import usage_error
 from ndrpdr.searchlimits import (
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     except BadSettingError as exc:
         return usage_error("trial", exc)
     with ActiveTestbed(topology, nic=args.nic) as testbed:
-        testbed.configure_duts(forwarding_mode(profile))
+        testbed.configure_family(get_family(profile.name))
         tg = testbed.traffic_generator(profile, frame_size, bidirectional=not args.unidirectional)
         try:
             _, rate = check_load_range(

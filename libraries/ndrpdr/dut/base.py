@@ -14,6 +14,7 @@ the last ``stop``.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Literal, Protocol
 
 from ndrpdr.errors import NdrPdrError
@@ -36,7 +37,9 @@ class DutPort:
     addressed to it); ``ip4_address``: this port's address with prefix
     length ("192.168.10.1/24"); ``peer_ip4``: the next hop on the link
     ("192.168.10.2"); ``routed_prefix``: traffic to this prefix leaves the
-    DUT through this port ("198.18.1.0/24").
+    DUT through this port ("198.18.1.0/24"); ``ip6_address``, ``peer_ip6``
+    and ``routed_prefix6`` the same for IPv6 ("2001:db8:10::1/64",
+    "2001:db8:10::2", "2001:2:0:1::/64").
     """
 
     key: str
@@ -47,6 +50,62 @@ class DutPort:
     ip4_address: str
     peer_ip4: str
     routed_prefix: str
+    ip6_address: str | None = None
+    peer_ip6: str | None = None
+    routed_prefix6: str | None = None
+
+
+class VppSetup(Protocol):
+    """What a test family configures on a VPP DUT (made by ``ndrpdr.families``).
+
+    ``plugins``: the VPP plugins it needs besides the port kind's (a missing
+    one fails the test naming it). ``commands`` lists the vppctl commands,
+    one per line, that set the family's forwarding up on one DUT of the
+    chain, given VPP's names of its two ports.
+    """
+
+    @property
+    def plugins(self) -> tuple[str, ...]:
+        """Plugin names ("acl", "memif") the family needs."""
+        ...
+
+    def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
+        """The CLI lines for this DUT (``config.position`` of ``config.chain`` DUTs)."""
+        ...
+
+
+@dataclasses.dataclass(frozen=True)
+class FamilySetup:
+    """What one test family asks of each kind of DUT driver (made by ``ndrpdr.families``).
+
+    ``modes``: the drivers that run it with one of their basic modes
+    (linux, testpmd, l3fwd, ovs, sim), by driver name; ``vpp``: its VPP
+    set-up (None: VPP does not run it); ``reasons``: why a driver that is
+    in neither cannot run it, by driver name (``why_not`` words the rest).
+    """
+
+    family: str
+    modes: Mapping[str, ForwardingMode]
+    vpp: VppSetup | None = None
+    reasons: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+    def runs_on(self, driver: str) -> bool:
+        """True when ``driver`` has a set-up for this family."""
+        return driver in self.modes or (driver == "vpp" and self.vpp is not None)
+
+    def why_not(self, driver: str) -> str:
+        """Why ``driver`` cannot run this family, in words a skip message can carry."""
+        if driver in self.reasons:
+            return self.reasons[driver]
+        runs = sorted({*self.modes, *(("vpp",) if self.vpp is not None else ())})
+        return (
+            f"the {driver} driver has no set-up for {self.family} "
+            f"(it runs on: {', '.join(runs) or 'none'})"
+        )
+
+
+class UnsupportedFamilyError(DutError):
+    """A DUT driver on the path has no set-up for the test's family: the test is skipped."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,12 +116,18 @@ class DutTestConfig:
     ``ports[0]`` and leaves ``ports[1]``, direction 1 the reverse.
     ``cores``: data-plane worker cores; ``max_frame_size_b``: the largest
     frame of the test incl. FCS [B] (for MTU / jumbo settings).
+    ``family``: the test family's set-ups (None: ``mode`` alone says what to
+    do); ``position``: this DUT's index on the path (0: next to TG port A)
+    of ``chain`` DUTs, for families that configure DUT1 and DUT2 apart.
     """
 
     mode: ForwardingMode
     ports: tuple[DutPort, DutPort]
     cores: int = 1
     max_frame_size_b: int = 1518
+    family: FamilySetup | None = None
+    position: int = 0
+    chain: int = 1
 
 
 class DutDriver(Protocol):

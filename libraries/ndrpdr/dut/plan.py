@@ -20,10 +20,19 @@ the link) is each port's ``peer_mac``.
 
 from __future__ import annotations
 
-from ndrpdr.dut.base import DutError, DutPort, DutTestConfig, ForwardingMode
-from ndrpdr.profiles import DIRECTION_PREFIXES
+from ndrpdr.dut.base import DutError, DutPort, DutTestConfig, FamilySetup, ForwardingMode
+from ndrpdr.profiles.addressing import DIRECTION_PREFIXES, DIRECTION_PREFIXES6
 from ndrpdr.testbed.model import LinkEnd, Topology
 from ndrpdr.testbed.path import TrafficPath, compute_path
+
+
+def link_subnet6(index: int, count: int) -> str:
+    """The IPv6 /64 of link ``index`` as a prefix ending in "::" (mirrors ``link_subnet``)."""
+    if index == 0:
+        return "2001:db8:10::"
+    if index == count - 1:
+        return "2001:db8:20::"
+    return f"2001:db8:{100 + index}::"
 
 
 def link_subnet(index: int, count: int) -> str:
@@ -53,6 +62,7 @@ def plan_duts(
     *,
     cores: int = 1,
     max_frame_size_b: int = 1518,
+    family: FamilySetup | None = None,
 ) -> dict[str, DutTestConfig]:
     """The test configuration of every DUT on ``path``, by node key (DutError names a gap)."""
     count = len(path.links)
@@ -61,11 +71,12 @@ def plan_duts(
         upstream, downstream = path.links[index], path.links[index + 1]
         ports = []
         # (my end, the peer's end, subnet, my host part, the peer's host part, routed prefix)
-        for own, peer, link_index, routed in (
-            (upstream.rx, upstream.tx, index, DIRECTION_PREFIXES[0]),
-            (downstream.tx, downstream.rx, index + 1, DIRECTION_PREFIXES[1]),
+        for own, peer, link_index, side in (
+            (upstream.rx, upstream.tx, index, 0),
+            (downstream.tx, downstream.rx, index + 1, 1),
         ):
             subnet = link_subnet(link_index, count)
+            subnet6 = link_subnet6(link_index, count)
             if peer.node == topology.tg.key:
                 mine, theirs = 1, 2
             else:  # on a DUT - DUT link the upstream DUT is .1
@@ -80,11 +91,20 @@ def plan_duts(
                     peer_mac=_mac(topology, peer, f"{dut} {own.interface}"),
                     ip4_address=f"{subnet}.{mine}/24",
                     peer_ip4=f"{subnet}.{theirs}",
-                    routed_prefix=routed,
+                    routed_prefix=DIRECTION_PREFIXES[side],
+                    ip6_address=f"{subnet6}{mine}/64",
+                    peer_ip6=f"{subnet6}{theirs}",
+                    routed_prefix6=DIRECTION_PREFIXES6[side],
                 )
             )
         configs[dut] = DutTestConfig(
-            mode=mode, ports=(ports[0], ports[1]), cores=cores, max_frame_size_b=max_frame_size_b
+            mode=mode,
+            ports=(ports[0], ports[1]),
+            cores=cores,
+            max_frame_size_b=max_frame_size_b,
+            family=family,
+            position=index,
+            chain=len(path.duts),
         )
     return configs
 

@@ -1,4 +1,4 @@
-"""Traffic profiles: frame sizes, line rates, addressing, the profile catalog, frames, pcap.
+"""Traffic profiles: frame sizes, line rates, addressing, the traffic of a family (headers, what varies, its packet cost), frames, pcap.
 
 Importing this package does no I/O and does not import scapy (frames are
 built with it on first use).
@@ -12,7 +12,7 @@ from ndrpdr.profiles.addressing import (
     flow,
     flows,
 )
-from ndrpdr.profiles.catalog import DEFAULT_FLOWS, PROFILE_NAMES, Layer, Profile, get_profile
+from ndrpdr.profiles.cost import PacketCost
 from ndrpdr.profiles.errors import ProfileError
 from ndrpdr.profiles.frames import build_frames, frame_count, parse_signature
 from ndrpdr.profiles.framesize import (
@@ -30,10 +30,12 @@ from ndrpdr.profiles.framesize import (
 )
 from ndrpdr.profiles.maxload import L1_OVERHEAD, bandwidth_bps, max_load_pps
 from ndrpdr.profiles.pcap import PcapError, read_pcap, write_pcap
+from ndrpdr.profiles.profile import Layer, Profile
+from ndrpdr.profiles.traffic import ANY_HOST_INTERNAL, FieldName, Headers, Op, Vary
 
 __all__ = [
     "BENCHMARK_RANGE",
-    "DEFAULT_FLOWS",
+    "ANY_HOST_INTERNAL",
     "DIRECTION_PREFIXES",
     "FCS_SIZE",
     "IMIX",
@@ -43,13 +45,17 @@ __all__ = [
     "MAX_FLOWS",
     "MAX_FRAME_SIZE",
     "MIN_FRAME_SIZE",
-    "PROFILE_NAMES",
+    "Op",
+    "FieldName",
     "Flow",
     "FrameSize",
+    "Headers",
     "Layer",
+    "PacketCost",
     "PcapError",
     "Profile",
     "ProfileError",
+    "Vary",
     "average_frame_size",
     "bandwidth_bps",
     "build_frames",
@@ -58,7 +64,6 @@ __all__ = [
     "frame_count",
     "frame_size_label",
     "frame_sizes",
-    "get_profile",
     "max_load_pps",
     "parse_frame_size",
     "parse_signature",

@@ -29,6 +29,8 @@ BENCHMARK_RANGE = "198.18.0.0/15"
 
 #: Traffic to prefix *i* leaves the DUT on its port *i + 1* (the one facing TG port *i + 1*).
 DIRECTION_PREFIXES: tuple[str, str] = ("198.18.0.0/24", "198.18.1.0/24")
+#: The same for IPv6, in RFC 5180's benchmarking range 2001:2::/48.
+DIRECTION_PREFIXES6: tuple[str, str] = ("2001:2::/64", "2001:2:0:1::/64")
 
 #: Host part of every destination address.
 DESTINATION_HOST = 1

@@ -30,7 +30,7 @@ import re
 import struct
 
 from ndrpdr.profiles.addressing import Flow, check_direction, flows
-from ndrpdr.profiles.catalog import Profile
+from ndrpdr.profiles.profile import Profile
 from ndrpdr.profiles.checksum import checksum_of_sum, ones_complement_sum
 from ndrpdr.profiles.errors import ProfileError
 from ndrpdr.profiles.framesize import FCS_SIZE, FrameSize, frame_sizes

@@ -185,7 +185,9 @@ class TrafficContext:
 
     ``path`` is the test's traffic path (which TG ports send and receive);
     ``localbed`` the run's local testbed (netns topologies), ``session`` the
-    TG's testbed-wide session (when its description has one).
+    TG's testbed-wide session (when its description has one); ``dut_cores``
+    the worker cores the DUTs were configured with (the sim's model scales
+    by it).
     """
 
     topology: Topology
@@ -195,3 +197,4 @@ class TrafficContext:
     bidirectional: bool = True
     localbed: LocalTestbed | None = None
     session: Any = None
+    dut_cores: int = 1

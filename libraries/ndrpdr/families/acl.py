@@ -1,0 +1,105 @@
+"""ACL and classifier families.
+
+``ethip4udp-ip4base-{i,o}acl50{sf,sl}-10kflows`` (CSIT's
+``trex-stl-ethip4udp-10u1000p-conc``): Ethernet/IPv4/UDP; each direction
+walks 10 source and 10 destination addresses (hosts .2 to .11 of the two
+prefixes) each held for 1000 frames, while the UDP source and destination
+ports step through 1000 values each (1001-2000 and 2001-3000, swapped in
+direction 1): 10k flows per direction. The DUT routes IPv4 and applies an
+ACL of 50 rules on its input (``iacl``) or output (``oacl``) interfaces,
+the traffic hitting the last, permitting one, stateful (``sf``:
+permit+reflect, sessions) or stateless (``sl``).
+
+``ethip4-ip4base-iacldstbase`` / ``ethip6-ip6base-iacldstbase``: the
+base IPv4 / IPv6 traffic, the DUT's input classifier matching the
+destination address (a VPP classify table and session).
+
+Costs (sim): CSIT's results put ACL-50 tests at a third (stateful) to a
+quarter (stateless) of ip4base's 64B-1c rate; the classifier some 20 %
+below its base; magnitudes.
+"""
+
+from __future__ import annotations
+
+from ndrpdr.families.build import cost, direction_hosts, setup, src_range_traffic
+from ndrpdr.families.ip4 import IP4BASE_COST
+from ndrpdr.families.ip6 import IP6BASE_COST
+from ndrpdr.families.model import Family
+from ndrpdr.profiles import Headers, PacketCost, Profile, Vary
+
+
+def _flows10k(direction: int) -> Headers:
+    src, dst = direction_hosts(4, direction, 2)
+    sport, dport = (1001, 2001) if direction == 0 else (2001, 1001)
+    return Headers(
+        4, src, dst, "udp", sport=sport, dport=dport,
+        vary=(
+            Vary("ip.src", 10, every=1000),
+            Vary("ip.dst", 10, every=1000),
+            Vary("udp.sport", 1000),
+            Vary("udp.dport", 1000),
+        ),
+    )  # fmt: skip
+
+
+def _reasons(family: str) -> dict[str, str]:
+    return {
+        d: f"the {d} driver has no ACL or classifier set-up for {family} (VPP only)"
+        for d in ("linux", "testpmd", "l3fwd", "ovs")
+    }
+
+
+def _acl(side: str, kind: str, cycles: float) -> Family:
+    family = f"ethip4udp-ip4base-{side}acl50{kind}-10kflows"
+    where = "input" if side == "i" else "output"
+    how = "stateful (permit+reflect)" if kind == "sf" else "stateless"
+    return Family(
+        id=family,
+        tags=(
+            "ETH",
+            "IP4FWD",
+            "FEATURE",
+            f"{side.upper()}ACL",
+            "ACL_STATEFUL" if kind == "sf" else "ACL_STATELESS",
+            "ACL50",
+            "FLOWS_10K",
+        ),  # fmt: skip
+        plugins=("acl",),
+        profile=Profile(
+            name=family,
+            description=f"Ethernet/IPv4/UDP, 10k flows per direction, DUT routes IPv4 through a "
+            f"{how} {where} ACL of 50 rules",
+            layer="L3",
+            directions=(_flows10k(0), _flows10k(1)),
+            cost=cost(cycles, f"CSIT 64B-1c {where} ACL-50 {how}: ip4base's 145 cycles x 2.5-4"),
+        ),
+        setup=setup(family, reasons=_reasons(family)),
+    )
+
+
+def _dstbase(ip_version: int, packet_cost: PacketCost) -> Family:
+    family = f"ethip{ip_version}-ip{ip_version}base-iacldstbase"
+    l4 = 61 if ip_version == 4 else 59
+    return Family(
+        id=family,
+        tags=("ETH", f"IP{ip_version}FWD", "FEATURE", "IACLDST"),
+        profile=Profile(
+            name=family,
+            description=f"Ethernet/IPv{ip_version}, 253 flows per direction, DUT routes "
+            f"IPv{ip_version} after an input classifier on the destination address",
+            layer="L3",
+            directions=src_range_traffic(ip_version, 2, 253, l4=l4),
+            cost=packet_cost,
+        ),
+        setup=setup(family, reasons=_reasons(family)),
+    )
+
+
+FAMILIES = [
+    _acl("i", "sf", 430.0),
+    _acl("i", "sl", 560.0),
+    _acl("o", "sf", 460.0),
+    _acl("o", "sl", 600.0),
+    _dstbase(4, cost(IP4BASE_COST.cycles * 1.25, "ip4base plus a classify table lookup")),
+    _dstbase(6, cost(IP6BASE_COST.cycles * 1.25, "ip6base plus a classify table lookup")),
+]

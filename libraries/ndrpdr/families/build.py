@@ -1,0 +1,96 @@
+"""The parts family modules are made of: CSIT's traffic patterns in our addresses, set-ups, costs.
+
+CSIT's profiles send from 10.10.10.0/24 to 20.20.20.0/24 (IPv4) and from
+2001:1::/64 to 2001:2::/64 (IPv6). Our DUT set-ups route RFC 2544's and
+RFC 5180's benchmarking ranges instead (``ndrpdr.profiles.addressing``:
+``DIRECTION_PREFIXES`` and ``DIRECTION_PREFIXES6``), so a family sends
+CSIT's headers, fields, counts and variation with the same host numbers in
+those prefixes: CSIT's 10.10.10.2 is our 198.18.0.2, its 20.20.20.2 our
+198.18.1.2, its 2001:1::2 our 2001:2::2 and its 2001:2::2 our
+2001:2:0:1::2. Scale families, whose destinations do not fit a /24, use
+CSIT's own destination ranges (their routes are host routes to them).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+from collections.abc import Callable, Mapping
+
+from ndrpdr.dut.base import DutTestConfig, FamilySetup, ForwardingMode
+from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, PacketCost, Vary
+from ndrpdr.profiles.addressing import DIRECTION_PREFIXES, DIRECTION_PREFIXES6
+
+#: Renders the vppctl lines of a family for one DUT, given VPP's names of its two ports.
+Render = Callable[[DutTestConfig, tuple[str, str]], list[str]]
+
+
+@dataclasses.dataclass(frozen=True)
+class VppCommands:
+    """A family's VPP set-up: the plugins it needs and the function that renders its commands."""
+
+    plugins: tuple[str, ...]
+    render: Render
+
+    def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
+        """The vppctl lines for the DUT ``config`` describes."""
+        return self.render(config, names)
+
+
+def host(prefix: str, number: int) -> str:
+    """Address ``number`` of ``prefix`` ("198.18.1.0/24", 2 -> "198.18.1.2")."""
+    network = ipaddress.ip_network(prefix)
+    return str(network.network_address + number)
+
+
+def direction_hosts(ip_version: int, direction: int, number: int) -> tuple[str, str]:
+    """(source, destination) host ``number`` of ``direction``'s two prefixes."""
+    prefixes = DIRECTION_PREFIXES if ip_version == 4 else DIRECTION_PREFIXES6
+    return host(prefixes[direction], number), host(prefixes[1 - direction], number)
+
+
+def src_range_traffic(
+    ip_version: int,
+    first: int,
+    count: int,
+    *,
+    l4: str | int = ANY_HOST_INTERNAL,
+    vlan: int | None = None,
+) -> tuple[Headers, Headers]:
+    """Both directions of CSIT's ``ip4src253``-like profiles.
+
+    Each direction sends from ``count`` source hosts starting at host
+    ``first`` of its own prefix (``inc``) to host ``first`` of the other
+    prefix.
+    """  # fmt: skip
+    out = []
+    for direction in (0, 1):
+        src, dst = direction_hosts(ip_version, direction, first)
+        out.append(
+            Headers(
+                ip_version=4 if ip_version == 4 else 6,
+                src=src,
+                dst=dst,
+                l4=l4,  # type: ignore[arg-type]
+                vlan=vlan,
+                vary=(Vary("ip.src", count),),
+            )
+        )
+    return out[0], out[1]
+
+
+def setup(
+    family: str,
+    modes: Mapping[str, ForwardingMode] | None = None,
+    vpp: VppCommands | None = None,
+    reasons: Mapping[str, str] | None = None,
+) -> FamilySetup:
+    """A family's set-ups; the sim runs every family (its cost model)."""
+    chosen: dict[str, ForwardingMode] = dict(modes or {})
+    chosen.setdefault("sim", "ip4base")
+    return FamilySetup(family=family, modes=chosen, vpp=vpp, reasons=dict(reasons or {}))
+
+
+def cost(cycles: float, basis: str, **more: float) -> PacketCost:
+    """A PacketCost of ``cycles`` per 64 B packet, ``basis`` saying where the figure comes from."""
+    return PacketCost(cycles=cycles, basis=basis, **more)

@@ -1,0 +1,97 @@
+"""IPv4 routing families: ``ethip4-ip4base`` and the FIB scale families.
+
+``ethip4-ip4base`` (CSIT's ``trex-stl-ethip4-ip4src253``): Ethernet/IPv4
+with IP protocol 61 and no L4 header; each direction sends from 253 source
+addresses (host .2 to .254 of its prefix, ``inc``) to host .2 of the other
+prefix. The DUT routes each direction's /24 to the TG port it faces.
+
+``ethip4-ip4scale<N>[-rnd]`` (CSIT's ``trex-stl-ethip4-ip4dst<N/2>-2p`` and
+``-ip4dst-rnd<N/2>-2p``): N host routes in the DUT's FIB, half per
+direction; each direction sends from one source to N/2 destinations, in
+order or at random (``-rnd``): direction 0 from 10.0.0.1 to 20.0.0.0 on,
+direction 1 from 20.0.0.1 to 10.0.0.0 on, as CSIT's profiles.
+
+Costs (sim): CSIT's published VPP results on 2-node Xeon testbeds put
+64B-1c ``ethip4-ip4base`` NDR near 18 Mpps (about 145 cycles a packet at
+2.6 GHz), the 20k FIB about 10 % and random 2M-route lookups about 45 %
+below it (cache and TLB misses of a large mtrie); general magnitudes, not
+one testbed's numbers.
+"""
+
+from __future__ import annotations
+
+from ndrpdr.dut import vpp_config
+from ndrpdr.families.build import VppCommands, cost, setup, src_range_traffic
+from ndrpdr.families.model import Family
+from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, Op, Profile, Vary
+
+IP4BASE_COST = cost(145.0, "CSIT 64B-1c ethip4-ip4base NDR near 18 Mpps on 2.6 GHz cores")
+
+_BASE = "ethip4-ip4base"
+_BASIC_DRIVERS = {"linux": "ip4base", "testpmd": "ip4base", "l3fwd": "ip4base", "ovs": "ip4base"}
+_SCALE_REASON = (
+    "{family} needs {routes} host routes in the DUT's FIB; the {driver} driver routes only the "
+    "two test /24s"
+)
+
+
+def _scale_headers(routes_per_direction: int, op: Op) -> tuple[Headers, Headers]:
+    def one(src: str, dst: str) -> Headers:
+        vary = (Vary("ip.dst", routes_per_direction, op),)
+        return Headers(4, src, dst, ANY_HOST_INTERNAL, vary=vary)
+
+    return one("10.0.0.1", "20.0.0.0"), one("20.0.0.1", "10.0.0.0")
+
+
+def _scale(routes: int, label: str, op: Op, cycles: float, duts: tuple[int, ...] = (1,)) -> Family:
+    family = f"ethip4-ip4scale{label}" + ("-rnd" if op == "random" else "")
+    reason = {
+        driver: _SCALE_REASON.format(family=family, routes=routes, driver=driver)
+        for driver in ("linux", "testpmd", "l3fwd", "ovs")
+    }
+    return Family(
+        id=family,
+        tags=("ETH", "IP4FWD", "SCALE", f"FIB_{label.upper()}"),
+        duts=duts,
+        profile=Profile(
+            name=family,
+            description=(
+                f"Ethernet/IPv4, {routes} host routes, {routes // 2} destinations per direction "
+                f"({'random' if op == 'random' else 'in order'}), DUT routes IPv4"
+            ),
+            layer="L3",
+            directions=_scale_headers(routes // 2, op),
+            cost=cost(
+                cycles,
+                f"ethip4-ip4base's 145 cycles plus FIB misses of {routes} routes "
+                f"({'random' if op == 'random' else 'sequential'} lookups)",
+            ),
+        ),
+        setup=setup(family, reasons=reason),
+        note=f"{routes} routes: VPP only.",
+    )
+
+
+FAMILIES = [
+    Family(
+        id=_BASE,
+        tags=("ETH", "IP4FWD", "BASE", "IP4BASE"),
+        duts=(1, 2),
+        profile=Profile(
+            name=_BASE,
+            description="Ethernet/IPv4 (proto 61), 253 flows per direction, DUT routes IPv4",
+            layer="L3",
+            directions=src_range_traffic(4, 2, 253),
+            cost=IP4BASE_COST,
+        ),
+        setup=setup(
+            _BASE,
+            _BASIC_DRIVERS,
+            vpp=VppCommands((), lambda config, names: vpp_config.cli_commands(config, names)),
+        ),
+    ),
+    _scale(20_000, "20k", "inc", 160.0),
+    _scale(20_000, "20k", "random", 175.0),
+    _scale(2_000_000, "2m", "random", 265.0),
+    _scale(60_000, "60k", "random", 185.0, duts=(2,)),
+]

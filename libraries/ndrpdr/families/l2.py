@@ -1,0 +1,107 @@
+"""L2 families: cross-connect, patch, and bridge domains with MAC learning.
+
+``eth-l2xcbase``, ``eth-l2patch``, ``eth-l2bdbasemaclrn`` and
+``dot1q-l2bdbasemaclrn`` send CSIT's ``trex-stl-ethip4-ip4src254``:
+Ethernet/IPv4 (proto 61), each direction from 254 sources (host .1 to .254
+of its prefix, ``inc``) to host .1 of the other; frames are addressed to
+the far TG port's MAC. ``dot1q-l2bdbasemaclrn`` puts 802.1Q sub-interfaces
+on the DUT's ports (the DUT pushes and pops the tag).
+
+``eth-l2bdscale10kmaclrn`` / ``-1mmaclrn`` (CSIT's
+``trex-stl-ethip4-macsrc5kdst5k`` / ``-macsrc500kdst500k``): source and
+destination MAC and IPv4 addresses step together through 5k (500k) values
+per direction, so the bridge learns 10k (1M) MACs.
+
+Costs (sim): CSIT's VPP results put 64B-1c l2patch highest of all VPP
+tests, l2xc a little below it (about 24 Mpps at 2.6 GHz), a learning
+bridge some 30 % below l2xc and 1M MACs about half of it; magnitudes.
+"""
+
+from __future__ import annotations
+
+from ndrpdr.families.build import cost, setup, src_range_traffic
+from ndrpdr.families.model import Family
+from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, PacketCost, Profile, Vary
+
+L2XC_COST = cost(108.0, "CSIT 64B-1c eth-l2xcbase NDR near 24 Mpps on 2.6 GHz cores")
+
+
+def _family(family: str, tags: tuple[str, ...], text: str, packet_cost: PacketCost,
+            headers: tuple[Headers, Headers] | None = None,
+            modes: dict[str, str] | None = None) -> Family:  # fmt: skip
+    reasons = {
+        driver: f"the {driver} driver has no {family} set-up (VPP only)"
+        for driver in ("linux", "testpmd", "l3fwd", "ovs")
+        if driver not in (modes or {})
+    }
+    return Family(
+        id=family,
+        tags=tags,
+        duts=(1, 2),
+        profile=Profile(
+            name=family,
+            description=text,
+            layer="L2",
+            directions=headers or src_range_traffic(4, 1, 254),
+            cost=packet_cost,
+        ),
+        setup=setup(family, {"sim": "l2xc", **(modes or {})}, reasons=reasons),  # type: ignore[dict-item]
+    )
+
+
+def _mac_scale(macs_per_direction: int) -> tuple[Headers, Headers]:
+    def one(src_mac: str, dst_mac: str, src: str, dst: str) -> Headers:
+        vary = tuple(
+            Vary(name, macs_per_direction)  # type: ignore[arg-type]
+            for name in ("eth.src", "eth.dst", "ip.src", "ip.dst")
+        )
+        return Headers(4, src, dst, ANY_HOST_INTERNAL, eth_src=src_mac, eth_dst=dst_mac, vary=vary)
+
+    return (
+        one("ca:fe:00:00:00:00", "fa:ce:00:00:00:00", "10.0.0.0", "20.0.0.0"),
+        one("fa:ce:00:00:00:00", "ca:fe:00:00:00:00", "20.0.0.0", "10.0.0.0"),
+    )
+
+
+FAMILIES = [
+    _family(
+        "eth-l2xcbase",
+        ("ETH", "L2XCFWD", "BASE", "L2XCBASE"),
+        "Ethernet/IPv4 (proto 61), 254 flows per direction, DUT cross-connects its ports",
+        L2XC_COST,
+        modes={"linux": "l2xc", "testpmd": "l2xc", "ovs": "l2xc"},
+    ),
+    _family(
+        "eth-l2patch",
+        ("ETH", "L2PATCH", "BASE"),
+        "Ethernet/IPv4 (proto 61), 254 flows per direction, DUT patches its ports",
+        cost(98.0, "CSIT 64B-1c eth-l2patch: the cheapest VPP graph, ~10 % above l2xc"),
+    ),
+    _family(
+        "eth-l2bdbasemaclrn",
+        ("ETH", "L2BDMACLRN", "BASE", "L2BDBASE"),
+        "Ethernet/IPv4 (proto 61), 254 flows per direction, DUT bridges with MAC learning",
+        cost(150.0, "CSIT 64B-1c eth-l2bdbasemaclrn ~30 % below l2xc"),
+    ),
+    _family(
+        "dot1q-l2bdbasemaclrn",
+        ("DOT1Q", "L2BDMACLRN", "BASE", "L2BDBASE"),
+        "Ethernet/IPv4 (proto 61), 254 flows per direction, DUT bridges 802.1Q "
+        "sub-interfaces with MAC learning",
+        cost(170.0, "eth-l2bdbasemaclrn plus a VLAN tag pushed and popped"),
+    ),
+    _family(
+        "eth-l2bdscale10kmaclrn",
+        ("ETH", "L2BDMACLRN", "SCALE", "FIB_10K"),
+        "Ethernet/IPv4 (proto 61), 5k MACs per direction, DUT bridges with MAC learning (10k)",
+        cost(190.0, "eth-l2bdbasemaclrn plus misses in a 10k-entry MAC table"),
+        _mac_scale(5_000),
+    ),
+    _family(
+        "eth-l2bdscale1mmaclrn",
+        ("ETH", "L2BDMACLRN", "SCALE", "FIB_1M"),
+        "Ethernet/IPv4 (proto 61), 500k MACs per direction, DUT bridges with MAC learning (1M)",
+        cost(300.0, "eth-l2bdbasemaclrn with a 1M-entry MAC table: about half its rate"),
+        _mac_scale(500_000),
+    ),
+]

@@ -1,0 +1,54 @@
+"""Families with a second VPP over memif: CSIT's ``-eth-2memif-1dcr`` (one "Docker container").
+
+The DUT's VPP forwards between a TG port and a memif interface, the
+second VPP (CSIT's container; here a VPP in a network namespace of its own
+on the DUT's host) forwards between its two memif interfaces, and back:
+TG -> DUT port 1 -> memif1 -> VPP 2 -> memif2 -> DUT port 2 -> TG. The
+traffic is CSIT's ``trex-stl-ethip4-ip4src254`` (``ndrpdr.families.l2``).
+
+``eth-l2xcbase-eth-2memif-1dcr``: both VPPs cross-connect;
+``eth-l2bdbasemaclrn-eth-2memif-1dcr``: both bridge with learning;
+``ethip4-ip4base-eth-2memif-1dcr``: both route IPv4.
+
+Costs (sim): every frame crosses two VPPs and two memif copies: CSIT's
+results put these at a third to a half of the single-VPP family; magnitudes.
+"""
+
+from __future__ import annotations
+
+from ndrpdr.families.build import cost, setup, src_range_traffic
+from ndrpdr.families.model import Family
+from ndrpdr.profiles import Layer, Profile
+
+
+def _memif(base: str, tags: tuple[str, ...], layer: Layer, what: str, cycles: float) -> Family:
+    family = f"{base}-eth-2memif-1dcr"
+    return Family(
+        id=family,
+        tags=(*tags, "MEMIF", "DOCKER", "1R1C", "NF_DENSITY"),
+        plugins=("memif",),
+        profile=Profile(
+            name=family,
+            description=f"Ethernet/IPv4 (proto 61), 254 flows per direction, the DUT's VPP and a "
+            f"second VPP over two memif interfaces both {what}",
+            layer=layer,
+            directions=src_range_traffic(4, 1, 254),
+            cost=cost(cycles, f"{base} through two VPPs and two memif copies"),
+        ),
+        setup=setup(
+            family,
+            {"sim": "l2xc" if layer == "L2" else "ip4base"},
+            reasons={
+                d: f"{family} chains two VPPs over memif: the {d} driver has no memif (VPP only)"
+                for d in ("linux", "testpmd", "l3fwd", "ovs")
+            },
+        ),
+        note="the second VPP runs in a network namespace of its own on the DUT's host",
+    )
+
+
+FAMILIES = [
+    _memif("eth-l2xcbase", ("ETH", "L2XCFWD", "BASE"), "L2", "cross-connect", 250.0),
+    _memif("eth-l2bdbasemaclrn", ("ETH", "L2BDMACLRN", "BASE"), "L2", "bridge", 330.0),
+    _memif("ethip4-ip4base", ("ETH", "IP4FWD", "BASE"), "L3", "route IPv4", 360.0),
+]

@@ -1,0 +1,73 @@
+"""A test family: one CSIT test id and everything a test of it needs, described once.
+
+A ``Family`` holds its CSIT id and tags, its traffic (``profile``: the
+headers of each direction, what varies, what a packet costs a data plane),
+the DUT chains it runs on (2-node, 3-node), the VPP plugins it needs, and
+what each DUT driver configures for it (``setup``: a basic mode for the
+linux, testpmd, l3fwd, ovs and sim drivers, a VPP set-up, and the reason
+every other driver cannot run it). Suites, the command line, the keyword's
+argument type, libdoc, the docs and every TG driver read it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from ndrpdr.dut.base import FamilySetup
+from ndrpdr.profiles import Profile
+
+#: A CSIT test id: lower-case words joined by '-' ("ethip4-ip4base", "eth-l2xcbase-eth-2memif-1dcr").
+_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+#: A Robot tag as CSIT writes a family's tags ("IP4FWD", "FIB_20K").
+_TAG = re.compile(r"^[A-Z0-9_]+$")
+
+
+class FamilyDefinitionError(ValueError):
+    """A family is described wrongly (names the family and the field)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Family:
+    """One test family (see the module docstring).
+
+    ``duts``: the DUT counts of the chains it runs on ((1,) 2-node only,
+    (2,) 3-node only); ``tags``: CSIT's tags of the family (the test type,
+    frame size and core tags are added per test); ``csit``: False for a
+    family of our own; ``note``: what a user should know (where it cannot
+    run, what it needs).
+    """
+
+    id: str
+    tags: tuple[str, ...]
+    profile: Profile
+    setup: FamilySetup
+    duts: tuple[int, ...] = (1,)
+    plugins: tuple[str, ...] = ()
+    csit: bool = True
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        """FamilyDefinitionError for a bad id, tag, DUT count, or a profile of another name."""
+        if not _ID.match(self.id):
+            raise FamilyDefinitionError(f"family {self.id!r}: not an id like 'ethip4-ip4base'")
+        for tag in self.tags:
+            if not _TAG.match(tag):
+                raise FamilyDefinitionError(f"family {self.id}: tag {tag!r} is not like 'IP4FWD'")
+        if not self.duts or any(n not in (1, 2) for n in self.duts):
+            raise FamilyDefinitionError(f"family {self.id}: duts {self.duts!r}: give 1, 2 or both")
+        if self.profile.name != self.id or self.setup.family != self.id:
+            raise FamilyDefinitionError(
+                f"family {self.id}: its profile ({self.profile.name}) and set-up "
+                f"({self.setup.family}) must carry the family's id"
+            )
+
+    @property
+    def description(self) -> str:
+        """The profile's one-line description."""
+        return self.profile.description
+
+    @property
+    def topologies(self) -> str:
+        """``2-node``, ``3-node`` or ``2-node, 3-node``."""
+        return ", ".join(f"{n + 1}-node" for n in self.duts)

@@ -1,0 +1,126 @@
+"""Every known family: the built-in ones and a lab's own, by CSIT id.
+
+Built-in families live in this package, one module per kind (``ip4``,
+``ip6``, ``l2``, ``acl``, ``memif``, ``srv6``, ``ipsec``, ``own``); each
+module lists its families in ``FAMILIES``. A lab adds its own without
+editing the package: every ``*.py`` file of the directories in the
+environment variable ``NDRPDR_FAMILIES`` (separated by ``:``) is loaded
+the same way, and must define ``FAMILIES``, a list of ``Family``. A lab's
+family may not reuse a built-in id. Loading happens on first use, never at
+import time.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.util
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from ndrpdr.errors import NdrPdrError
+from ndrpdr.families.model import Family
+from ndrpdr.profiles import Profile
+
+#: The built-in family modules, in the order their families are listed.
+BUILTIN_MODULES: tuple[str, ...] = ("own", "ip4", "ip6", "l2", "acl", "memif", "srv6", "ipsec")
+#: The environment variable naming a lab's family directories.
+FAMILIES_ENV = "NDRPDR_FAMILIES"
+
+
+class FamilyError(NdrPdrError):
+    """An unknown family id, or a lab's family file that cannot be loaded (names it)."""
+
+
+def _module_families(name: str, families: object) -> list[Family]:
+    if not isinstance(families, list | tuple) or not all(isinstance(f, Family) for f in families):
+        raise FamilyError(f"{name}: FAMILIES must be a list of ndrpdr.families.Family")
+    return list(families)
+
+
+def _builtin() -> list[Family]:
+    out: list[Family] = []
+    for name in BUILTIN_MODULES:
+        module = importlib.import_module(f"ndrpdr.families.{name}")
+        out += _module_families(module.__name__, getattr(module, "FAMILIES", None))
+    return out
+
+
+def _lab_files(directories: Iterable[str]) -> list[Path]:
+    files: list[Path] = []
+    for entry in directories:
+        if not entry:
+            continue
+        directory = Path(entry)
+        if not directory.is_dir():
+            raise FamilyError(f"{FAMILIES_ENV}: {directory} is not a directory")
+        files += sorted(p for p in directory.glob("*.py") if not p.name.startswith("_"))
+    return files
+
+
+def _lab(path: Path) -> list[Family]:
+    spec = importlib.util.spec_from_file_location(f"ndrpdr_lab_families_{path.stem}", path)
+    if spec is None or spec.loader is None:  # pragma: no cover - a .py file always has a spec
+        raise FamilyError(f"{path}: cannot be loaded as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # a lab's file: say which one failed and why
+        raise FamilyError(f"{path}: loading its families failed: {exc}") from exc
+    return _module_families(str(path), getattr(module, "FAMILIES", None))
+
+
+@functools.cache
+def _catalog(lab_dirs: tuple[str, ...]) -> dict[str, Family]:
+    catalog: dict[str, Family] = {}
+    for family in _builtin():
+        if family.id in catalog:  # pragma: no cover - guarded by the registry's tests
+            raise FamilyError(f"family {family.id} is defined twice in ndrpdr.families")
+        catalog[family.id] = family
+    for path in _lab_files(lab_dirs):
+        for family in _lab(path):
+            if family.id in catalog:
+                raise FamilyError(
+                    f"{path}: family {family.id} is already defined (built in or in another "
+                    "file): give it an id of its own"
+                )
+            catalog[family.id] = family
+    return catalog
+
+
+def _lab_dirs() -> tuple[str, ...]:
+    return tuple(os.environ.get(FAMILIES_ENV, "").split(":"))
+
+
+def all_families() -> tuple[Family, ...]:
+    """Every family: the built-in ones in module order, then the lab's."""
+    return tuple(_catalog(_lab_dirs()).values())
+
+
+def family_ids() -> tuple[str, ...]:
+    """The ids of ``all_families()``."""
+    return tuple(_catalog(_lab_dirs()))
+
+
+def get_family(family_id: str) -> Family:
+    """The family ``family_id`` (case-insensitive); FamilyError naming the known ones if unknown."""
+    key = family_id.strip().lower() if isinstance(family_id, str) else family_id
+    catalog = _catalog(_lab_dirs())
+    found = catalog.get(key) if isinstance(key, str) else None
+    if found is None:
+        raise FamilyError(
+            f"test family {family_id!r} is not known: give one of {', '.join(catalog)}"
+            + (f" (or add it in a directory of {FAMILIES_ENV})" if isinstance(key, str) else "")
+        )
+    return found
+
+
+def profile_of(family_id: str, *, flows: int | None = None) -> Profile:
+    """The traffic of family ``family_id``, with ``flows`` flows per direction if given.
+
+    FamilyError for an unknown id; ProfileError for a flow count the family
+    does not take (CSIT's families keep their own).
+    """
+    profile = get_family(family_id).profile
+    return profile if flows is None else profile.with_flows(flows)
