@@ -58,7 +58,7 @@ from ndrpdr.dut.ports import check_ports_exist
 from ndrpdr.dut.processlog import LOG_TAIL_LINES, bounded_log, log_tail
 from ndrpdr.dut.vpp_config import (
     VppOptions,
-    cli_commands,
+    forwarding_commands,
     cli_error,
     parse_options,
     startup_conf,
@@ -190,12 +190,12 @@ class VppDriver:
             commands = [
                 *CLEAR_COMMANDS,
                 *vpp_afpacket.create_commands(config, self.options.rx_mode, self.options.port_kind),
-                *cli_commands(config, names),
+                *forwarding_commands(config, names),
             ]
             check_ports_exist(self._steps, config.ports)
         else:
             text = startup_conf(self._node, config, self.options)
-            commands = cli_commands(config)
+            commands = forwarding_commands(config)
         keep = False
         if self._paths is not None and self._running:
             if not self._alive_now():  # it died since the last test: once more, saying so

@@ -32,7 +32,14 @@ import re
 
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.dut.ports import IFNAME, MAC
-from ndrpdr.dut.vpp_config import PortKind, VppOptions, corelist, plugin_files, worker_cores
+from ndrpdr.dut.vpp_config import (
+    PortKind,
+    VppOptions,
+    corelist,
+    family_plugins,
+    plugin_files,
+    worker_cores,
+)
 from ndrpdr.testbed.model import Node
 
 #: Buffers per NUMA node on 4 KiB pages (VPP's own default; no hugepages behind them).
@@ -163,7 +170,7 @@ def startup_conf(node: Node, config: DutTestConfig, options: VppOptions, paths: 
     ]
     lines += [
         f"  plugin {file} {{ enable }}"
-        for file in plugin_files(options)
+        for file in plugin_files(options, family_plugins(config))
         if file != port_plugin(options.port_kind)
     ]
     lines.append("}")

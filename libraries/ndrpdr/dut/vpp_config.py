@@ -174,10 +174,25 @@ def parse_options(node: Node) -> VppOptions:
     )
 
 
-def plugin_files(options: VppOptions) -> tuple[str, ...]:
-    """The plugin files ``options.plugins`` loads besides dpdk_plugin.so, each once."""
-    files = [plugin_file(name) for name in options.plugins]
+def family_plugins(config: DutTestConfig) -> tuple[str, ...]:
+    """The plugins the test's family needs on VPP (none without a family set-up)."""
+    family = config.family
+    return () if family is None or family.vpp is None else tuple(family.vpp.plugins)
+
+
+def plugin_files(options: VppOptions, extra: Sequence[str] = ()) -> tuple[str, ...]:
+    """The plugin files ``options.plugins`` and ``extra`` load besides dpdk_plugin.so, each once."""
+    files = [plugin_file(name) for name in (*options.plugins, *extra)]
     return tuple(dict.fromkeys(f for f in files if f is not None and f != "dpdk_plugin.so"))
+
+
+def forwarding_commands(config: DutTestConfig, names: Sequence[str] | None = None) -> list[str]:
+    """The vppctl lines of the test's family on this DUT (``cli_commands`` without a family)."""
+    family = config.family
+    if family is None or family.vpp is None:
+        return cli_commands(config, names)
+    chosen = [interface_name(port) for port in config.ports] if names is None else list(names)
+    return family.vpp.commands(config, (chosen[0], chosen[1]))
 
 
 def plugin_file(name: str) -> str | None:
@@ -324,7 +339,9 @@ def startup_conf(node: Node, config: DutTestConfig, options: VppOptions) -> str:
         f"  plugin default {{ {'enable' if options.default_plugins else 'disable'} }}",
         "  plugin dpdk_plugin.so { enable }",
     ]
-    lines += [f"  plugin {file} {{ enable }}" for file in plugin_files(options)]
+    lines += [
+        f"  plugin {file} {{ enable }}" for file in plugin_files(options, family_plugins(config))
+    ]
     lines.append("}")
     return "\n".join(lines) + "\n"
 
