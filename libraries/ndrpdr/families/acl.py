@@ -59,11 +59,13 @@ def _acl(side: str, kind: str, cycles: float) -> Family:
             "ETH",
             "IP4FWD",
             "FEATURE",
-            f"{side.upper()}ACL",
+            "ACL",
             "ACL_STATEFUL" if kind == "sf" else "ACL_STATELESS",
+            f"{side.upper()}ACL",
             "ACL50",
-            "FLOWS_10K",
+            "10K_FLOWS",
         ),  # fmt: skip
+        duts=(1, 2),
         plugins=("acl",),
         profile=Profile(
             name=family,
@@ -83,6 +85,7 @@ def _dstbase(ip_version: int, packet_cost: PacketCost) -> Family:
     return Family(
         id=family,
         tags=("ETH", f"IP{ip_version}FWD", "FEATURE", "IACLDST"),
+        duts=(1, 2),
         profile=Profile(
             name=family,
             description=f"Ethernet/IPv{ip_version}, 253 flows per direction, DUT routes "

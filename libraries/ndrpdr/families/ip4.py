@@ -43,7 +43,9 @@ def _scale_headers(routes_per_direction: int, op: Op) -> tuple[Headers, Headers]
     return one("10.0.0.1", "20.0.0.0"), one("20.0.0.1", "10.0.0.0")
 
 
-def _scale(routes: int, label: str, op: Op, cycles: float, duts: tuple[int, ...] = (1,)) -> Family:
+def _scale(
+    routes: int, label: str, op: Op, cycles: float, duts: tuple[int, ...] = (1, 2)
+) -> Family:
     family = f"ethip4-ip4scale{label}" + ("-rnd" if op == "random" else "")
     reason = {
         driver: _SCALE_REASON.format(family=family, routes=routes, driver=driver)
@@ -51,7 +53,13 @@ def _scale(routes: int, label: str, op: Op, cycles: float, duts: tuple[int, ...]
     }
     return Family(
         id=family,
-        tags=("ETH", "IP4FWD", "SCALE", f"FIB_{label.upper()}"),
+        tags=(
+            "ETH",
+            "IP4FWD",
+            "SCALE",
+            f"FIB_{label.upper()}",
+            *(("IP4_RND",) if op == "random" else ()),
+        ),
         duts=duts,
         profile=Profile(
             name=family,

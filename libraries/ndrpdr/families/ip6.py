@@ -45,6 +45,7 @@ def _family(family: str, tags: tuple[str, ...], text: str, headers: tuple[Header
     return Family(
         id=family,
         tags=tags,
+        duts=(1, 2),
         profile=Profile(
             name=family,
             description=text,
@@ -61,7 +62,13 @@ def _scale(routes: int, label: str, op: Op, cycles: float) -> Family:
     order = "random" if op == "random" else "in order"
     return _family(
         family,
-        ("ETH", "IP6FWD", "SCALE", f"FIB_{label.upper()}"),
+        (
+            "ETH",
+            "IP6FWD",
+            *(("IP6_RND",) if op == "random" else ()),
+            "SCALE",
+            f"FIB_{label.upper()}",
+        ),
         f"Ethernet/IPv6, {routes} host routes, {routes // 2} destinations per direction "
         f"({order}), DUT routes IPv6",
         _scale_headers(routes // 2, op),

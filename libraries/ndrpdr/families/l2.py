@@ -85,21 +85,21 @@ FAMILIES = [
     ),
     _family(
         "dot1q-l2bdbasemaclrn",
-        ("DOT1Q", "L2BDMACLRN", "BASE", "L2BDBASE"),
+        ("BASE", "DOT1Q", "L2BDMACLRN"),
         "Ethernet/IPv4 (proto 61), 254 flows per direction, DUT bridges 802.1Q "
         "sub-interfaces with MAC learning",
         cost(170.0, "eth-l2bdbasemaclrn plus a VLAN tag pushed and popped"),
     ),
     _family(
         "eth-l2bdscale10kmaclrn",
-        ("ETH", "L2BDMACLRN", "SCALE", "FIB_10K"),
+        ("ETH", "L2BDMACLRN", "SCALE", "L2BDSCALE", "FIB_10K"),
         "Ethernet/IPv4 (proto 61), 5k MACs per direction, DUT bridges with MAC learning (10k)",
         cost(190.0, "eth-l2bdbasemaclrn plus misses in a 10k-entry MAC table"),
         _mac_scale(5_000),
     ),
     _family(
         "eth-l2bdscale1mmaclrn",
-        ("ETH", "L2BDMACLRN", "SCALE", "FIB_1M"),
+        ("ETH", "L2BDMACLRN", "SCALE", "L2BDSCALE", "FIB_1M"),
         "Ethernet/IPv4 (proto 61), 500k MACs per direction, DUT bridges with MAC learning (1M)",
         cost(300.0, "eth-l2bdbasemaclrn with a 1M-entry MAC table: about half its rate"),
         _mac_scale(500_000),
