@@ -64,7 +64,7 @@ def _acl(side: str, kind: str, cycles: float) -> Family:
             f"{side.upper()}ACL",
             "ACL50",
             "10K_FLOWS",
-        ),  # fmt: skip
+        ),
         duts=(1, 2),
         plugins=("acl",),
         profile=Profile(
