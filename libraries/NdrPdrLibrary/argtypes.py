@@ -9,6 +9,7 @@ accepted.
 from __future__ import annotations
 
 import enum
+import inspect
 from typing import ClassVar
 
 from ndrpdr.families import FamilyError, get_family
@@ -173,7 +174,6 @@ class TrafficProfile:
     lab's own from the directories in the environment variable
     ``NDRPDR_FAMILIES``. The id is case-insensitive. A testbed whose chain
     (2-node, 3-node) or DUT driver cannot run a family skips the test.
-
     """
 
     #: The default of the keywords' ``profile`` argument.
@@ -204,7 +204,7 @@ class TrafficProfile:
         return hash(self.value)
 
 
-TrafficProfile.__doc__ = f"{TrafficProfile.__doc__}{_family_table()}\n"
+TrafficProfile.__doc__ = f"{inspect.cleandoc(TrafficProfile.__doc__ or '')}\n\n{_family_table()}\n"
 TrafficProfile.ETHIP4_IP4BASE = TrafficProfile("ethip4-ip4base")
 
 
