@@ -35,7 +35,7 @@ def _files(directory: Path) -> set[str]:
 
 def test_committed_suites_are_the_tables(tmp_path: Path) -> None:
     assert default_directory() == COMMITTED
-    written = write_suites(tmp_path, builtin_families())
+    written = write_suites(tmp_path, builtin_families(), placed=COMMITTED)
     assert set(written) == _files(tmp_path) == {s.path for s in suites(builtin_families())}
     missing = sorted(_files(tmp_path) - _files(COMMITTED))
     extra = sorted(_files(COMMITTED) - _files(tmp_path))
@@ -110,3 +110,33 @@ def test_listing_names_every_suite(capsys: pytest.CaptureFixture[str]) -> None:
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 2 * len(builtin_families())
     assert lines[0].startswith("ip4/ethip4udp-ip4base-ndrpdr.robot: 7 tests (64B-1c-")
+
+
+def test_a_labs_suites_elsewhere_find_the_resource_and_the_simulator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    families = tmp_path / "families"
+    families.mkdir()
+    (families / "lab.py").write_text(
+        "import dataclasses\n"
+        "from ndrpdr.families.srv6 import FAMILIES as SRV6\n"
+        "base = SRV6[0]\n"
+        "profile = dataclasses.replace(base.profile, name='ethip6-ip6lab')\n"
+        "setup = dataclasses.replace(base.setup, family='ethip6-ip6lab')\n"
+        "lab = dataclasses.replace(base, id='ethip6-ip6lab', profile=profile, setup=setup)\n"
+        "FAMILIES = [lab]\n"
+    )
+    monkeypatch.setenv("NDRPDR_FAMILIES", str(families))
+    assert main(["suites", "--write", "--lab"]) == 2
+    assert "--lab needs --dir DIR" in capsys.readouterr().err
+    out = tmp_path / "lab-suites"
+    assert main(["suites", "--write", "--lab", "--dir", str(out)]) == 0
+    assert sorted(_files(out)) == ["lab/ethip6-ip6lab-mrr.robot", "lab/ethip6-ip6lab-ndrpdr.robot"]
+    text = (out / "lab" / "ethip6-ip6lab-ndrpdr.robot").read_text()
+    assert "\n78B-1c-ethip6-ip6lab-ndrpdr\n" in text
+    for line in text.splitlines():
+        if line.startswith(("Resource", "${TOPOLOGY}")):
+            relative = line.split()[-1] if line.startswith("Resource") else line.split()[1]
+            target = out / "lab" / relative.replace("${CURDIR}/", "")
+            assert target.resolve().is_file(), line
+    assert main(["suites", "--check", "--lab", "--dir", str(out)]) == 0

@@ -16,6 +16,7 @@ topology, so that ``bin/run-suites`` runs every suite on the simulator;
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import textwrap
 from collections.abc import Iterable, Sequence
@@ -101,10 +102,15 @@ def _row(row: TestRow) -> list[str]:
     ]
 
 
-def render(suite: Suite, path: str | None = None) -> str:
-    """The text of ``suite``'s file (``path``: relative to ``suites/``, default ``suite.path``)."""
-    path = path or suite.path
-    up = "../" * (path.count("/") + 1)
+def render(suite: Suite, directory: Path | None = None) -> str:
+    """The text of ``suite``'s file in ``directory`` (default: the project's ``suites/``).
+
+    The resource file and the 3-node simulator are named relative to the
+    file (``${CURDIR}``), so a lab's suites written elsewhere find them too.
+    """
+    folder = (directory or default_directory()).resolve() / suite.folder
+    up = os.path.relpath(project_root(), folder) + "/"
+    path = suite.path
     lines = [
         "*** Settings ***",
         *_documentation(suite, path),
@@ -131,9 +137,9 @@ def render(suite: Suite, path: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def suite_files(families: Iterable[Family]) -> dict[str, str]:
-    """Every suite file of ``families``: path relative to ``suites/`` -> text."""
-    return {s.path: render(s) for s in suites(families)}
+def suite_files(families: Iterable[Family], directory: Path | None = None) -> dict[str, str]:
+    """Every suite file of ``families`` in ``directory``: path relative to it -> text."""
+    return {s.path: render(s, directory) for s in suites(families)}
 
 
 def _generated(directory: Path) -> set[str]:
@@ -147,7 +153,7 @@ def _generated(directory: Path) -> set[str]:
 
 def stale_files(directory: Path, families: Iterable[Family]) -> list[str]:
     """What differs between ``directory`` and the table: missing, changed or left-over files."""
-    wanted = suite_files(families)
+    wanted = suite_files(families, directory)
     problems = []
     for path, text in sorted(wanted.items()):
         file = directory / path
@@ -160,12 +166,16 @@ def stale_files(directory: Path, families: Iterable[Family]) -> list[str]:
     return problems
 
 
-def write_suites(directory: Path, families: Iterable[Family]) -> list[str]:
+def write_suites(
+    directory: Path, families: Iterable[Family], *, placed: Path | None = None
+) -> list[str]:
     """Write the suites of ``families`` into ``directory``; remove generated ones no family makes.
 
+    ``placed``: write them as they read in that directory instead (their
+    relative paths), e.g. to compare a fresh copy with ``suites/``.
     Returns the paths written or removed (relative to ``directory``).
     """
-    wanted = suite_files(families)
+    wanted = suite_files(families, placed or directory)
     changed = []
     for path, text in wanted.items():
         file = directory / path
@@ -182,9 +192,14 @@ def write_suites(directory: Path, families: Iterable[Family]) -> list[str]:
     return sorted(changed)
 
 
+def project_root() -> Path:
+    """The project this module belongs to (``libraries/ndrpdr/families/..``)."""
+    return Path(__file__).resolve().parents[3]
+
+
 def default_directory() -> Path:
-    """``suites/`` of the project this module belongs to (``libraries/ndrpdr/families/..``)."""
-    return Path(__file__).resolve().parents[3] / "suites"
+    """The project's ``suites/``."""
+    return project_root() / "suites"
 
 
 def chosen_families(lab: bool) -> tuple[Family, ...]:
@@ -213,6 +228,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """List, write or check the suites; 0, or 1 when ``--check`` finds stale files."""
+    if args.lab and args.dir is None:
+        print("ndrpdr suites: --lab needs --dir DIR (suites/ holds the built-in families' suites)",
+              file=sys.stderr)  # fmt: skip
+        return 2
     directory: Path = args.dir or default_directory()
     families = chosen_families(args.lab)
     if args.write:
