@@ -20,6 +20,7 @@ from ndrpdr.profiles.errors import ProfileError
 from ndrpdr.profiles.frames import (
     MAX_SAMPLE_FRAMES,
     build_frames,
+    first_frames,
     frame_count,
     parse_signature,
     sample_size,
@@ -72,6 +73,7 @@ __all__ = [
     "average_frame_size",
     "bandwidth_bps",
     "build_frames",
+    "first_frames",
     "flow",
     "flows",
     "frame_count",

@@ -252,6 +252,60 @@ def _patch(
     return bytes(frame)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Direction:
+    """What building a direction's frames needs: its headers, layout, fields' bases and seeds."""
+
+    profile: Profile
+    direction: int
+    headers: Headers
+    layout: FrameLayout
+    regions: tuple[_Region, ...]
+    bases: tuple[int, ...]
+    seeds: tuple[int, ...]
+    src_mac: str
+    dst_mac: str
+
+    @classmethod
+    def of(
+        cls, profile: Profile, frame_size: FrameSize, direction: int, src_mac: str, dst_mac: str
+    ) -> _Direction:
+        """Check the frame size, direction, MACs and fields' ranges (ProfileError names them)."""
+        profile.check_frame_size(frame_size)
+        headers = profile.directions[check_direction(direction)]
+        src_mac = _check_mac("source MAC", src_mac)
+        dst_mac = _check_mac("destination MAC", dst_mac)
+        layout = FrameLayout.of(headers)
+        bases = []
+        for vary in headers.vary:
+            base = base_value(headers, vary.field, src_mac, dst_mac)
+            try:
+                check_range(layout, vary, base)
+            except ProfileError as exc:
+                raise ProfileError(f"profile {profile.name} direction {direction}: {exc}") from exc
+            bases.append(base)
+        seeds = tuple(random_seed(direction, i) for i in range(len(headers.vary)))
+        regions = tuple(_regions(headers, layout))
+        return cls(
+            profile, direction, headers, layout, regions, tuple(bases), seeds, src_mac, dst_mac
+        )
+
+    def template(self, size: int) -> _Template:
+        """The template of ``size`` B (incl. FCS)."""
+        return _template(self.headers, size, self.direction, self.src_mac, self.dst_mac)
+
+    def values(self, flow: int) -> list[int]:
+        """The varied fields' values in frame ``flow``."""
+        return [
+            base + value_index(v, flow, seed) * v.step
+            for v, base, seed in zip(self.headers.vary, self.bases, self.seeds, strict=True)
+        ]
+
+    def frame(self, template: _Template, flow: int) -> bytes:
+        """Frame ``flow`` from ``template``."""
+        return _patch(template, self.layout, self.regions, self.values(flow), flow)
+
+
 def build_frames(
     profile: Profile, frame_size: FrameSize, direction: int, src_mac: str, dst_mac: str
 ) -> list[bytes]:
@@ -264,38 +318,26 @@ def build_frames(
     frame size below the profile's minimum, a bad direction, MAC address,
     or a field whose values do not fit it.
     """
-    profile.check_frame_size(frame_size)
+    built = _Direction.of(profile, frame_size, direction, src_mac, dst_mac)
     sizes = frame_sizes(frame_size)
-    headers = profile.directions[check_direction(direction)]
-    src_mac = _check_mac("source MAC", src_mac)
-    dst_mac = _check_mac("destination MAC", dst_mac)
-    layout = FrameLayout.of(headers)
-    bases = []
-    for vary in headers.vary:
-        base = base_value(headers, vary.field, src_mac, dst_mac)
-        try:
-            check_range(layout, vary, base)
-        except ProfileError as exc:
-            raise ProfileError(f"profile {profile.name} direction {direction}: {exc}") from exc
-        bases.append(base)
-    templates = {size: _template(headers, size, direction, src_mac, dst_mac) for size in set(sizes)}
-    regions = _regions(headers, layout)
-    seeds = [random_seed(direction, i) for i in range(len(headers.vary))]
-    flow_list = sampled_frames(headers, frame_size)
-    values = [
-        [
-            base + value_index(v, k, seed) * v.step
-            for v, base, seed in zip(headers.vary, bases, seeds, strict=True)
-        ]
-        for k in flow_list
-    ]
+    templates = {size: built.template(size) for size in set(sizes)}
+    flow_list = sampled_frames(built.headers, frame_size)
     count = math.lcm(len(flow_list), len(sizes))
-    out: list[bytes] = []
-    for j in range(count):
-        n = j % len(flow_list)
-        template = templates[sizes[j % len(sizes)]]
-        out.append(_patch(template, layout, regions, values[n], flow_list[n]))
-    return out
+    return [
+        built.frame(templates[sizes[j % len(sizes)]], flow_list[j % len(flow_list)])
+        for j in range(count)
+    ]
+
+
+def first_frames(
+    profile: Profile, frame_size: FrameSize, direction: int, src_mac: str, dst_mac: str
+) -> dict[int, bytes]:
+    """Frame 0 (flow 0) of ``direction`` at each size of ``frame_size`` [B incl. FCS -> frame].
+
+    What a TG with a field engine starts from; checks as ``build_frames``.
+    """
+    built = _Direction.of(profile, frame_size, direction, src_mac, dst_mac)
+    return {size: built.frame(built.template(size), 0) for size in set(frame_sizes(frame_size))}
 
 
 def _payload_offset(frame: bytes) -> int | None:
