@@ -10,10 +10,8 @@ built with it on first use).
 from ndrpdr.profiles.addressing import (
     BENCHMARK_RANGE,
     DIRECTION_PREFIXES,
+    DIRECTION_PREFIXES6,
     MAX_FLOWS,
-    Flow,
-    flow,
-    flows,
 )
 from ndrpdr.profiles.cost import PacketCost
 from ndrpdr.profiles.errors import ProfileError
@@ -49,6 +47,7 @@ __all__ = [
     "ANY_HOST_INTERNAL",
     "BENCHMARK_RANGE",
     "DIRECTION_PREFIXES",
+    "DIRECTION_PREFIXES6",
     "FCS_SIZE",
     "IMIX",
     "IMIX_MIX",
@@ -59,7 +58,6 @@ __all__ = [
     "MAX_SAMPLE_FRAMES",
     "MIN_FRAME_SIZE",
     "FieldName",
-    "Flow",
     "FrameLayout",
     "FrameSize",
     "Headers",
@@ -74,8 +72,6 @@ __all__ = [
     "bandwidth_bps",
     "build_frames",
     "first_frames",
-    "flow",
-    "flows",
     "frame_count",
     "frame_size_label",
     "frame_sizes",
