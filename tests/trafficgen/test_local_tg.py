@@ -103,7 +103,11 @@ def generator(
 
 @pytest.mark.parametrize(
     ("family", "frame_size", "ethertype"),
-    [("ethip6-ip6base", 78, 0x86DD), ("dot1q-l2bdbasemaclrn", 64, 0x8100)],
+    [
+        ("ethip6-ip6base", 78, 0x86DD),
+        ("dot1q-l2bdbasemaclrn", 64, 0x8100),
+        ("dot1q-l2bdbasemaclrn", 1518, 0x8100),  # the tag fits the veths' MTU 1500
+    ],
 )
 def test_non_udp_frames_are_sent_and_counted(
     testbeds: TestbedFactory, family: str, frame_size: int, ethertype: int
