@@ -219,6 +219,14 @@ def test_big_frames_are_capped_by_bytes() -> None:
     assert imix % 12 == 0 and imix <= MAX_SAMPLE_FRAMES
 
 
+def test_imix_lists_are_capped_by_bytes_too() -> None:
+    headers = Headers(4, "198.18.0.1", "198.18.1.1", "udp", vary=(Vary("udp.sport", 64511),))
+    assert sample_size(headers, 64) == 64511  # every flow at a fixed size
+    flows = sampled_frames(headers, IMIX)  # lcm(64511, 12) frames would be 270 MB
+    assert len(flows) % 12 == 0 and len(set(flows)) == len(flows) >= 60_000
+    assert len(flows) * 354 <= MAX_SAMPLE_BYTES
+
+
 def test_minimum_frame_sizes() -> None:
     assert get_profile("ethip4-ip4base").min_frame_size_b == 64
     assert get_profile("dot1q-l2bdbasemaclrn").min_frame_size_b == 64

@@ -19,8 +19,8 @@ distinct frames.
 
 Which frames, in which order (``frame_count``, ``sampled_frames``):
 
-- up to ``MAX_SAMPLE_FRAMES`` flows (and ``MAX_SAMPLE_BYTES`` of frames)
-  every flow once, flow 0 first; more flows (CSIT's 1M-destination
+- up to ``MAX_SAMPLE_FRAMES`` flows (and ``MAX_SAMPLE_BYTES`` of frames,
+  IMIX's whole list) every flow once, flow 0 first; more flows (CSIT's 1M-destination
   families) are sampled: flows ``j * stride mod flows`` for the allowed
   number *n* of frames, ``stride`` the smallest integer >= flows / n that
   shares no factor with the flow count or any field's count or period, so
@@ -90,9 +90,10 @@ def sample_size(headers: Headers, frame_size: FrameSize) -> int:
     flows = headers.flows
     average = sum(sizes) / len(sizes)
     cap = min(MAX_SAMPLE_FRAMES, int(MAX_SAMPLE_BYTES // average))
-    if flows <= cap:
+    if flows <= cap and math.lcm(flows, len(sizes)) * average <= MAX_SAMPLE_BYTES:
         return flows
-    return cap - cap % len(sizes)  # IMIX: a multiple of 12, so the list is n frames
+    count = min(flows, cap)
+    return count - count % len(sizes)  # IMIX: a multiple of 12, so the list is n frames
 
 
 def _stride(headers: Headers, count: int) -> int:
