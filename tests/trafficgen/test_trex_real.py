@@ -454,9 +454,13 @@ def test_a_killed_server_is_restarted_once_by_the_health_check(bed: Bed) -> None
 
 #: Captures frames on one interface of a namespace (run there by ``ip netns exec``):
 #: argv interface, seconds, output file; writes 4-byte big-endian lengths and frames.
+#: A VLAN tag the kernel took off (veth's receive offload) is put back from
+#: PACKET_AUXDATA, so frames are as they were on the wire.
 _CAPTURE = """
-import socket, sys, time
+import socket, struct, sys, time
+SOL_PACKET, PACKET_AUXDATA, TP_STATUS_VLAN_VALID = 263, 8, 0x10
 sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+sock.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
 sock.bind((sys.argv[1], 0))
 sock.settimeout(0.2)
 end = time.monotonic() + float(sys.argv[2])
@@ -464,11 +468,18 @@ with open(sys.argv[3], "wb") as out:
     print("ready", flush=True)
     while time.monotonic() < end:
         try:
-            data, meta = sock.recvfrom(65535)
+            data, ancillary, _, meta = sock.recvmsg(65535, 64)
         except TimeoutError:
             continue
-        if meta[2] != socket.PACKET_OUTGOING:
-            out.write(len(data).to_bytes(4, "big") + data)
+        if meta[2] == socket.PACKET_OUTGOING:
+            continue
+        for level, kind, aux in ancillary:
+            if (level, kind) == (SOL_PACKET, PACKET_AUXDATA):
+                status, _, _, _, _, tci, tpid = struct.unpack("IIIHHHH", aux[:20])
+                if status & TP_STATUS_VLAN_VALID:
+                    tag = struct.pack("!HH", tpid or 0x8100, tci)
+                    data = data[:12] + tag + data[12:]
+        out.write(len(data).to_bytes(4, "big") + data)
 """
 
 
@@ -554,6 +565,17 @@ def test_trexs_random_fields_stay_in_their_range(bed: Bed) -> None:
     assert all(base <= d < base + 10_000 for d in destinations)
     assert len(set(destinations)) > 0.8 * len(destinations)  # drawn, not walked in order
     assert destinations != sorted(destinations)
+
+
+def test_trexs_dot1q_frames_carry_vlan_100_and_random_hosts(bed: Bed) -> None:
+    got = captured(bed, "dot1q-l2bdbasemaclrn", 1500)
+    assert len(got) >= 1000
+    assert {f[12:16] for f in got} == {bytes.fromhex("81000064")}  # 802.1Q, VLAN 100
+    hosts = [(f[18 + 15], f[18 + 19]) for f in got]  # the last bytes of IPv4 src and dst
+    assert {f[18 + 12 : 18 + 15] for f in got} == {bytes([198, 18, 0])}
+    assert {f[18 + 16 : 18 + 19] for f in got} == {bytes([198, 18, 1])}
+    assert all(1 <= s <= 254 and 1 <= d <= 254 for s, d in hosts)
+    assert len(set(hosts)) > 0.8 * len(hosts)  # both drawn, independently
 
 
 def test_after_close_nothing_of_the_run_is_left(bed: Bed) -> None:
