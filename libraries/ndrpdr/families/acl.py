@@ -8,8 +8,9 @@ once per 10 frames through 1000 values each (1001-2000 and 2001-3000,
 swapped in direction 1), as the tuple generators of CSIT's profile (the
 address moves first, the port when it wraps): 10k flows per direction.
 The DUT routes IPv4 and applies an ACL of 50 rules on its input
-(``iacl``) or output (``oacl``) interfaces, the traffic hitting the last, permitting one, stateful (``sf``:
-permit+reflect, sessions) or stateless (``sl``).
+(``iacl``) or output (``oacl``) interfaces, the traffic hitting the last,
+permitting one, stateful (``sf``: permit+reflect, sessions) or stateless
+(``sl``).
 
 ``ethip4-ip4base-iacldstbase`` / ``ethip6-ip6base-iacldstbase``: the
 base IPv4 / IPv6 traffic, the DUT's input classifier matching the
