@@ -3,12 +3,14 @@
 ``ethip4udp-ip4base-{i,o}acl50{sf,sl}-10kflows`` (CSIT's
 ``trex-stl-ethip4udp-10u1000p-conc``): Ethernet/IPv4/UDP; each direction
 walks 10 source and 10 destination addresses (hosts .2 to .11 of the two
-prefixes) each held for 1000 frames, while the UDP source and destination
-ports step through 1000 values each (1001-2000 and 2001-3000, swapped in
-direction 1): 10k flows per direction. The DUT routes IPv4 and applies an
-ACL of 50 rules on its input (``iacl``) or output (``oacl``) interfaces,
-the traffic hitting the last, permitting one, stateful (``sf``:
-permit+reflect, sessions) or stateless (``sl``).
+prefixes) frame by frame, and the UDP source and destination ports step
+once per 10 frames through 1000 values each (1001-2000 and 2001-3000,
+swapped in direction 1), as the tuple generators of CSIT's profile (the
+address moves first, the port when it wraps): 10k flows per direction.
+The DUT routes IPv4 and applies an ACL of 50 rules on its input
+(``iacl``) or output (``oacl``) interfaces, the traffic hitting the last,
+permitting one, stateful (``sf``: permit+reflect, sessions) or stateless
+(``sl``).
 
 ``ethip4-ip4base-iacldstbase`` / ``ethip6-ip6base-iacldstbase``: the
 base IPv4 / IPv6 traffic, the DUT's input classifier matching the
@@ -34,10 +36,10 @@ def _flows10k(direction: int) -> Headers:
     return Headers(
         4, src, dst, "udp", sport=sport, dport=dport,
         vary=(
-            Vary("ip.src", 10, every=1000),
-            Vary("ip.dst", 10, every=1000),
-            Vary("udp.sport", 1000),
-            Vary("udp.dport", 1000),
+            Vary("ip.src", 10),
+            Vary("ip.dst", 10),
+            Vary("udp.sport", 1000, every=10),
+            Vary("udp.dport", 1000, every=10),
         ),
     )  # fmt: skip
 

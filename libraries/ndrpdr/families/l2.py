@@ -4,8 +4,19 @@
 ``dot1q-l2bdbasemaclrn`` send CSIT's ``trex-stl-ethip4-ip4src254``:
 Ethernet/IPv4 (proto 61), each direction from 254 sources (host .1 to .254
 of its prefix, ``inc``) to host .1 of the other; frames are addressed to
-the far TG port's MAC. ``dot1q-l2bdbasemaclrn`` puts 802.1Q sub-interfaces
-on the DUT's ports (the DUT pushes and pops the tag).
+the far TG port's MAC.
+
+``dot1q-l2bdbasemaclrn`` sends CSIT's 2-node profile
+``trex-stl-dot1qip4-vlan1ip4src254ip4dst254``: Ethernet/802.1Q/IPv4
+(proto 61), direction 0 tagged VLAN 100, direction 1 VLAN 200 (CSIT's
+VLAN = port number x 100), source and destination hosts .1 to .254 of the
+two prefixes each drawn at random (seeded, repeatable). So the DUT's port
+facing TG port 1 carries VLAN 100 and the one facing TG port 2 VLAN 200:
+each gets a sub-interface of that VLAN with tag rewrite pop-1, both in one
+bridge domain (tags popped on ingress, pushed on egress). CSIT's 3-node
+variant sends untagged frames and tags only the DUT1-DUT2 link; a family
+has one traffic, so here both chains send the tagged frames (on 3-node
+DUT1's first and DUT2's last port carry the sub-interfaces).
 
 ``eth-l2bdscale10kmaclrn`` / ``-1mmaclrn`` (CSIT's
 ``trex-stl-ethip4-macsrc5kdst5k`` / ``-macsrc500kdst500k``): source and
@@ -19,7 +30,7 @@ bridge some 30 % below l2xc and 1M MACs about half of it; magnitudes.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import cost, setup, src_range_traffic
+from ndrpdr.families.build import cost, direction_hosts, setup, src_range_traffic
 from ndrpdr.families.model import Family
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, PacketCost, Profile, Vary
 
@@ -63,6 +74,15 @@ def _mac_scale(macs_per_direction: int) -> tuple[Headers, Headers]:
     )
 
 
+def _dot1q_traffic() -> tuple[Headers, Headers]:
+    def one(direction: int, vlan: int) -> Headers:
+        src, dst = direction_hosts(4, direction, 1)
+        vary = (Vary("ip.src", 254, "random"), Vary("ip.dst", 254, "random"))
+        return Headers(4, src, dst, ANY_HOST_INTERNAL, vlan=vlan, vary=vary)
+
+    return one(0, 100), one(1, 200)
+
+
 FAMILIES = [
     _family(
         "eth-l2xcbase",
@@ -86,9 +106,10 @@ FAMILIES = [
     _family(
         "dot1q-l2bdbasemaclrn",
         ("DOT1Q", "L2BDMACLRN", "BASE", "L2BDBASE"),
-        "Ethernet/IPv4 (proto 61), 254 flows per direction, DUT bridges 802.1Q "
-        "sub-interfaces with MAC learning",
+        "Ethernet/802.1Q (VLAN 100 and 200)/IPv4 (proto 61), 254 random sources and "
+        "destinations per direction, DUT bridges 802.1Q sub-interfaces with MAC learning",
         cost(170.0, "eth-l2bdbasemaclrn plus a VLAN tag pushed and popped"),
+        _dot1q_traffic(),
     ),
     _family(
         "eth-l2bdscale10kmaclrn",
