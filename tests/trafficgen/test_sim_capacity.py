@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ndrpdr.dut.sim import modelled
-from ndrpdr.families import get_family
+from ndrpdr.families import all_families, get_family
 from ndrpdr.profiles import IMIX, PacketCost, Profile
 from ndrpdr.profiles.cost import SIM_CORE_HZ
 from ndrpdr.profiles.errors import ProfileError
@@ -166,3 +166,12 @@ def test_the_dut_node_remembers_what_was_modelled(sim: Topology) -> None:
     SimTrafficGenerator(sim)  # a TG without a profile: the next telemetry says "drawn"
     again = modelled(sim.duts[0])
     assert again is not None and again.capacity is None
+
+
+@pytest.mark.parametrize("family", [f.id for f in all_families()])
+def test_every_family_scales_with_cores_and_frame_size(family: str) -> None:
+    cost = get_family(family).profile.cost
+    one, two, four = (cost.capacity_pps(64, n) for n in (1, 2, 4))
+    assert one < two < four < 4 * one, family
+    assert cost.capacity_pps(1518, 1) <= one  # a bigger frame never costs less
+    assert cost.capacity_pps(average_frame_size(IMIX), 1) <= one
