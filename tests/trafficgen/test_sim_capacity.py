@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ndrpdr.dut.sim import modelled
+from ndrpdr.dut.sim import SimDutDriver, modelled
 from ndrpdr.families import all_families, get_family
 from ndrpdr.profiles import IMIX, PacketCost, Profile
 from ndrpdr.profiles.cost import SIM_CORE_HZ
@@ -175,3 +175,18 @@ def test_every_family_scales_with_cores_and_frame_size(family: str) -> None:
     assert one < two < four < 4 * one, family
     assert cost.capacity_pps(1518, 1) <= one  # a bigger frame never costs less
     assert cost.capacity_pps(average_frame_size(IMIX), 1) <= one
+
+
+def test_the_sim_dut_telemetry_before_and_after_a_tg() -> None:
+    topology = load_topology(TOPOLOGIES / "sim.yaml")  # its own node objects
+    dut = SimDutDriver(topology.duts[0])
+    before = dut.telemetry()
+    assert (before["family"], before["cores"]) == ("-", "-")
+    assert before["capacity"].startswith("not modelled yet")
+    tg = SimTrafficGenerator(topology, "IMIX", profile=IPSEC, cores=4)
+    after = dut.telemetry()["capacity"]
+    capacity = tg.capacities[0]
+    assert capacity is not None
+    mpps = capacity.capacity_pps / 1e6
+    assert after.startswith(f"{IPSEC.name} IMIX B 4 core(s): {mpps:.4f} Mpps")
+    assert after.endswith(repr(tg.model))
