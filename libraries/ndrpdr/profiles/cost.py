@@ -14,11 +14,11 @@ TG's and the links' limits (a 10GE port carries 14.88 Mpps of 64 B frames).
 
 What the figures rest on
 ------------------------
-* From FD.io CSIT's repository (``/tmp/csit_facts.md``): its perf suites
-  run every family at 64 B (78 B for IPv6), 1518 B, 9000 B and IMIX on 1, 2
-  and 4 physical cores; NDR and PDR are aggregate over both directions;
-  a 10GE X710 port caps a test at 2 x 14.88 Mpps at 64 B. CSIT's repository
-  publishes no per-family throughput figures.
+* From FD.io CSIT's repository (its suite generator, suites and docs): its
+  perf suites run every family at 64 B (78 B for IPv6), 1518 B, 9000 B and
+  IMIX on 1, 2 and 4 physical cores; NDR and PDR are aggregate over both
+  directions; MRR on 10GE is capped at 2 x 14.88 Mpps at 64 B. The
+  repository itself publishes no per-family throughput figures.
 * General knowledge of CSIT's published trending and report graphs (not
   from its repository, so to be read as magnitudes, not measurements): one
   2.x GHz Xeon core running VPP forwards 64 B ``ethip4-ip4base`` at about
