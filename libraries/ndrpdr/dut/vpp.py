@@ -58,9 +58,12 @@ from ndrpdr.dut.ports import check_ports_exist
 from ndrpdr.dut.processlog import LOG_TAIL_LINES, bounded_log, log_tail
 from ndrpdr.dut.vpp_config import (
     VppOptions,
-    forwarding_commands,
     cli_error,
+    family_plugins,
+    forwarding_commands,
+    interface_name,
     parse_options,
+    plugin_file,
     startup_conf,
     uio_driver,
 )
@@ -121,6 +124,10 @@ class VppDriver:
         self._config: DutTestConfig | None = None
         self._conf_text = ""
         self._commands: list[str] = []
+        #: What the family's set-up leaves that outlives the interfaces (run before they go).
+        self._undo: list[str] = []
+        #: The last set-up: (vppctl commands, seconds they took), for telemetry.
+        self._setup_time: tuple[int, float] | None = None
         self._running = False
         self._applied = False
         self._process: BackgroundProcess | None = None
@@ -195,7 +202,9 @@ class VppDriver:
             check_ports_exist(self._steps, config.ports)
         else:
             text = startup_conf(self._node, config, self.options)
+            names = [interface_name(port) for port in config.ports]
             commands = forwarding_commands(config)
+        undo = _undo_commands(config, names)
         keep = False
         if self._paths is not None and self._running:
             if not self._alive_now():  # it died since the last test: once more, saying so
@@ -204,11 +213,12 @@ class VppDriver:
                 keep = text == self._conf_text
         if keep:
             self._remove_interfaces("configure")
-            self._config, self._commands = config, commands
+            self._config, self._commands, self._undo = config, commands, undo
             self._ready()
             return
         self._write_startup_conf(text)
         self._config, self._conf_text, self._commands = config, text, commands
+        self._undo = undo
         if self._running:
             self._restart()
             self._ready()
@@ -303,6 +313,9 @@ class VppDriver:
         out: dict[str, str] = {"state": self._state()}
         if self.notes:
             out["notes"] = "\n".join(self.notes)
+        if self._setup_time is not None:
+            count, seconds = self._setup_time
+            out["setup_time"] = f"{count} vppctl commands in {seconds:.3f} s"
         if self._running and (self._paths is None or self._alive_now()):
             for name, command in TELEMETRY_COMMANDS:
                 out[name] = bounded_log(self._steps.text(self._vppctl_argv(command)))
@@ -415,6 +428,8 @@ class VppDriver:
         if config is None or not self._applied:
             return
         self._applied = False
+        for command in self._undo:
+            self._vppctl(f"{step}: undo the family's set-up", command)
         for command in vpp_afpacket.delete_commands(config, self.options.port_kind):
             self._vppctl(f"{step}: remove the test's interfaces", command)
         self._xdp_off(step)
@@ -482,11 +497,42 @@ class VppDriver:
         )
 
     def _apply(self) -> None:
-        """Run the forwarding commands, one vppctl call each; the first failure raises."""
+        """Check the family's plugins, then run the forwarding commands, one vppctl call each.
+
+        The first failure raises; the time the commands took goes to telemetry.
+        """
         assert self._config is not None
-        step = f"set up {self._config.mode}"
+        family = self._config.family
+        step = f"set up {self._config.mode if family is None else family.family}"
+        self._check_plugins(step)
+        start = self._clock()
         for command in self._commands:
             self._vppctl(step, command)
+        self._setup_time = (len(self._commands), self._clock() - start)
+
+    def _check_plugins(self, step: str) -> None:
+        """DutError naming the family and each plugin it needs that this VPP has not loaded."""
+        assert self._config is not None
+        needed = family_plugins(self._config)
+        if not needed:
+            return
+        listed = self._vppctl(step, "show plugins")
+        missing = [name for name in needed if f" {plugin_file(name)} " not in f" {listed} "]
+        if not missing:
+            return
+        family = self._config.family
+        assert family is not None
+        where = ""
+        for line in listed.splitlines():
+            if "Plugin path is:" in line:
+                where = line.split("Plugin path is:", 1)[1].split(",")[0].strip()
+        files = ", ".join(str(plugin_file(name)) for name in missing)
+        raise self._steps.error(
+            step,
+            f"family {family.family} needs the VPP plugin(s) {', '.join(missing)} ({files}), "
+            f"which this VPP has not loaded: install {files} in its plugin directory"
+            f"{f' ({where})' if where else ''} and check startup.conf enables it",
+        )
 
     # -- helpers -------------------------------------------------------------------
     def _end(self, process: BackgroundProcess) -> None:
@@ -554,6 +600,14 @@ class VppDriver:
         else:
             doing = f", {config.mode} with {config.cores} worker core(s)"
         return f"vpp ({how}): running{alive}{doing}"
+
+
+def _undo_commands(config: DutTestConfig, names: list[str]) -> list[str]:
+    """The family's lines that remove what outlives the interfaces (none without a family)."""
+    family = config.family
+    if family is None or family.vpp is None:
+        return []
+    return family.vpp.undo_commands(config, (names[0], names[1]))
 
 
 def _describe(result: CommandResult) -> str:
