@@ -44,9 +44,6 @@ DISTINCT = 32
 BURST_PPS = 6000
 #: Frame size without FCS [B] (64 B frames).
 FRAME_B = 60
-#: VPP sends one MLDv2 report from each port within a second of enabling IPv6 on it (its
-#: ip6-mld-process polls once a second); the bursts wait for it [s].
-MLD_SETTLE_S = 2.0
 
 
 @pytest.fixture(scope="module")
@@ -79,9 +76,7 @@ def set_up(vpp: VppDriver, bed: Bed, family: Family) -> DutTestConfig:
     vpp.stop()
     vpp.configure(config)
     vpp.start()
-    vpp.health_check()
-    if any(h.ip_version == 6 for h in family.profile.directions):
-        time.sleep(MLD_SETTLE_S)  # VPP's one MLDv2 report per port must not count as traffic
+    vpp.health_check()  # IPv6: waits out VPP's MLDv2 reports (VppCommands.settle_s)
     return config
 
 

@@ -7,7 +7,13 @@ the node. ``start`` (re)starts VPP: ``systemctl restart <unit>``
 as a background process of the node access (``service: direct``).
 ``health_check`` waits, up to ``options.start_timeout_s``, until
 ``vppctl show version`` answers; after each start it then sets up the
-forwarding with one vppctl call per command. ``stop`` stops the service
+forwarding with one vppctl call per command: the test family's set-up
+(``ndrpdr.families``; first ``show plugins`` must list every plugin the
+family needs, else a DutError names the family and the plugin: VPP itself
+ignores a plugin file it cannot find), or without a family the basic
+ip4base / l2xc set-up. The time the set-up took is in telemetry
+(``setup_time``); a family whose set-up makes VPP send frames of its own
+(IPv6: MLD reports) is waited for (``settle_s``). ``stop`` stops the service
 (or ends the process) and restores nothing else: startup.conf stays as
 written. ``telemetry`` keeps the texts of ``show runtime``, ``show
 errors``, ``show interface`` and ``show hardware``, the end of VPP's log
@@ -30,7 +36,9 @@ every test of the suite: ``start`` starts it once (again only when the
 test's startup.conf differs, or once more, with a warning holding its log
 tail, when it died), ``stop`` deletes the test's af_packet interfaces
 (and with them its addresses, neighbours, routes, cross-connects) but
-leaves VPP running, and ``close`` (the testbed's teardown) stops it by PID
+leaves VPP running (the family's ``undo_commands`` run first: ACLs,
+classify tables, bridge domains, host routes would outlive the
+interfaces), and ``close`` (the testbed's teardown) stops it by PID
 and removes the run directory, its shared-memory API segment and the
 kernel hands-off of the ports (``KernelHandsOff``: the node's kernel must
 not forward what VPP forwards). Each test begins with VPP's counters
@@ -500,6 +508,7 @@ class VppDriver:
         """Check the family's plugins, then run the forwarding commands, one vppctl call each.
 
         The first failure raises; the time the commands took goes to telemetry.
+        Then wait the family's ``settle_s`` (frames VPP sends of its own).
         """
         assert self._config is not None
         family = self._config.family
@@ -509,6 +518,9 @@ class VppDriver:
         for command in self._commands:
             self._vppctl(step, command)
         self._setup_time = (len(self._commands), self._clock() - start)
+        settle_s = 0.0 if family is None or family.vpp is None else family.vpp.settle_s
+        if settle_s > 0:  # frames VPP sends of its own after the set-up (IPv6: MLD reports)
+            self._sleep(settle_s)
 
     def _check_plugins(self, step: str) -> None:
         """DutError naming the family and each plugin it needs that this VPP has not loaded."""

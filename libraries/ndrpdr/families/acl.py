@@ -26,6 +26,7 @@ from ndrpdr.families.ip4 import IP4BASE_COST
 from ndrpdr.families.ip6 import IP6BASE_COST
 from ndrpdr.families.model import Family
 from ndrpdr.families.vppacl import Acl50, ClassifyDst
+from ndrpdr.families.vppip import MLD_SETTLE_S
 from ndrpdr.profiles import Headers, PacketCost, Profile, Vary
 
 
@@ -100,7 +101,12 @@ def _dstbase(ip_version: int, packet_cost: PacketCost) -> Family:
         ),
         setup=setup(
             family,
-            vpp=VppCommands((), classify.commands, classify.undo),
+            vpp=VppCommands(
+                (),
+                classify.commands,
+                classify.undo,
+                settle_s=MLD_SETTLE_S if ip_version == 6 else 0.0,
+            ),
             reasons=_reasons(family),
         ),
     )

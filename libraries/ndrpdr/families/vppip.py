@@ -20,6 +20,11 @@ IPv6: an address enables IPv6 on the interface; router advertisements are
 suppressed (``ip6 nd <if> ra-suppress``), as CSIT does, so that the DUT
 sends the TG nothing but the forwarded frames.
 
+VPP also sends one MLDv2 report from each port within a second of
+enabling IPv6 on it (its ip6-mld-process polls once a second; no CLI turns
+it off): IPv6 set-ups ask the driver to wait ``MLD_SETTLE_S`` before
+traffic, so that a TG counting frames on its ports does not count it.
+
 Direction *d* enters ``ports[d]`` and leaves ``ports[1 - d]``.
 """
 
@@ -33,6 +38,9 @@ from ndrpdr.dut import vpp_config
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.families.model import FamilyDefinitionError
 from ndrpdr.profiles import Headers
+
+#: How long after an IPv6 set-up VPP may still send its MLDv2 reports [s].
+MLD_SETTLE_S = 2.0
 
 
 def ip4_base(config: DutTestConfig, names: tuple[str, str]) -> list[str]:
