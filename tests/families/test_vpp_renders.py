@@ -100,7 +100,18 @@ def test_ip4base_routes_each_direction_prefix_via_the_tg(plan2: DutTestConfig) -
         assert f"set interface ip address {name} {port.ip4_address}" in commands
         assert f"set ip neighbor {name} {port.peer_ip4} {port.peer_mac} static" in commands
         assert f"ip route add {port.routed_prefix} via {port.peer_ip4} {name}" in commands
-    assert undo == []
+    assert undo == [line.replace(" add ", " del ", 1) for line in commands if "ip route" in line]
+
+
+def test_every_route_a_family_adds_its_undo_deletes(plan2: DutTestConfig) -> None:
+    """Routes outlive deleted interfaces in VPP and would take the next test's frames astray."""
+    for family_id in TWO_NODE:
+        commands, undo = render(get_family(family_id), plan2)
+        added = [line for line in commands if line.startswith("ip route add ")]
+        deleted = [line for line in undo if line.startswith("ip route del ")]
+        assert sorted(deleted) == sorted(line.replace(" add ", " del ", 1) for line in added), (
+            family_id
+        )
 
 
 def _destinations(headers: Headers) -> tuple[str, int]:
@@ -133,7 +144,7 @@ def test_scale_families_add_a_host_route_per_destination_via_the_egress_peer(
         assert (
             line == f"ip route add count {count} {first}/{length} via {via} {NAMES[1 - direction]}"
         )
-    assert undo == [line.replace("ip route add ", "ip route del ", 1) for line in counted]
+    assert undo[:2] == [line.replace("ip route add ", "ip route del ", 1) for line in counted]
     total = sum(int(line.split()[4]) for line in counted)
     assert total == 2 * per_direction
 
@@ -243,7 +254,7 @@ def test_acl50_has_50_misses_then_the_action_for_both_directions(
     applied = [f"set acl-plugin interface {name} {where} acl 0" for name in NAMES]
     assert commands[-2:] == applied
     assert commands.index(acl) < commands.index(applied[0])
-    assert undo == [f"{line} del" for line in applied] + ["delete acl-plugin acl index 0"]
+    assert undo[:3] == [f"{line} del" for line in applied] + ["delete acl-plugin acl index 0"]
 
 
 def test_acl50_on_3_nodes_only_dut1_filters(plan3: tuple[DutTestConfig, DutTestConfig]) -> None:
@@ -251,7 +262,8 @@ def test_acl50_on_3_nodes_only_dut1_filters(plan3: tuple[DutTestConfig, DutTestC
     first, first_undo = render(family, plan3[0])
     second, second_undo = render(family, plan3[1])
     assert any("acl-plugin" in line for line in first) and first_undo
-    assert not any("acl-plugin" in line for line in second) and second_undo == []
+    assert not any("acl-plugin" in line for line in second)
+    assert all(line.startswith("ip route del ") for line in second_undo)
     assert any(line.startswith("ip route add") for line in second)
 
 
@@ -278,7 +290,7 @@ def test_iacldstbase_classifies_each_direction_destination_on_input(
         assert ipaddress.ip_address(headers.dst) in ipaddress.ip_network(f"{network}/{length}")
     tables = [f"set interface input acl intfc {name} ip{version}-table 0" for name in NAMES]
     assert commands[-2:] == tables
-    assert undo == [f"{line} del" for line in tables] + ["classify table table 0 del"]
+    assert undo[:3] == [f"{line} del" for line in tables] + ["classify table table 0 del"]
 
 
 def test_iacldstbase_on_3_nodes_classifies_on_the_tg_ports(

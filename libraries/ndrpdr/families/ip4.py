@@ -95,7 +95,7 @@ FAMILIES = [
         setup=setup(
             _BASE,
             _BASIC_DRIVERS,
-            vpp=VppCommands((), vppip.ip4_base),
+            vpp=VppCommands((), vppip.ip4_base, vppip.ip4_base_undo),
         ),
     ),
     _scale(20_000, "20k", "inc", 160.0),

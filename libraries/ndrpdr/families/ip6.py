@@ -80,7 +80,7 @@ FAMILIES = [
         "Ethernet/IPv6, 253 flows per direction, DUT routes IPv6",
         src_range_traffic(6, 2, 253, l4=_NO_NEXT_HEADER),
         IP6BASE_COST,
-        VppCommands((), vppip.ip6_base, settle_s=vppip.MLD_SETTLE_S),
+        VppCommands((), vppip.ip6_base, vppip.ip6_base_undo, settle_s=vppip.MLD_SETTLE_S),
     ),
     _scale(20_000, "20k", "inc", 195.0),
     _scale(20_000, "20k", "random", 210.0),

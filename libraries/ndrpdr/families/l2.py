@@ -85,8 +85,7 @@ def _family(family: str, tags: tuple[str, ...], text: str, packet_cost: PacketCo
 def _mac_scale(macs_per_direction: int) -> tuple[Headers, Headers]:
     def one(src_mac: str, dst_mac: str, src: str, dst: str) -> Headers:
         vary = tuple(
-            Vary(name, macs_per_direction)
-            for name in ("eth.src", "eth.dst", "ip.src", "ip.dst")
+            Vary(name, macs_per_direction) for name in ("eth.src", "eth.dst", "ip.src", "ip.dst")
         )
         return Headers(4, src, dst, ANY_HOST_INTERNAL, eth_src=src_mac, eth_dst=dst_mac, vary=vary)
 

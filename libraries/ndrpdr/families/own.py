@@ -44,7 +44,7 @@ FAMILIES = [
         setup=setup(
             _ID,
             {"linux": "ip4base", "testpmd": "ip4base", "l3fwd": "ip4base", "ovs": "ip4base"},
-            vpp=VppCommands((), vppip.ip4_base),
+            vpp=VppCommands((), vppip.ip4_base, vppip.ip4_base_undo),
         ),
         note="ndrpdr's own multi-flow family (not a CSIT id); flows set per test.",
     )

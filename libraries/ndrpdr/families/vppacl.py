@@ -79,15 +79,17 @@ class Acl50:
         return commands
 
     def undo(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
-        """On DUT1: the ACL off both ports, then deleted."""
+        """On DUT1: the ACL off both ports, then deleted; then the routes deleted."""
+        routes = vppip.ip4_base_undo(config, names)
         if config.position != 0:
-            return []
+            return routes
         return [
             *(
                 f"set acl-plugin interface {name} {self.side} acl {FIRST_INDEX} del"
                 for name in names
             ),
             f"delete acl-plugin acl index {FIRST_INDEX}",
+            *routes,
         ]
 
 
@@ -150,7 +152,7 @@ class ClassifyDst:
         return commands
 
     def undo(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
-        """The input ACLs off, then the table (with its sessions) deleted."""
+        """The input ACLs off, the table (with its sessions) deleted, the routes deleted."""
         ip = f"ip{self.ip_version}"
         return [
             *(
@@ -158,4 +160,5 @@ class ClassifyDst:
                 for side in self.classified(config)
             ),
             f"classify table table {FIRST_INDEX} del",
+            *vppip.base_undo(self.ip_version, config, names),
         ]

@@ -25,6 +25,13 @@ enabling IPv6 on it (its ip6-mld-process polls once a second; no CLI turns
 it off): IPv6 set-ups ask the driver to wait ``MLD_SETTLE_S`` before
 traffic, so that a TG counting frames on its ports does not count it.
 
+Routes outlive the interface they leave by: deleting an af_packet
+interface (a VPP kept for the next test) leaves its routes, with a path
+through its interface index, which VPP gives the next interface it makes
+(often the other port): the next test's routes would then have two paths,
+one through the wrong port, and lose about half the frames. So every set-up
+here deletes its routes in its ``undo`` lines, before the interfaces go.
+
 Direction *d* enters ``ports[d]`` and leaves ``ports[1 - d]``.
 """
 
@@ -46,6 +53,14 @@ MLD_SETTLE_S = 2.0
 def ip4_base(config: DutTestConfig, names: tuple[str, str]) -> list[str]:
     """IPv4 routing of the two direction /24s (``vpp_config.cli_commands`` in ip4base mode)."""
     return vpp_config.cli_commands(dataclasses.replace(config, mode="ip4base"), names)
+
+
+def ip4_base_undo(config: DutTestConfig, names: tuple[str, str]) -> list[str]:
+    """The two prefix routes deleted (see the module docstring)."""
+    return [
+        f"ip route del {port.routed_prefix} via {port.peer_ip4} {name}"
+        for name, port in zip(names, config.ports, strict=True)
+    ]
 
 
 def ip4_links(config: DutTestConfig, names: Sequence[str]) -> list[str]:
@@ -74,6 +89,14 @@ def ip6_links(config: DutTestConfig, names: Sequence[str]) -> list[str]:
         for name, port in pairs
     ]
     return commands
+
+
+def ip6_base_undo(config: DutTestConfig, names: tuple[str, str]) -> list[str]:
+    """The two IPv6 prefix routes deleted (see the module docstring)."""
+    return [
+        f"ip route del {_ip6(port, 'routed_prefix6')} via {_ip6(port, 'peer_ip6')} {name}"
+        for name, port in zip(names, config.ports, strict=True)
+    ]
 
 
 def ip6_base(config: DutTestConfig, names: tuple[str, str]) -> list[str]:
@@ -156,8 +179,13 @@ class ScaleRouting:
         return base + self.routes.add(config, names)
 
     def undo(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
-        """The host routes go (a VPP kept for the next test would carry them on)."""
-        return self.routes.delete(config, names)
+        """The host routes go, then the prefix routes."""
+        return self.routes.delete(config, names) + base_undo(self.routes.ip_version, config, names)
+
+
+def base_undo(ip_version: int, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
+    """``ip4_base_undo`` or ``ip6_base_undo``."""
+    return (ip4_base_undo if ip_version == 4 else ip6_base_undo)(config, names)
 
 
 def _ip6(port: DutPort, field: str) -> str:
