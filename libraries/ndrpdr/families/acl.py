@@ -23,10 +23,12 @@ below its base; magnitudes.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import cost, direction_hosts, setup, src_range_traffic
+from ndrpdr.families.build import VppCommands, cost, direction_hosts, setup, src_range_traffic
 from ndrpdr.families.ip4 import IP4BASE_COST
 from ndrpdr.families.ip6 import IP6BASE_COST
 from ndrpdr.families.model import Family
+from ndrpdr.families.vppacl import Acl50, ClassifyDst
+from ndrpdr.families.vppip import MLD_SETTLE_S
 from ndrpdr.profiles import Headers, PacketCost, Profile, Vary
 
 
@@ -55,6 +57,9 @@ def _acl(side: str, kind: str, cycles: float) -> Family:
     family = f"ethip4udp-ip4base-{side}acl50{kind}-10kflows"
     where = "input" if side == "i" else "output"
     how = "stateful (permit+reflect)" if kind == "sf" else "stateless"
+    acl = Acl50(
+        "permit+reflect" if kind == "sf" else "permit", "input" if side == "i" else "output"
+    )
     return Family(
         id=family,
         tags=(
@@ -75,13 +80,16 @@ def _acl(side: str, kind: str, cycles: float) -> Family:
             directions=(_flows10k(0), _flows10k(1)),
             cost=cost(cycles, f"CSIT 64B-1c {where} ACL-50 {how}: ip4base's 145 cycles x 2.5-4"),
         ),
-        setup=setup(family, reasons=_reasons(family)),
+        setup=setup(
+            family, vpp=VppCommands(("acl",), acl.commands, acl.undo), reasons=_reasons(family)
+        ),
     )
 
 
 def _dstbase(ip_version: int, packet_cost: PacketCost) -> Family:
     family = f"ethip{ip_version}-ip{ip_version}base-iacldstbase"
     l4 = 61 if ip_version == 4 else 59
+    classify = ClassifyDst(4 if ip_version == 4 else 6)
     return Family(
         id=family,
         tags=("ETH", f"IP{ip_version}FWD", "FEATURE", "IACLDST"),
@@ -93,7 +101,16 @@ def _dstbase(ip_version: int, packet_cost: PacketCost) -> Family:
             directions=src_range_traffic(ip_version, 2, 253, l4=l4),
             cost=packet_cost,
         ),
-        setup=setup(family, reasons=_reasons(family)),
+        setup=setup(
+            family,
+            vpp=VppCommands(
+                (),
+                classify.commands,
+                classify.undo,
+                settle_s=MLD_SETTLE_S if ip_version == 6 else 0.0,
+            ),
+            reasons=_reasons(family),
+        ),
     )
 
 

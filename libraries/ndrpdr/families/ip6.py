@@ -18,7 +18,8 @@ half of ip6base; general magnitudes.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import cost, setup, src_range_traffic
+from ndrpdr.families import vppip
+from ndrpdr.families.build import VppCommands, cost, setup, src_range_traffic
 from ndrpdr.families.model import Family
 from ndrpdr.profiles import Headers, Op, PacketCost, Profile, Vary
 
@@ -42,7 +43,7 @@ def _scale_headers(per_direction: int, op: Op) -> tuple[Headers, Headers]:
 
 
 def _family(family: str, tags: tuple[str, ...], text: str, headers: tuple[Headers, Headers],
-            packet_cost: PacketCost) -> Family:  # fmt: skip
+            packet_cost: PacketCost, vpp: VppCommands) -> Family:  # fmt: skip
     return Family(
         id=family,
         tags=tags,
@@ -53,20 +54,23 @@ def _family(family: str, tags: tuple[str, ...], text: str, headers: tuple[Header
             directions=headers,
             cost=packet_cost,
         ),
-        setup=setup(family, reasons=_reasons(family)),
+        setup=setup(family, vpp=vpp, reasons=_reasons(family)),
     )
 
 
 def _scale(routes: int, label: str, op: Op, cycles: float) -> Family:
     family = f"ethip6-ip6scale{label}" + ("-rnd" if op == "random" else "")
     order = "random" if op == "random" else "in order"
+    headers = _scale_headers(routes // 2, op)
+    routing = vppip.ScaleRouting(vppip.HostRoutes(family, headers))
     return _family(
         family,
         ("ETH", "IP6FWD", "SCALE", f"FIB_{label.upper()}"),
         f"Ethernet/IPv6, {routes} host routes, {routes // 2} destinations per direction "
         f"({order}), DUT routes IPv6",
-        _scale_headers(routes // 2, op),
+        headers,
         cost(cycles, f"ethip6-ip6base's 172 cycles plus FIB misses of {routes} routes ({order})"),
+        VppCommands((), routing.commands, routing.undo, settle_s=vppip.MLD_SETTLE_S),
     )
 
 
@@ -77,6 +81,7 @@ FAMILIES = [
         "Ethernet/IPv6, 253 flows per direction, DUT routes IPv6",
         src_range_traffic(6, 2, 253, l4=_NO_NEXT_HEADER),
         IP6BASE_COST,
+        VppCommands((), vppip.ip6_base, vppip.ip6_base_undo, settle_s=vppip.MLD_SETTLE_S),
     ),
     _scale(20_000, "20k", "inc", 195.0),
     _scale(20_000, "20k", "random", 210.0),

@@ -30,16 +30,44 @@ bridge some 30 % below l2xc and 1M MACs about half of it; magnitudes.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import cost, direction_hosts, setup, src_range_traffic
+from collections.abc import Callable
+
+from ndrpdr.dut.base import ForwardingMode
+from ndrpdr.families import vppl2
+from ndrpdr.families.build import VppCommands, cost, direction_hosts, setup, src_range_traffic
 from ndrpdr.families.model import Family
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, PacketCost, Profile, Vary
 
 L2XC_COST = cost(108.0, "CSIT 64B-1c eth-l2xcbase NDR near 24 Mpps on 2.6 GHz cores")
 
 
+#: Makes a family's VPP set-up from its two directions' headers.
+VppFor = Callable[[tuple[Headers, Headers]], VppCommands]
+
+
+def _xc(directions: tuple[Headers, Headers]) -> VppCommands:
+    return VppCommands((), vppl2.l2xc)
+
+
+def _patch(directions: tuple[Headers, Headers]) -> VppCommands:
+    return VppCommands((), vppl2.l2patch, vppl2.l2patch_undo)
+
+
+def _bridge(directions: tuple[Headers, Headers]) -> VppCommands:
+    bridge = vppl2.Bridge(vppl2.source_macs(directions))
+    return VppCommands((), bridge.commands, bridge.undo)
+
+
+def _dot1q(directions: tuple[Headers, Headers]) -> VppCommands:
+    bridge = vppl2.Dot1qBridge(directions)
+    return VppCommands((), bridge.commands, bridge.undo)
+
+
 def _family(family: str, tags: tuple[str, ...], text: str, packet_cost: PacketCost,
-            headers: tuple[Headers, Headers] | None = None,
-            modes: dict[str, str] | None = None) -> Family:  # fmt: skip
+            vpp: VppFor, headers: tuple[Headers, Headers] | None = None,
+            modes: dict[str, ForwardingMode] | None = None) -> Family:  # fmt: skip
+    directions = headers or src_range_traffic(4, 1, 254)
+    chosen: dict[str, ForwardingMode] = {"sim": "l2xc", **(modes or {})}
     reasons = {
         driver: f"the {driver} driver has no {family} set-up (VPP only)"
         for driver in ("linux", "testpmd", "l3fwd", "ovs")
@@ -53,18 +81,22 @@ def _family(family: str, tags: tuple[str, ...], text: str, packet_cost: PacketCo
             name=family,
             description=text,
             layer="L2",
-            directions=headers or src_range_traffic(4, 1, 254),
+            directions=directions,
             cost=packet_cost,
         ),
-        setup=setup(family, {"sim": "l2xc", **(modes or {})}, reasons=reasons),  # type: ignore[dict-item]
+        setup=setup(
+            family,
+            chosen,
+            vpp=vpp(directions),
+            reasons=reasons,
+        ),
     )
 
 
 def _mac_scale(macs_per_direction: int) -> tuple[Headers, Headers]:
     def one(src_mac: str, dst_mac: str, src: str, dst: str) -> Headers:
         vary = tuple(
-            Vary(name, macs_per_direction)  # type: ignore[arg-type]
-            for name in ("eth.src", "eth.dst", "ip.src", "ip.dst")
+            Vary(name, macs_per_direction) for name in ("eth.src", "eth.dst", "ip.src", "ip.dst")
         )
         return Headers(4, src, dst, ANY_HOST_INTERNAL, eth_src=src_mac, eth_dst=dst_mac, vary=vary)
 
@@ -89,6 +121,7 @@ FAMILIES = [
         ("ETH", "L2XCFWD", "BASE", "L2XCBASE"),
         "Ethernet/IPv4 (proto 61), 254 flows per direction, DUT cross-connects its ports",
         L2XC_COST,
+        _xc,
         modes={"linux": "l2xc", "testpmd": "l2xc", "ovs": "l2xc"},
     ),
     _family(
@@ -96,12 +129,14 @@ FAMILIES = [
         ("ETH", "L2PATCH", "BASE"),
         "Ethernet/IPv4 (proto 61), 254 flows per direction, DUT patches its ports",
         cost(98.0, "CSIT 64B-1c eth-l2patch: the cheapest VPP graph, ~10 % above l2xc"),
+        _patch,
     ),
     _family(
         "eth-l2bdbasemaclrn",
         ("ETH", "L2BDMACLRN", "BASE", "L2BDBASE"),
         "Ethernet/IPv4 (proto 61), 254 flows per direction, DUT bridges with MAC learning",
         cost(150.0, "CSIT 64B-1c eth-l2bdbasemaclrn ~30 % below l2xc"),
+        _bridge,
     ),
     _family(
         "dot1q-l2bdbasemaclrn",
@@ -109,6 +144,7 @@ FAMILIES = [
         "Ethernet/802.1Q (VLAN 100 and 200)/IPv4 (proto 61), 254 random sources and "
         "destinations per direction, DUT bridges 802.1Q sub-interfaces with MAC learning",
         cost(170.0, "eth-l2bdbasemaclrn plus a VLAN tag pushed and popped"),
+        _dot1q,
         _dot1q_traffic(),
     ),
     _family(
@@ -116,6 +152,7 @@ FAMILIES = [
         ("ETH", "L2BDMACLRN", "SCALE", "FIB_10K"),
         "Ethernet/IPv4 (proto 61), 5k MACs per direction, DUT bridges with MAC learning (10k)",
         cost(190.0, "eth-l2bdbasemaclrn plus misses in a 10k-entry MAC table"),
+        _bridge,
         _mac_scale(5_000),
     ),
     _family(
@@ -123,6 +160,7 @@ FAMILIES = [
         ("ETH", "L2BDMACLRN", "SCALE", "FIB_1M"),
         "Ethernet/IPv4 (proto 61), 500k MACs per direction, DUT bridges with MAC learning (1M)",
         cost(300.0, "eth-l2bdbasemaclrn with a 1M-entry MAC table: about half its rate"),
+        _bridge,
         _mac_scale(500_000),
     ),
 ]
