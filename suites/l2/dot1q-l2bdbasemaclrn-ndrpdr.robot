@@ -1,6 +1,6 @@
 *** Settings ***
-Documentation     dot1q-l2bdbasemaclrn, NDRPDR: Ethernet/IPv4 (proto 61), 254 flows per direction, DUT bridges 802.1Q
-...               sub-interfaces with MAC learning.
+Documentation     dot1q-l2bdbasemaclrn, NDRPDR: Ethernet/802.1Q (VLAN 100 and 200)/IPv4 (proto 61), 254 random sources
+...               and destinations per direction, DUT bridges 802.1Q sub-interfaces with MAC learning.
 ...               Finds NDR (zero loss) and PDR (loss ratio <= 0.5 %) with one search per test.
 ...               Runs on 2-node and 3-node testbeds.
 ...               Any topology: ``robot --variable TOPOLOGY:<file> suites/l2/dot1q-l2bdbasemaclrn-ndrpdr.robot``.

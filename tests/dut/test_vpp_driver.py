@@ -222,9 +222,11 @@ def test_systemd_lifecycle_runs_exactly_these_commands(csit: Topology) -> None:
         ("tail", "-n", "200", "--", "/var/log/vpp/vpp.log"),
     ]
     assert list(telemetry) == [
-        "state", "show_runtime", "show_errors", "show_interface", "show_hardware", "log",
-        "startup_conf",
+        "state", "setup_time", "show_runtime", "show_errors", "show_interface", "show_hardware",
+        "log", "startup_conf",
     ]  # fmt: skip
+    commands = len(expected_cli("vpp_cli_ip4base.txt"))
+    assert telemetry["setup_time"] == f"{commands} vppctl commands in 0.000 s"  # the fake clock
     assert telemetry["show_runtime"] == "Thread 1 vpp_wk_0 (lcore 2)\n"
     assert telemetry["state"] == "vpp (systemd unit vpp): running, ip4base with 2 worker core(s)"
     assert telemetry["startup_conf"] == written
