@@ -2,7 +2,7 @@
 Documentation     ethip4-ip4base-eth-2memif-1dcr, MRR: Ethernet/IPv4 (proto 61), 254 flows per direction, the DUT's VPP
 ...               and a second VPP over two memif interfaces both route IPv4.
 ...               Measures the maximum receive rate: trials at the traffic generator's maximum rate.
-...               Runs on 2-node and 3-node testbeds. the second VPP runs in a network namespace of its own on the DUT's
+...               Runs on 2-node and 3-node testbeds. The second VPP runs in a network namespace of its own on the DUT's
 ...               host.
 ...               Any topology: ``robot --variable TOPOLOGY:<file>
 ...               suites/memif/ethip4-ip4base-eth-2memif-1dcr-mrr.robot``.

@@ -56,13 +56,18 @@ def _setting(name: str, *values: str) -> str:
     return name.ljust(_SETTING) + _INDENT.join(values)
 
 
+def _sentence(text: str) -> str:
+    """``text`` as a sentence: capital first letter, one full stop."""
+    return text[:1].upper() + text[1:].rstrip(".") + "."
+
+
 def _documentation(suite: Suite, path: str) -> list[str]:
     family = suite.family
     where = " and ".join(f"{n + 1}-node" for n in family.duts)
     paragraphs = [
         f"{family.id}, {suite.test_type.upper()}: {family.description}.",
         _WHAT[suite.test_type],
-        f"Runs on {where} testbeds." + (f" {family.note.rstrip('.')}." if family.note else ""),
+        f"Runs on {where} testbeds." + (f" {_sentence(family.note)}" if family.note else ""),
         f"Any topology: ``robot --variable TOPOLOGY:<file> suites/{path}``.",
         f"{MARKER} from the family table (ndrpdr.families.table): do not edit.",
     ]
