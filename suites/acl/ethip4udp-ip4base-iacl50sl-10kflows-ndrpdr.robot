@@ -36,6 +36,9 @@ ${PROFILE}    ethip4udp-ip4base-iacl50sl-10kflows
 64B-2c-ethip4udp-ip4base-iacl50sl-10kflows-ndrpdr
     [Tags]    64B    2C
     ${PROFILE}    frame_size=64    cores=2
+64B-4c-ethip4udp-ip4base-iacl50sl-10kflows-ndrpdr
+    [Tags]    64B    4C
+    ${PROFILE}    frame_size=64    cores=4
 1518B-1c-ethip4udp-ip4base-iacl50sl-10kflows-ndrpdr
     [Tags]    1518B    1C
     ${PROFILE}    frame_size=1518    cores=1
@@ -51,3 +54,6 @@ IMIX-1c-ethip4udp-ip4base-iacl50sl-10kflows-ndrpdr
 IMIX-2c-ethip4udp-ip4base-iacl50sl-10kflows-ndrpdr
     [Tags]    IMIX    2C
     ${PROFILE}    frame_size=IMIX    cores=2
+IMIX-4c-ethip4udp-ip4base-iacl50sl-10kflows-ndrpdr
+    [Tags]    IMIX    4C
+    ${PROFILE}    frame_size=IMIX    cores=4

@@ -26,6 +26,9 @@ ${PROFILE}    ethip6-ip6base-iacldstbase
 78B-2c-ethip6-ip6base-iacldstbase-ndrpdr
     [Tags]    78B    2C
     ${PROFILE}    frame_size=78    cores=2
+78B-4c-ethip6-ip6base-iacldstbase-ndrpdr
+    [Tags]    78B    4C
+    ${PROFILE}    frame_size=78    cores=4
 1518B-1c-ethip6-ip6base-iacldstbase-ndrpdr
     [Tags]    1518B    1C
     ${PROFILE}    frame_size=1518    cores=1
@@ -41,3 +44,6 @@ IMIX-1c-ethip6-ip6base-iacldstbase-ndrpdr
 IMIX-2c-ethip6-ip6base-iacldstbase-ndrpdr
     [Tags]    IMIX    2C
     ${PROFILE}    frame_size=IMIX    cores=2
+IMIX-4c-ethip6-ip6base-iacldstbase-ndrpdr
+    [Tags]    IMIX    4C
+    ${PROFILE}    frame_size=IMIX    cores=4

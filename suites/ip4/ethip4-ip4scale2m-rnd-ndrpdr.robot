@@ -26,6 +26,9 @@ ${PROFILE}    ethip4-ip4scale2m-rnd
 64B-2c-ethip4-ip4scale2m-rnd-ndrpdr
     [Tags]    64B    2C
     ${PROFILE}    frame_size=64    cores=2
+64B-4c-ethip4-ip4scale2m-rnd-ndrpdr
+    [Tags]    64B    4C
+    ${PROFILE}    frame_size=64    cores=4
 1518B-1c-ethip4-ip4scale2m-rnd-ndrpdr
     [Tags]    1518B    1C
     ${PROFILE}    frame_size=1518    cores=1
@@ -41,3 +44,6 @@ IMIX-1c-ethip4-ip4scale2m-rnd-ndrpdr
 IMIX-2c-ethip4-ip4scale2m-rnd-ndrpdr
     [Tags]    IMIX    2C
     ${PROFILE}    frame_size=IMIX    cores=2
+IMIX-4c-ethip4-ip4scale2m-rnd-ndrpdr
+    [Tags]    IMIX    4C
+    ${PROFILE}    frame_size=IMIX    cores=4

@@ -28,6 +28,9 @@ ${TOPOLOGY}    ${CURDIR}/../../topologies/sim-3n.yaml    # robocop: off=unused-v
 64B-2c-ethip4-ip4scale60k-rnd-mrr
     [Tags]    64B    2C
     ${PROFILE}    frame_size=64    cores=2
+64B-4c-ethip4-ip4scale60k-rnd-mrr
+    [Tags]    64B    4C
+    ${PROFILE}    frame_size=64    cores=4
 1518B-1c-ethip4-ip4scale60k-rnd-mrr
     [Tags]    1518B    1C
     ${PROFILE}    frame_size=1518    cores=1
@@ -43,3 +46,6 @@ IMIX-1c-ethip4-ip4scale60k-rnd-mrr
 IMIX-2c-ethip4-ip4scale60k-rnd-mrr
     [Tags]    IMIX    2C
     ${PROFILE}    frame_size=IMIX    cores=2
+IMIX-4c-ethip4-ip4scale60k-rnd-mrr
+    [Tags]    IMIX    4C
+    ${PROFILE}    frame_size=IMIX    cores=4

@@ -27,6 +27,9 @@ ${PROFILE}    ethip4udp-ip4base
 64B-2c-ethip4udp-ip4base-mrr
     [Tags]    64B    2C
     ${PROFILE}    frame_size=64    cores=2
+64B-4c-ethip4udp-ip4base-mrr
+    [Tags]    64B    4C
+    ${PROFILE}    frame_size=64    cores=4
 1518B-1c-ethip4udp-ip4base-mrr
     [Tags]    1518B    1C
     ${PROFILE}    frame_size=1518    cores=1
@@ -42,3 +45,6 @@ IMIX-1c-ethip4udp-ip4base-mrr
 IMIX-2c-ethip4udp-ip4base-mrr
     [Tags]    IMIX    2C
     ${PROFILE}    frame_size=IMIX    cores=2
+IMIX-4c-ethip4udp-ip4base-mrr
+    [Tags]    IMIX    4C
+    ${PROFILE}    frame_size=IMIX    cores=4

@@ -44,3 +44,6 @@ IMIX-1c-ethip4ipsec10000tnlsw-ip4base-int-aes256gcm-mrr
 IMIX-2c-ethip4ipsec10000tnlsw-ip4base-int-aes256gcm-mrr
     [Tags]    IMIX    2C
     ${PROFILE}    frame_size=IMIX    cores=2
+IMIX-4c-ethip4ipsec10000tnlsw-ip4base-int-aes256gcm-mrr
+    [Tags]    IMIX    4C
+    ${PROFILE}    frame_size=IMIX    cores=4

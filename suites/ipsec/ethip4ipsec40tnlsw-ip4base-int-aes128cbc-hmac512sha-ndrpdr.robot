@@ -46,3 +46,6 @@ IMIX-1c-ethip4ipsec40tnlsw-ip4base-int-aes128cbc-hmac512sha-ndrpdr
 IMIX-2c-ethip4ipsec40tnlsw-ip4base-int-aes128cbc-hmac512sha-ndrpdr
     [Tags]    IMIX    2C
     ${PROFILE}    frame_size=IMIX    cores=2
+IMIX-4c-ethip4ipsec40tnlsw-ip4base-int-aes128cbc-hmac512sha-ndrpdr
+    [Tags]    IMIX    4C
+    ${PROFILE}    frame_size=IMIX    cores=4

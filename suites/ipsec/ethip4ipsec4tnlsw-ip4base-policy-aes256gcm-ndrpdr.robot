@@ -44,3 +44,6 @@ IMIX-1c-ethip4ipsec4tnlsw-ip4base-policy-aes256gcm-ndrpdr
 IMIX-2c-ethip4ipsec4tnlsw-ip4base-policy-aes256gcm-ndrpdr
     [Tags]    IMIX    2C
     ${PROFILE}    frame_size=IMIX    cores=2
+IMIX-4c-ethip4ipsec4tnlsw-ip4base-policy-aes256gcm-ndrpdr
+    [Tags]    IMIX    4C
+    ${PROFILE}    frame_size=IMIX    cores=4

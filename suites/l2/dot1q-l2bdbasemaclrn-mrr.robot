@@ -26,6 +26,9 @@ ${PROFILE}    dot1q-l2bdbasemaclrn
 64B-2c-dot1q-l2bdbasemaclrn-mrr
     [Tags]    64B    2C
     ${PROFILE}    frame_size=64    cores=2
+64B-4c-dot1q-l2bdbasemaclrn-mrr
+    [Tags]    64B    4C
+    ${PROFILE}    frame_size=64    cores=4
 1518B-1c-dot1q-l2bdbasemaclrn-mrr
     [Tags]    1518B    1C
     ${PROFILE}    frame_size=1518    cores=1
@@ -41,3 +44,6 @@ IMIX-1c-dot1q-l2bdbasemaclrn-mrr
 IMIX-2c-dot1q-l2bdbasemaclrn-mrr
     [Tags]    IMIX    2C
     ${PROFILE}    frame_size=IMIX    cores=2
+IMIX-4c-dot1q-l2bdbasemaclrn-mrr
+    [Tags]    IMIX    4C
+    ${PROFILE}    frame_size=IMIX    cores=4

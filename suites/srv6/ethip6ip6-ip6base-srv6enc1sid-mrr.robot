@@ -29,6 +29,9 @@ ${TOPOLOGY}    ${CURDIR}/../../topologies/sim-3n.yaml    # robocop: off=unused-v
 78B-2c-ethip6ip6-ip6base-srv6enc1sid-mrr
     [Tags]    78B    2C
     ${PROFILE}    frame_size=78    cores=2
+78B-4c-ethip6ip6-ip6base-srv6enc1sid-mrr
+    [Tags]    78B    4C
+    ${PROFILE}    frame_size=78    cores=4
 1518B-1c-ethip6ip6-ip6base-srv6enc1sid-mrr
     [Tags]    1518B    1C
     ${PROFILE}    frame_size=1518    cores=1
@@ -44,3 +47,6 @@ IMIX-1c-ethip6ip6-ip6base-srv6enc1sid-mrr
 IMIX-2c-ethip6ip6-ip6base-srv6enc1sid-mrr
     [Tags]    IMIX    2C
     ${PROFILE}    frame_size=IMIX    cores=2
+IMIX-4c-ethip6ip6-ip6base-srv6enc1sid-mrr
+    [Tags]    IMIX    4C
+    ${PROFILE}    frame_size=IMIX    cores=4

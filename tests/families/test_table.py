@@ -30,9 +30,11 @@ def _names(family_id: str, test_type: str = "ndrpdr") -> list[str]:
 def test_csit_names_and_smallest_frames() -> None:
     assert _names("ethip4-ip4base") == [
         "64B-1c-ethip4-ip4base-ndrpdr", "64B-2c-ethip4-ip4base-ndrpdr",
+        "64B-4c-ethip4-ip4base-ndrpdr",
         "1518B-1c-ethip4-ip4base-ndrpdr", "1518B-2c-ethip4-ip4base-ndrpdr",
         "9000B-1c-ethip4-ip4base-ndrpdr",
         "IMIX-1c-ethip4-ip4base-ndrpdr", "IMIX-2c-ethip4-ip4base-ndrpdr",
+        "IMIX-4c-ethip4-ip4base-ndrpdr",
     ]  # fmt: skip
     assert _names("ethip6-ip6base", "mrr")[:2] == [
         "78B-1c-ethip6-ip6base-mrr", "78B-2c-ethip6-ip6base-mrr",
@@ -49,7 +51,7 @@ def test_smallest_frame_follows_the_ip_version(family: Family) -> None:
 
 @pytest.mark.parametrize("family", builtin_families(), ids=lambda f: f.id)
 def test_rows_of_every_family(family: Family) -> None:
-    """Both test types, same rows; CSIT's frame/core restrictions; 1c and 2c at the key frame."""
+    """Both test types, same rows; CSIT's frame/core restrictions; 1c, 2c, 4c at the key frame."""
     ndrpdr, mrr = (suite(family, kind) for kind in TEST_TYPES)
     assert [(r.frame_size, r.cores) for r in ndrpdr.rows] == [
         (r.frame_size, r.cores) for r in mrr.rows
@@ -61,13 +63,20 @@ def test_rows_of_every_family(family: Family) -> None:
     assert all(cores <= 2 for frame, cores in pairs if frame == 1518)  # CSIT: 1518B at 1-2c
     smallest = min_frame_size_b(family)
     if "IPSEC" not in family.tags:
-        assert {(smallest, 1), (smallest, 2), (1518, 1), (9000, 1), (IMIX, 1)} <= pairs
+        assert {
+            (smallest, 1),
+            (smallest, 2),
+            (smallest, 4),
+            (1518, 1),
+            (9000, 1),
+            (IMIX, 1),
+        } <= pairs
     elif "UDP_ENCAP" in family.tags:
         assert pairs == {(1518, 1)}  # CSIT's daily ipsec-sw-udp set
     elif "REASSEMBLY" in family.tags:
         assert pairs == {(1518, 1), (1518, 2)}  # the DUT-DUT MTU splits a 1518B frame in two
     else:
-        assert pairs == {(1518, 1), (1518, 2), (IMIX, 1), (IMIX, 2)}  # CSIT's daily IPsec sets
+        assert pairs == {(1518, 1), (1518, 2), (IMIX, 1), (IMIX, 2), (IMIX, 4)}  # daily IPsec
 
 
 def test_tags_of_a_row_and_a_suite() -> None:
@@ -82,7 +91,7 @@ def test_tags_of_a_row_and_a_suite() -> None:
         "FIB_2M",
         "ethip6-ip6scale2m-rnd",
     )
-    assert suite(get_family("eth-l2xcbase"), "ndrpdr").rows[-1].tags == ("IMIX", "2C")
+    assert suite(get_family("eth-l2xcbase"), "ndrpdr").rows[-1].tags == ("IMIX", "4C")
 
 
 def test_names_and_paths_are_unique() -> None:
