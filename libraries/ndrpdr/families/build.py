@@ -17,7 +17,7 @@ import dataclasses
 import ipaddress
 from collections.abc import Callable, Mapping
 
-from ndrpdr.dut.base import DutTestConfig, FamilySetup, ForwardingMode
+from ndrpdr.dut.base import DutTestConfig, FamilySetup, ForwardingMode, VppSetup
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, PacketCost, Vary
 from ndrpdr.profiles.addressing import DIRECTION_PREFIXES, DIRECTION_PREFIXES6
 
@@ -82,7 +82,7 @@ def src_range_traffic(
 def setup(
     family: str,
     modes: Mapping[str, ForwardingMode] | None = None,
-    vpp: VppCommands | None = None,
+    vpp: VppSetup | None = None,
     reasons: Mapping[str, str] | None = None,
 ) -> FamilySetup:
     """A family's set-ups; the sim runs every family (its cost model)."""

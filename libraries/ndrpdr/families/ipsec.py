@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from ndrpdr.families.build import cost, setup
 from ndrpdr.families.model import Family
+from ndrpdr.families.vppipsec import ipsec_vpp
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, Profile, Vary
 
 #: (cycles per 64 B packet, cycles per byte above 64) of each algorithm, AES-NI assumed.
@@ -96,6 +97,7 @@ def _ipsec(tunnels: int, kind: str, algorithm: str, suffix: str = "") -> Family:
         ),
         setup=setup(
             family,
+            vpp=ipsec_vpp(family, tunnels, kind, algorithm, suffix),
             reasons={
                 d: f"the {d} driver has no IPsec set-up for {family} (VPP only)"
                 for d in ("linux", "testpmd", "l3fwd", "ovs")

@@ -18,10 +18,13 @@ from __future__ import annotations
 
 from ndrpdr.families.build import cost, setup, src_range_traffic
 from ndrpdr.families.model import Family
+from ndrpdr.families.vppmemif import MemifVpp
 from ndrpdr.profiles import Layer, Profile
 
 
-def _memif(base: str, tags: tuple[str, ...], layer: Layer, what: str, cycles: float) -> Family:
+def _memif(
+    base: str, tags: tuple[str, ...], layer: Layer, what: str, cycles: float, forwarding: str
+) -> Family:
     family = f"{base}-eth-2memif-1dcr"
     return Family(
         id=family,
@@ -38,6 +41,7 @@ def _memif(base: str, tags: tuple[str, ...], layer: Layer, what: str, cycles: fl
         setup=setup(
             family,
             {"sim": "l2xc" if layer == "L2" else "ip4base"},
+            vpp=MemifVpp(family, forwarding),
             reasons={
                 d: f"{family} chains two VPPs over memif: the {d} driver has no memif (VPP only)"
                 for d in ("linux", "testpmd", "l3fwd", "ovs")
@@ -48,7 +52,7 @@ def _memif(base: str, tags: tuple[str, ...], layer: Layer, what: str, cycles: fl
 
 
 FAMILIES = [
-    _memif("eth-l2xcbase", ("ETH", "L2XCFWD", "BASE"), "L2", "cross-connect", 250.0),
-    _memif("eth-l2bdbasemaclrn", ("ETH", "L2BDMACLRN", "BASE"), "L2", "bridge", 330.0),
-    _memif("ethip4-ip4base", ("ETH", "IP4FWD", "BASE"), "L3", "route IPv4", 360.0),
+    _memif("eth-l2xcbase", ("ETH", "L2XCFWD", "BASE"), "L2", "cross-connect", 250.0, "l2xc"),
+    _memif("eth-l2bdbasemaclrn", ("ETH", "L2BDMACLRN", "BASE"), "L2", "bridge", 330.0, "l2bd"),
+    _memif("ethip4-ip4base", ("ETH", "IP4FWD", "BASE"), "L3", "route IPv4", 360.0, "ip4"),
 ]

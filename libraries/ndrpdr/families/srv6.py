@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from ndrpdr.families.build import cost, setup, src_range_traffic
 from ndrpdr.families.model import Family
+from ndrpdr.families.vppsrv6 import Srv6Vpp
 from ndrpdr.profiles import Profile
 
 
 def _srv6(family: str, tags: tuple[str, ...], what: str, cycles: float) -> Family:
+    sids = 1 if family.endswith("1sid") else 2
     return Family(
         id=family,
         tags=("ETH", "IP6FWD", "FEATURE", "SRV6", *tags),
@@ -31,6 +33,7 @@ def _srv6(family: str, tags: tuple[str, ...], what: str, cycles: float) -> Famil
         ),
         setup=setup(
             family,
+            vpp=Srv6Vpp(family, sids, decap=not family.endswith("-nodecaps")),
             reasons={
                 d: f"the {d} driver has no SRv6 set-up for {family} (VPP only)"
                 for d in ("linux", "testpmd", "l3fwd", "ovs")
