@@ -532,6 +532,7 @@ class VppDriver:
         if result.exit_code != 0 or said is not None:
             reason = f"VPP says: {said}; " if said is not None else ""
             raise self._steps.error(step, f"{reason}{_describe(result)}")
+        self._wait_for_cli()  # vppctl exec ends quietly when VPP dies during the script
 
     def _start_peer(self, commands: tuple[str, ...]) -> None:
         """Start the family's second VPP, joined to the memif socket the DUT's VPP listens on."""
