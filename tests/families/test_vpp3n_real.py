@@ -118,7 +118,7 @@ def test_ipsec_frames_are_encrypted_between_the_duts_and_delivered(
                 assert counts2.get(sa) == share, f"DUT2 SA {sa}: {counts2.get(sa)}, not {share}"
         # and every frame was encrypted by one DUT and decrypted by the other
         for key, driver in drivers.items():
-            runtime = driver.run_cli("show runtime")
+            runtime = driver.telemetry()["show_runtime"]  # run_cli takes "error-drop" for an error
             assert node_vectors(runtime, "esp4-encrypt") >= FRAMES, f"{key}:\n{runtime}"
             assert node_vectors(runtime, "esp4-decrypt") >= FRAMES, f"{key}:\n{runtime}"
             if family.endswith("-reassembly"):  # each ESP packet crossed the link in fragments
@@ -126,5 +126,73 @@ def test_ipsec_frames_are_encrypted_between_the_duts_and_delivered(
                 assert node_vectors(runtime, "ip4-full-reassembly") >= 2 * FRAMES, runtime
         telemetry = drivers["DUT1"].telemetry()
         assert float(telemetry["setup_time_s"]) > 0
+    finally:
+        bed.stop()
+
+
+def srv6_frames(bed: FamilyBed, direction: int) -> list[bytes]:
+    """The SRv6 families' traffic (ip6src253): 253 sources of one prefix to host 2 of the other."""
+    config = bed.configs["DUT1"]
+    prefixes = [str(port.routed_prefix6).split("/")[0] for port in config.ports]
+    src_prefix, dst_prefix = prefixes[direction], prefixes[1 - direction]
+    eth = Ether(
+        src=bed.tg_mac("port1" if direction == 0 else "port2"), dst=bed.entry_mac(direction)
+    )
+    dst = str(ipaddress.IPv6Address(dst_prefix) + 2)
+    frames = []
+    for n in range(FRAMES):
+        src = str(ipaddress.IPv6Address(src_prefix) + 2 + n % 253)
+        packet = eth / IPv6(src=src, dst=dst, nh=59, hlim=64)
+        frames.append(bytes(packet / bytes(max(0, 78 - 4 - len(packet)))))
+    return frames
+
+
+def localsid_packets(text: str) -> dict[str, int]:
+    """Good packets of each local SID, by address, from ``show sr localsids``."""
+    out: dict[str, int] = {}
+    address = None
+    for line in text.splitlines():
+        head = re.search(r"Address:\s+(\S+)/128", line)
+        if head:
+            address = head.group(1)
+        good = re.search(r"Good traffic:\s+\[(\d+) packets", line)
+        if good and address is not None:
+            out[address] = int(good.group(1))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("family", "ends"),
+    [
+        ("ethip6ip6-ip6base-srv6enc1sid", {"DUT1": ["2003:2::"], "DUT2": ["2002:2::"]}),
+        (
+            "ethip6srhip6-ip6base-srv6enc2sids",
+            {"DUT1": ["2003:2::", "2003:3::"], "DUT2": ["2002:2::", "2002:3::"]},
+        ),
+        (
+            "ethip6srhip6-ip6base-srv6enc2sids-nodecaps",
+            {"DUT1": ["2003:2::"], "DUT2": ["2002:2::"]},
+        ),
+    ],
+)
+def test_srv6_frames_are_encapsulated_between_the_duts_and_delivered(
+    bed: FamilyBed, family: str, ends: dict[str, list[str]]
+) -> None:
+    drivers = bed.configure(family)
+    try:
+        for direction in (0, 1):
+            sent, received = bed.send(direction, srv6_frames(bed, direction))
+            assert sent >= FRAMES, f"direction {direction}: tcpreplay sent {sent}"
+            assert received == sent, (
+                f"direction {direction}: sent {sent}, received {received}\n"
+                + "\n".join(f"{k}:\n{d.run_cli('show errors')}" for k, d in drivers.items())
+            )
+        for key, driver in drivers.items():
+            text = driver.run_cli("show sr localsids")
+            counts = localsid_packets(text)
+            for sid in ends[key]:  # the far DUT's frames ended here, each of them
+                assert counts.get(sid) == FRAMES, f"{key} local SID {sid}:\n{text}"
+            runtime = driver.telemetry()["show_runtime"]  # run_cli takes "error-drop" for an error
+            assert node_vectors(runtime, "sr-pl-rewrite-encaps") >= FRAMES, f"{key}:\n{runtime}"
     finally:
         bed.stop()
