@@ -2,15 +2,19 @@
 
 The memif families chain the DUT's VPP and a second VPP over two memif
 interfaces. ``PeerVpp`` runs that second VPP for one test: ``start``
-makes a network namespace (``ndrpdr-peer-<token>``) and a run directory
-(``/tmp/ndrpdr-vpp-peer-<token>``: startup.conf, CLI / API / stats
-sockets, log), starts ``<binary> -c startup.conf`` inside the namespace
-as a background process of the node access (4 KiB pages, only the memif
+makes a run directory (``/tmp/ndrpdr-vpp-peer-<token>``: startup.conf,
+CLI / API / stats sockets, log) and starts ``unshare --net -- <binary> -c
+startup.conf`` as a background process of the node access: VPP in a
+network namespace of its own that lives and dies with it (a named one
+made with ``ip netns add`` cannot be entered from a DUT that is itself in
+a namespace: ``ip netns exec`` gives each command its own mount
+namespace, so the name's bind mount is not seen). 4 KiB pages, only the memif
 plugin, its main thread on ``cpu``, memifs read on interrupt so that it
 sleeps while no frame comes), waits for its CLI and runs the family's
 commands (``{socket}`` replaced by the DUT VPP's memif socket path; the
 file system is shared, the network is not). ``stop`` ends it by PID and
-removes the namespace, the run directory and its shared-memory segments;
+removes the run directory and its shared-memory segments (the namespace
+goes with the process);
 every failure names the node, "peer vpp", the step and the command.
 """
 
@@ -81,7 +85,6 @@ class PeerVpp:
         self._steps = steps
         self._binary = binary
         self._vppctl = vppctl
-        self.namespace = f"ndrpdr-peer-{token}"
         self.run_dir = f"/tmp/ndrpdr-vpp-peer-{token}"
         self._prefix = f"ndrpdr-vpp-peer-{token}"
         self._cpu = cpu
@@ -102,15 +105,13 @@ class PeerVpp:
         steps.track_path(self.run_dir)
         steps.run("peer vpp: make the run directory", ["mkdir", "-p", "--", self.run_dir])
         self._made.append("dir")
-        steps.run("peer vpp: make its namespace", ["ip", "netns", "add", self.namespace])
-        self._made.append("netns")
         conf = posixpath.join(self.run_dir, "startup.conf")
         try:
             text = startup_conf(self.run_dir, self._prefix, self._cpu).encode()
             steps.access.put_file(text, conf, mode=0o644, sudo=True)
         except Exception as exc:
             raise steps.error(f"peer vpp: write {conf}", str(exc)) from exc
-        argv = ["ip", "netns", "exec", self.namespace, self._binary, "-c", conf]
+        argv = ["unshare", "--net", "--", self._binary, "-c", conf]
         self._process = steps.start("peer vpp: start", argv)
         self._wait()
         for line in commands:
@@ -142,7 +143,7 @@ class PeerVpp:
         }
 
     def stop(self) -> None:
-        """End the second VPP by PID; remove its namespace, run directory, shared memory."""
+        """End the second VPP by PID (its namespace goes with it); remove its files."""
         errors: list[str] = []
         process, self._process = self._process, None
         if process is not None:
@@ -151,9 +152,6 @@ class PeerVpp:
                 self._log = process.output()
             except Exception as exc:
                 errors.append(f"could not end pid {process.pid}: {exc}")
-        if "netns" in self._made:
-            self._steps.undo(errors, "peer vpp: remove its namespace",
-                             ["ip", "netns", "del", self.namespace])  # fmt: skip
         if "dir" in self._made:
             self._steps.undo(errors, "peer vpp: remove the run directory",
                              ["rm", "-rf", "--", self.run_dir])  # fmt: skip
