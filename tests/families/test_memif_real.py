@@ -72,7 +72,7 @@ def test_memif_frames_cross_both_vpps_and_the_second_vpp_goes_with_the_test(
 ) -> None:
     drivers = bed.configure(family)
     driver = drivers["DUT1"]
-    peer = driver._peer  # noqa: SLF001 - the test checks the second VPP's clean-up
+    peer = driver.peer
     assert peer is not None and peer.pid is not None
     pid, run_dir = peer.pid, peer.run_dir
     own_netns = os.readlink(f"/proc/{pid}/ns/net")

@@ -167,6 +167,11 @@ class VppDriver:
         return self._process.pid if self._process is not None else None
 
     @property
+    def peer(self) -> PeerVpp | None:
+        """The family's second VPP while a memif family's test runs (else None)."""
+        return self._peer
+
+    @property
     def startup_conf_path(self) -> str:
         """Where startup.conf is written on the node."""
         return self._paths.startup_conf if self._paths is not None else self.options.startup_conf
