@@ -222,9 +222,10 @@ def test_systemd_lifecycle_runs_exactly_these_commands(csit: Topology) -> None:
         ("tail", "-n", "200", "--", "/var/log/vpp/vpp.log"),
     ]
     assert list(telemetry) == [
-        "state", "show_runtime", "show_errors", "show_interface", "show_hardware", "log",
-        "startup_conf",
+        "state", "show_runtime", "show_errors", "show_interface", "show_hardware",
+        "setup_time_s", "log", "startup_conf",
     ]  # fmt: skip
+    assert float(telemetry["setup_time_s"]) >= 0
     assert telemetry["show_runtime"] == "Thread 1 vpp_wk_0 (lcore 2)\n"
     assert telemetry["state"] == "vpp (systemd unit vpp): running, ip4base with 2 worker core(s)"
     assert telemetry["startup_conf"] == written
