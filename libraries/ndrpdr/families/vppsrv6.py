@@ -97,5 +97,5 @@ class Srv6Vpp:
             if self.decap:
                 lines.append(f"sr localsid address {own[1]} behavior end.dx6 {last}")
             else:
-                lines.append(f"ip route add {_net64(own[1])} via {last}")
+                lines.append(f"ip route add {_net64(own[1])} via {tg_port.peer_ip6} {tg_name}")
         return lines
