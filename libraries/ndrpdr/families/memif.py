@@ -47,7 +47,10 @@ def _memif(
                 for d in ("linux", "testpmd", "l3fwd", "ovs")
             },
         ),
-        note="the second VPP runs in a network namespace of its own on the DUT's host",
+        note=(
+            "the second VPP (CSIT's container) runs under unshare --net on the DUT's host, "
+            "joined by two memifs; it is started and ended with each test"
+        ),
     )
 
 

@@ -31,6 +31,7 @@ def _srv6(family: str, tags: tuple[str, ...], what: str, cycles: float) -> Famil
             directions=src_range_traffic(6, 2, 253, l4=59),
             cost=cost(cycles, f"CSIT 64B-1c {family}: about half of ip6base per DUT"),
         ),
+        note="VPP on a 3-node chain (runs on topologies/local-vpp-3n.yaml)",
         setup=setup(
             family,
             vpp=Srv6Vpp(family, sids, decap=not family.endswith("-nodecaps")),
