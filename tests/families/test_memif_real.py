@@ -96,3 +96,25 @@ def test_memif_frames_cross_both_vpps_and_the_second_vpp_goes_with_the_test(
     assert not os.path.exists(run_dir)
     prefix = os.path.basename(run_dir)
     assert [p for p in os.listdir("/dev/shm") if p.startswith(prefix)] == []
+
+
+def test_memif_on_a_3_node_chain_gives_each_dut_its_own_second_vpp() -> None:
+    """CSIT runs eth-l2xcbase-eth-2memif-1dcr on 3-node too: two DUTs, two second VPPs."""
+    require_vpp()
+    with family_bed("vpp-3n") as bed:
+        drivers = bed.configure("eth-l2xcbase-eth-2memif-1dcr")
+        peers = [d.peer for d in drivers.values()]
+        assert all(p is not None and p.pid is not None for p in peers)
+        pids = {p.pid for p in peers if p is not None}
+        assert len(pids) == 2
+        try:
+            for direction in (0, 1):
+                sent, received = bed.send(direction, frames(bed, direction, "L2"))
+                assert sent >= FRAMES and received == sent, (direction, sent, received)
+            for key, driver in drivers.items():
+                text = driver.telemetry()["peer_show_interface"]
+                for name in MEMIFS:
+                    assert rx_packets(text, name) >= FRAMES, f"{key}:\n{text}"
+        finally:
+            bed.stop()
+        assert not any(pid_alive(pid) for pid in pids if pid is not None)
