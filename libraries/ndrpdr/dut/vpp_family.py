@@ -14,8 +14,12 @@ set-up (read here, so the driver never branches on family names):
   stands for the path of the memif socket the DUT's VPP listens on.
 
 Long command lists (thousands of tunnels) go to VPP as one script run by
-``vppctl exec`` (``EXEC_THRESHOLD``): one vppctl call per line costs some
-10 ms each through a namespace or SSH, a script some 0.1 ms per line.
+``vppctl exec`` (``EXEC_THRESHOLD``). Measured here (VPP v26.06, af_packet
+DUT in a namespace, 2 shared CPUs): one vppctl call per line costs about
+5 ms (40 lines: 0.19 s); the 80010 lines of 10000 IPsec tunnels take 3.4 s
+as one script (0.04 ms a line), and the same through vpp_papi, one
+synchronous API call per object, 62 s. A script also works over SSH,
+which vpp_papi (a local API socket) does not.
 """
 
 from __future__ import annotations
