@@ -43,6 +43,7 @@ import hashlib
 import ipaddress
 
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
+from ndrpdr.families.model import FamilyDefinitionError
 
 #: CSIT's MTU of the DUT1 - DUT2 link for the reassembly family [B] (L3 packet).
 MTU_FOR_FRAGMENTATION = 1043
@@ -139,13 +140,19 @@ class IpsecVpp:
     fresh: bool = True
 
     def __post_init__(self) -> None:
-        """ValueError naming the family for an unknown algorithm or kind, or no tunnel."""
+        """FamilyDefinitionError naming the family: unknown algorithm or kind, too many tunnels."""
         if self.algorithm not in ALGORITHMS:
-            raise ValueError(f"{self.family}: algorithm {self.algorithm!r} unknown to VPP's CLI")
+            raise FamilyDefinitionError(
+                f"family {self.family}: algorithm {self.algorithm!r} unknown to VPP's CLI"
+            )
         if self.kind not in ("int", "policy"):
-            raise ValueError(f"{self.family}: kind {self.kind!r} is neither 'int' nor 'policy'")
+            raise FamilyDefinitionError(
+                f"family {self.family}: kind {self.kind!r} is neither 'int' nor 'policy'"
+            )
         if self.tunnels < 1 or self.tunnels * ENDPOINT_STEP >= 1 << 24:
-            raise ValueError(f"{self.family}: {self.tunnels} tunnels do not fit 100.0.0.0/8")
+            raise FamilyDefinitionError(
+                f"family {self.family}: {self.tunnels} tunnels do not fit 100.0.0.0/8"
+            )
 
     @property
     def startup(self) -> str:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 
 from ndrpdr.dut.base import DutError, DutTestConfig
+from ndrpdr.families.model import FamilyDefinitionError
 
 #: The memif socket, relative to the DUT VPP's runtime directory, and its socket id.
 SOCKET = "ndrpdr-memif.sock"
@@ -73,9 +74,11 @@ class MemifVpp:
     peer_commands: tuple[str, ...] = (*memif_create("slave"), *PEER_COMMANDS)
 
     def __post_init__(self) -> None:
-        """ValueError naming the family for an unknown forwarding."""
+        """FamilyDefinitionError naming the family for an unknown forwarding."""
         if self.forwarding not in ("l2xc", "l2bd", "ip4"):
-            raise ValueError(f"{self.family}: forwarding {self.forwarding!r} unknown")
+            raise FamilyDefinitionError(
+                f"family {self.family}: forwarding {self.forwarding!r} unknown"
+            )
 
     def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
         """The DUT VPP's lines: memifs, then port 1 <-> memif1/1 and memif1/2 <-> port 2."""

@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 
 from ndrpdr.dut.base import DutError, DutTestConfig
+from ndrpdr.families.model import FamilyDefinitionError
 
 #: Per DUT position: (encapsulation source, binding SID, the SIDs it owns (the other's targets)).
 SIDS: tuple[tuple[str, str, tuple[str, str]], tuple[str, str, tuple[str, str]]] = (
@@ -50,9 +51,11 @@ class Srv6Vpp:
     fresh: bool = True
 
     def __post_init__(self) -> None:
-        """ValueError naming the family for a SID count other than 1 or 2."""
+        """FamilyDefinitionError naming the family for a SID count other than 1 or 2."""
         if self.sids not in (1, 2):
-            raise ValueError(f"{self.family}: {self.sids} SIDs; CSIT's families use 1 or 2")
+            raise FamilyDefinitionError(
+                f"family {self.family}: {self.sids} SIDs; CSIT's families use 1 or 2"
+            )
 
     def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
         """The vppctl lines for DUT1 (position 0) or DUT2 (position 1) of a 3-node chain."""
