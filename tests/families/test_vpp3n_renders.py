@@ -20,6 +20,7 @@ import pytest
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.plan import plan_duts
 from ndrpdr.families import all_families, get_family
+from ndrpdr.families.model import FamilyDefinitionError
 from ndrpdr.families.vppipsec import IpsecVpp
 from ndrpdr.families.vppsrv6 import Srv6Vpp
 from ndrpdr.testbed.loader import load_topology
@@ -223,3 +224,14 @@ def test_srv6_duts_send_to_each_others_local_sids_and_steer_their_direction(fami
     else:
         assert last.endswith("behavior end")
         assert f"ip route add 2002:3::/64 via {tg_peer} {tg_if}" in dut2
+
+
+def test_a_wrong_set_up_names_the_family_and_the_field() -> None:
+    with pytest.raises(FamilyDefinitionError, match="family f1: algorithm 'aes512' unknown"):
+        IpsecVpp("f1", 4, "aes512")
+    with pytest.raises(FamilyDefinitionError, match="family f2: kind 'spd' is neither"):
+        IpsecVpp("f2", 4, "aes256gcm", kind="spd")
+    with pytest.raises(FamilyDefinitionError, match="family f3: 70000 tunnels do not fit"):
+        IpsecVpp("f3", 70000, "aes256gcm")
+    with pytest.raises(FamilyDefinitionError, match="family f4: 3 SIDs"):
+        Srv6Vpp("f4", 3)
