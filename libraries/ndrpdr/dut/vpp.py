@@ -57,7 +57,7 @@ from collections.abc import Callable
 
 from ndrpdr.access.base import BackgroundProcess, CommandResult, NodeAccess, tail
 from ndrpdr.drivers import DriverDescription
-from ndrpdr.dut import vpp_afpacket
+from ndrpdr.dut import vpp_afpacket, vpp_family
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.handsoff import KernelHandsOff, xdp_off_argv
 from ndrpdr.dut.health import check_process, describe_exit
@@ -75,6 +75,7 @@ from ndrpdr.dut.vpp_config import (
     startup_conf,
     uio_driver,
 )
+from ndrpdr.dut.vpp_peer import PeerVpp, memif_socket
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.systemtools import require
 from ndrpdr.testbed.model import Node
@@ -149,6 +150,8 @@ class VppDriver:
         self._kernel: KernelHandsOff | None = None
         self._dir_made = False
         self._restarts = 0
+        #: The family's second VPP (memif families) and how long the last set-up took [s].
+        self._peer: PeerVpp | None = None
         #: What happened to VPP that a result should say (a restart after it died).
         self.notes: list[str] = []
 
@@ -176,6 +179,11 @@ class VppDriver:
     def pid(self) -> int | None:
         """PID of the VPP the driver started (None: not started, or a systemd service)."""
         return self._process.pid if self._process is not None else None
+
+    @property
+    def peer(self) -> PeerVpp | None:
+        """The family's second VPP while a memif family's test runs (else None)."""
+        return self._peer
 
     @property
     def startup_conf_path(self) -> str:
@@ -213,12 +221,17 @@ class VppDriver:
             names = [interface_name(port) for port in config.ports]
             commands = forwarding_commands(config)
         undo = _undo_commands(config, names)
+        text += vpp_family.startup_section(config)
+        self._stop_peer()
         keep = False
         if self._paths is not None and self._running:
             if not self._alive_now():  # it died since the last test: once more, saying so
                 self._note_death()
-            else:
-                keep = text == self._conf_text
+            else:  # a family that leaves tunnels, SAs, memifs... needs a fresh VPP
+                fresh = vpp_family.needs_fresh_vpp(self._config) or vpp_family.needs_fresh_vpp(
+                    config
+                )
+                keep = text == self._conf_text and not fresh
         if keep:
             self._remove_interfaces("configure")
             self._config, self._commands, self._undo = config, commands, undo
@@ -267,6 +280,7 @@ class VppDriver:
 
         af_packet ports: only the test's interfaces go; VPP runs on (``close`` ends it).
         """
+        self._stop_peer()
         if self._paths is not None:
             if self._running and self._alive_now():
                 self._remove_interfaces("stop")
@@ -292,6 +306,10 @@ class VppDriver:
             self.stop()
             return
         errors: list[str] = []
+        try:
+            self._stop_peer()
+        except DutError as exc:
+            errors.append(str(exc))
         process, self._process = self._process, None
         self._running = self._applied = False
         if process is not None:
@@ -327,6 +345,8 @@ class VppDriver:
         if self._running and (self._paths is None or self._alive_now()):
             for name, command in TELEMETRY_COMMANDS:
                 out[name] = bounded_log(self._steps.text(self._vppctl_argv(command)))
+        if self._peer is not None:
+            out.update(self._peer.telemetry())
         out["log"] = self._log_text(200)
         if self.options.service == "direct":
             out["output"] = bounded_log(self._process_text())
@@ -505,18 +525,26 @@ class VppDriver:
         )
 
     def _apply(self) -> None:
-        """Check the family's plugins, then run the forwarding commands, one vppctl call each.
+        """Check the family's plugins, run the forwarding commands (one vppctl call each, or
+        one script when many), then start the family's second VPP if it has one.
 
-        The first failure raises; the time the commands took goes to telemetry.
+        The first failure raises; the commands' count and time go to telemetry.
         Then wait the family's ``settle_s`` (frames VPP sends of its own).
         """
-        assert self._config is not None
-        family = self._config.family
-        step = f"set up {self._config.mode if family is None else family.family}"
+        config = self._config
+        assert config is not None
+        family = config.family
+        step = f"set up {config.mode if family is None else family.family}"
         self._check_plugins(step)
         start = self._clock()
-        for command in self._commands:
-            self._vppctl(step, command)
+        if len(self._commands) > vpp_family.EXEC_THRESHOLD:
+            self._exec(step, self._commands)
+        else:
+            for command in self._commands:
+                self._vppctl(step, command)
+        commands = vpp_family.peer_commands(config)
+        if commands:
+            self._start_peer(commands)
         self._setup_time = (len(self._commands), self._clock() - start)
         settle_s = 0.0 if family is None or family.vpp is None else family.vpp.settle_s
         if settle_s > 0:  # frames VPP sends of its own after the set-up (IPv6: MLD reports)
@@ -545,6 +573,41 @@ class VppDriver:
             f"which this VPP has not loaded: install {files} in its plugin directory"
             f"{f' ({where})' if where else ''} and check startup.conf enables it",
         )
+
+    def _exec(self, step: str, commands: list[str]) -> None:
+        """Run ``commands`` as one ``vppctl exec`` script written next to startup.conf."""
+        path = posixpath.join(
+            posixpath.dirname(self.startup_conf_path), f"ndrpdr-{self.node}-setup.vpp"
+        )
+        try:
+            self._steps.access.put_file(vpp_family.script(commands), path, mode=0o644, sudo=True)
+        except NdrPdrError as exc:
+            raise self._steps.error(f"{step}: write {path}", str(exc)) from exc
+        result = self._steps.run(
+            step, self._vppctl_argv(f"exec {path}"), timeout_s=600.0, check=False
+        )
+        said = vpp_family.exec_error(commands, result.stdout + "\n" + result.stderr)
+        if result.exit_code != 0 or said is not None:
+            reason = f"VPP says: {said}; " if said is not None else ""
+            raise self._steps.error(step, f"{reason}{_describe(result)}")
+        self._wait_for_cli()  # vppctl exec ends quietly when VPP dies during the script
+
+    def _start_peer(self, commands: tuple[str, ...]) -> None:
+        """Start the family's second VPP, joined to the memif socket the DUT's VPP listens on."""
+        socket = memif_socket(self._vppctl("second vpp: find the memif socket", "show memif"))
+        self._peer = PeerVpp(
+            self._steps,
+            binary=self.options.binary,
+            vppctl=self.options.vppctl,
+            token=secrets.token_hex(4),
+            cpu=self.options.cpu if self._paths is not None else self.options.main_core,
+        )
+        self._peer.start(commands, socket)
+
+    def _stop_peer(self) -> None:
+        peer, self._peer = self._peer, None
+        if peer is not None:
+            peer.stop()
 
     # -- helpers -------------------------------------------------------------------
     def _end(self, process: BackgroundProcess) -> None:

@@ -17,7 +17,7 @@ import dataclasses
 import ipaddress
 from collections.abc import Callable, Mapping
 
-from ndrpdr.dut.base import DutTestConfig, FamilySetup, ForwardingMode
+from ndrpdr.dut.base import DutTestConfig, FamilySetup, ForwardingMode, VppSetup
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, PacketCost, Vary
 from ndrpdr.profiles.addressing import DIRECTION_PREFIXES, DIRECTION_PREFIXES6
 
@@ -50,6 +50,18 @@ class VppCommands:
     def undo_commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
         """The vppctl lines that remove this DUT's set-up before its interfaces go."""
         return [] if self.undo is None else self.undo(config, names)
+
+
+class FreshVpp:
+    """A VPP set-up whose state only a restart of VPP removes (its ``fresh`` is True).
+
+    The driver starts the next test on a fresh VPP, so nothing needs undoing
+    before the ports go.
+    """
+
+    def undo_commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
+        """No lines: the next test's VPP is a new process."""
+        return []
 
 
 def host(prefix: str, number: int) -> str:
@@ -97,7 +109,7 @@ def src_range_traffic(
 def setup(
     family: str,
     modes: Mapping[str, ForwardingMode] | None = None,
-    vpp: VppCommands | None = None,
+    vpp: VppSetup | None = None,
     reasons: Mapping[str, str] | None = None,
 ) -> FamilySetup:
     """A family's set-ups; the sim runs every family (its cost model)."""

@@ -1,0 +1,72 @@
+"""What a test family's VPP set-up may ask of the vpp driver besides its commands.
+
+A family's ``VppSetup`` (``ndrpdr.dut.base``) renders vppctl lines and
+names plugins. Some families need more, each an optional attribute of the
+set-up (read here, so the driver never branches on family names):
+
+- ``startup`` (str): a startup.conf section to append (the IPsec SPD flow
+  caches are startup options only);
+- ``fresh`` (bool): the set-up leaves state that deleting the test's ports
+  does not remove (tunnels, SAs, SR policies, memifs): the VPP of the run
+  is restarted for the next test instead of reused;
+- ``peer_commands`` (tuple of str): a second VPP runs next to the DUT's
+  (``ndrpdr.dut.vpp_peer``) and these are its commands; ``{socket}``
+  stands for the path of the memif socket the DUT's VPP listens on.
+
+Long command lists (thousands of tunnels) go to VPP as one script run by
+``vppctl exec`` (``EXEC_THRESHOLD``). Measured here (VPP v26.06, af_packet
+DUT in a namespace, 2 shared CPUs): one vppctl call per line costs about
+13 ms (an SRv6 DUT's 19 lines: 0.25 s); the 80010 lines of 10000 IPsec
+tunnels take 3.4 s as one script (0.04 ms a line; 4 tunnels' 48 lines
+0.19 s), and the same through vpp_papi, one
+synchronous API call per object, 62 s. A script also works over SSH,
+which vpp_papi (a local API socket) does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ndrpdr.dut.base import DutTestConfig
+
+#: More forwarding commands than this go to VPP as one ``vppctl exec`` script.
+EXEC_THRESHOLD = 40
+#: What ``vppctl exec`` prints when a line of the script fails (VPP stops there).
+EXEC_ERROR = "exec: CLI line error"
+
+
+def _setup(config: DutTestConfig | None) -> object | None:
+    family = None if config is None else config.family
+    return None if family is None else family.vpp
+
+
+def startup_section(config: DutTestConfig) -> str:
+    """The startup.conf text the family adds ("" for none)."""
+    text = getattr(_setup(config), "startup", "")
+    return text if isinstance(text, str) else ""
+
+
+def needs_fresh_vpp(config: DutTestConfig | None) -> bool:
+    """True when the family's set-up leaves state only a restart of VPP removes."""
+    return bool(getattr(_setup(config), "fresh", False))
+
+
+def peer_commands(config: DutTestConfig | None) -> tuple[str, ...]:
+    """The second VPP's commands (empty: the family needs no second VPP)."""
+    commands = getattr(_setup(config), "peer_commands", ())
+    return tuple(str(c) for c in commands)
+
+
+def script(commands: Sequence[str]) -> bytes:
+    """The ``vppctl exec`` script of ``commands`` (one line each)."""
+    return ("\n".join(commands) + "\n").encode()
+
+
+def exec_error(commands: Sequence[str], output: str) -> str | None:
+    """The line of ``vppctl exec``'s output that says a command failed, or None."""
+    for line in output.splitlines():
+        if EXEC_ERROR in line or line.strip().lower().startswith(("unknown input", "error")):
+            return line.strip() + (
+                "" if len(commands) < 2 else f" (script of {len(commands)} commands)"
+            )
+    return None
