@@ -271,6 +271,7 @@ def test_corelist() -> None:
     ("error: interface port1 is in use\n", "error: interface port1 is in use"),
     ("Error: bad\n", "Error: bad"),
     ("vpp v24.02-release built by root on host at 2024-02-27T12:00:00\n", None),
+    ("error-drop                       active   12   12   0   4.1e3   1.00\n", None),  # a node
 ])  # fmt: skip
 def test_cli_error(output: str, found: str | None) -> None:
     assert cli_error("set interface state port9 up", output) == found

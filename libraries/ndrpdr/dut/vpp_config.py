@@ -52,6 +52,9 @@ _PLUGIN = re.compile(r"^[A-Za-z0-9_]+$")
 _UIO_DRIVER = re.compile(r"^[A-Za-z0-9_-]+$")
 _PCI = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 _IFNAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,62}$")
+#: A line of vppctl output that reports a failure ("error: ...", "unknown input ..."); not a
+#: graph node such as ``error-drop`` in ``show runtime``.
+_ERROR_LINE = re.compile(r"(error(?![-\w])|unknown input)")
 
 
 _PATH_TEXT = "an absolute path without whitespace, '{', '}' or '#'"
@@ -401,7 +404,7 @@ def cli_error(command: str, output: str) -> str | None:
     for line in output.splitlines():
         text = line.strip()
         lowered = text.lower()
-        if lowered.startswith(("error", "unknown input")) or "unknown input `" in lowered:
+        if _ERROR_LINE.match(lowered) or "unknown input `" in lowered:
             return text
         head, colon, _ = text.partition(":")
         if colon and head in paths:
