@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from ndrpdr.dut.base import ForwardingMode
 from ndrpdr.families import vppip
-from ndrpdr.families.build import VppCommands, cost, setup, src_range_traffic
+from ndrpdr.families.build import VppCommands, cost, fib_startup, setup, src_range_traffic
 from ndrpdr.families.model import Family
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, Op, Profile, Vary
 
@@ -84,7 +84,11 @@ def _scale(
                 f"({'random' if op == 'random' else 'sequential'} lookups)",
             ),
         ),
-        setup=setup(family, vpp=VppCommands((), routing.commands, routing.undo), reasons=reason),
+        setup=setup(
+            family,
+            vpp=VppCommands((), routing.commands, routing.undo, startup=fib_startup(routes)),
+            reasons=reason,
+        ),
         note=f"{routes} routes: VPP only.",
     )
 

@@ -20,7 +20,7 @@ ranges.
 from __future__ import annotations
 
 from ndrpdr.families import vppip
-from ndrpdr.families.build import VppCommands, cost, setup, src_range_traffic
+from ndrpdr.families.build import VppCommands, cost, fib_startup, setup, src_range_traffic
 from ndrpdr.families.model import Family
 from ndrpdr.profiles import Headers, Op, PacketCost, Profile, Vary
 
@@ -78,7 +78,13 @@ def _scale(routes: int, label: str, op: Op, cycles: float) -> Family:
         f"({order}), DUT routes IPv6",
         headers,
         cost(cycles, f"ethip6-ip6base's 172 cycles plus FIB misses of {routes} routes ({order})"),
-        VppCommands((), routing.commands, routing.undo, settle_s=vppip.MLD_SETTLE_S),
+        VppCommands(
+            (),
+            routing.commands,
+            routing.undo,
+            settle_s=vppip.MLD_SETTLE_S,
+            startup=fib_startup(routes),
+        ),
     )
 
 

@@ -43,7 +43,7 @@ import hashlib
 import ipaddress
 
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
-from ndrpdr.families.build import FreshVpp
+from ndrpdr.families.build import FreshVpp, large_tables_startup
 from ndrpdr.families.model import FamilyDefinitionError
 
 #: CSIT's MTU of the DUT1 - DUT2 link for the reassembly family [B] (L3 packet).
@@ -59,7 +59,6 @@ ENDPOINT_STEP = 256
 DESTINATIONS = ("20.0.0.0", "10.0.0.0")
 #: Above this many tunnels VPP needs a larger statistics segment and main heap [MiB].
 LARGE_TUNNELS = 1000
-LARGE_STATSEG_MB = 256
 LARGE_HEAP_MB = 1024
 #: The end points' and the destinations' ranges (each DUT routes the far side's).
 DUT1_ENDPOINTS, DUT2_ENDPOINTS = "100.0.0.0/8", "200.0.0.0/8"
@@ -173,8 +172,7 @@ class IpsecVpp(FreshVpp):
                 "ipsec {\n  ipv4-outbound-spd-flow-cache on\n  ipv4-inbound-spd-flow-cache on\n}\n"
             )
         if self.tunnels > LARGE_TUNNELS:
-            text += f"statseg {{ size {LARGE_STATSEG_MB}M }}\n"
-            text += f"memory {{ main-heap-size {LARGE_HEAP_MB}M }}\n"
+            text += large_tables_startup(LARGE_HEAP_MB)
         return text
 
     def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
