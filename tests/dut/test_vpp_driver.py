@@ -219,14 +219,18 @@ def test_systemd_lifecycle_runs_exactly_these_commands(csit: Topology) -> None:
         vppctl("show errors"),
         vppctl("show interface"),
         vppctl("show hardware"),
+        vppctl("show threads"),
+        vppctl("show interface rx-placement"),
         ("tail", "-n", "200", "--", "/var/log/vpp/vpp.log"),
     ]
     assert list(telemetry) == [
-        "state", "show_runtime", "show_errors", "show_interface", "show_hardware", "log",
-        "startup_conf",
+        "state", "show_runtime", "show_errors", "show_interface", "show_hardware",
+        "show_threads", "show_rx_placement", "log", "startup_conf", "cpu_layout",
     ]  # fmt: skip
     assert telemetry["show_runtime"] == "Thread 1 vpp_wk_0 (lcore 2)\n"
-    assert telemetry["state"] == "vpp (systemd unit vpp): running, ip4base with 2 worker core(s)"
+    layout = "main thread on cpu 1, 2 worker(s) on cpu 2,3 (2 RX queue(s) per port)"
+    assert telemetry["state"] == f"vpp (systemd unit vpp): running, ip4base, {layout}"
+    assert telemetry["cpu_layout"] == layout
     assert telemetry["startup_conf"] == written
 
     access.calls.clear()

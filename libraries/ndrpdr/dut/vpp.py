@@ -58,11 +58,14 @@ from ndrpdr.dut.ports import check_ports_exist
 from ndrpdr.dut.processlog import LOG_TAIL_LINES, bounded_log, log_tail
 from ndrpdr.dut.vpp_config import (
     VppOptions,
-    forwarding_commands,
     cli_error,
+    forwarding_commands,
+    main_core,
     parse_options,
+    rx_queues,
     startup_conf,
     uio_driver,
+    worker_cores,
 )
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.systemtools import require
@@ -91,6 +94,8 @@ TELEMETRY_COMMANDS: tuple[tuple[str, str], ...] = (
     ("show_errors", "show errors"),
     ("show_interface", "show interface"),
     ("show_hardware", "show hardware"),
+    ("show_threads", "show threads"),
+    ("show_rx_placement", "show interface rx-placement"),
 )
 
 
@@ -187,11 +192,15 @@ class VppDriver:
         if self._paths is not None:
             text = vpp_afpacket.startup_conf(self._node, config, self.options, self._paths)
             names = [vpp_afpacket.host_interface(port) for port in config.ports]
-            commands = [
-                *CLEAR_COMMANDS,
-                *vpp_afpacket.create_commands(config, self.options.rx_mode, self.options.port_kind),
-                *forwarding_commands(config, names),
-            ]
+            workers = worker_cores(self._node, config, self.options)
+            create = vpp_afpacket.create_commands(
+                config,
+                self.options.rx_mode,
+                self.options.port_kind,
+                workers=len(workers),
+                rx_queues=rx_queues(self.options, workers),
+            )
+            commands = [*CLEAR_COMMANDS, *create, *forwarding_commands(config, names)]
             check_ports_exist(self._steps, config.ports)
         else:
             text = startup_conf(self._node, config, self.options)
@@ -310,6 +319,8 @@ class VppDriver:
         if self.options.service == "direct":
             out["output"] = bounded_log(self._process_text())
         out["startup_conf"] = self._conf_text
+        if self._config is not None:
+            out["cpu_layout"] = self.cpu_layout()
         return out
 
     def run_cli(self, command: str) -> str:
@@ -548,12 +559,29 @@ class VppDriver:
         config = self._config
         if config is None or not self._applied:
             doing = ", forwarding not set up yet"
-        elif self._paths is not None:
-            where = f"cpu {options.cpu}" if options.worker_cores is None else "its workers"
-            doing = f", {config.mode} on {options.port_kind} ports, forwarding on {where}"
         else:
-            doing = f", {config.mode} with {config.cores} worker core(s)"
+            kind = f" on {options.port_kind} ports" if self._paths is not None else ""
+            doing = f", {config.mode}{kind}, {self.cpu_layout(config)}"
         return f"vpp ({how}): running{alive}{doing}"
+
+    def cpu_layout(self, config: DutTestConfig | None = None) -> str:
+        """Which CPU does what: "main thread on cpu 0, 1 worker on cpu 1 (2 RX queues/port)".
+
+        For ``config`` (default: the configured test); "" before configure.
+        """
+        config = config or self._config
+        if config is None:
+            return ""
+        workers = worker_cores(self._node, config, self.options)
+        main = main_core(self.options, workers)
+        if not workers:
+            return f"main thread on cpu {main} forwards (no workers)"
+        queues = rx_queues(self.options, workers)
+        cpus = ",".join(str(cpu) for cpu in workers)
+        return (
+            f"main thread on cpu {main}, {len(workers)} worker(s) on cpu {cpus} "
+            f"({queues} RX queue(s) per port)"
+        )
 
 
 def _describe(result: CommandResult) -> str:
