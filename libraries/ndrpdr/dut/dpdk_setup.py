@@ -86,9 +86,17 @@ class DpdkPorts(Protocol):
         ...
 
     def eal_args(
-        self, lcores: str, prefix: str, memory_mb: int, devices: tuple[str, str], *, huge: bool
+        self,
+        lcores: str,
+        prefix: str,
+        memory_mb: int,
+        devices: tuple[str, str],
+        *,
+        huge: bool,
+        queues: int = 1,
     ) -> list[str]:
-        """The EAL arguments that give the app ``devices`` (``huge``: memory from hugepages)."""
+        """The EAL arguments that give the app ``devices`` (``huge``: memory from hugepages;
+        ``queues``: queue pairs per port where the devices take them in the EAL arguments)."""
         ...
 
     def take(self) -> None:
@@ -126,10 +134,17 @@ class VdevPorts:
         return tuple(range(len(devices)))
 
     def eal_args(
-        self, lcores: str, prefix: str, memory_mb: int, devices: tuple[str, str], *, huge: bool
+        self,
+        lcores: str,
+        prefix: str,
+        memory_mb: int,
+        devices: tuple[str, str],
+        *,
+        huge: bool,
+        queues: int = 1,
     ) -> list[str]:
-        """One ``--vdev`` per interface, no PCI device."""
-        vdevs = vdev_args(self._pmd, devices)
+        """One ``--vdev`` per interface with ``queues`` queue pairs, no PCI device."""
+        vdevs = vdev_args(self._pmd, devices, queues)
         return eal_args(lcores, prefix, memory_mb, vdevs, hugepages=huge)
 
     def take(self) -> None:
@@ -181,9 +196,16 @@ class PciPorts:
         return dpdk_port_order(devices)
 
     def eal_args(
-        self, lcores: str, prefix: str, memory_mb: int, devices: tuple[str, str], *, huge: bool
+        self,
+        lcores: str,
+        prefix: str,
+        memory_mb: int,
+        devices: tuple[str, str],
+        *,
+        huge: bool,
+        queues: int = 1,
     ) -> list[str]:
-        """``-a`` per PCI device (the memory always from hugepages)."""
+        """``-a`` per PCI device (the memory always from hugepages; the app sets the queues)."""
         return eal_args(lcores, prefix, memory_mb, (), pci_addresses=devices, hugepages=True)
 
     def take(self) -> None:
@@ -239,11 +261,17 @@ class DpdkSetup:
         self.file_prefix = prefix
         self._steps.track_path(f"{DPDK_RUNTIME_ROOT}/{prefix}")  # a crashed local run's too
 
-    def eal_args(self, lcores: str, devices: tuple[str, str]) -> list[str]:
-        """The EAL arguments of the app being started: ``lcores``, ``devices``, memory, prefix."""
+    def eal_args(self, lcores: str, devices: tuple[str, str], queues: int = 1) -> list[str]:
+        """The EAL arguments of the app being started: ``lcores``, ``devices`` (with
+        ``queues`` queue pairs each, for vdevs), memory, prefix."""
         assert self.file_prefix is not None
         return self.ports.eal_args(
-            lcores, self.file_prefix, self.memory_mb, devices, huge=self.uses_hugepages
+            lcores,
+            self.file_prefix,
+            self.memory_mb,
+            devices,
+            huge=self.uses_hugepages,
+            queues=queues,
         )
 
     def restore(self, errors: list[str]) -> None:
