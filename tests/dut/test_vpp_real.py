@@ -14,15 +14,26 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from dutbed import BURST, Bed, check_forwarding, local_bed, pid_alive, ports_clean, require_local
+from dutbed import (
+    BURST,
+    Bed,
+    check_forwarding,
+    local_bed,
+    local_topology,
+    pid_alive,
+    ports_clean,
+    require_local,
+)
 
 from ndrpdr.dut.base import DutError
 from ndrpdr.dut.vpp import VppDriver
+from ndrpdr.localbed import LocalTestbed
 
 VPP_DIR = Path("/opt/vpp/v26.06")
 
@@ -276,3 +287,48 @@ def test_two_rx_queues_per_port_share_the_flows(bed: Bed) -> None:
         check_forwarding(bed, "l2xc")
     finally:
         close_clean(bed, driver)
+
+
+@pytest.fixture
+def two_queue_bed() -> Iterator[Bed]:
+    """The vpp bed with rx_queues 2 in the DUT's options: its veths get 2 queues each."""
+    require_vpp()
+    topology = local_topology("vpp")
+    node = topology.duts[0]
+    options = {**node.options, "rx_queues": 2, "port_kind": "af_xdp"}
+    nodes = {**topology.nodes, node.key: dataclasses.replace(node, options=options)}
+    topology = dataclasses.replace(topology, nodes=nodes)
+    with LocalTestbed(topology) as testbed, tempfile.TemporaryDirectory() as scratch:
+        yield Bed(topology, testbed, Path(scratch))
+
+
+def test_af_xdp_opens_a_socket_per_veth_queue_and_the_flows_use_both(two_queue_bed: Bed) -> None:
+    """rx_queues 2: the local testbed makes 2-queue veths, VPP an AF_XDP socket per queue,
+    and the TG's varied flows, hashed over its veth's TX queues, reach both."""
+    require_local("ethtool")
+    bed = two_queue_bed
+    driver = bed.driver()
+    assert isinstance(driver, VppDriver)
+    try:
+        driver.configure(bed.config("ip4base"))
+        driver.start()
+        driver.health_check()
+        placement = driver.run_cli("show interface rx-placement")
+        for name in ("host-dut-if1", "host-dut-if2"):
+            for queue in (0, 1):
+                assert f"{name} queue {queue} (polling)" in placement, placement
+        check_forwarding(bed, "ip4base")
+        stats = bed.dut_run("ethtool", "-S", "dut-if1")
+    finally:
+        close_clean(bed, driver)
+    per_queue = [_stat(stats, f"rx_queue_{queue}_xdp_redirect") for queue in (0, 1)]
+    assert sum(per_queue) >= BURST and min(per_queue) >= BURST // 10, stats
+
+
+def _stat(text: str, name: str) -> int:
+    """The value of ``name`` in ``ethtool -S`` output (0 when absent)."""
+    for line in text.splitlines():
+        key, _, value = line.strip().partition(":")
+        if key == name:
+            return int(value)
+    return 0
