@@ -66,3 +66,7 @@ def test_one_core_runs_on_a_worker_and_more_than_the_machine_has_is_skipped(stat
     )
     assert "host-dut-if1 queue 0 (polling)" in telemetry["show_rx_placement"]
     assert telemetry["cpu_placement"] == "cpu 1 (claimed)"
+    assert telemetry["cpus"] == (
+        "this machine has 2 CPU(s) for the run: TG on cpu 0, DUT1 on cpu 1 (workers: cpu 1)"
+    )
+    assert "vpp_wk_0" in telemetry["show_threads"]

@@ -438,6 +438,8 @@ class ActiveTestbed:
             self.cpu_placements[dut.node] = placement = later
         if placement is not None:
             texts = {**texts, "cpu_placement": placement.text}
+        if self.cpu_placements:
+            texts = {**texts, "cpus": machine_text(self.cpu_placements)}
         self.telemetry[dut.node] = texts
 
     @staticmethod
