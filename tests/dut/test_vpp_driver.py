@@ -168,6 +168,15 @@ def expected_cli(name: str) -> list[tuple[str, ...]]:
     return [vppctl(line) for line in (EXPECTED / name).read_text().splitlines()]
 
 
+def placement(workers: int) -> list[tuple[str, ...]]:
+    """The rx-placement lines after the forwarding: queue q of each port on worker q."""
+    return [
+        vppctl(f"set interface rx-placement {port} queue {queue} worker {queue}")
+        for port in ("port1", "port2")
+        for queue in range(workers)
+    ]
+
+
 LOG_TAIL = ("tail", "-n", "40", "--", "/var/log/vpp/vpp.log")
 JOURNAL = ("journalctl", "--no-pager", "-o", "cat", "-n", "40", "-u", "vpp")
 
@@ -204,6 +213,7 @@ def test_systemd_lifecycle_runs_exactly_these_commands(csit: Topology) -> None:
         vppctl("show version"),
         vppctl("show version"),
         *expected_cli("vpp_cli_ip4base.txt"),
+        *placement(2),
     ]
     assert clock.sleeps == [1.0, 1.0]
 
@@ -253,7 +263,11 @@ def test_l2xc_sets_up_the_cross_connect(csit: Topology) -> None:
     driver.start()
     access.calls.clear()
     driver.health_check()
-    assert access.calls == [vppctl("show version"), *expected_cli("vpp_cli_l2xc.txt")]
+    assert access.calls == [
+        vppctl("show version"),
+        *expected_cli("vpp_cli_l2xc.txt"),
+        *placement(1),
+    ]
     assert clock.sleeps == []
 
 
@@ -272,6 +286,7 @@ def test_configure_while_running_restarts_and_sets_up_again(csit: Topology) -> N
         ("systemctl", "restart", "vpp"),
         vppctl("show version"),
         *expected_cli("vpp_cli_l2xc.txt"),
+        *placement(1),
     ]
     access.calls.clear()
     driver.start()  # already running with this configuration: nothing to do

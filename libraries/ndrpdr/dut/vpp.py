@@ -60,6 +60,7 @@ from ndrpdr.dut.vpp_config import (
     VppOptions,
     cli_error,
     forwarding_commands,
+    interface_name,
     main_core,
     parse_options,
     rx_queues,
@@ -67,6 +68,7 @@ from ndrpdr.dut.vpp_config import (
     uio_driver,
     worker_cores,
 )
+from ndrpdr.dut.vpp_queues import rx_placement_commands
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.systemtools import require
 from ndrpdr.testbed.model import Node
@@ -204,7 +206,7 @@ class VppDriver:
             check_ports_exist(self._steps, config.ports)
         else:
             text = startup_conf(self._node, config, self.options)
-            commands = forwarding_commands(config)
+            commands = [*forwarding_commands(config), *self._placement(config)]
         keep = False
         if self._paths is not None and self._running:
             if not self._alive_now():  # it died since the last test: once more, saying so
@@ -563,6 +565,16 @@ class VppDriver:
             kind = f" on {options.port_kind} ports" if self._paths is not None else ""
             doing = f", {config.mode}{kind}, {self.cpu_layout(config)}"
         return f"vpp ({how}): running{alive}{doing}"
+
+    def _placement(self, config: DutTestConfig) -> list[str]:
+        """dpdk ports: pin each port's RX queues round robin to the workers."""
+        workers = worker_cores(self._node, config, self.options)
+        queues = rx_queues(self.options, workers)
+        return [
+            command
+            for port in config.ports
+            for command in rx_placement_commands(interface_name(port), queues, len(workers))
+        ]
 
     def cpu_layout(self, config: DutTestConfig | None = None) -> str:
         """Which CPU does what: "main thread on cpu 0, 1 worker on cpu 1 (2 RX queues/port)".
