@@ -21,6 +21,7 @@ from ndrpdr.activebed.cpuplace import (
     machine_text,
     place_cpus,
     placed_nodes,
+    single_cpu_problem,
     with_joined,
 )
 from ndrpdr.localbed.cpuclaim import CpuClaims, CpuHolder
@@ -211,3 +212,22 @@ def test_worker_cores_the_topology_lists_are_kept(claim_dir: Path) -> None:
     finally:
         claims.release()
     assert placed.nodes["DUT1"].options["worker_cores"] == [3] and placements["DUT1"].workers == ()
+
+
+def test_a_dut_without_workers_cannot_give_more_than_one_core(claim_dir: Path) -> None:
+    topology = load_topology(TOPOLOGIES / "local-linux.yaml")
+    claims = CpuClaims("1-a", claim_dir)
+    try:
+        placed, placements = place_cpus(
+            topology, ["TG", "DUT1"], claims, cpu_count=4, allowed=[0, 1, 2, 3]
+        )
+    finally:
+        claims.release()
+    dut = placed.nodes["DUT1"]
+    assert single_cpu_problem(dut, placements["DUT1"], 1) is None
+    assert single_cpu_problem(dut, placements["DUT1"], 2) == (
+        "DUT1 (linux) forwards on one CPU (cpu 1) and the test asks for 2 cores"
+    )
+    assert single_cpu_problem(placed.tg, placements["TG"], 2) is None  # the TG is no DUT
+    vpp = load_topology(TOPOLOGIES / "local-vpp.yaml").nodes["DUT1"]
+    assert single_cpu_problem(vpp, placements["DUT1"], 4) is None  # its workers say

@@ -123,6 +123,16 @@ def machine_text(placements: Mapping[str, CpuPlacement]) -> str:
     return f"this machine has {count} CPU(s) for the run: {', '.join(nodes)}"
 
 
+def single_cpu_problem(node: Node, placement: CpuPlacement, cores: int) -> str | None:
+    """Why a placed DUT whose driver has no workers (linux, ovs) cannot give ``cores`` > 1."""
+    if cores <= 1 or node.type != "DUT" or takes_worker_cores(node):
+        return None
+    return (
+        f"{node.key} ({node.driver}) forwards on one CPU (cpu {placement.cpu}) and the test "
+        f"asks for {cores} cores"
+    )
+
+
 def spare_cpus(
     usable: Sequence[int], placements: Mapping[str, CpuPlacement], node: Node
 ) -> tuple[int, ...]:

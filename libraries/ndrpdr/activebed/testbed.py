@@ -34,6 +34,7 @@ from ndrpdr.activebed.cpuplace import (
     machine_text,
     place_cpus,
     placed_nodes,
+    single_cpu_problem,
     with_joined,
 )
 from ndrpdr.drivers import describe
@@ -313,6 +314,10 @@ class ActiveTestbed:
             max_frame_size_b=max_frame_size_b,
             family=family.setup,
         )
+        for key, placement in self.cpu_placements.items():
+            single = single_cpu_problem(self.topology.nodes[key], placement, cores)
+            if single is not None:
+                raise UnsupportedCoresError(single)
         self.cores = cores
         for key, dut in self._duts.items():
             driver = self.topology.nodes[key].driver
