@@ -8,9 +8,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from dutbed import Bed, check_forwarding, local_bed, pid_alive, ports_clean, require_local
+from dutbed import (
+    Bed,
+    check_forwarding,
+    local_bed,
+    pid_alive,
+    ports_clean,
+    require_local,
+)
 
 from ndrpdr.dut.base import DutError, ForwardingMode
+from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.dut.testpmd import TestpmdDriver
 
 #: Enough for testpmd's 32768 mbufs and quicker to set up than the default 1024 MiB
@@ -139,3 +147,16 @@ def test_two_cores_are_two_forwarding_lcores_on_two_cpus_with_two_queue_pairs(be
         "log"
     ]
     assert telemetry["cpu_layout"] == "2 forwarding lcore(s) on cpu 1,0, 2 RX queue(s) per port"
+
+
+def test_more_lcores_than_af_xdp_queues_is_a_skip(afxdp_bed: Bed) -> None:
+    """DPDK's af_xdp vdev reads one queue of a veth: 2 lcores cannot be fed, so no run."""
+    driver = afxdp_bed.driver(worker_cores=[1, 0], memory_mb=FAST_MEMORY_MB)
+    assert isinstance(driver, TestpmdDriver)
+    with pytest.raises(UnsupportedCoresError) as caught:
+        driver.configure(dataclasses.replace(afxdp_bed.config("l2xc"), cores=2))
+    assert str(caught.value) == (
+        "DUT1 (testpmd) needs 2 RX queues per port for 2 lcores and dut-if1 has 1 (an AF_XDP "
+        "socket reads one kernel queue)"
+    )
+    assert driver.pid is None

@@ -84,7 +84,7 @@ def test_af_packet_ports_get_queues_pinned_to_the_workers() -> None:
     commands = create_commands(config, "polling", "af_packet", workers=2, rx_queues=2)
     assert commands[0] == (
         "create host-interface name dut-if1 hw-addr 02:00:00:00:01:02 "
-        "num-rx-queues 2 num-tx-queues 3"
+        "num-rx-queues 2 num-tx-queues 2"
     )
     placement = [c for c in commands if "rx-placement" in c]
     assert placement == [
@@ -114,7 +114,8 @@ def test_no_workers_no_placement() -> None:
 
 
 def test_memif_queue_words_for_other_families() -> None:
-    assert vpp_queues.memif_queue_words(2, 2) == "rx-queues 2 tx-queues 3"
+    assert vpp_queues.memif_queue_words(2, 2) == "rx-queues 2 tx-queues 2"
+    assert vpp_queues.memif_queue_words(1, 0) == "rx-queues 1 tx-queues 1"
     assert vpp_queues.rx_placement_commands("memif1/1", 2, 1) == [
         "set interface rx-placement memif1/1 queue 0 worker 0",
         "set interface rx-placement memif1/1 queue 1 worker 0",

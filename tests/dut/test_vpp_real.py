@@ -32,6 +32,7 @@ from dutbed import (
 )
 
 from ndrpdr.dut.base import DutError
+from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.dut.vpp import VppDriver
 from ndrpdr.localbed import LocalTestbed
 
@@ -332,3 +333,19 @@ def _stat(text: str, name: str) -> int:
         if key == name:
             return int(value)
     return 0
+
+
+def test_more_af_xdp_queues_than_the_veth_has_is_a_skip(bed: Bed) -> None:
+    """The bed's veths have one queue: 2 AF_XDP queues per port cannot be had, so no run."""
+    driver = bed.driver(port_kind="af_xdp", rx_queues=2)
+    assert isinstance(driver, VppDriver)
+    try:
+        with pytest.raises(UnsupportedCoresError) as caught:
+            driver.configure(bed.config("ip4base"))
+    finally:
+        driver.close()
+    assert str(caught.value) == (
+        "DUT1 (vpp) needs 2 RX queues per port for 1 workers and dut-if1 has 1 (an AF_XDP "
+        "socket reads one kernel queue)"
+    )
+    assert driver.pid is None

@@ -111,8 +111,8 @@ def test_host_namespaces_give_an_ssh_node_its_ports_in_a_namespace() -> None:
         make_plan(topology, "42-beef", host_namespaces={"DUT1": "a/b"})
 
 
-def test_a_dut_with_several_worker_cpus_gets_veths_with_a_queue_each() -> None:
-    topology = topology_2n1l(dut_options={"cpu": 1, "worker_cores": [1, 2, 3]})
+def test_a_dut_with_several_worker_cpus_gets_rps_on_all_of_them() -> None:
+    topology = topology_2n1l(dut_options={"cpu": 1, "worker_cores": [1, 2, 3], "rx_queues": 3})
     plan = make_plan(topology, "42-beef", cpu_count=4)
     assert {pair.queues for pair in plan.veths} == {3}
     assert veth_batch(plan.veths).splitlines()[0] == (
@@ -127,6 +127,10 @@ def test_a_dut_with_several_worker_cpus_gets_veths_with_a_queue_each() -> None:
     for queue in range(3):
         assert f"echo e > /sys/class/net/dut-if2/queues/rx-{queue}/rps_cpus" in script
     assert cpu_mask([1, 2, 3]) == "e" and cpu_mask([0, 33]) == "2,00000001"
+    workers_only = make_plan(
+        topology_2n1l(dut_options={"worker_cores": [1, 2]}), "42-beef", cpu_count=4
+    )
+    assert [pair.queues for pair in workers_only.veths] == [1, 1]  # no AF_XDP sockets asked
 
 
 def test_rx_queues_option_sets_the_veth_queues() -> None:

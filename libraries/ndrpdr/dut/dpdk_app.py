@@ -81,6 +81,8 @@ class DpdkAppDriver(abc.ABC):
         self.cpu = self.cpu_option
         #: The CPUs of the forwarding lcores (``ndrpdr.dut.dpdk_lcores``), set by start.
         self.lcore_cpus: tuple[int, ...] = (self.cpu_option,)
+        #: Queue pairs per port (one per lcore; af_xdp: one per kernel queue), set by configure.
+        self.queues = 1
         self.pmd = options.pmd
         self.binary = options.binary or self.default_binary
         self.memory_mb = options.memory_mb
@@ -148,13 +150,14 @@ class DpdkAppDriver(abc.ABC):
         UnsupportedCoresError (a skip) when ``config.cores`` asks for more
         forwarding lcores than ``worker_cores`` lists CPUs.
         """
-        self._forwarding_cpus(config, self.cpu_option)
+        lcores = len(self._forwarding_cpus(config, self.cpu_option))
         devices = self.dpdk.ports.devices(config)
         self.dpdk.ports.check(config, devices)
+        queues = self.dpdk.ports.queues(devices, lcores)
         running = self._process is not None
         if running:
             self.stop()
-        self._config, self._devices = config, devices
+        self._config, self._devices, self.queues = config, devices, queues
         if running:
             self.start()
 
@@ -237,7 +240,7 @@ class DpdkAppDriver(abc.ABC):
         cpus = ",".join(str(cpu) for cpu in self.lcore_cpus)
         return (
             f"{len(self.lcore_cpus)} forwarding lcore(s) on cpu {cpus}, "
-            f"{len(self.lcore_cpus)} RX queue(s) per port"
+            f"{self.queues} RX queue(s) per port"
         )
 
     def telemetry(self) -> dict[str, str]:

@@ -10,9 +10,12 @@ has a forwarding lcore.
 * testpmd: main lcore 0 shares the first forwarding lcore's CPU (it only
   prints statistics), forwarding lcores 1..N on the N CPUs
   (``--lcores 0@a,1@a,2@b``, ``--nb-cores=N --rxq=N --txq=N``);
+* with af_xdp ports, a queue pair per kernel RX queue of the ports (an
+  AF_XDP socket reads one), spread over the lcores;
 * l3fwd: lcores 0..N-1 all forward (the main lcore too), lcore *q* polls
-  queue *q* of both ports (``--config (0,q,q),(1,q,q)``); l3fwd makes a TX
-  queue per lcore itself.
+  queue *q* of both ports (``--config (0,q,q),(1,q,q)``; more queues than
+  lcores: queue *q* on lcore *q mod n*); l3fwd makes a TX queue per lcore
+  itself.
 
 Pure functions, no I/O.
 """
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ndrpdr.dut.cores import worker_cpus
+from ndrpdr.dut.cores import queue_placement, worker_cpus
 
 
 def forwarding_cpus(
@@ -41,10 +44,10 @@ def testpmd_lcores(cpus: Sequence[int]) -> str:
     return ",".join([f"0@{cpus[0]}", *(f"{index + 1}@{cpu}" for index, cpu in enumerate(cpus))])
 
 
-def testpmd_core_args(cpus: Sequence[int]) -> list[str]:
-    """testpmd's forwarding cores and queues per port: one queue pair per forwarding lcore."""
-    count = len(cpus)
-    return [f"--nb-cores={count}", f"--rxq={count}", f"--txq={count}"]
+def testpmd_core_args(cpus: Sequence[int], queues: int | None = None) -> list[str]:
+    """testpmd's forwarding cores and queue pairs per port (default one per lcore)."""
+    pairs = len(cpus) if queues is None else queues
+    return [f"--nb-cores={len(cpus)}", f"--rxq={pairs}", f"--txq={pairs}"]
 
 
 def l3fwd_lcores(cpus: Sequence[int]) -> str:
@@ -52,8 +55,11 @@ def l3fwd_lcores(cpus: Sequence[int]) -> str:
     return ",".join(f"{index}@{cpu}" for index, cpu in enumerate(cpus))
 
 
-def l3fwd_config(cpus: Sequence[int], ports: int = 2) -> str:
-    """l3fwd's ``--config``: (port, queue, lcore) with queue q of every port on lcore q."""
+def l3fwd_config(cpus: Sequence[int], queues: int | None = None, ports: int = 2) -> str:
+    """l3fwd's ``--config``: (port, queue, lcore) with queue q of every port on lcore q mod n
+    (``queues`` per port, default one per lcore)."""
+    count = len(cpus) if queues is None else queues
+    lcores = queue_placement(count, len(cpus))
     return ",".join(
-        f"({port},{queue},{queue})" for queue in range(len(cpus)) for port in range(ports)
+        f"({port},{queue},{lcores[queue]})" for queue in range(count) for port in range(ports)
     )

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from ndrpdr.dut.base import DutTestConfig
+from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.dut.dpdk_eal import DPDK_RUNTIME_ROOT, eal_args, new_file_prefix, vdev_args
 from ndrpdr.dut.dpdk_lab import (
     Hugepages,
@@ -35,6 +36,7 @@ from ndrpdr.dut.dpdk_lab import (
 )
 from ndrpdr.dut.dpdk_options import DpdkAppOptions
 from ndrpdr.dut.handsoff import KernelHandsOff
+from ndrpdr.dut.netqueues import rx_queue_count
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ports import check_ports_exist, port_names
 from ndrpdr.testbed.model import Node
@@ -85,6 +87,11 @@ class DpdkPorts(Protocol):
         """The DPDK port id of each of ``devices``."""
         ...
 
+    def queues(self, devices: tuple[str, str], lcores: int) -> int:
+        """Queue pairs per port for ``lcores`` forwarding lcores (UnsupportedCoresError when
+        the ports cannot have them)."""
+        ...
+
     def eal_args(
         self,
         lcores: str,
@@ -132,6 +139,27 @@ class VdevPorts:
     def port_ids(self, devices: tuple[str, str]) -> tuple[int, ...]:
         """vdev *i* is DPDK port *i*."""
         return tuple(range(len(devices)))
+
+    def queues(self, devices: tuple[str, str], lcores: int) -> int:
+        """af_packet: one queue pair per lcore (sockets in a fanout group); af_xdp: one per
+        kernel RX queue of the interfaces (a socket reads one), at least one per lcore."""
+        if self._pmd != "af_xdp":
+            return lcores
+        counts = {name: rx_queue_count(self._steps, "configure: count RX queues", name)
+                  for name in devices}  # fmt: skip
+        if len(set(counts.values())) != 1:
+            raise self._steps.error(
+                "configure",
+                f"the ports have different RX queue counts {counts}: give them as many",
+            )
+        count = counts[devices[0]]
+        if count < lcores:
+            raise UnsupportedCoresError(
+                f"{self._steps.node} ({self._steps.driver}) needs {lcores} RX queues per port "
+                f"for {lcores} lcores and {devices[0]} has {count} (an AF_XDP socket reads one "
+                "kernel queue)"
+            )
+        return count
 
     def eal_args(
         self,
@@ -194,6 +222,10 @@ class PciPorts:
     def port_ids(self, devices: tuple[str, str]) -> tuple[int, ...]:
         """DPDK probes the allowed devices in PCI bus order."""
         return dpdk_port_order(devices)
+
+    def queues(self, devices: tuple[str, str], lcores: int) -> int:
+        """One queue pair per lcore (the NIC's RSS spreads the flows over them)."""
+        return lcores
 
     def eal_args(
         self,

@@ -121,13 +121,13 @@ class L3fwdDriver(DpdkAppDriver):
         cpus = self.lcore_cpus
         return [
             self.binary,
-            *self.dpdk.eal_args(l3fwd_lcores(cpus), devices, len(cpus)),
+            *self.dpdk.eal_args(l3fwd_lcores(cpus), devices, self.queues),
             "--",
             "-p", PORT_MASK,
             "-P",
             "--lookup=lpm",
             "--parse-ptype",
-            f"--config={l3fwd_config(cpus)}",
+            f"--config={l3fwd_config(cpus, self.queues)}",
             *dests,
             *self.extra_args,
         ]  # fmt: skip

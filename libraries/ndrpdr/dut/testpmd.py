@@ -78,10 +78,10 @@ class TestpmdDriver(DpdkAppDriver):
         cpus = self.lcore_cpus
         return [
             self.binary,
-            *self.dpdk.eal_args(testpmd_lcores(cpus), devices, len(cpus)),
+            *self.dpdk.eal_args(testpmd_lcores(cpus), devices, self.queues),
             "--",
             f"--forward-mode={self.mode_for(config)}",
-            *testpmd_core_args(cpus),
+            *testpmd_core_args(cpus, self.queues),
             f"--stats-period={self.stats_period_s}",
             f"--rxd={DESCRIPTORS}",
             f"--txd={DESCRIPTORS}",

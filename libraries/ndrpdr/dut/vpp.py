@@ -51,8 +51,10 @@ from ndrpdr.access.base import BackgroundProcess, CommandResult, NodeAccess, tai
 from ndrpdr.drivers import DriverDescription
 from ndrpdr.dut import vpp_afpacket
 from ndrpdr.dut.base import DutError, DutTestConfig
+from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.dut.handsoff import KernelHandsOff, xdp_off_argv
 from ndrpdr.dut.health import check_process, describe_exit
+from ndrpdr.dut.netqueues import rx_queue_count
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ports import check_ports_exist
 from ndrpdr.dut.processlog import LOG_TAIL_LINES, bounded_log, log_tail
@@ -128,6 +130,8 @@ class VppDriver:
         self._config: DutTestConfig | None = None
         self._conf_text = ""
         self._commands: list[str] = []
+        #: RX queues of each port in the configured test.
+        self._queues: tuple[int, int] = (1, 1)
         self._running = False
         self._applied = False
         self._process: BackgroundProcess | None = None
@@ -195,18 +199,21 @@ class VppDriver:
             text = vpp_afpacket.startup_conf(self._node, config, self.options, self._paths)
             names = [vpp_afpacket.host_interface(port) for port in config.ports]
             workers = worker_cores(self._node, config, self.options)
+            check_ports_exist(self._steps, config.ports)
+            queues = self._port_queues(config, workers)
             create = vpp_afpacket.create_commands(
                 config,
                 self.options.rx_mode,
                 self.options.port_kind,
                 workers=len(workers),
-                rx_queues=rx_queues(self.options, workers),
+                rx_queues=queues,
             )
             commands = [*CLEAR_COMMANDS, *create, *forwarding_commands(config, names)]
-            check_ports_exist(self._steps, config.ports)
         else:
             text = startup_conf(self._node, config, self.options)
             commands = [*forwarding_commands(config), *self._placement(config)]
+            wanted = rx_queues(self.options, worker_cores(self._node, config, self.options))
+            queues = (wanted, wanted)
         keep = False
         if self._paths is not None and self._running:
             if not self._alive_now():  # it died since the last test: once more, saying so
@@ -215,11 +222,12 @@ class VppDriver:
                 keep = text == self._conf_text
         if keep:
             self._remove_interfaces("configure")
-            self._config, self._commands = config, commands
+            self._config, self._commands, self._queues = config, commands, queues
             self._ready()
             return
         self._write_startup_conf(text)
         self._config, self._conf_text, self._commands = config, text, commands
+        self._queues = queues
         if self._running:
             self._restart()
             self._ready()
@@ -566,6 +574,24 @@ class VppDriver:
             doing = f", {config.mode}{kind}, {self.cpu_layout(config)}"
         return f"vpp ({how}): running{alive}{doing}"
 
+    def _port_queues(self, config: DutTestConfig, workers: tuple[int, ...]) -> tuple[int, int]:
+        """RX queues of each port: one per worker (``rx_queues``); af_xdp: every kernel queue
+        of the interface, at least as many (``ndrpdr.dut.netqueues``)."""
+        wanted = rx_queues(self.options, workers)
+        if self.options.port_kind != "af_xdp":
+            return wanted, wanted
+        counts = []
+        for port in config.ports:
+            count = rx_queue_count(self._steps, "configure: count RX queues", str(port.name))
+            if count < wanted:
+                raise UnsupportedCoresError(
+                    f"{self.node} (vpp) needs {wanted} RX queues per port for {len(workers)} "
+                    f"workers and {port.name} has {count} (an AF_XDP socket reads one kernel "
+                    "queue)"
+                )
+            counts.append(count)
+        return counts[0], counts[1]
+
     def _placement(self, config: DutTestConfig) -> list[str]:
         """dpdk ports: pin each port's RX queues round robin to the workers."""
         workers = worker_cores(self._node, config, self.options)
@@ -577,10 +603,8 @@ class VppDriver:
         ]
 
     def cpu_layout(self, config: DutTestConfig | None = None) -> str:
-        """Which CPU does what: "main thread on cpu 0, 1 worker on cpu 1 (2 RX queues/port)".
-
-        For ``config`` (default: the configured test); "" before configure.
-        """
+        """Which CPU does what: "main thread on cpu 0, 1 worker(s) on cpu 1 (1 RX queue(s) per
+        port)", for ``config`` (default: the configured test); "" before configure."""
         config = config or self._config
         if config is None:
             return ""
@@ -588,7 +612,8 @@ class VppDriver:
         main = main_core(self.options, workers)
         if not workers:
             return f"main thread on cpu {main} forwards (no workers)"
-        queues = rx_queues(self.options, workers)
+        first, second = self._queues
+        queues = f"{first}" if first == second else f"{first} and {second}"
         cpus = ",".join(str(cpu) for cpu in workers)
         return (
             f"main thread on cpu {main}, {len(workers)} worker(s) on cpu {cpus} "

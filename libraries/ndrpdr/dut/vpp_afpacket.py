@@ -194,32 +194,33 @@ def create_commands(
     kind: PortKind = "af_packet",
     *,
     workers: int = 0,
-    rx_queues: int = 1,
+    rx_queues: int | tuple[int, int] = 1,
 ) -> list[str]:
     """The vppctl commands that open the two ports (af_packet or af_xdp), read in ``rx_mode``.
 
-    Each port gets ``rx_queues`` receive queues, pinned round robin to the
-    ``workers`` (``ndrpdr.dut.vpp_queues``); with no workers the main thread
-    reads them.
+    Each port gets ``rx_queues`` receive queues (one count, or one per
+    port), pinned round robin to the ``workers`` (``ndrpdr.dut.vpp_queues``);
+    with no workers the main thread reads them.
     """
+    counts = (rx_queues, rx_queues) if isinstance(rx_queues, int) else rx_queues
     if kind == "af_xdp":
         commands = []
-        for port in config.ports:
+        for port, queues in zip(config.ports, counts, strict=True):
             name = host_interface(port)
             commands += [
-                f"create interface af_xdp host-if {port.name} {af_xdp_queue_words(rx_queues)} "
+                f"create interface af_xdp host-if {port.name} {af_xdp_queue_words(queues)} "
                 f"name {name}",
                 f"set interface mac address {name} {str(port.mac).lower()}",
             ]
     else:
         commands = [
             f"create host-interface name {port.name} hw-addr {str(port.mac).lower()} "
-            f"{af_packet_queue_words(rx_queues, workers)}"
-            for port in config.ports
+            f"{af_packet_queue_words(queues, workers)}"
+            for port, queues in zip(config.ports, counts, strict=True)
         ]
     commands += [f"set interface rx-mode {host_interface(port)} {rx_mode}" for port in config.ports]
-    for port in config.ports:
-        commands += rx_placement_commands(host_interface(port), rx_queues, workers)
+    for port, queues in zip(config.ports, counts, strict=True):
+        commands += rx_placement_commands(host_interface(port), queues, workers)
     return commands
 
 

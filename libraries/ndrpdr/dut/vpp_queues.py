@@ -1,12 +1,13 @@
 """VPP's receive and transmit queues of one interface, and which worker reads each RX queue.
 
-Pure functions, no I/O. Each VPP thread that forwards (the workers, and
-the main thread, which also transmits) gets a transmit queue of its own,
-so no two threads share one behind a lock; each port gets one receive
-queue per worker (or ``rx_queues``), and ``rx_placement_commands`` pins
-RX queue *q* of every port to worker *q mod n* (VPP's worker index, 0 =
-its first worker), so each worker reads its share of every port. With no
-workers the main thread reads every queue and nothing is pinned.
+Pure functions, no I/O. Each worker gets a transmit queue of its own, so
+no two workers share one behind a lock (an af_packet TX ring is some 66
+MiB of memory: the main thread shares one rather than get its own). Each
+port gets one receive queue per worker (or ``rx_queues``), and
+``rx_placement_commands`` pins RX queue *q* of every port to worker *q
+mod n* (VPP's worker index, 0 = its first worker), so each worker reads
+its share of every port. With no workers the main thread reads every
+queue and nothing is pinned.
 
 The argument words per port kind (VPP v26.06's CLI):
 
@@ -25,8 +26,9 @@ from ndrpdr.dut.cores import queue_placement
 
 
 def tx_queues(workers: int) -> int:
-    """Transmit queues per interface: one per worker and one for the main thread."""
-    return workers + 1
+    """Transmit queues per interface: one per worker (at least one); the main thread, which
+    sends only the odd control frame, shares one (VPP then locks that queue)."""
+    return max(1, workers)
 
 
 def af_packet_queue_words(rx: int, workers: int) -> str:

@@ -113,17 +113,19 @@ def worker_cpus(node: Node, cpu_count: int) -> tuple[int, ...]:
 
 
 def link_queues(node: Node) -> int:
-    """Queues a DUT's veth ends get: its ``rx_queues`` option, else one per worker CPU listed.
+    """Queues a DUT's veth ends get: its ``rx_queues`` option (VPP), else 1.
 
-    A DUT reading a port with several sockets per kernel queue (AF_XDP, a
-    DPDK af_xdp vdev) needs that many; the TG's end gets as many TX
-    queues, over which the kernel hashes the flows.
+    A DUT reading a port through AF_XDP needs a socket per kernel queue:
+    VPP's af_xdp opens one on each (``rx_queues`` of them); DPDK's af_xdp
+    vdev reads one queue of a veth (it sees no combined channels), and
+    AF_PACKET readers spread over their sockets by fanout, whatever the
+    veth has. The TG's end gets as many TX queues, over which the kernel
+    hashes the flows.
     """
     value: Any = node.options.get("rx_queues")
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value
-    workers: Any = node.options.get("worker_cores")
-    return len(workers) if isinstance(workers, list | tuple) and workers else 1
+    return 1
 
 
 def _end(topology: Topology, namespaces: Mapping[str, str], node: str, key: str) -> VethEnd:
