@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from acceptance_helpers import (
     ACCEPTANCE,
+    SIM,
     close,
     index_tests,
     log_html_strings,
@@ -30,7 +31,10 @@ from acceptance_helpers import (
 from robot.result import Result
 from robot.result import TestCase as RobotTest
 
+from ndrpdr.families import profile_of
 from ndrpdr.results.schema import validate_record
+from ndrpdr.testbed.loader import load_topology
+from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 from NdrPdrLibrary.robotout import safe_file_name
 
 SUITE = ACCEPTANCE / "keywords.robot"
@@ -52,12 +56,24 @@ class KeywordsRun:
     password: str
 
 
+def dut_capacity_pps() -> float:
+    """What the sim DUT forwards of ethip4-ip4base at 64 B on 1 core [pps]: the model's NDR."""
+    tg = SimTrafficGenerator(load_topology(SIM), 64, profile=profile_of("ethip4-ip4base"))
+    return tg.model.true_ndr(1.0)
+
+
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> KeywordsRun:
     """``python3 -m robot tests/acceptance/keywords.robot`` with a random dummy SSH password."""
     outputdir = tmp_path_factory.mktemp("keywords-suite")
     password = f"pw-{secrets.token_hex(8)}"
-    process = run_robot(outputdir, str(SUITE), env_extra={"NDRPDR_ACCEPTANCE_PASSWORD": password})
+    process = run_robot(
+        outputdir,
+        "--variable",
+        f"DUT_CAPACITY:{dut_capacity_pps()!r}",
+        str(SUITE),
+        env_extra={"NDRPDR_ACCEPTANCE_PASSWORD": password},
+    )
     assert (outputdir / "output.xml").exists(), process.stdout + process.stderr
     result = read_output(outputdir)
     return KeywordsRun(outputdir, process, result, index_tests(result), password)

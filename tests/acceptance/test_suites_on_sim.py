@@ -36,6 +36,7 @@ from acceptance_helpers import (
 from robot.result import Result
 from robot.result import TestCase as RobotTest
 
+from ndrpdr.families import profile_of
 from ndrpdr.profiles import parse_frame_size
 from ndrpdr.results.schema import validate_record
 from ndrpdr.testbed.loader import load_topology
@@ -85,9 +86,14 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> SuiteRun:
 
 
 @cache
-def effective_truth(frame_size: str) -> tuple[float, float, float]:
-    """``(NDR, PDR, max load)`` of the sim topology [pps, aggregate]: min(true, max load)."""
-    tg = SimTrafficGenerator(load_topology(SIM), parse_frame_size(frame_size))
+def effective_truth(frame_size: str, profile: str) -> tuple[float, float, float]:
+    """``(NDR, PDR, max load)`` of the sim topology [pps, aggregate]: min(true, max load).
+
+    The simulated DUT models family ``profile`` on the suites' 1 core.
+    """
+    tg = SimTrafficGenerator(
+        load_topology(SIM), parse_frame_size(frame_size), profile=profile_of(profile), cores=1
+    )
     top = tg.max_load_pps
     ndr = min(tg.model.true_ndr(FINAL_TRIAL_DURATION_S), top)
     pdr = min(tg.model.true_pdr(FINAL_TRIAL_DURATION_S), top)
@@ -249,7 +255,7 @@ def test_ndrpdr_bounds_contain_the_true_throughput(
     run: SuiteRun, name: str, profile: str, frame_size: str
 ) -> None:
     test = run.tests[name]
-    true_ndr, true_pdr, max_load = effective_truth(frame_size)
+    true_ndr, true_pdr, max_load = effective_truth(frame_size, profile)
     for goal, truth in (("NDR", true_ndr), ("PDR", true_pdr)):
         lower, upper, _ = bounds(test, goal)
         if upper is None:
@@ -277,7 +283,7 @@ def test_ndrpdr_record_matches_the_metadata(
     assert str(profile_entry["frame_size"]) == frame_size
     search = record["search"]
     assert isinstance(search, dict)
-    assert close(search["max_load_pps"], effective_truth(frame_size)[2])
+    assert close(search["max_load_pps"], effective_truth(frame_size, profile)[2])
     trials = record["trials"]
     assert isinstance(trials, list)
     assert search["trial_count"] == len(trials) == int(test.metadata["TRIALS"])
@@ -350,7 +356,7 @@ def test_mrr_metadata(run: SuiteRun, name: str, profile: str, frame_size: str) -
     assert min(rates) == low
     assert max(rates) == high
     # At the max load the sharp-cliff DUT forwards min(capacity, max load).
-    true_ndr, _, max_load = effective_truth(frame_size)
+    true_ndr, _, max_load = effective_truth(frame_size, profile)
     assert high <= max_load * (1 + SLACK) + 1
     assert close(average, true_ndr, rel=1e-3)
     assert test.message.startswith("MRR: avg ")

@@ -20,6 +20,7 @@ from acceptance_helpers import (
 )
 from robot.result import TestCase as RobotTest
 
+from ndrpdr.families import profile_of
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
@@ -44,7 +45,7 @@ def test_every_suite_runs_unchanged(tests: dict[str, RobotTest]) -> None:
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_ndr_is_at_most_pdr_and_the_chain(tests: dict[str, RobotTest], profile: str) -> None:
-    truth = SimTrafficGenerator(load_topology(SIM_3N)).model
+    truth = SimTrafficGenerator(load_topology(SIM_3N), 64, profile=profile_of(profile)).model
     test = tests[f"64B-1c-{profile}-ndrpdr"]
     ndr = plain_float(test.metadata["NDR_LOWER"])
     pdr = plain_float(test.metadata["PDR_LOWER"])

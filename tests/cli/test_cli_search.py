@@ -10,6 +10,7 @@ import pytest
 from cli_helpers import ROOT, SIM, trial_lines, write_trex_topology
 
 from ndrpdr.cli.main import main
+from ndrpdr.families import profile_of
 from ndrpdr.results.schema import validate_record
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.loader import load_topology
@@ -33,8 +34,12 @@ def _search(
 
 
 def _truth(duration_s: float = 1.0) -> tuple[float, float]:
-    """(true NDR, true PDR) [pps] of sim.yaml's DUT model for trials of ``duration_s``."""
-    model = SimTrafficGenerator(load_topology(SIM)).model
+    """(true NDR, true PDR) [pps] of sim.yaml's DUT model for trials of ``duration_s``.
+
+    The DUT models ``ethip4-ip4base`` (search's default profile) at 64 B on 1 core.
+    """
+    profile = profile_of("ethip4-ip4base")
+    model = SimTrafficGenerator(load_topology(SIM), 64, profile=profile).model
     return model.true_ndr(duration_s), model.true_pdr(duration_s)
 
 
@@ -110,10 +115,10 @@ def test_unidirectional_halves_max_load(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_max_and_min_rate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    record, _, _ = _search(tmp_path, capsys, "--max-rate", "8Mpps", "--min-rate", "1Mpps", *QUICK)
-    assert record["search"]["max_load_pps"] == 8e6
+    record, _, _ = _search(tmp_path, capsys, "--max-rate", "25Mpps", "--min-rate", "1Mpps", *QUICK)
+    assert record["search"]["max_load_pps"] == 25e6
     assert record["search"]["min_load_pps"] == 1e6
-    assert all(1e6 <= t["load_pps"] <= 8e6 for t in record["trials"])
+    assert all(1e6 <= t["load_pps"] <= 25e6 for t in record["trials"])
     _check_bounds(record, width=0.02)
 
 

@@ -8,6 +8,7 @@ import pytest
 from cli_helpers import SIM, counts, write_trex_topology
 
 from ndrpdr.cli.main import main
+from ndrpdr.families import profile_of
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
@@ -21,7 +22,9 @@ def _trial(capsys: pytest.CaptureFixture[str], *args: str) -> str:
 
 
 def _capacity_pps() -> float:
-    return SimTrafficGenerator(load_topology(SIM)).model.true_ndr(1.0)
+    """What sim.yaml's DUT forwards of trial's default traffic (ethip4-ip4base, 64 B, 1 core)."""
+    profile = profile_of("ethip4-ip4base")
+    return SimTrafficGenerator(load_topology(SIM), 64, profile=profile).model.true_ndr(1.0)
 
 
 def test_trial_below_capacity_has_no_loss(capsys: pytest.CaptureFixture[str]) -> None:
@@ -39,9 +42,10 @@ def test_trial_below_capacity_has_no_loss(capsys: pytest.CaptureFixture[str]) ->
 
 def test_trial_above_capacity_numbers_add_up(capsys: pytest.CaptureFixture[str]) -> None:
     capacity = _capacity_pps()
-    out = _trial(capsys, "--rate", "10Mpps", "--duration", "1s")
+    assert capacity < 25e6  # below the trial's rate, which is below the TG's 29.76 Mpps
+    out = _trial(capsys, "--rate", "25Mpps", "--duration", "1s")
     found = counts(out)
-    assert found["intended"] == 10_000_000
+    assert found["intended"] == 25_000_000
     assert found["offered"] == found["intended"]  # the sim TG sends what it is asked
     assert found["received"] == pytest.approx(capacity, abs=1)  # sharp DUT: its capacity
     assert found["received"] + found["loss"] == found["intended"]

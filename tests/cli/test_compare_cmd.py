@@ -1,7 +1,8 @@
 """``ndrpdr compare A B`` on the results of real Robot runs of the project's suites on sim.
 
-Run A and A2 are the same sim DUT (sim.yaml, capacity 4.419 Mpps); run B is
-a sim.yaml copy whose DUT has seed 2303, capacity 4.189 Mpps: 5.2 % slower.
+Run A and A2 are the same sim DUT (sim.yaml, seed 1); run B is a sim.yaml
+copy whose DUT has seed 1132: the same family (ethip4-ip4base), the
+lowest per-seed capacity factor (0.970 against seed 1's 1.005), 3.5 % slower.
 B ran only the 64 B test, so A's 1518 B test is in A only.
 """
 
@@ -21,12 +22,12 @@ TEST = "64B-1c-ethip4-ip4base-ndrpdr"
 
 
 def _slow_sim(directory: Path) -> Path:
-    """sim.yaml with the DUT's seed 2303 (capacity 4.189 Mpps instead of 4.419)."""
+    """sim.yaml with the DUT's seed 1132 (capacity factor 0.970 instead of 1.005)."""
     text = SIM.read_text()
     anchor = "      seed: 1 "
     assert anchor in text
     path = directory / "sim-slow.yaml"
-    path.write_text(text.replace(anchor, "      seed: 2303 "))
+    path.write_text(text.replace(anchor, "      seed: 1132 "))
     return path
 
 
@@ -65,22 +66,22 @@ def test_the_same_dut_twice_passes_the_gate(runs: dict[str, Path]) -> None:
 def test_a_slower_dut_fails_the_gate(runs: dict[str, Path]) -> None:
     """B given as its output.xml: the records are found through the links in it."""
     process = run_cli(
-        "compare", str(runs["a"]), str(runs["b"] / "output.xml"), "--fail-on-regression", "3"
+        "compare", str(runs["a"]), str(runs["b"] / "output.xml"), "--fail-on-regression", "2"
     )
     assert process.returncode == 1, process.stdout + process.stderr
     for metric in ("NDR lower", "PDR lower"):
         row = _row(process.stdout, metric)
         assert "worse REGRESSION" in row
         change = float(row.split(" %")[0].split()[-1])
-        assert -6.0 < change < -4.5
+        assert -4.0 < change < -3.0
     assert "worse" in _row(process.stdout, "NDR cond")
     assert "REGRESSION" not in _row(process.stdout, "NDR cond")  # shown, not gated
     assert "only in A: 1518B-1c-ethip4-ip4base-ndrpdr [1518, ethip4-ip4base]" in process.stdout
-    assert "1 tests regressed beyond noise by more than 3 %" in process.stdout
+    assert "1 tests regressed beyond noise by more than 2 %" in process.stdout
 
 
 def test_the_threshold_and_the_direction_matter(runs: dict[str, Path]) -> None:
-    above = run_cli("compare", str(runs["a"]), str(runs["b"]), "--fail-on-regression", "6")
+    above = run_cli("compare", str(runs["a"]), str(runs["b"]), "--fail-on-regression", "4")
     assert above.returncode == 0, above.stdout + above.stderr
     faster = run_cli("compare", str(runs["b"]), str(runs["a"]), "--fail-on-regression", "0")
     assert faster.returncode == 0, faster.stdout + faster.stderr
@@ -91,7 +92,7 @@ def test_the_threshold_and_the_direction_matter(runs: dict[str, Path]) -> None:
 
 def test_json_output(runs: dict[str, Path]) -> None:
     process = run_cli(
-        "compare", str(runs["a"]), str(runs["b"]), "--json", "--fail-on-regression", "3"
+        "compare", str(runs["a"]), str(runs["b"]), "--json", "--fail-on-regression", "2"
     )
     assert process.returncode == 1, process.stderr
     document = json.loads(process.stdout)
@@ -137,11 +138,11 @@ def test_mrr_records_of_a_slower_dut_fail_the_gate(tmp_path: Path) -> None:
     ]
     assert "within noise" in row
     worse = run_cli(
-        "compare", str(tmp_path / "a"), str(tmp_path / "b"), "--fail-on-regression", "3"
+        "compare", str(tmp_path / "a"), str(tmp_path / "b"), "--fail-on-regression", "2"
     )
     assert worse.returncode == 1, worse.stdout + worse.stderr
     (row,) = [
         line for line in worse.stdout.splitlines() if line.split()[:3] == [test, "MRR", "mean"]
     ]
     assert "worse REGRESSION" in row
-    assert -6.0 < float(row.split(" %")[0].split()[-1]) < -4.5
+    assert -4.0 < float(row.split(" %")[0].split()[-1]) < -3.0

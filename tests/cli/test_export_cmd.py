@@ -2,10 +2,10 @@
 
 Run "ok" ran the NDRPDR and MRR suites' 64 B tests (latency measured after
 the search); run "fails" ran the NDRPDR 64 B test with a min rate above
-the sim DUT's capacity (4.419 Mpps), so the search finds no lower bound
-and the test fails. The documents are validated against CSIT's schema
-where one is found (``tests/csit_schema_source.py``); the tests that need
-none run everywhere.
+the sim DUT's capacity (ethip4-ip4base at 64 B on 1 core, about 18 Mpps),
+so the search finds no lower bound and the test fails. The documents are
+validated against CSIT's schema where one is found
+(``tests/csit_schema_source.py``); the tests that need none run everywhere.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def _robot(directory: Path, *args: str, expect: int) -> Path:
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     ok = _robot(tmp_path_factory.mktemp("ok"), *map(str, SUITES), expect=0)
     fails = _robot(
-        tmp_path_factory.mktemp("fails"), "--variable", "MIN_RATE:5Mpps", str(SUITES[0]), expect=1
+        tmp_path_factory.mktemp("fails"), "--variable", "MIN_RATE:25Mpps", str(SUITES[0]), expect=1
     )
     return {"ok": ok, "fails": fails}
 

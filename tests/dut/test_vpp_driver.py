@@ -234,9 +234,11 @@ def test_systemd_lifecycle_runs_exactly_these_commands(csit: Topology) -> None:
         ("tail", "-n", "200", "--", "/var/log/vpp/vpp.log"),
     ]
     assert list(telemetry) == [
-        "state", "show_runtime", "show_errors", "show_interface", "show_hardware",
+        "state", "setup_time", "show_runtime", "show_errors", "show_interface", "show_hardware",
         "show_threads", "show_rx_placement", "log", "startup_conf", "cpu_layout",
     ]  # fmt: skip
+    commands = len(expected_cli("vpp_cli_ip4base.txt")) + len(placement(2))
+    assert telemetry["setup_time"] == f"{commands} vppctl commands in 0.000 s"  # the fake clock
     assert telemetry["show_runtime"] == "Thread 1 vpp_wk_0 (lcore 2)\n"
     layout = "main thread on cpu 1, 2 worker(s) on cpu 2,3 (2 RX queue(s) per port)"
     assert telemetry["state"] == f"vpp (systemd unit vpp): running, ip4base, {layout}"

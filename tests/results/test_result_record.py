@@ -13,8 +13,8 @@ import jsonschema
 import pytest
 
 import ndrpdr
-from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.families import profile_of as get_profile
+from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import FrameSize, bandwidth_bps
 from ndrpdr.results.record import RECORD_VERSION, trial_entry, write_record
 from ndrpdr.results.schema import RecordError, record_schema, validate_record
@@ -244,3 +244,55 @@ def test_unknown_top_level_field(good: dict[str, Any]) -> None:
 def test_not_a_mapping() -> None:
     with pytest.raises(RecordError, match=r"^result record: \(record\): "):
         validate_record([])
+
+
+def test_profile_section_names_the_family_and_its_traffic(
+    passed: tuple[SearchResult, dict[str, Any], SearchSettings],
+) -> None:
+    profile = passed[1]["profile"]
+    assert (profile["name"], profile["flows_per_direction"]) == ("ethip4-ip4base", 253)
+    assert profile["min_frame_size_b"] == 64
+    first, second = profile["traffic"]
+    assert first == {
+        "direction": 0,
+        "layout": "Ether / IPv4(proto 61)",
+        "src": "198.18.0.2",
+        "dst": "198.18.1.2",
+        "flows": 253,
+        "vary": [{"field": "ip.src", "count": 253, "op": "inc", "step": 1, "every": 1}],
+        "pcap_frames": 253,
+    }
+    assert (second["direction"], second["src"], second["dst"]) == (1, "198.18.1.2", "198.18.0.2")
+
+
+def test_profile_section_says_how_many_frames_a_pcap_sends(topology: Topology) -> None:
+    _, record, _ = _searched(topology, 9000, "eth-l2bdscale1mmaclrn")
+    validate_record(record)
+    (first, _) = record["profile"]["traffic"]
+    assert first["flows"] == 500_000
+    assert first["pcap_frames"] == 64 * 2**20 // 9000  # the pcap's byte cap at 9000 B
+    assert [v["field"] for v in first["vary"]] == ["eth.src", "eth.dst", "ip.src", "ip.dst"]
+
+
+def test_profile_section_of_one_direction_has_one_traffic_entry(topology: Topology) -> None:
+    tg = SimTrafficGenerator(topology)
+    record = build_record(
+        topology=topology,
+        profile=get_profile("dot1q-l2bdbasemaclrn"),
+        frame_size=64,
+        settings=SearchSettings("bswlv", GOALS, 1e4, tg.max_load_pps),
+        result=None,
+        trials=[tg.measure(1.0, 1e6)],
+        started=STARTED,
+        finished=FINISHED,
+        error="TG: gone",
+        directions=1,
+    ).to_json()
+    validate_record(record)
+    ((traffic,),) = [record["profile"]["traffic"]]
+    assert traffic["layout"] == "Ether / Dot1Q(100) / IPv4(proto 61)"
+    assert {v["op"] for v in traffic["vary"]} == {"random"}
+    bad = copy.deepcopy(record)
+    bad["profile"]["traffic"][0]["vary"][0]["op"] = "dec"
+    with pytest.raises(RecordError):
+        validate_record(bad)

@@ -20,9 +20,9 @@ import pytest
 
 import ndrpdr.trafficgen.local.driver as driver_module
 from busy_kernel import assert_forwarded, assert_offered, tg_port_counts
+from ndrpdr.families import profile_of as get_profile
 from ndrpdr.localbed import LocalTestbed, read_counters
 from ndrpdr.localbed.counters import NetdevCounters
-from ndrpdr.families import profile_of as get_profile
 from ndrpdr.profiles import read_pcap
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
@@ -89,14 +89,45 @@ def testbeds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Testbe
         assert not testbed.state_file.exists()
 
 
-def generator(testbed: LocalTestbed, **kwargs: Any) -> LocalTrafficGenerator:
+def generator(
+    testbed: LocalTestbed, family: str = "ethip4-ip4base", frame_size: int = 64, **kwargs: Any
+) -> LocalTrafficGenerator:
     return LocalTrafficGenerator(
         testbed,
         testbed.topology,
-        get_profile("ethip4-ip4base"),
-        64,
+        get_profile(family),
+        frame_size,
         **{"settle_s": 0.2, **kwargs},
     )
+
+
+@pytest.mark.parametrize(
+    ("family", "frame_size", "ethertype"),
+    [
+        ("ethip6-ip6base", 78, 0x86DD),
+        ("dot1q-l2bdbasemaclrn", 64, 0x8100),
+        ("dot1q-l2bdbasemaclrn", 1518, 0x8100),  # the tag fits the veths' MTU 1500
+    ],
+)
+def test_non_udp_frames_are_sent_and_counted(
+    testbeds: TestbedFactory, family: str, frame_size: int, ethertype: int
+) -> None:
+    """IPv6 (no next header) and 802.1Q-tagged frames go out as built and are counted back."""
+    testbed = testbeds()
+    tg = generator(testbed, family, frame_size)
+    try:
+        with tg_port_counts(testbed.namespace("TG"), "tg-if1", "tg-if2") as ports:
+            result = tg.measure(0.5, 4_000)
+        workdir = tg._workdir
+        assert workdir is not None
+        frames = read_pcap(workdir / "dir1.pcap")
+    finally:
+        tg.close()
+    assert_offered(result.offered_count, ports, 2_000)
+    assert_forwarded(result.forwarded_count, 2_000)
+    assert len(frames) == get_profile(family).directions[1].flows
+    assert {int.from_bytes(f[12:14], "big") for f in frames} == {ethertype}
+    assert {len(f) for f in frames} == {frame_size - 4}
 
 
 def test_zero_loss_at_20kpps_bidirectional(testbeds: TestbedFactory) -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from ndrpdr.activebed.testbed import ActiveTestbed
-from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.families import profile_of as get_profile
+from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.search.errors import SearchInputError
 from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology

@@ -3,7 +3,7 @@
 These use a stand-in TRex client package, because what they pin down the
 real TRex cannot show here: a server that refuses the client's version
 (no such client is installed), a client that hangs or dies in a call,
-PyPI's ``trex_stl_lib`` missing, old clients without ``value_list``, and
+PyPI's ``trex_stl_lib`` missing, old clients without repeatable random, and
 the exact STL objects built for a stream. The real client and server run
 in ``test_trex_real.py``.
 
@@ -52,7 +52,13 @@ from ndrpdr.trafficgen.trex.client import (
 )
 from ndrpdr.trafficgen.trex.driver import TrexTrafficGenerator
 from ndrpdr.trafficgen.trex.session import TrexSession
-from ndrpdr.trafficgen.trex.streams import FixIpv4, FlowVar, StreamSpec, WriteVar
+from ndrpdr.trafficgen.trex.streams import (
+    FixIpv4,
+    FixUdpChecksum,
+    FlowVar,
+    StreamSpec,
+    WriteVar,
+)
 
 STAND_IN_API = textwrap.dedent(
     '''
@@ -101,7 +107,13 @@ STAND_IN_API = textwrap.dedent(
     class STLVmFlowVar(Recorded): pass
     class STLVmWrFlowVar(Recorded): pass
     class STLVmFixIpv4(Recorded): pass
+    class STLVmFlowVarRepeatableRandom(Recorded): pass
+    class STLVmFixChecksumHw(Recorded): pass
     class STLScVmRaw(Recorded): pass
+
+
+    class CTRexVmInsFixHwCs:
+        L4_TYPE_UDP = 11
     class STLFlowLatencyStats(Recorded): pass
 
     STLStreamDstMAC_PKT = 2
@@ -393,18 +405,24 @@ def test_served_makes_the_calls_trex_documents(client_path: str) -> None:
 def test_streams_built_from_specs_sent_over_the_wire(client_path: str) -> None:
     handler = served(client_path)
     engine = (FlowVar("sport", 2, 1024, 1027), WriteVar("sport", 34), FixIpv4(14))
+    nested = (
+        FlowVar("ip_dst_tick", 4, 0, 9, next_var="ip_dst"),
+        FlowVar("ip_dst", 4, 100, 200, op="random", seed=3, limit=2**24 - 1),
+        FlowVar("vlan_id", 2, 100, 110, step=5),
+        FixUdpChecksum(14, 54),
+    )
     macs = ("02:00:00:00:00:01", "02:00:00:00:00:02")
     frame = build_frames(get_profile("ethip4-ip4base"), 64, 0, *macs)[0]
     specs = [
         StreamSpec("dir0-64B", 0, frame, 750.0, engine),
         StreamSpec("dir0-latency", 0, b"\x02" * 60, 250.0, latency_pg_id=0),
-        StreamSpec("dir0-list", 0, b"\x03" * 60, 1.0, (FlowVar("src", 4, values=(7, 8)),)),
+        StreamSpec("dir0-nested", 0, b"\x03" * 80, 1.0, nested),
     ]
     wire = child.loads(child.dumps({"streams": [stream_payload(s) for s in specs]}))
     handler.add_streams(wire["streams"], [0])
     _, streams, ports = handler.api.calls[-1]
     assert ports == [0]
-    data, latency, listed = (s.kwargs for s in streams)
+    data, latency, nested_stream = (s.kwargs for s in streams)
     assert data["name"] == "dir0-64B" and data["mac_src_override_by_pkt"] is True
     assert data["mac_dst_override_mode"] == 2  # the frames keep their own MACs
     assert data["mode"].kwargs == {"pps": 750.0}
@@ -414,7 +432,14 @@ def test_streams_built_from_specs_sent_over_the_wire(client_path: str) -> None:
     assert [(type(i).__name__, i.kwargs) for i in instructions] == [
         (
             "STLVmFlowVar",
-            {"name": "sport", "size": 2, "op": "inc", "min_value": 1024, "max_value": 1027},
+            {
+                "name": "sport",
+                "size": 2,
+                "op": "inc",
+                "step": 1,
+                "min_value": 1024,
+                "max_value": 1027,
+            },
         ),
         ("STLVmWrFlowVar", {"fv_name": "sport", "pkt_offset": 34}),
         ("STLVmFixIpv4", {"offset": 14}),
@@ -422,25 +447,55 @@ def test_streams_built_from_specs_sent_over_the_wire(client_path: str) -> None:
     assert latency["packet"].kwargs["vm"] is None
     assert latency["flow_stats"].kwargs == {"pg_id": 0}
     assert "flow_stats" not in data
-    (listed_vm,) = listed["packet"].kwargs["vm"].args
-    assert listed_vm[0].kwargs == {"name": "src", "size": 4, "op": "inc", "value_list": [7, 8]}
+    (nested_vm,) = nested_stream["packet"].kwargs["vm"].args
+    assert [(type(i).__name__, i.kwargs) for i in nested_vm] == [
+        (
+            "STLVmFlowVar",
+            {
+                "name": "ip_dst_tick",
+                "size": 4,
+                "op": "inc",
+                "step": 1,
+                "min_value": 0,
+                "max_value": 9,
+                "next_var": "ip_dst",
+            },
+        ),
+        (
+            "STLVmFlowVarRepeatableRandom",
+            {
+                "name": "ip_dst",
+                "size": 4,
+                "min_value": 100,
+                "max_value": 200,
+                "seed": 3,
+                "limit": 2**24 - 1,
+            },
+        ),
+        (
+            "STLVmFlowVar",
+            {
+                "name": "vlan_id",
+                "size": 2,
+                "op": "inc",
+                "step": 5,
+                "min_value": 100,
+                "max_value": 110,
+            },
+        ),
+        ("STLVmFixChecksumHw", {"l3_offset": 14, "l4_offset": 54, "l4_type": 11}),
+    ]
 
 
-def test_old_clients_without_value_list_get_a_clear_error(
+def test_old_clients_without_repeatable_random_get_a_clear_error(
     client_path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     handler = served(client_path)
-
-    class OldFlowVar:  # STLVmFlowVar as in TRex v2.29 / trex_stl_lib 0.3: no value_list
-        def __init__(
-            self, name: str, init_value: Any = None, min_value: int = 0, max_value: int = 255,
-            size: int = 4, step: int = 1, op: str = "inc",
-        ) -> None:  # fmt: skip
-            self.name = name
-
-    monkeypatch.setattr(handler.api, "STLVmFlowVar", OldFlowVar)
-    spec = StreamSpec("dir0-64B", 0, b"\0" * 60, 1.0, (FlowVar("src", 4, values=(1, 2)),))
-    with pytest.raises(child.ChildError, match=r"needs STLVmFlowVar\(value_list=\.\.\.\)"):
+    monkeypatch.delattr(handler.api, "STLVmFlowVarRepeatableRandom")
+    spec = StreamSpec(
+        "dir0-64B", 0, b"\0" * 60, 1.0, (FlowVar("ip_dst", 4, 1, 9, op="random", seed=1),)
+    )
+    with pytest.raises(child.ChildError, match=r"'ip_dst'.*STLVmFlowVarRepeatableRandom"):
         handler.add_streams([stream_payload(spec)], [0])
     plain = StreamSpec("ok", 0, b"\0" * 60, 1.0, (FlowVar("sport", 2, 1, 9),))
     handler.add_streams([stream_payload(plain)], [0])

@@ -24,6 +24,7 @@ import dataclasses
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -34,10 +35,11 @@ import pytest
 from ndrpdr.dut.base import DutDriver
 from ndrpdr.dut.plan import plan_dut
 from ndrpdr.dut.registry import make_dut_driver
+from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.localbed import LocalTestbed, read_counters
 from ndrpdr.localbed.naming import new_run_id
-from ndrpdr.families import profile_of as get_profile
+from ndrpdr.profiles import build_frames, parse_signature
 from ndrpdr.results.irregular import IrregularPolicy
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.searchrun import run_search
@@ -448,6 +450,132 @@ def test_a_killed_server_is_restarted_once_by_the_health_check(bed: Bed) -> None
     assert_counts(result, 10_000, 0.5)
     assert bed.session.health_check() is None
     print(f"restart: {first}")
+
+
+#: Captures frames on one interface of a namespace (run there by ``ip netns exec``):
+#: argv interface, seconds, output file; writes 4-byte big-endian lengths and frames.
+#: A VLAN tag the kernel took off (veth's receive offload) is put back from
+#: PACKET_AUXDATA, so frames are as they were on the wire.
+_CAPTURE = """
+import socket, struct, sys, time
+SOL_PACKET, PACKET_AUXDATA, TP_STATUS_VLAN_VALID = 263, 8, 0x10
+sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+sock.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
+sock.bind((sys.argv[1], 0))
+sock.settimeout(0.2)
+end = time.monotonic() + float(sys.argv[2])
+with open(sys.argv[3], "wb") as out:
+    print("ready", flush=True)
+    while time.monotonic() < end:
+        try:
+            data, ancillary, _, meta = sock.recvmsg(65535, 64)
+        except TimeoutError:
+            continue
+        if meta[2] == socket.PACKET_OUTGOING:
+            continue
+        for level, kind, aux in ancillary:
+            if (level, kind) == (SOL_PACKET, PACKET_AUXDATA):
+                status, _, _, _, _, tci, tpid = struct.unpack("IIIHHHH", aux[:20])
+                if status & TP_STATUS_VLAN_VALID:
+                    tag = struct.pack("!HH", tpid or 0x8100, tci)
+                    data = data[:12] + tag + data[12:]
+        out.write(len(data).to_bytes(4, "big") + data)
+"""
+
+
+def captured(bed: Bed, family: str, frames: int) -> list[bytes]:
+    """Direction 0's data frames of ``family`` (128 B) as the DUT's first port received them."""
+    out = bed.scratch / f"{family}.frames"
+    namespace = bed.testbed.namespace("DUT1")
+    argv = [
+        "ip",
+        "netns",
+        "exec",
+        namespace,
+        sys.executable,
+        "-c",
+        _CAPTURE,
+        "dut-if1",
+        "4",
+        str(out),
+    ]
+    capture = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    try:
+        assert capture.stdout is not None and capture.stdout.readline().strip() == "ready"
+        tg = TrexTrafficGenerator(
+            bed.topology, get_profile(family), 128, bidirectional=False, session=bed.session
+        )
+        try:
+            tg.measure(1.0, frames)
+        finally:
+            tg.close()
+        capture.wait(timeout=10)
+    finally:
+        if capture.poll() is None:
+            capture.kill()
+            capture.wait()
+    data, got = out.read_bytes(), []
+    while data:
+        size = int.from_bytes(data[:4], "big")
+        got.append(data[4 : 4 + size])
+        data = data[4 + size :]
+    # data frames end in the zero padding; TRex's latency frames carry its flow-stats tail
+    return [f for f in got if len(f) == 124 and f[-8:] == bytes(8) and parse_signature(f)]
+
+
+def _zero_udp_checksum(frame: bytes) -> bytes:
+    return frame[:40] + b"\0\0" + frame[42:]
+
+
+@pytest.mark.parametrize(
+    ("family", "udp"),
+    [
+        ("ethip4-ip4base", False),
+        ("ethip4udp-ip4base-iacl50sl-10kflows", True),  # nested: ports move every 10 frames
+        ("ethip6-ip6base", False),  # the low 8 B of the IPv6 source
+        ("eth-l2bdscale10kmaclrn", False),  # the low 4 B of both MACs
+    ],
+)
+def test_trexs_field_engine_sends_exactly_the_frames_build_frames_makes(
+    bed: Bed, family: str, udp: bool
+) -> None:
+    """Every frame TRex sent is, byte for byte, the frame build_frames makes for its flow index."""
+    profile = get_profile(family)
+    got = captured(bed, family, 1500)
+    assert len(got) >= 1000, f"{family}: captured {len(got)} data frames of ~1500"
+    # the TG's and the DUT's MACs as sent (a family's own MACs override them anyway)
+    src, dst = (":".join(f"{b:02x}" for b in got[0][a : a + 6]) for a in (6, 0))
+    expected = build_frames(profile, 128, 0, src, dst)
+    flows = profile.directions[0].flows
+    for frame in got:
+        direction, index = parse_signature(frame) or (None, -1)
+        assert direction == 0 and 0 <= index < flows
+        want = expected[index]
+        assert (_zero_udp_checksum(frame) if udp else frame) == (
+            _zero_udp_checksum(want) if udp else want
+        ), (family, index)
+    assert len({parse_signature(f) for f in got}) >= min(flows, 1000)
+
+
+def test_trexs_random_fields_stay_in_their_range(bed: Bed) -> None:
+    got = captured(bed, "ethip4-ip4scale20k-rnd", 1500)
+    assert len(got) >= 1000
+    destinations = [int.from_bytes(f[30:34], "big") for f in got]
+    base = int.from_bytes(bytes([20, 0, 0, 0]), "big")
+    assert all(base <= d < base + 10_000 for d in destinations)
+    assert len(set(destinations)) > 0.8 * len(destinations)  # drawn, not walked in order
+    assert destinations != sorted(destinations)
+
+
+def test_trexs_dot1q_frames_carry_vlan_100_and_random_hosts(bed: Bed) -> None:
+    got = captured(bed, "dot1q-l2bdbasemaclrn", 1500)
+    assert len(got) >= 1000
+    assert {f[12:16] for f in got} == {bytes.fromhex("81000064")}  # 802.1Q, VLAN 100
+    hosts = [(f[18 + 15], f[18 + 19]) for f in got]  # the last bytes of IPv4 src and dst
+    assert {f[18 + 12 : 18 + 15] for f in got} == {bytes([198, 18, 0])}
+    assert {f[18 + 16 : 18 + 19] for f in got} == {bytes([198, 18, 1])}
+    assert all(1 <= s <= 254 and 1 <= d <= 254 for s, d in hosts)
+    assert len(set(hosts)) > 0.8 * len(hosts)  # both drawn, independently
 
 
 def test_after_close_nothing_of_the_run_is_left(bed: Bed) -> None:

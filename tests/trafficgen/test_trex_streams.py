@@ -1,26 +1,35 @@
-"""streams.py: stream specs from profiles; the field engine gives exactly the profile's flows.
+"""streams.py: stream specs from a family's Headers; the field engine gives exactly its flows.
 
 No TRex ran. The field engine is checked by running its plain description
-the way TRex's documentation describes STLVmFlowVar ("inc": min, min+1,
-..., max, min, ...; ``value_list``: the list in order), STLVmWrFlowVar
-(write the variable big-endian at the offset) and STLVmFixIpv4 (recompute
-the header checksum), then comparing frame *k* with the frame
-``ndrpdr.profiles.build_frames`` makes for flow ``k mod N``.
+the way TRex's documentation describes it: STLVmFlowVar "inc" (min,
+min + step, ..., max, min, ...), a ``next_var`` that takes one step only
+when the variable pointing at it wraps around, repeatable random (a draw
+in min..max; TRex's own sequence is not reproduced here), STLVmWrFlowVar
+(the variable big-endian at the offset) and STLVmFixIpv4 (the header
+checksum recomputed). Frame *k* of an "inc" family is then compared with
+frame *k* ``ndrpdr.profiles.build_frames`` makes; random fields are
+checked to stay in their range.
 """
 
 from __future__ import annotations
 
+import random
 import struct
 
 import pytest
+from scapy.layers.inet import IP
+from scapy.layers.inet6 import IPv6
+from scapy.layers.l2 import Dot1Q, Ether
 
 from ndrpdr.families import profile_of as get_profile
-from ndrpdr.profiles import IMIX
+from ndrpdr.profiles import IMIX, Headers, Profile, ProfileError, Vary
 from ndrpdr.profiles.checksum import checksum_of_sum, ones_complement_sum
 from ndrpdr.profiles.frames import build_frames, parse_signature
+from ndrpdr.profiles.layout import FrameLayout
 from ndrpdr.trafficgen.trex.streams import (
-    UDP_CHECKSUM_OFFSET,
+    RANDOM_LIMIT,
     FixIpv4,
+    FixUdpChecksum,
     FlowVar,
     Instruction,
     StreamSpec,
@@ -34,63 +43,169 @@ SRC, DST = "02:00:00:00:00:01", "02:00:00:00:00:02"
 _FORMATS = {1: "!B", 2: "!H", 4: "!I", 8: "!Q"}
 
 
-def run_field_engine(packet: bytes, engine: tuple[Instruction, ...], k: int) -> bytes:
-    """Frame ``k`` (0-based) of a stream with this field engine, as TRex documents it."""
-    frame = bytearray(packet)
-    values: dict[str, tuple[int, int]] = {}
-    for instruction in engine:
-        if isinstance(instruction, FlowVar):
-            if instruction.values is not None:
-                value = instruction.values[k % len(instruction.values)]
-            else:
-                value = instruction.min_value + k % instruction.cycle
-            values[instruction.name] = (value, instruction.size)
-        elif isinstance(instruction, WriteVar):
-            value, size = values[instruction.var]
-            struct.pack_into(_FORMATS[size], frame, instruction.offset, value)
-        elif isinstance(instruction, FixIpv4):
-            start = instruction.offset
-            frame[start + 10 : start + 12] = b"\0\0"
-            checksum = checksum_of_sum(ones_complement_sum(bytes(frame[start : start + 20])))
-            struct.pack_into("!H", frame, start + 10, checksum)
-    return bytes(frame)
+class Engine:
+    """A stream's field engine run frame by frame, as TRex documents it (module docstring)."""
+
+    def __init__(self, engine: tuple[Instruction, ...], seed: int = 1) -> None:
+        self.engine = engine
+        self.vars = {i.name: i for i in engine if isinstance(i, FlowVar)}
+        targets = {v.next_var for v in self.vars.values() if v.next_var}
+        self.heads = [name for name in self.vars if name not in targets]
+        self.values = {name: v.min_value for name, v in self.vars.items()}
+        self.rng = random.Random(seed)
+
+    def _step(self, name: str) -> None:
+        var = self.vars[name]
+        if var.op == "random":
+            self.values[name] = self.rng.randint(var.min_value, var.max_value)
+            return
+        value = self.values[name] + var.step
+        if value > var.max_value:
+            value = var.min_value
+            if var.next_var:
+                self._step(var.next_var)
+        self.values[name] = value
+
+    def frame(self, packet: bytes) -> bytes:
+        """The next frame (the first call: frame 0)."""
+        frame = bytearray(packet)
+        for instruction in self.engine:
+            if isinstance(instruction, WriteVar):
+                size = self.vars[instruction.var].size
+                value = self.values[instruction.var]
+                struct.pack_into(_FORMATS[size], frame, instruction.offset, value)
+            elif isinstance(instruction, FixIpv4):
+                start = instruction.offset
+                frame[start + 10 : start + 12] = b"\0\0"
+                header = bytes(frame[start : start + 20])
+                struct.pack_into(
+                    "!H", frame, start + 10, checksum_of_sum(ones_complement_sum(header))
+                )
+        for name in self.heads:
+            self._step(name)
+        return bytes(frame)
+
+    def frames(self, packet: bytes, count: int) -> list[bytes]:
+        return [self.frame(packet) for _ in range(count)]
 
 
-def without_udp_checksum(frame: bytes) -> bytes:
-    return frame[:UDP_CHECKSUM_OFFSET] + b"\0\0" + frame[UDP_CHECKSUM_OFFSET + 2 :]
+def _without_udp_checksum(headers: Headers, frame: bytes) -> bytes:
+    offset = FrameLayout.of(headers).udp_checksum_offset
+    if offset is None:
+        return frame
+    return frame[:offset] + b"\0\0" + frame[offset + 2 :]
 
 
-@pytest.mark.parametrize("flows", [2, 7, 254, 255, 1024])
+@pytest.mark.parametrize(
+    "family",
+    [
+        "ethip4-ip4base",
+        "eth-l2xcbase",
+        "ethip6-ip6base",
+        "ethip6-ip6scale20k",
+        "ethip4-ip4scale20k",
+        "eth-l2bdscale10kmaclrn",
+        "ethip4udp-ip4base-iacl50sl-10kflows",
+        "ethip4ipsec40tnlsw-ip4base-int-aes256gcm",
+    ],
+)
 @pytest.mark.parametrize("direction", [0, 1])
-def test_field_engine_gives_the_profiles_flows(flows: int, direction: int) -> None:
-    profile = get_profile("ethip4udp-ip4base", flows=flows)
-    traffic = direction_traffic(profile, 64, direction, SRC, DST)
-    ((size, packet, share),) = traffic.packets
-    assert (size, share) == (64, 1.0)
-    expected = build_frames(profile, 64, direction, SRC, DST)
-    cycle = {i.cycle for i in traffic.field_engine if isinstance(i, FlowVar)}
-    assert cycle == {flows}  # every variable repeats after N frames: exactly N flows
-    for k in [*range(min(flows, 300)), flows - 1, flows, flows + 1, 3 * flows + 5]:
-        frame = run_field_engine(packet, traffic.field_engine, k)
-        assert frame == without_udp_checksum(expected[k % flows]), k
-        assert parse_signature(frame) == (direction, k % flows)
+def test_field_engine_sends_the_frames_build_frames_makes(family: str, direction: int) -> None:
+    profile = get_profile(family)
+    headers = profile.directions[direction]
+    size = profile.min_frame_size_b
+    traffic = direction_traffic(profile, size, direction, SRC, DST)
+    ((got_size, packet, share),) = traffic.packets
+    assert (got_size, share) == (size, 1.0)
+    expected = build_frames(profile, size, direction, SRC, DST)
+    flows = headers.flows
+    assert len(expected) == flows
+    engine = Engine(traffic.field_engine)
+    sent = engine.frames(packet, flows + 3)
+    for k in [*range(min(flows, 400)), *range(flows - 30, flows + 3)]:
+        assert sent[k] == _without_udp_checksum(headers, expected[k % flows]), (family, k)
+    assert parse_signature(sent[flows - 1]) == (direction, flows - 1)
+    assert parse_signature(sent[flows]) == (direction, 0)
 
 
-def test_src_uses_a_range_up_to_254_flows_and_a_list_above() -> None:
-    small = field_engine(0, 254)
-    assert small[0] == FlowVar("src", 4, 0xC6120001, 0xC61200FE)
-    large = field_engine(1, 300)
-    assert isinstance(large[0], FlowVar) and large[0].values is not None
-    assert large[0].values[:2] == (0xC6120101, 0xC6120102)
-    assert large[0].values[254] == 0xC6120101  # host .1 again for flow 254
-    assert field_engine(0, 1) == ()
+def test_udp_families_get_no_udp_checksum_over_ipv4_and_a_fixed_ipv4_checksum() -> None:
+    profile = get_profile("ethip4udp-ip4base-iacl50sf-10kflows")
+    traffic = direction_traffic(profile, 64, 0, SRC, DST)
+    packet = traffic.packets[0][1]
+    assert Ether(packet)[IP].payload.chksum == 0  # type: ignore[attr-defined]
+    assert FixIpv4(14) in traffic.field_engine
+    assert not any(isinstance(i, FixUdpChecksum) for i in traffic.field_engine)
+
+
+def test_nested_fields_use_a_tick_variable() -> None:
+    headers = get_profile("ethip4udp-ip4base-iacl50sl-10kflows").directions[0]
+    engine = field_engine(headers, 0, SRC, DST)
+    tick = next(i for i in engine if isinstance(i, FlowVar) and i.name == "udp_sport_tick")
+    assert (tick.min_value, tick.max_value, tick.next_var) == (0, 9, "udp_sport")
+    sport = next(i for i in engine if isinstance(i, FlowVar) and i.name == "udp_sport")
+    assert (sport.min_value, sport.max_value) == (1001, 2000)
+    assert WriteVar("udp_sport", 34) in engine and WriteVar("udp_dport", 36) in engine
+
+
+def test_macs_write_their_low_4_bytes_and_ipv6_its_low_8() -> None:
+    macs = field_engine(get_profile("eth-l2bdscale10kmaclrn").directions[0], 0, SRC, DST)
+    assert FlowVar("eth_src", 4, 0, 4999) in macs and WriteVar("eth_src", 8) in macs
+    assert FlowVar("eth_dst", 4, 0, 4999) in macs and WriteVar("eth_dst", 2) in macs
+    ip6 = field_engine(get_profile("ethip6-ip6base").directions[1], 1, SRC, DST)
+    assert FlowVar("ip_src", 8, 2, 254) in ip6 and WriteVar("ip_src", 14 + 8 + 8) in ip6
+    assert not any(isinstance(i, FixIpv4) for i in ip6)  # IPv6 has no header checksum
+
+
+def test_random_fields_draw_repeatable_random_in_range() -> None:
+    profile = get_profile("dot1q-l2bdbasemaclrn")
+    for direction, vlan in ((0, 100), (1, 200)):
+        traffic = direction_traffic(profile, 64, direction, SRC, DST)
+        engine = traffic.field_engine
+        src = next(i for i in engine if isinstance(i, FlowVar) and i.name == "ip_src")
+        assert src.op == "random" and src.limit == RANDOM_LIMIT and src.seed == direction + 1
+        dst = next(i for i in engine if isinstance(i, FlowVar) and i.name == "ip_dst")
+        assert dst.seed == direction + 3
+        base = 0xC6120001 + 256 * direction
+        assert (src.min_value, src.max_value) == (base, base + 253)
+        for frame in Engine(engine, seed=7).frames(traffic.packets[0][1], 200):
+            packet = Ether(frame)
+            assert packet[Dot1Q].vlan == vlan
+            assert packet[IP].src.startswith(f"198.18.{direction}.")
+            assert 1 <= int(packet[IP].src.split(".")[3]) <= 254
+            assert 1 <= int(packet[IP].dst.split(".")[3]) <= 254
 
 
 def test_single_flow_keeps_the_frame_as_built() -> None:
-    profile = get_profile("ethip4-ip4base")
+    headers = Headers(4, "198.18.0.2", "198.18.1.2", 61)
+    profile = Profile(
+        "one", "one flow", "L3", (headers, headers), get_profile("ethip4-ip4base").cost
+    )
     traffic = direction_traffic(profile, 128, 1, SRC, DST)
     assert traffic.field_engine == ()
     assert traffic.packets[0][1] == build_frames(profile, 128, 1, SRC, DST)[0]
+
+
+def test_ipv6_udp_has_the_nic_fill_the_checksum() -> None:
+    headers = Headers(6, "2001:2::2", "2001:2:0:1::2", "udp", vary=(Vary("udp.sport", 10),))
+    profile = Profile(
+        "six", "IPv6 UDP", "L3", (headers, headers), get_profile("ethip4-ip4base").cost
+    )
+    traffic = direction_traffic(profile, 128, 0, SRC, DST)
+    assert FixUdpChecksum(14, 54) in traffic.field_engine
+    assert Ether(traffic.packets[0][1])[IPv6].payload.chksum != 0  # type: ignore[attr-defined]
+
+
+def test_fields_that_carry_beyond_the_written_bytes_are_refused() -> None:
+    headers = Headers(4, "198.18.0.2", "198.18.1.2", 61, eth_src="02:00:ff:ff:ff:f0",
+                      vary=(Vary("eth.src", 32),))  # fmt: skip
+    profile = Profile("carry", "x", "L2", (headers, headers), get_profile("ethip4-ip4base").cost)
+    with pytest.raises(ProfileError, match=r"profile carry direction 0: eth\.src: 32 values"):
+        direction_traffic(profile, 64, 0, SRC, DST)
+
+
+def test_frame_size_below_the_family_minimum_is_refused() -> None:
+    with pytest.raises(ProfileError, match=r"ethip6-ip6base: frame size 64 B .* minimum 78 B"):
+        direction_traffic(get_profile("ethip6-ip6base"), 64, 0, SRC, DST)
 
 
 def test_imix_is_three_streams_at_7_4_1() -> None:

@@ -61,7 +61,10 @@ class VppSetup(Protocol):
     ``plugins``: the VPP plugins it needs besides the port kind's (a missing
     one fails the test naming it). ``commands`` lists the vppctl commands,
     one per line, that set the family's forwarding up on one DUT of the
-    chain, given VPP's names of its two ports.
+    chain, given VPP's names of its two ports; ``undo_commands`` those that
+    remove, before the ports go, what a VPP kept for the next test would
+    otherwise keep; ``settle_s`` how long to wait after the set-up before
+    traffic.
     """
 
     @property
@@ -71,6 +74,15 @@ class VppSetup(Protocol):
 
     def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
         """The CLI lines for this DUT (``config.position`` of ``config.chain`` DUTs)."""
+        ...
+
+    def undo_commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
+        """The CLI lines that remove what outlives the test's interfaces (ACLs, tables, routes)."""
+        ...
+
+    @property
+    def settle_s(self) -> float:
+        """Seconds VPP sends frames of its own after the set-up (IPv6's MLD reports) [s]."""
         ...
 
 

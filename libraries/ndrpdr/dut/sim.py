@@ -1,18 +1,49 @@
 """The sim DUT: nothing to drive, the simulated DUT lives inside the sim TG's loss model.
 
 configure / start / stop only record state, so a sim topology runs through
-the same steps as a real one; telemetry says that the DUT is simulated.
+the same steps as a real one; telemetry says that the DUT is simulated, the
+family and cores it was configured for, and the capacity the sim TG
+modelled for it (``note_modelled``: the sim TG builds the model from the
+traffic's family cost and frame size, which only it knows).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import weakref
 
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.drivers import DriverDescription, option
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.testbed.model import Node
-from ndrpdr.trafficgen.sim.models import MODEL_NAMES
+from ndrpdr.trafficgen.sim.capacity import ModelledCapacity
+from ndrpdr.trafficgen.sim.models import MODEL_NAMES, DutModel
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelledDut:
+    """What the sim TG modelled for one DUT: the capacity (None: drawn from the seed), the model."""
+
+    capacity: ModelledCapacity | None
+    model: DutModel
+
+
+#: What the sim TG last modelled for a DUT node, by ``id(node)`` (the weak reference guards reuse).
+_MODELLED: dict[int, tuple[weakref.ref[Node], ModelledDut]] = {}
+
+
+def note_modelled(node: Node, dut: ModelledDut) -> None:
+    """Remember what the sim TG modelled for DUT ``node`` (its telemetry says it)."""
+    key = id(node)
+    _MODELLED[key] = (weakref.ref(node, lambda _ref: _MODELLED.pop(key, None)), dut)
+
+
+def modelled(node: Node) -> ModelledDut | None:
+    """What the sim TG last modelled for DUT ``node`` (None: no sim TG made for it yet)."""
+    entry = _MODELLED.get(id(node))
+    if entry is None or entry[0]() is not node:
+        return None
+    return entry[1]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,7 +90,12 @@ class SimDutDriver:
         self.running = False
 
     def telemetry(self) -> dict[str, str]:
-        """``state``: the DUT is simulated inside the sim TG, and what it was configured for."""
+        """What the simulated DUT is: ``state``, ``family``, ``cores`` and ``capacity``.
+
+        ``state``: simulated inside the sim TG, mode, ports, running or not;
+        ``family`` and ``cores``: what it was configured for; ``capacity``:
+        what the sim TG modelled (family, frame size, cores, Mpps, model).
+        """
         config = self.config
         mode = config.mode if config is not None else "not configured"
         ports = (
@@ -67,12 +103,25 @@ class SimDutDriver:
             if config is not None
             else "-"
         )
+        family = "-" if config is None or config.family is None else config.family.family
         return {
             "state": (
                 f"simulated DUT (the loss model lives in the sim TG): mode={mode} ports={ports} "
                 f"{'running' if self.running else 'stopped'}, started {self.starts} time(s)"
-            )
+            ),
+            "family": family,
+            "cores": "-" if config is None else str(config.cores),
+            "capacity": _describe(modelled(self._node)),
         }
+
+
+def _describe(dut: ModelledDut | None) -> str:
+    """The ``capacity`` telemetry line of what the sim TG modelled."""
+    if dut is None:
+        return "not modelled yet: no sim TG was made for this DUT"
+    if dut.capacity is None:
+        return f"drawn from the seed (no traffic family given): {dut.model!r}"
+    return f"{dut.capacity.describe()}; {dut.model!r}"
 
 
 DESCRIPTION = DriverDescription(

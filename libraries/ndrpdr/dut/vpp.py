@@ -7,7 +7,13 @@ the node. ``start`` (re)starts VPP: ``systemctl restart <unit>``
 as a background process of the node access (``service: direct``).
 ``health_check`` waits, up to ``options.start_timeout_s``, until
 ``vppctl show version`` answers; after each start it then sets up the
-forwarding with one vppctl call per command. ``stop`` stops the service
+forwarding with one vppctl call per command: the test family's set-up
+(``ndrpdr.families``; first ``show plugins`` must list every plugin the
+family needs, else a DutError names the family and the plugin: VPP itself
+ignores a plugin file it cannot find), or without a family the basic
+ip4base / l2xc set-up. The time the set-up took is in telemetry
+(``setup_time``); a family whose set-up makes VPP send frames of its own
+(IPv6: MLD reports) is waited for (``settle_s``). ``stop`` stops the service
 (or ends the process) and restores nothing else: startup.conf stays as
 written. ``telemetry`` keeps the texts of ``show runtime``, ``show
 errors``, ``show interface`` and ``show hardware``, the end of VPP's log
@@ -30,7 +36,9 @@ every test of the suite: ``start`` starts it once (again only when the
 test's startup.conf differs, or once more, with a warning holding its log
 tail, when it died), ``stop`` deletes the test's af_packet interfaces
 (and with them its addresses, neighbours, routes, cross-connects) but
-leaves VPP running, and ``close`` (the testbed's teardown) stops it by PID
+leaves VPP running (the family's ``undo_commands`` run first: ACLs,
+classify tables, bridge domains, host routes would outlive the
+interfaces), and ``close`` (the testbed's teardown) stops it by PID
 and removes the run directory, its shared-memory API segment and the
 kernel hands-off of the ports (``KernelHandsOff``: the node's kernel must
 not forward what VPP forwards). Each test begins with VPP's counters
@@ -61,10 +69,12 @@ from ndrpdr.dut.processlog import LOG_TAIL_LINES, bounded_log, log_tail
 from ndrpdr.dut.vpp_config import (
     VppOptions,
     cli_error,
+    family_plugins,
     forwarding_commands,
     interface_name,
     main_core,
     parse_options,
+    plugin_file,
     rx_queues,
     startup_conf,
     uio_driver,
@@ -132,6 +142,10 @@ class VppDriver:
         self._commands: list[str] = []
         #: RX queues of each port in the configured test.
         self._queues: tuple[int, int] = (1, 1)
+        #: What the family's set-up leaves that outlives the interfaces (run before they go).
+        self._undo: list[str] = []
+        #: The last set-up: (vppctl commands, seconds they took), for telemetry.
+        self._setup_time: tuple[int, float] | None = None
         self._running = False
         self._applied = False
         self._process: BackgroundProcess | None = None
@@ -211,9 +225,11 @@ class VppDriver:
             commands = [*CLEAR_COMMANDS, *create, *forwarding_commands(config, names)]
         else:
             text = startup_conf(self._node, config, self.options)
+            names = [interface_name(port) for port in config.ports]
             commands = [*forwarding_commands(config), *self._placement(config)]
             wanted = rx_queues(self.options, worker_cores(self._node, config, self.options))
             queues = (wanted, wanted)
+        undo = _undo_commands(config, names)
         keep = False
         if self._paths is not None and self._running:
             if not self._alive_now():  # it died since the last test: once more, saying so
@@ -222,12 +238,13 @@ class VppDriver:
                 keep = text == self._conf_text
         if keep:
             self._remove_interfaces("configure")
-            self._config, self._commands, self._queues = config, commands, queues
+            self._config, self._commands, self._undo = config, commands, undo
+            self._queues = queues
             self._ready()
             return
         self._write_startup_conf(text)
         self._config, self._conf_text, self._commands = config, text, commands
-        self._queues = queues
+        self._queues, self._undo = queues, undo
         if self._running:
             self._restart()
             self._ready()
@@ -322,6 +339,9 @@ class VppDriver:
         out: dict[str, str] = {"state": self._state()}
         if self.notes:
             out["notes"] = "\n".join(self.notes)
+        if self._setup_time is not None:
+            count, seconds = self._setup_time
+            out["setup_time"] = f"{count} vppctl commands in {seconds:.3f} s"
         if self._running and (self._paths is None or self._alive_now()):
             for name, command in TELEMETRY_COMMANDS:
                 out[name] = bounded_log(self._steps.text(self._vppctl_argv(command)))
@@ -436,6 +456,8 @@ class VppDriver:
         if config is None or not self._applied:
             return
         self._applied = False
+        for command in self._undo:
+            self._vppctl(f"{step}: undo the family's set-up", command)
         for command in vpp_afpacket.delete_commands(config, self.options.port_kind):
             self._vppctl(f"{step}: remove the test's interfaces", command)
         self._xdp_off(step)
@@ -503,11 +525,46 @@ class VppDriver:
         )
 
     def _apply(self) -> None:
-        """Run the forwarding commands, one vppctl call each; the first failure raises."""
+        """Check the family's plugins, then run the forwarding commands, one vppctl call each.
+
+        The first failure raises; the time the commands took goes to telemetry.
+        Then wait the family's ``settle_s`` (frames VPP sends of its own).
+        """
         assert self._config is not None
-        step = f"set up {self._config.mode}"
+        family = self._config.family
+        step = f"set up {self._config.mode if family is None else family.family}"
+        self._check_plugins(step)
+        start = self._clock()
         for command in self._commands:
             self._vppctl(step, command)
+        self._setup_time = (len(self._commands), self._clock() - start)
+        settle_s = 0.0 if family is None or family.vpp is None else family.vpp.settle_s
+        if settle_s > 0:  # frames VPP sends of its own after the set-up (IPv6: MLD reports)
+            self._sleep(settle_s)
+
+    def _check_plugins(self, step: str) -> None:
+        """DutError naming the family and each plugin it needs that this VPP has not loaded."""
+        assert self._config is not None
+        needed = family_plugins(self._config)
+        if not needed:
+            return
+        listed = self._vppctl(step, "show plugins")
+        missing = [name for name in needed if f" {plugin_file(name)} " not in f" {listed} "]
+        if not missing:
+            return
+        family = self._config.family
+        assert family is not None
+        where = ""
+        for line in listed.splitlines():
+            if "Plugin path is:" in line:
+                where = line.split("Plugin path is:", 1)[1].split(",")[0].strip()
+        files = ", ".join(str(plugin_file(name)) for name in missing)
+        raise self._steps.error(
+            step,
+            f"family {family.family} needs the VPP plugin(s) {', '.join(missing)} ({files}), "
+            f"which this VPP has not loaded: install {files} in its plugin directory"
+            f"{f' ({where})' if where else ''} and check startup.conf enables it",
+        )
 
     # -- helpers -------------------------------------------------------------------
     def _end(self, process: BackgroundProcess) -> None:
@@ -619,6 +676,14 @@ class VppDriver:
             f"main thread on cpu {main}, {len(workers)} worker(s) on cpu {cpus} "
             f"({queues} RX queue(s) per port)"
         )
+
+
+def _undo_commands(config: DutTestConfig, names: list[str]) -> list[str]:
+    """The family's lines that remove what outlives the interfaces (none without a family)."""
+    family = config.family
+    if family is None or family.vpp is None:
+        return []
+    return family.vpp.undo_commands(config, (names[0], names[1]))
 
 
 def _describe(result: CommandResult) -> str:

@@ -374,6 +374,19 @@ def startup_conf(node: Node, config: DutTestConfig, options: VppOptions) -> str:
     return "\n".join(lines) + "\n"
 
 
+def up_commands(config: DutTestConfig, names: Sequence[str]) -> list[str]:
+    """The vppctl lines that bring the ports ``names`` up, with an MTU for jumbo frames.
+
+    The MTU (L3 bytes) is set only when the test's frames exceed 1518 B.
+    """
+    commands: list[str] = []
+    if config.max_frame_size_b > STANDARD_MAX_FRAME_B:
+        mtu = config.max_frame_size_b - ETHERNET_OVERHEAD_B
+        commands += [f"set interface mtu {mtu} {name}" for name in names]
+    commands += [f"set interface state {name} up" for name in names]
+    return commands
+
+
 def cli_commands(config: DutTestConfig, names: Sequence[str] | None = None) -> list[str]:
     """The vppctl commands, one per line, that set up ``config``'s forwarding in a fresh VPP.
 
@@ -381,11 +394,7 @@ def cli_commands(config: DutTestConfig, names: Sequence[str] | None = None) -> l
     """
     ports = config.ports
     names = [interface_name(port) for port in ports] if names is None else list(names)
-    commands: list[str] = []
-    if config.max_frame_size_b > STANDARD_MAX_FRAME_B:
-        mtu = config.max_frame_size_b - ETHERNET_OVERHEAD_B
-        commands += [f"set interface mtu {mtu} {name}" for name in names]
-    commands += [f"set interface state {name} up" for name in names]
+    commands = up_commands(config, names)
     if config.mode == "l2xc":
         commands += [
             f"set interface l2 xconnect {names[0]} {names[1]}",

@@ -3,12 +3,14 @@
 ``ethip4udp-ip4base-{i,o}acl50{sf,sl}-10kflows`` (CSIT's
 ``trex-stl-ethip4udp-10u1000p-conc``): Ethernet/IPv4/UDP; each direction
 walks 10 source and 10 destination addresses (hosts .2 to .11 of the two
-prefixes) each held for 1000 frames, while the UDP source and destination
-ports step through 1000 values each (1001-2000 and 2001-3000, swapped in
-direction 1): 10k flows per direction. The DUT routes IPv4 and applies an
-ACL of 50 rules on its input (``iacl``) or output (``oacl``) interfaces,
-the traffic hitting the last, permitting one, stateful (``sf``:
-permit+reflect, sessions) or stateless (``sl``).
+prefixes) frame by frame, and the UDP source and destination ports step
+once per 10 frames through 1000 values each (1001-2000 and 2001-3000,
+swapped in direction 1), as the tuple generators of CSIT's profile (the
+address moves first, the port when it wraps): 10k flows per direction.
+The DUT routes IPv4 and applies an ACL of 50 rules on its input
+(``iacl``) or output (``oacl``) interfaces, the traffic hitting the last,
+permitting one, stateful (``sf``: permit+reflect, sessions) or stateless
+(``sl``).
 
 ``ethip4-ip4base-iacldstbase`` / ``ethip6-ip6base-iacldstbase``: the
 base IPv4 / IPv6 traffic, the DUT's input classifier matching the
@@ -21,10 +23,12 @@ below its base; magnitudes.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import cost, direction_hosts, setup, src_range_traffic
+from ndrpdr.families.build import VppCommands, cost, direction_hosts, setup, src_range_traffic
 from ndrpdr.families.ip4 import IP4BASE_COST
 from ndrpdr.families.ip6 import IP6BASE_COST
 from ndrpdr.families.model import Family
+from ndrpdr.families.vppacl import Acl50, ClassifyDst
+from ndrpdr.families.vppip import MLD_SETTLE_S
 from ndrpdr.profiles import Headers, PacketCost, Profile, Vary
 
 
@@ -34,10 +38,10 @@ def _flows10k(direction: int) -> Headers:
     return Headers(
         4, src, dst, "udp", sport=sport, dport=dport,
         vary=(
-            Vary("ip.src", 10, every=1000),
-            Vary("ip.dst", 10, every=1000),
-            Vary("udp.sport", 1000),
-            Vary("udp.dport", 1000),
+            Vary("ip.src", 10),
+            Vary("ip.dst", 10),
+            Vary("udp.sport", 1000, every=10),
+            Vary("udp.dport", 1000, every=10),
         ),
     )  # fmt: skip
 
@@ -53,6 +57,9 @@ def _acl(side: str, kind: str, cycles: float) -> Family:
     family = f"ethip4udp-ip4base-{side}acl50{kind}-10kflows"
     where = "input" if side == "i" else "output"
     how = "stateful (permit+reflect)" if kind == "sf" else "stateless"
+    acl = Acl50(
+        "permit+reflect" if kind == "sf" else "permit", "input" if side == "i" else "output"
+    )
     return Family(
         id=family,
         tags=(
@@ -73,13 +80,16 @@ def _acl(side: str, kind: str, cycles: float) -> Family:
             directions=(_flows10k(0), _flows10k(1)),
             cost=cost(cycles, f"CSIT 64B-1c {where} ACL-50 {how}: ip4base's 145 cycles x 2.5-4"),
         ),
-        setup=setup(family, reasons=_reasons(family)),
+        setup=setup(
+            family, vpp=VppCommands(("acl",), acl.commands, acl.undo), reasons=_reasons(family)
+        ),
     )
 
 
 def _dstbase(ip_version: int, packet_cost: PacketCost) -> Family:
     family = f"ethip{ip_version}-ip{ip_version}base-iacldstbase"
     l4 = 61 if ip_version == 4 else 59
+    classify = ClassifyDst(4 if ip_version == 4 else 6)
     return Family(
         id=family,
         tags=("ETH", f"IP{ip_version}FWD", "FEATURE", "IACLDST"),
@@ -91,7 +101,16 @@ def _dstbase(ip_version: int, packet_cost: PacketCost) -> Family:
             directions=src_range_traffic(ip_version, 2, 253, l4=l4),
             cost=packet_cost,
         ),
-        setup=setup(family, reasons=_reasons(family)),
+        setup=setup(
+            family,
+            vpp=VppCommands(
+                (),
+                classify.commands,
+                classify.undo,
+                settle_s=MLD_SETTLE_S if ip_version == 6 else 0.0,
+            ),
+            reasons=_reasons(family),
+        ),
     )
 
 

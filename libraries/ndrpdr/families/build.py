@@ -27,14 +27,29 @@ Render = Callable[[DutTestConfig, tuple[str, str]], list[str]]
 
 @dataclasses.dataclass(frozen=True)
 class VppCommands:
-    """A family's VPP set-up: the plugins it needs and the function that renders its commands."""
+    """A family's VPP set-up: the plugins it needs and the functions that render its commands.
+
+    ``render`` gives the lines that set the family up on one DUT; ``undo``
+    (optional) the lines that remove what would outlive the test's
+    interfaces in a VPP that serves the next test too (ACLs, classify
+    tables, host routes), run while the interfaces still exist;
+    ``settle_s``: how long VPP keeps sending frames of its own after the
+    set-up (IPv6: one MLDv2 report per port), which the driver waits out
+    before traffic [s].
+    """
 
     plugins: tuple[str, ...]
     render: Render
+    undo: Render | None = None
+    settle_s: float = 0.0
 
     def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
         """The vppctl lines for the DUT ``config`` describes."""
         return self.render(config, names)
+
+    def undo_commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
+        """The vppctl lines that remove this DUT's set-up before its interfaces go."""
+        return [] if self.undo is None else self.undo(config, names)
 
 
 def host(prefix: str, number: int) -> str:

@@ -20,7 +20,8 @@ one testbed's numbers.
 
 from __future__ import annotations
 
-from ndrpdr.dut import vpp_config
+from ndrpdr.dut.base import ForwardingMode
+from ndrpdr.families import vppip
 from ndrpdr.families.build import VppCommands, cost, setup, src_range_traffic
 from ndrpdr.families.model import Family
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, Op, Profile, Vary
@@ -28,7 +29,12 @@ from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, Op, Profile, Vary
 IP4BASE_COST = cost(145.0, "CSIT 64B-1c ethip4-ip4base NDR near 18 Mpps on 2.6 GHz cores")
 
 _BASE = "ethip4-ip4base"
-_BASIC_DRIVERS = {"linux": "ip4base", "testpmd": "ip4base", "l3fwd": "ip4base", "ovs": "ip4base"}
+_BASIC_DRIVERS: dict[str, ForwardingMode] = {
+    "linux": "ip4base",
+    "testpmd": "ip4base",
+    "l3fwd": "ip4base",
+    "ovs": "ip4base",
+}
 _SCALE_REASON = (
     "{family} needs {routes} host routes in the DUT's FIB; the {driver} driver routes only the "
     "two test /24s"
@@ -45,6 +51,8 @@ def _scale_headers(routes_per_direction: int, op: Op) -> tuple[Headers, Headers]
 
 def _scale(routes: int, label: str, op: Op, cycles: float, duts: tuple[int, ...] = (1,)) -> Family:
     family = f"ethip4-ip4scale{label}" + ("-rnd" if op == "random" else "")
+    directions = _scale_headers(routes // 2, op)
+    routing = vppip.ScaleRouting(vppip.HostRoutes(family, directions))
     reason = {
         driver: _SCALE_REASON.format(family=family, routes=routes, driver=driver)
         for driver in ("linux", "testpmd", "l3fwd", "ovs")
@@ -60,14 +68,14 @@ def _scale(routes: int, label: str, op: Op, cycles: float, duts: tuple[int, ...]
                 f"({'random' if op == 'random' else 'in order'}), DUT routes IPv4"
             ),
             layer="L3",
-            directions=_scale_headers(routes // 2, op),
+            directions=directions,
             cost=cost(
                 cycles,
                 f"ethip4-ip4base's 145 cycles plus FIB misses of {routes} routes "
                 f"({'random' if op == 'random' else 'sequential'} lookups)",
             ),
         ),
-        setup=setup(family, reasons=reason),
+        setup=setup(family, vpp=VppCommands((), routing.commands, routing.undo), reasons=reason),
         note=f"{routes} routes: VPP only.",
     )
 
@@ -87,7 +95,7 @@ FAMILIES = [
         setup=setup(
             _BASE,
             _BASIC_DRIVERS,
-            vpp=VppCommands((), lambda config, names: vpp_config.cli_commands(config, names)),
+            vpp=VppCommands((), vppip.ip4_base, vppip.ip4_base_undo),
         ),
     ),
     _scale(20_000, "20k", "inc", 160.0),

@@ -6,9 +6,10 @@ its /64, ``inc``) to host ::2 of the other /64 (``DIRECTION_PREFIXES6``).
 
 ``ethip6-ip6scale<N>[-rnd]`` (CSIT's ``trex-stl-ethip6-ip6dst<N/2>-2p`` and
 ``-ip6dst-rnd``): N host routes, half per direction; each direction sends
-from one source to N/2 destinations in order or at random: direction 0
-from 2001:1::1 to 2001:2::/64 hosts, direction 1 from 2001:2::1 to
-2001:1::/64 hosts, as CSIT's profiles (CSIT's own ranges: host routes).
+from one source to N/2 destinations in order or at random (seeded,
+repeatable): direction 0 from 2100::1 to 2200:: on, direction 1 from
+2200::1 to 2100:: on, as CSIT's profiles (CSIT's own ranges: /128 host
+routes; the low 64 bits vary).
 
 Costs (sim): CSIT's VPP results put 64B-1c IPv6 routing some 15-20 %
 below IPv4 (longer headers, a 128-bit lookup), and 2M random routes about
@@ -17,9 +18,10 @@ half of ip6base; general magnitudes.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import cost, setup, src_range_traffic
+from ndrpdr.families import vppip
+from ndrpdr.families.build import VppCommands, cost, setup, src_range_traffic
 from ndrpdr.families.model import Family
-from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, Op, PacketCost, Profile, Vary
+from ndrpdr.profiles import Headers, Op, PacketCost, Profile, Vary
 
 IP6BASE_COST = cost(172.0, "CSIT 64B-1c ethip6-ip6base NDR near 15 Mpps on 2.6 GHz cores")
 _NO_NEXT_HEADER = 59  # CSIT's IPv6 profiles carry nothing after the IPv6 header
@@ -37,11 +39,11 @@ def _scale_headers(per_direction: int, op: Op) -> tuple[Headers, Headers]:
     def one(src: str, dst: str) -> Headers:
         return Headers(6, src, dst, _NO_NEXT_HEADER, vary=(Vary("ip.dst", per_direction, op),))
 
-    return one("2001:1::1", "2001:2::"), one("2001:2::1", "2001:1::")
+    return one("2100::1", "2200::"), one("2200::1", "2100::")
 
 
 def _family(family: str, tags: tuple[str, ...], text: str, headers: tuple[Headers, Headers],
-            packet_cost: PacketCost) -> Family:  # fmt: skip
+            packet_cost: PacketCost, vpp: VppCommands) -> Family:  # fmt: skip
     return Family(
         id=family,
         tags=tags,
@@ -52,20 +54,23 @@ def _family(family: str, tags: tuple[str, ...], text: str, headers: tuple[Header
             directions=headers,
             cost=packet_cost,
         ),
-        setup=setup(family, reasons=_reasons(family)),
+        setup=setup(family, vpp=vpp, reasons=_reasons(family)),
     )
 
 
 def _scale(routes: int, label: str, op: Op, cycles: float) -> Family:
     family = f"ethip6-ip6scale{label}" + ("-rnd" if op == "random" else "")
     order = "random" if op == "random" else "in order"
+    headers = _scale_headers(routes // 2, op)
+    routing = vppip.ScaleRouting(vppip.HostRoutes(family, headers))
     return _family(
         family,
         ("ETH", "IP6FWD", "SCALE", f"FIB_{label.upper()}"),
         f"Ethernet/IPv6, {routes} host routes, {routes // 2} destinations per direction "
         f"({order}), DUT routes IPv6",
-        _scale_headers(routes // 2, op),
+        headers,
         cost(cycles, f"ethip6-ip6base's 172 cycles plus FIB misses of {routes} routes ({order})"),
+        VppCommands((), routing.commands, routing.undo, settle_s=vppip.MLD_SETTLE_S),
     )
 
 
@@ -76,6 +81,7 @@ FAMILIES = [
         "Ethernet/IPv6, 253 flows per direction, DUT routes IPv6",
         src_range_traffic(6, 2, 253, l4=_NO_NEXT_HEADER),
         IP6BASE_COST,
+        VppCommands((), vppip.ip6_base, vppip.ip6_base_undo, settle_s=vppip.MLD_SETTLE_S),
     ),
     _scale(20_000, "20k", "inc", 195.0),
     _scale(20_000, "20k", "random", 210.0),

@@ -4,8 +4,19 @@
 ``dot1q-l2bdbasemaclrn`` send CSIT's ``trex-stl-ethip4-ip4src254``:
 Ethernet/IPv4 (proto 61), each direction from 254 sources (host .1 to .254
 of its prefix, ``inc``) to host .1 of the other; frames are addressed to
-the far TG port's MAC. ``dot1q-l2bdbasemaclrn`` puts 802.1Q sub-interfaces
-on the DUT's ports (the DUT pushes and pops the tag).
+the far TG port's MAC.
+
+``dot1q-l2bdbasemaclrn`` sends CSIT's 2-node profile
+``trex-stl-dot1qip4-vlan1ip4src254ip4dst254``: Ethernet/802.1Q/IPv4
+(proto 61), direction 0 tagged VLAN 100, direction 1 VLAN 200 (CSIT's
+VLAN = port number x 100), source and destination hosts .1 to .254 of the
+two prefixes each drawn at random (seeded, repeatable). So the DUT's port
+facing TG port 1 carries VLAN 100 and the one facing TG port 2 VLAN 200:
+each gets a sub-interface of that VLAN with tag rewrite pop-1, both in one
+bridge domain (tags popped on ingress, pushed on egress). CSIT's 3-node
+variant sends untagged frames and tags only the DUT1-DUT2 link; a family
+has one traffic, so here both chains send the tagged frames (on 3-node
+DUT1's first and DUT2's last port carry the sub-interfaces).
 
 ``eth-l2bdscale10kmaclrn`` / ``-1mmaclrn`` (CSIT's
 ``trex-stl-ethip4-macsrc5kdst5k`` / ``-macsrc500kdst500k``): source and
@@ -19,16 +30,44 @@ bridge some 30 % below l2xc and 1M MACs about half of it; magnitudes.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import cost, setup, src_range_traffic
+from collections.abc import Callable
+
+from ndrpdr.dut.base import ForwardingMode
+from ndrpdr.families import vppl2
+from ndrpdr.families.build import VppCommands, cost, direction_hosts, setup, src_range_traffic
 from ndrpdr.families.model import Family
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, PacketCost, Profile, Vary
 
 L2XC_COST = cost(108.0, "CSIT 64B-1c eth-l2xcbase NDR near 24 Mpps on 2.6 GHz cores")
 
 
+#: Makes a family's VPP set-up from its two directions' headers.
+VppFor = Callable[[tuple[Headers, Headers]], VppCommands]
+
+
+def _xc(directions: tuple[Headers, Headers]) -> VppCommands:
+    return VppCommands((), vppl2.l2xc)
+
+
+def _patch(directions: tuple[Headers, Headers]) -> VppCommands:
+    return VppCommands((), vppl2.l2patch, vppl2.l2patch_undo)
+
+
+def _bridge(directions: tuple[Headers, Headers]) -> VppCommands:
+    bridge = vppl2.Bridge(vppl2.source_macs(directions))
+    return VppCommands((), bridge.commands, bridge.undo)
+
+
+def _dot1q(directions: tuple[Headers, Headers]) -> VppCommands:
+    bridge = vppl2.Dot1qBridge(directions)
+    return VppCommands((), bridge.commands, bridge.undo)
+
+
 def _family(family: str, tags: tuple[str, ...], text: str, packet_cost: PacketCost,
-            headers: tuple[Headers, Headers] | None = None,
-            modes: dict[str, str] | None = None) -> Family:  # fmt: skip
+            vpp: VppFor, headers: tuple[Headers, Headers] | None = None,
+            modes: dict[str, ForwardingMode] | None = None) -> Family:  # fmt: skip
+    directions = headers or src_range_traffic(4, 1, 254)
+    chosen: dict[str, ForwardingMode] = {"sim": "l2xc", **(modes or {})}
     reasons = {
         driver: f"the {driver} driver has no {family} set-up (VPP only)"
         for driver in ("linux", "testpmd", "l3fwd", "ovs")
@@ -42,18 +81,22 @@ def _family(family: str, tags: tuple[str, ...], text: str, packet_cost: PacketCo
             name=family,
             description=text,
             layer="L2",
-            directions=headers or src_range_traffic(4, 1, 254),
+            directions=directions,
             cost=packet_cost,
         ),
-        setup=setup(family, {"sim": "l2xc", **(modes or {})}, reasons=reasons),  # type: ignore[dict-item]
+        setup=setup(
+            family,
+            chosen,
+            vpp=vpp(directions),
+            reasons=reasons,
+        ),
     )
 
 
 def _mac_scale(macs_per_direction: int) -> tuple[Headers, Headers]:
     def one(src_mac: str, dst_mac: str, src: str, dst: str) -> Headers:
         vary = tuple(
-            Vary(name, macs_per_direction)  # type: ignore[arg-type]
-            for name in ("eth.src", "eth.dst", "ip.src", "ip.dst")
+            Vary(name, macs_per_direction) for name in ("eth.src", "eth.dst", "ip.src", "ip.dst")
         )
         return Headers(4, src, dst, ANY_HOST_INTERNAL, eth_src=src_mac, eth_dst=dst_mac, vary=vary)
 
@@ -63,12 +106,22 @@ def _mac_scale(macs_per_direction: int) -> tuple[Headers, Headers]:
     )
 
 
+def _dot1q_traffic() -> tuple[Headers, Headers]:
+    def one(direction: int, vlan: int) -> Headers:
+        src, dst = direction_hosts(4, direction, 1)
+        vary = (Vary("ip.src", 254, "random"), Vary("ip.dst", 254, "random"))
+        return Headers(4, src, dst, ANY_HOST_INTERNAL, vlan=vlan, vary=vary)
+
+    return one(0, 100), one(1, 200)
+
+
 FAMILIES = [
     _family(
         "eth-l2xcbase",
         ("ETH", "L2XCFWD", "BASE", "L2XCBASE"),
         "Ethernet/IPv4 (proto 61), 254 flows per direction, DUT cross-connects its ports",
         L2XC_COST,
+        _xc,
         modes={"linux": "l2xc", "testpmd": "l2xc", "ovs": "l2xc"},
     ),
     _family(
@@ -76,25 +129,30 @@ FAMILIES = [
         ("ETH", "L2PATCH", "BASE"),
         "Ethernet/IPv4 (proto 61), 254 flows per direction, DUT patches its ports",
         cost(98.0, "CSIT 64B-1c eth-l2patch: the cheapest VPP graph, ~10 % above l2xc"),
+        _patch,
     ),
     _family(
         "eth-l2bdbasemaclrn",
         ("ETH", "L2BDMACLRN", "BASE", "L2BDBASE"),
         "Ethernet/IPv4 (proto 61), 254 flows per direction, DUT bridges with MAC learning",
         cost(150.0, "CSIT 64B-1c eth-l2bdbasemaclrn ~30 % below l2xc"),
+        _bridge,
     ),
     _family(
         "dot1q-l2bdbasemaclrn",
         ("DOT1Q", "L2BDMACLRN", "BASE", "L2BDBASE"),
-        "Ethernet/IPv4 (proto 61), 254 flows per direction, DUT bridges 802.1Q "
-        "sub-interfaces with MAC learning",
+        "Ethernet/802.1Q (VLAN 100 and 200)/IPv4 (proto 61), 254 random sources and "
+        "destinations per direction, DUT bridges 802.1Q sub-interfaces with MAC learning",
         cost(170.0, "eth-l2bdbasemaclrn plus a VLAN tag pushed and popped"),
+        _dot1q,
+        _dot1q_traffic(),
     ),
     _family(
         "eth-l2bdscale10kmaclrn",
         ("ETH", "L2BDMACLRN", "SCALE", "FIB_10K"),
         "Ethernet/IPv4 (proto 61), 5k MACs per direction, DUT bridges with MAC learning (10k)",
         cost(190.0, "eth-l2bdbasemaclrn plus misses in a 10k-entry MAC table"),
+        _bridge,
         _mac_scale(5_000),
     ),
     _family(
@@ -102,6 +160,7 @@ FAMILIES = [
         ("ETH", "L2BDMACLRN", "SCALE", "FIB_1M"),
         "Ethernet/IPv4 (proto 61), 500k MACs per direction, DUT bridges with MAC learning (1M)",
         cost(300.0, "eth-l2bdbasemaclrn with a 1M-entry MAC table: about half its rate"),
+        _bridge,
         _mac_scale(500_000),
     ),
 ]

@@ -8,7 +8,7 @@ queues. Every DUT driver routes it (the basic ``ip4base`` set-up).
 
 from __future__ import annotations
 
-from ndrpdr.dut import vpp_config
+from ndrpdr.families import vppip
 from ndrpdr.families.build import VppCommands, cost, direction_hosts, setup
 from ndrpdr.families.ip4 import IP4BASE_COST
 from ndrpdr.families.model import Family
@@ -44,7 +44,7 @@ FAMILIES = [
         setup=setup(
             _ID,
             {"linux": "ip4base", "testpmd": "ip4base", "l3fwd": "ip4base", "ovs": "ip4base"},
-            vpp=VppCommands((), lambda config, names: vpp_config.cli_commands(config, names)),
+            vpp=VppCommands((), vppip.ip4_base, vppip.ip4_base_undo),
         ),
         note="ndrpdr's own multi-flow family (not a CSIT id); flows set per test.",
     )

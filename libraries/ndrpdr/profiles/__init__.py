@@ -1,4 +1,7 @@
-"""Traffic profiles: frame sizes, line rates, addressing, the traffic of a family (headers, what varies, its packet cost), frames, pcap.
+"""Traffic profiles: frame sizes, line rates, addressing, a family's traffic, frames, pcap.
+
+A family's traffic is its headers per direction, what varies and its
+packet cost.
 
 Importing this package does no I/O and does not import scapy (frames are
 built with it on first use).
@@ -7,14 +10,20 @@ built with it on first use).
 from ndrpdr.profiles.addressing import (
     BENCHMARK_RANGE,
     DIRECTION_PREFIXES,
+    DIRECTION_PREFIXES6,
     MAX_FLOWS,
-    Flow,
-    flow,
-    flows,
 )
 from ndrpdr.profiles.cost import PacketCost
 from ndrpdr.profiles.errors import ProfileError
-from ndrpdr.profiles.frames import build_frames, frame_count, parse_signature
+from ndrpdr.profiles.frames import (
+    MAX_SAMPLE_FRAMES,
+    build_frames,
+    first_frames,
+    frame_count,
+    parse_signature,
+    sample_size,
+    sampled_frames,
+)
 from ndrpdr.profiles.framesize import (
     FCS_SIZE,
     IMIX,
@@ -28,15 +37,17 @@ from ndrpdr.profiles.framesize import (
     frame_sizes,
     parse_frame_size,
 )
+from ndrpdr.profiles.layout import FrameLayout
 from ndrpdr.profiles.maxload import L1_OVERHEAD, bandwidth_bps, max_load_pps
 from ndrpdr.profiles.pcap import PcapError, read_pcap, write_pcap
 from ndrpdr.profiles.profile import Layer, Profile
 from ndrpdr.profiles.traffic import ANY_HOST_INTERNAL, FieldName, Headers, Op, Vary
 
 __all__ = [
-    "BENCHMARK_RANGE",
     "ANY_HOST_INTERNAL",
+    "BENCHMARK_RANGE",
     "DIRECTION_PREFIXES",
+    "DIRECTION_PREFIXES6",
     "FCS_SIZE",
     "IMIX",
     "IMIX_MIX",
@@ -44,13 +55,14 @@ __all__ = [
     "L1_OVERHEAD",
     "MAX_FLOWS",
     "MAX_FRAME_SIZE",
+    "MAX_SAMPLE_FRAMES",
     "MIN_FRAME_SIZE",
-    "Op",
     "FieldName",
-    "Flow",
+    "FrameLayout",
     "FrameSize",
     "Headers",
     "Layer",
+    "Op",
     "PacketCost",
     "PcapError",
     "Profile",
@@ -59,8 +71,7 @@ __all__ = [
     "average_frame_size",
     "bandwidth_bps",
     "build_frames",
-    "flow",
-    "flows",
+    "first_frames",
     "frame_count",
     "frame_size_label",
     "frame_sizes",
@@ -68,5 +79,7 @@ __all__ = [
     "parse_frame_size",
     "parse_signature",
     "read_pcap",
+    "sample_size",
+    "sampled_frames",
     "write_pcap",
 ]

@@ -1,71 +1,79 @@
-"""The frames of a profile: Ethernet/IPv4/UDP, one per flow, ready for a pcap or a TG.
+"""The frames of a profile's direction, exactly as its ``Headers`` say, for a pcap or a TG.
 
 Each frame is ``frame size - 4`` bytes: everything the generator writes,
-without the FCS the NIC appends. The IPv4 header has TTL 64, ID 0, no
-flags, and a correct checksum; the UDP checksum is set. Addresses and
-ports follow ``ndrpdr.profiles.addressing``. The UDP payload starts with a
-10 B signature (``SIGNATURE_MAGIC``, version 1, the direction, the flow
-index as a big-endian uint32; see ``parse_signature``) and is zero-padded
-to the frame size.
+without the FCS the NIC appends. Headers and offsets follow
+``ndrpdr.profiles.layout``: Ethernet (the headers' own MACs, else the
+sending TG port's and the MAC the frames are addressed to), an optional
+802.1Q tag, IPv4 (TTL 64, ID 0, no flags, correct header checksum, the
+protocol ``Headers.l4``: 17 for UDP, else e.g. CSIT's 61) or IPv6 (hop
+limit 64, next header 17 or e.g. 59), an optional UDP header (correct
+checksum, over the IPv6 pseudo-header too), then the payload: the 10 B
+signature (``SIGNATURE_MAGIC``, version 1, the direction, the frame's
+flow index as a big-endian uint32; ``parse_signature``), zero-padded to
+the frame size. A frame too short to hold the signature after its headers
+(an IPv6 family's 64 B IMIX frames) carries zeros instead.
 
-Which frames, in which order:
+Frame *k* of a direction (its flow index) takes each varied field's value
+``ndrpdr.profiles.variation`` gives it; the direction has ``Headers.flows``
+distinct frames.
 
-- a fixed frame size: one frame per flow, flow 0 first;
-- IMIX: ``lcm(N, 12)`` frames for N flows; frame *j* carries flow ``j % N``
-  and has size ``IMIX_SEQUENCE[j % 12]``. So the list, sent in a loop,
-  gives every flow the same share of frames and the sizes exactly 7:4:1
-  (1 flow: the 12-frame IMIX cycle; 1024 flows: 3072 frames).
+Which frames, in which order (``frame_count``, ``sampled_frames``):
+
+- up to ``MAX_SAMPLE_FRAMES`` flows (and ``MAX_SAMPLE_BYTES`` of frames,
+  IMIX's whole list) every flow once, flow 0 first; more flows (CSIT's 1M-destination
+  families) are sampled: flows ``j * stride mod flows`` for the allowed
+  number *n* of frames, ``stride`` the smallest integer >= flows / n that
+  shares no factor with the flow count or any field's count or period, so
+  the sample spans the whole sequence, no frame repeats, and every field
+  takes many of its values;
+- IMIX: ``lcm(n, 12)`` frames; frame *j* carries sampled flow ``j % n`` and
+  has size ``IMIX_SEQUENCE[j % 12]``. So the list, sent in a loop, gives
+  every flow the same share of frames and the sizes exactly 7:4:1 (a
+  sampled n is a multiple of 12).
 
 Scapy builds one template per (size, direction); the frames are copies of
-it with the per-flow fields patched and both checksums updated from the
-template's partial sums, so 4096 flows take milliseconds, not seconds.
+it with the varied fields and the flow index patched and the checksums
+updated from the template's partial sums, so 65536 frames take about a
+second, not minutes.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
 import math
 import re
 import struct
+from collections.abc import Sequence
 
-from ndrpdr.profiles.addressing import Flow, check_direction, flows
-from ndrpdr.profiles.profile import Profile
+from ndrpdr.profiles.addressing import check_direction
 from ndrpdr.profiles.checksum import checksum_of_sum, ones_complement_sum
 from ndrpdr.profiles.errors import ProfileError
 from ndrpdr.profiles.framesize import FCS_SIZE, FrameSize, frame_sizes
+from ndrpdr.profiles.layout import (
+    ETHERTYPE_DOT1Q,
+    ETHERTYPE_IPV4,
+    ETHERTYPE_IPV6,
+    IP_PROTO_UDP,
+    SIGNATURE_SIZE,
+    FrameLayout,
+)
+from ndrpdr.profiles.profile import Profile
+from ndrpdr.profiles.traffic import Headers
+from ndrpdr.profiles.variation import base_value, check_range, random_seed, value_index
 
-#: First bytes of the UDP payload of every frame built here.
+#: First bytes of the payload of every frame built here.
 SIGNATURE_MAGIC = b"NDRP"
 SIGNATURE_VERSION = 1
 _SIGNATURE = struct.Struct("!4sBBI")  # magic, version, direction, flow index
-SIGNATURE_SIZE = _SIGNATURE.size
+assert _SIGNATURE.size == SIGNATURE_SIZE
 
 TTL = 64
-
-# Byte offsets in an untagged Ethernet/IPv4 (no options)/UDP frame.
-_IP_OFFSET = 14
-_IP_HEADER = 20
-_UDP_OFFSET = _IP_OFFSET + _IP_HEADER
-_UDP_HEADER = 8
-_IP_CHECKSUM = _IP_OFFSET + 10
-_IP_SRC = _IP_OFFSET + 12
-_UDP_SPORT = _UDP_OFFSET
-_UDP_CHECKSUM = _UDP_OFFSET + 6
-_PAYLOAD = _UDP_OFFSET + _UDP_HEADER
-_SIG_FLOW = _PAYLOAD + 6  # even offset: the flow index is two aligned 16-bit words
-_IP_PROTO_UDP = 17
+#: The most distinct frames a direction's list holds (flows beyond it are sampled).
+MAX_SAMPLE_FRAMES = 65536
+#: The most bytes a direction's list holds (9000 B frames: 7456 of them).
+MAX_SAMPLE_BYTES = 64 * 2**20
 
 _MAC = re.compile(r"[0-9a-f]{2}(:[0-9a-f]{2}){5}", re.IGNORECASE)
-
-
-@dataclasses.dataclass(frozen=True)
-class _Template:
-    """A frame with the per-flow fields and both checksums zeroed, and the partial sums."""
-
-    frame: bytes
-    ip_sum: int  # IPv4 header with source address and checksum zeroed
-    udp_sum: int  # pseudo-header + UDP header + payload, per-flow fields and checksum zeroed
 
 
 def _check_mac(name: str, mac: str) -> str:
@@ -76,62 +84,227 @@ def _check_mac(name: str, mac: str) -> str:
     return mac.lower()
 
 
-def _template(size: int, direction: int, src_mac: str, dst_mac: str) -> _Template:
-    """Build the template of ``size`` B (incl. FCS) for ``direction`` with scapy."""
+def sample_size(headers: Headers, frame_size: FrameSize) -> int:
+    """How many distinct frames (flows) a direction's list holds at ``frame_size``."""
+    sizes = frame_sizes(frame_size)
+    flows = headers.flows
+    average = sum(sizes) / len(sizes)
+    cap = min(MAX_SAMPLE_FRAMES, int(MAX_SAMPLE_BYTES // average))
+    if flows <= cap and math.lcm(flows, len(sizes)) * average <= MAX_SAMPLE_BYTES:
+        return flows
+    count = min(flows, cap)
+    return count - count % len(sizes)  # IMIX: a multiple of 12, so the list is n frames
+
+
+def _stride(headers: Headers, count: int) -> int:
+    """The sampling stride (module docstring); 1 when every flow is in the list."""
+    flows = headers.flows
+    if count >= flows:
+        return 1
+    moduli = {flows, *(v.count for v in headers.vary), *(v.period for v in headers.vary)}
+    stride = math.ceil(flows / count)
+    while any(math.gcd(stride, m) != 1 for m in moduli if m > 1):
+        stride += 1
+    return stride
+
+
+def sampled_frames(headers: Headers, frame_size: FrameSize) -> list[int]:
+    """The flow indexes (frame numbers) a direction's list holds, in order."""
+    count = sample_size(headers, frame_size)
+    stride = _stride(headers, count)
+    return [(j * stride) % headers.flows for j in range(count)]
+
+
+def frame_count(profile: Profile, frame_size: FrameSize, direction: int = 0) -> int:
+    """How many frames ``build_frames`` returns: n flows, or lcm(n, 12) for IMIX."""
+    headers = profile.directions[check_direction(direction)]
+    return math.lcm(sample_size(headers, frame_size), len(frame_sizes(frame_size)))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Region:
+    """A patched field: offset, width [B], and which checksums cover it."""
+
+    offset: int
+    width: int
+    in_ip: bool
+    in_udp: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class _Template:
+    """A frame with the patched regions and the checksums zeroed, and the partial sums."""
+
+    frame: bytes
+    ip_sum: int  # IPv4 header with the patched regions and checksum zeroed
+    udp_sum: int  # pseudo-header + UDP header + payload, patched regions and checksum zeroed
+    index: _Region | None  # the signature's flow index, when the frame holds the signature
+
+
+def _packet(
+    headers: Headers, layout: FrameLayout, src_mac: str, dst_mac: str, payload: bytes
+) -> bytes:
+    """The frame scapy builds from ``headers`` (base values) and ``payload``."""
     from scapy.layers.inet import IP, UDP  # noqa: PLC0415 - scapy takes ~0.5 s to import
-    from scapy.layers.l2 import Ether  # noqa: PLC0415
-    from scapy.packet import Raw  # noqa: PLC0415
+    from scapy.layers.inet6 import IPv6  # noqa: PLC0415
+    from scapy.layers.l2 import Dot1Q, Ether  # noqa: PLC0415
+    from scapy.packet import Packet, Raw  # noqa: PLC0415
 
-    first = flows(direction, 1)[0]
+    packet: Packet = Ether(src=headers.eth_src or src_mac, dst=headers.eth_dst or dst_mac)
+    if headers.vlan is not None:
+        packet = packet / Dot1Q(vlan=headers.vlan)
+    proto = IP_PROTO_UDP if layout.udp else int(headers.l4)
+    if headers.ip_version == 4:
+        packet = packet / IP(src=headers.src, dst=headers.dst, ttl=TTL, id=0, flags=0, proto=proto)
+    else:
+        packet = packet / IPv6(src=headers.src, dst=headers.dst, hlim=TTL, nh=proto)
+    if layout.udp:
+        packet = packet / UDP(sport=headers.sport, dport=headers.dport)
+    return bytes(packet / Raw(load=payload))
+
+
+def _template(headers: Headers, size: int, direction: int, src_mac: str, dst_mac: str) -> _Template:
+    """Build the template of ``size`` B (incl. FCS) for ``headers`` with scapy."""
+    layout = FrameLayout.of(headers)
     length = size - FCS_SIZE
-    payload = _SIGNATURE.pack(SIGNATURE_MAGIC, SIGNATURE_VERSION, direction, 0)
-    payload = payload.ljust(length - _PAYLOAD, b"\0")
-    packet = (
-        Ether(src=src_mac, dst=dst_mac)
-        / IP(src=first.src_ip, dst=first.dst_ip, ttl=TTL, id=0, flags=0)
-        / UDP(sport=first.src_port, dport=first.dst_port)
-        / Raw(load=payload)
+    room = length - layout.payload_offset
+    if room < 0:
+        raise ProfileError(
+            f"a {size} B frame cannot hold the {layout.headers_size} B of headers "
+            f"({headers.layout()}) and the FCS"
+        )
+    has_signature = room >= SIGNATURE_SIZE
+    payload = (
+        _SIGNATURE.pack(SIGNATURE_MAGIC, SIGNATURE_VERSION, direction, 0) if has_signature else b""
     )
-    frame = bytearray(bytes(packet))
-    if len(frame) != length:  # pragma: no cover - guards the offsets above
+    frame = bytearray(_packet(headers, layout, src_mac, dst_mac, payload.ljust(room, b"\0")))
+    if len(frame) != length:  # pragma: no cover - guards the layout's offsets
         raise ProfileError(f"built a {len(frame)} B frame for size {size} B (expected {length})")
-    for offset, width in (
-        (_IP_CHECKSUM, 2),
-        (_IP_SRC, 4),
-        (_UDP_SPORT, 2),
-        (_UDP_CHECKSUM, 2),
-        (_SIG_FLOW, 4),
-    ):
-        frame[offset : offset + width] = bytes(width)
-    ip_header = frame[_IP_OFFSET:_UDP_OFFSET]
-    udp_length = length - _UDP_OFFSET
-    pseudo = frame[_IP_SRC : _IP_SRC + 8] + struct.pack("!BBH", 0, _IP_PROTO_UDP, udp_length)
-    return _Template(
-        frame=bytes(frame),
-        ip_sum=ones_complement_sum(ip_header),
-        udp_sum=ones_complement_sum(pseudo) + ones_complement_sum(frame[_UDP_OFFSET:]),
-    )
+    index = _Region(layout.signature_index_offset, 4, False, layout.udp) if has_signature else None
+    zeroed = [*_regions(headers, layout), *([index] if index else [])]
+    for offset in (layout.ip_checksum_offset, layout.udp_checksum_offset):
+        if offset is not None:
+            zeroed.append(_Region(offset, 2, False, False))
+    for region in zeroed:
+        frame[region.offset : region.offset + region.width] = bytes(region.width)
+    ip_sum = udp_sum = 0
+    if headers.ip_version == 4:
+        ip_sum = ones_complement_sum(frame[layout.ip_offset : layout.l4_offset])
+    if layout.udp:
+        udp_sum = ones_complement_sum(_pseudo_header(frame, layout)) + ones_complement_sum(
+            frame[layout.l4_offset :]
+        )
+    return _Template(bytes(frame), ip_sum, udp_sum, index)
 
 
-def _patch(template: _Template, flow: Flow, src: int) -> bytes:
-    """The template's frame for ``flow`` (source address ``src`` as an int), checksums set."""
-    index = flow.index
-    words = (src >> 16) + (src & 0xFFFF)
-    ip_checksum = checksum_of_sum(template.ip_sum + words)
-    udp_checksum = checksum_of_sum(
-        template.udp_sum + words + flow.src_port + (index >> 16) + (index & 0xFFFF)
-    )
+def _pseudo_header(frame: bytearray, layout: FrameLayout) -> bytes:
+    """The UDP pseudo-header of ``frame`` (IPv4: RFC 768; IPv6: RFC 8200)."""
+    udp_length = len(frame) - layout.l4_offset
+    if layout.ip_version == 4:
+        addresses = frame[layout.ip_offset + 12 : layout.ip_offset + 20]
+        return bytes(addresses) + struct.pack("!BBH", 0, IP_PROTO_UDP, udp_length)
+    addresses = frame[layout.ip_offset + 8 : layout.ip_offset + 40]
+    return bytes(addresses) + struct.pack("!I3xB", udp_length, IP_PROTO_UDP)
+
+
+def _regions(headers: Headers, layout: FrameLayout) -> list[_Region]:
+    """The varied fields' regions, in ``headers.vary`` order."""
+    return [
+        _Region(
+            layout.offset(v.field),
+            layout.width(v.field),
+            layout.in_ip_header(v.field),
+            layout.in_udp_checksum(v.field),
+        )
+        for v in headers.vary
+    ]
+
+
+def _patch(
+    template: _Template,
+    layout: FrameLayout,
+    regions: Sequence[_Region],
+    values: Sequence[int],
+    index: int,
+) -> bytes:
+    """The template with ``values`` in ``regions``, flow index ``index``, checksums set.
+
+    The one's-complement sum of a region at an even offset is its value
+    modulo 0xFFFF (``ndrpdr.profiles.checksum``), so values add to the
+    template's partial sums as integers.
+    """
     frame = bytearray(template.frame)
-    struct.pack_into("!HI", frame, _IP_CHECKSUM, ip_checksum, src)
-    struct.pack_into("!H", frame, _UDP_SPORT, flow.src_port)
-    struct.pack_into("!H", frame, _UDP_CHECKSUM, udp_checksum or 0xFFFF)  # 0 means "none"
-    struct.pack_into("!I", frame, _SIG_FLOW, index)
+    ip_sum, udp_sum = template.ip_sum, template.udp_sum
+    for region, value in zip(regions, values, strict=True):
+        frame[region.offset : region.offset + region.width] = value.to_bytes(region.width, "big")
+        if region.in_ip:
+            ip_sum += value
+        if region.in_udp:
+            udp_sum += value
+    if template.index is not None:
+        struct.pack_into("!I", frame, template.index.offset, index)
+        if template.index.in_udp:
+            udp_sum += index
+    if layout.ip_checksum_offset is not None:
+        struct.pack_into("!H", frame, layout.ip_checksum_offset, checksum_of_sum(ip_sum))
+    if layout.udp_checksum_offset is not None:
+        udp_checksum = checksum_of_sum(udp_sum) or 0xFFFF  # 0 means "none"
+        struct.pack_into("!H", frame, layout.udp_checksum_offset, udp_checksum)
     return bytes(frame)
 
 
-def frame_count(profile: Profile, frame_size: FrameSize) -> int:
-    """How many frames ``build_frames`` returns: N flows, or lcm(N, 12) for IMIX."""
-    return math.lcm(profile.flows_per_direction, len(frame_sizes(frame_size)))
+@dataclasses.dataclass(frozen=True)
+class _Direction:
+    """What building a direction's frames needs: its headers, layout, fields' bases and seeds."""
+
+    profile: Profile
+    direction: int
+    headers: Headers
+    layout: FrameLayout
+    regions: tuple[_Region, ...]
+    bases: tuple[int, ...]
+    seeds: tuple[int, ...]
+    src_mac: str
+    dst_mac: str
+
+    @classmethod
+    def of(
+        cls, profile: Profile, frame_size: FrameSize, direction: int, src_mac: str, dst_mac: str
+    ) -> _Direction:
+        """Check the frame size, direction, MACs and fields' ranges (ProfileError names them)."""
+        profile.check_frame_size(frame_size)
+        headers = profile.directions[check_direction(direction)]
+        src_mac = _check_mac("source MAC", src_mac)
+        dst_mac = _check_mac("destination MAC", dst_mac)
+        layout = FrameLayout.of(headers)
+        bases = []
+        for vary in headers.vary:
+            base = base_value(headers, vary.field, src_mac, dst_mac)
+            try:
+                check_range(layout, vary, base)
+            except ProfileError as exc:
+                raise ProfileError(f"profile {profile.name} direction {direction}: {exc}") from exc
+            bases.append(base)
+        seeds = tuple(random_seed(direction, i) for i in range(len(headers.vary)))
+        regions = tuple(_regions(headers, layout))
+        return cls(
+            profile, direction, headers, layout, regions, tuple(bases), seeds, src_mac, dst_mac
+        )
+
+    def template(self, size: int) -> _Template:
+        """The template of ``size`` B (incl. FCS)."""
+        return _template(self.headers, size, self.direction, self.src_mac, self.dst_mac)
+
+    def values(self, flow: int) -> list[int]:
+        """The varied fields' values in frame ``flow``."""
+        return [
+            base + value_index(v, flow, seed) * v.step
+            for v, base, seed in zip(self.headers.vary, self.bases, self.seeds, strict=True)
+        ]
+
+    def frame(self, template: _Template, flow: int) -> bytes:
+        """Frame ``flow`` from ``template``."""
+        return _patch(template, self.layout, self.regions, self.values(flow), flow)
 
 
 def build_frames(
@@ -140,34 +313,67 @@ def build_frames(
     """The frames of ``direction`` (0 or 1) of ``profile`` at ``frame_size``, without FCS.
 
     ``src_mac`` is the sending TG port's MAC, ``dst_mac`` the MAC the frames
-    are addressed to (the DUT port's, or the far TG port's for L2).
-    The order is described in the module docstring. Raises ProfileError for
-    a bad frame size, direction or MAC address.
+    are addressed to (the DUT port's, or the far TG port's for L2); the
+    headers' own Ethernet addresses override them. The order is described
+    in the module docstring. Raises ProfileError (naming the profile) for a
+    frame size below the profile's minimum, a bad direction, MAC address,
+    or a field whose values do not fit it.
     """
+    built = _Direction.of(profile, frame_size, direction, src_mac, dst_mac)
     sizes = frame_sizes(frame_size)
-    check_direction(direction)
-    src_mac = _check_mac("source MAC", src_mac)
-    dst_mac = _check_mac("destination MAC", dst_mac)
-    flow_list = flows(direction, profile.flows_per_direction)
-    sources = [int(ipaddress.IPv4Address(f.src_ip)) for f in flow_list]
-    templates = {size: _template(size, direction, src_mac, dst_mac) for size in set(sizes)}
+    templates = {size: built.template(size) for size in set(sizes)}
+    flow_list = sampled_frames(built.headers, frame_size)
     count = math.lcm(len(flow_list), len(sizes))
-    out: list[bytes] = []
-    for j in range(count):
-        k = j % len(flow_list)
-        out.append(_patch(templates[sizes[j % len(sizes)]], flow_list[k], sources[k]))
-    return out
+    return [
+        built.frame(templates[sizes[j % len(sizes)]], flow_list[j % len(flow_list)])
+        for j in range(count)
+    ]
+
+
+def first_frames(
+    profile: Profile, frame_size: FrameSize, direction: int, src_mac: str, dst_mac: str
+) -> dict[int, bytes]:
+    """Frame 0 (flow 0) of ``direction`` at each size of ``frame_size`` [B incl. FCS -> frame].
+
+    What a TG with a field engine starts from; checks as ``build_frames``.
+    """
+    built = _Direction.of(profile, frame_size, direction, src_mac, dst_mac)
+    return {size: built.frame(built.template(size), 0) for size in set(frame_sizes(frame_size))}
+
+
+def _payload_offset(frame: bytes) -> int | None:
+    """Where the payload of a frame built here starts, walking its headers; None if unknown."""
+    offset = 12
+    if len(frame) < offset + 2:
+        return None
+    ethertype = int.from_bytes(frame[offset : offset + 2], "big")
+    offset += 2
+    if ethertype == ETHERTYPE_DOT1Q:
+        if len(frame) < offset + 4:
+            return None
+        ethertype = int.from_bytes(frame[offset + 2 : offset + 4], "big")
+        offset += 4
+    if ethertype == ETHERTYPE_IPV4 and len(frame) > offset + 9:
+        proto = frame[offset + 9]
+        offset += (frame[offset] & 0x0F) * 4
+    elif ethertype == ETHERTYPE_IPV6 and len(frame) > offset + 6:
+        proto = frame[offset + 6]
+        offset += 40
+    else:
+        return None
+    return offset + (8 if proto == IP_PROTO_UDP else 0)
 
 
 def parse_signature(frame: bytes) -> tuple[int, int] | None:
     """(direction, flow index) from a frame built here, or None if it has no signature.
 
-    Looks only at the signature bytes (an untagged Ethernet/IPv4/UDP frame
-    without IP options is assumed).
+    Walks Ethernet, an optional 802.1Q tag, IPv4 (its IHL) or IPv6, and UDP
+    if the IP protocol / next header says so.
     """
-    if len(frame) < _PAYLOAD + SIGNATURE_SIZE:
+    offset = _payload_offset(frame)
+    if offset is None or len(frame) < offset + SIGNATURE_SIZE:
         return None
-    magic, version, direction, index = _SIGNATURE.unpack_from(frame, _PAYLOAD)
+    magic, version, direction, index = _SIGNATURE.unpack_from(frame, offset)
     if magic != SIGNATURE_MAGIC or version != SIGNATURE_VERSION:
         return None
     return int(direction), int(index)

@@ -15,7 +15,10 @@ from typing import Literal, TypeAlias
 from ndrpdr.profiles.addressing import check_flow_count
 from ndrpdr.profiles.cost import PacketCost
 from ndrpdr.profiles.errors import ProfileError
+from ndrpdr.profiles.framesize import FCS_SIZE, IMIX, FrameSize, frame_sizes
+from ndrpdr.profiles.layout import FrameLayout
 from ndrpdr.profiles.traffic import Headers
+from ndrpdr.profiles.variation import base_value, check_range
 
 #: How the DUT forwards a profile's traffic: switching (L2) or routing (L3).
 Layer: TypeAlias = Literal["L2", "L3"]
@@ -42,6 +45,49 @@ class Profile:
             raise ProfileError(f"profile {self.name}: layer {self.layer!r} is not 'L2' or 'L3'")
         if len(self.directions) != 2:
             raise ProfileError(f"profile {self.name}: give the headers of both directions")
+        for direction, headers in enumerate(self.directions):
+            layout = FrameLayout.of(headers)
+            for vary in headers.vary:
+                if (
+                    vary.field.startswith("eth.")
+                    and getattr(headers, vary.field.replace(".", "_")) is None
+                ):
+                    continue  # the TG's MAC: checked when the frames are built
+                try:
+                    check_range(layout, vary, base_value(headers, vary.field, "", ""))
+                except ProfileError as exc:
+                    raise ProfileError(f"profile {self.name} direction {direction}: {exc}") from exc
+
+    @property
+    def min_frame_size_b(self) -> int:
+        """The smallest frame size of this traffic [B incl. FCS].
+
+        Headers, the 10 B signature and the FCS must fit, and it is at least
+        CSIT's minimum: 64 B for IPv4 and L2 families, 78 B for IPv6.
+        """
+        return max(FrameLayout.of(d).min_frame_size for d in self.directions)
+
+    def check_frame_size(self, frame_size: FrameSize) -> None:
+        """ProfileError naming the profile and its minimum for a frame size too small for it.
+
+        IMIX keeps its 64 B frames for every family (as CSIT's IMIX_v4_1);
+        they need only hold the headers (an IPv6 family's carry no signature).
+        """
+        sizes = frame_sizes(frame_size)
+        if frame_size == IMIX:
+            need = max(FrameLayout.of(d).headers_size + FCS_SIZE for d in self.directions)
+            if min(sizes) < need:
+                raise ProfileError(
+                    f"profile {self.name}: IMIX's {min(sizes)} B frames cannot hold its "
+                    f"{need - FCS_SIZE} B of headers and the FCS"
+                )
+            return
+        if sizes[0] < self.min_frame_size_b:
+            raise ProfileError(
+                f"profile {self.name}: frame size {sizes[0]} B is below its minimum "
+                f"{self.min_frame_size_b} B (headers, signature and FCS; CSIT's 64 B for "
+                f"IPv4/L2, 78 B for IPv6)"
+            )
 
     @property
     def flows_per_direction(self) -> int:

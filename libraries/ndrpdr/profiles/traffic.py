@@ -142,11 +142,14 @@ class Headers:
         return "UDP" if self.l4 == "udp" else f"IP proto {self.l4}"
 
     def layout(self) -> str:
-        """``Ether / Dot1Q(100) / IPv4(proto 61)`` as a record shows it."""
+        """``Ether / Dot1Q(100) / IPv4(proto 61)``, ``Ether / IPv6(next header 59)``."""
         parts = ["Ether"]
         if self.vlan is not None:
             parts.append(f"Dot1Q({self.vlan})")
-        parts.append(f"IPv{self.ip_version}" + ("" if self.l4 == "udp" else f"(proto {self.l4})"))
+        number = "proto" if self.ip_version == 4 else "next header"
+        parts.append(
+            f"IPv{self.ip_version}" + ("" if self.l4 == "udp" else f"({number} {self.l4})")
+        )
         if self.l4 == "udp":
             parts.append(f"UDP({self.sport}->{self.dport})")
         return " / ".join(parts)

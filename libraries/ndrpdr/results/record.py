@@ -27,7 +27,11 @@ of the search's. Since 1.5.0 a record of either kind may have a ``run``
 section (the keyword layer stamps it when it writes the record): the run's
 id and start, the Robot test, suite and tags, the suites' git revision
 and the versions of the nodes' software (``ndrpdr.results.history``
-reads it; records without it stay valid).
+reads it; records without it stay valid). ``profile`` names the family
+(``name``) and, in records written since test families (optional, so
+older records stay valid), has ``min_frame_size_b`` and ``traffic``: per
+direction sent, the frame layout, addresses, flows, the varied fields and
+how many distinct frames a pcap-based TG sends.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ndrpdr.profiles import FrameSize, Profile, average_frame_size
+from ndrpdr.profiles import FrameSize, Profile, average_frame_size, sample_size
 from ndrpdr.results.journal import write_json_atomically
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
@@ -132,15 +136,43 @@ def testbed_section(
     return section
 
 
+def traffic_direction(profile: Profile, frame_size: FrameSize, direction: int) -> dict[str, Any]:
+    """One direction of the record's ``profile.traffic``: its headers, flows and what varies.
+
+    ``pcap_frames``: the distinct frames a TG sending a frame list (the
+    local TG's pcap) sends, all flows or a sample of them
+    (``ndrpdr.profiles.frames``); TRex's field engine sends every flow.
+    """
+    headers = profile.directions[direction]
+    return {
+        "direction": direction,
+        "layout": headers.layout(),
+        "src": headers.src,
+        "dst": headers.dst,
+        "flows": headers.flows,
+        "vary": [
+            {"field": v.field, "count": v.count, "op": v.op, "step": v.step, "every": v.every}
+            for v in headers.vary
+        ],
+        "pcap_frames": sample_size(headers, frame_size),
+    }
+
+
 def profile_section(profile: Profile, frame_size: FrameSize, directions: int) -> dict[str, Any]:
-    """The record's ``profile``: the traffic, its frame size [B] and directions."""
+    """The record's ``profile``: the family's traffic, its frame size [B] and directions.
+
+    ``name`` is the family's id; ``traffic`` describes each direction sent
+    (``traffic_direction``).
+    """
     return {
         "name": profile.name,
         "layer": profile.layer,
         "flows_per_direction": profile.flows_per_direction,
         "frame_size": frame_size,
         "average_frame_size_b": average_frame_size(frame_size),
+        "min_frame_size_b": profile.min_frame_size_b,
         "directions": directions,
+        "traffic": [traffic_direction(profile, frame_size, d) for d in range(directions)],
     }
 
 

@@ -108,7 +108,17 @@ class ProfileTraffic:
     def __init__(
         self, topology: Topology, profile: Profile, frame_size: FrameSize, bidirectional: bool
     ) -> None:
-        """Keep the traffic's description (no I/O)."""
+        """Keep the traffic's description (no I/O).
+
+        TrafficGeneratorError for a frame size below the family's minimum
+        (``Profile.check_frame_size``: names the family and the minimum).
+        """
+        from ndrpdr.profiles import ProfileError  # noqa: PLC0415 - profiles only for typing above
+
+        try:
+            profile.check_frame_size(frame_size)
+        except ProfileError as exc:
+            raise TrafficGeneratorError(f"{topology.tg.key}: {exc}") from exc
         self.topology = topology
         self.profile = profile
         self.frame_size = frame_size

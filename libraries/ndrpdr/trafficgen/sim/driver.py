@@ -2,7 +2,16 @@
 
 The DUT model comes from the DUT nodes on the traffic path (driver ``sim``,
 options ``model`` and ``seed``); a 3-node path crosses two models in a
-chain. The tester's options are ``overhead_s``, ``max_rate_pps``,
+chain. Each DUT is a model of a real one: its capacity is what the traffic
+profile's family costs a software data plane at the frame size (the mean
+for IMIX) on the DUTs' worker cores, times a per-seed factor of 0.97..1.03
+(``ndrpdr.trafficgen.sim.capacity``; the facts behind the costs are in
+``ndrpdr.profiles.cost``); the model (sharp, gradual, noisyknee...) shapes
+loss around it. On a 3-node path both DUTs do the family's work, each with
+the full cost. Without a profile (plain Python callers) the capacity is
+drawn from the seed, as ``make_model(name, seed)`` does.
+
+The tester's options are ``overhead_s``, ``max_rate_pps``,
 ``max_offered_pps`` and ``wall_time_factor``. The maximum load is the lower
 of the tester's limit and what the TG's sending ports carry at the frame
 size (sum over directions). ``max_offered_pps`` models a TG slower than its
@@ -23,8 +32,8 @@ import random
 import time
 
 from ndrpdr.drivers import DriverDescription, option
-from ndrpdr.dut.sim import SimDutOptions
-from ndrpdr.profiles import FrameSize, max_load_pps
+from ndrpdr.dut.sim import ModelledDut, SimDutOptions, note_modelled
+from ndrpdr.profiles import FrameSize, Profile, max_load_pps
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 from ndrpdr.testbed.path import TrafficPath, compute_path
@@ -35,6 +44,7 @@ from ndrpdr.trafficgen.base import (
     node_options,
 )
 from ndrpdr.trafficgen.latency import LatencyResult, latency_from_samples
+from ndrpdr.trafficgen.sim.capacity import ModelledCapacity, modelled_capacity
 from ndrpdr.trafficgen.sim.latencymodel import chain_sample, latency_model
 from ndrpdr.trafficgen.sim.measurer import SimulatedMeasurer
 from ndrpdr.trafficgen.sim.models import ChainModel, DutModel, make_model
@@ -90,16 +100,21 @@ class SimTrafficGenerator:
         *,
         bidirectional: bool = True,
         path: TrafficPath | None = None,
+        profile: Profile | None = None,
+        cores: int = 1,
     ) -> None:
         """Build the DUT model(s) and the tester from ``topology`` (no I/O).
 
-        ``path``: the traffic path (default: ``compute_path(topology)``).
+        ``path``: the traffic path (default: ``compute_path(topology)``);
+        ``profile``: the traffic, whose family's cost gives each DUT's
+        capacity on ``cores`` worker cores (None: drawn from the seed).
         """
         path = compute_path(topology) if path is None else path
         tg = topology.tg
         self.node = tg.key
         options = node_options(topology, tg, SimTgOptions)
         models: list[DutModel] = []
+        capacities: list[ModelledCapacity | None] = []
         seeds: list[int] = []
         for key in path.duts:
             dut = topology.nodes[key]
@@ -109,7 +124,21 @@ class SimTrafficGenerator:
                     "drives simulated DUTs (driver: sim) only"
                 )
             dut_options = node_options(topology, dut, SimDutOptions)
-            models.append(make_model(dut_options.model, dut_options.seed))
+            capacity = (
+                None
+                if profile is None
+                else modelled_capacity(
+                    profile.name, profile.cost, frame_size, cores, dut_options.seed
+                )
+            )
+            made = make_model(
+                dut_options.model,
+                dut_options.seed,
+                None if capacity is None else capacity.capacity_pps,
+            )
+            note_modelled(dut, ModelledDut(capacity, made))
+            models.append(made)
+            capacities.append(capacity)
             seeds.append(dut_options.seed)
         model: DutModel = models[0] if len(models) == 1 else ChainModel(models)
         limits = [math.inf if options.max_rate_pps is None else options.max_rate_pps]
@@ -133,6 +162,8 @@ class SimTrafficGenerator:
             max_tg_rate_pps=sends,
         )
         self.model = model
+        #: Each DUT's modelled capacity, in path order (None: drawn from the seed).
+        self.capacities = tuple(capacities)
         self.directions = 2 if bidirectional else 1
         self.latency_models = tuple(
             latency_model(m, seed) for m, seed in zip(models, seeds, strict=True)
@@ -199,6 +230,8 @@ def make_sim_tg(context: TrafficContext) -> SimTrafficGenerator:
         context.frame_size,
         bidirectional=context.bidirectional,
         path=context.path,
+        profile=context.profile,
+        cores=context.dut_cores,
     )
 
 

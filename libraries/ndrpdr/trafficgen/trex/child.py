@@ -165,28 +165,28 @@ def _instruction(api: Any, item: Mapping[str, Any]) -> Any:
     """One field-engine instruction (see ``stl_stream``) as TRex's object."""
     op = item["op"]
     if op == "flow_var":
-        if item.get("values") is not None:
-            try:
-                return api.STLVmFlowVar(
-                    name=item["name"], size=item["size"], op="inc", value_list=list(item["values"])
-                )
-            except TypeError as exc:  # clients before TRex v2.42 (trex_stl_lib 0.3)
-                raise ChildError(
-                    f"flow variable {item['name']!r} needs STLVmFlowVar(value_list=...) "
-                    "(more than 254 flows per direction), which this TRex client lacks "
-                    f"({error_text(exc)}); use TRex's own client v2.42 or newer (client_path)"
-                ) from exc
-        return api.STLVmFlowVar(
-            name=item["name"],
-            size=item["size"],
-            op="inc",
-            min_value=item["min_value"],
-            max_value=item["max_value"],
-        )
+        kwargs = {k: item[k] for k in ("name", "size", "min_value", "max_value")}
+        if item.get("next_var") is not None:  # only then: clients before v2.6x lack next_var
+            kwargs["next_var"] = item["next_var"]
+        if not item.get("random"):
+            return api.STLVmFlowVar(op="inc", step=item.get("step", 1), **kwargs)
+        if not hasattr(api, "STLVmFlowVarRepeatableRandom"):
+            raise ChildError(
+                f"flow variable {item['name']!r} draws repeatable random values "
+                "(STLVmFlowVarRepeatableRandom), which this TRex client lacks; use TRex's own "
+                "client (client_path)"
+            )
+        return api.STLVmFlowVarRepeatableRandom(seed=item["seed"], limit=item["limit"], **kwargs)
     if op == "write":
         return api.STLVmWrFlowVar(fv_name=item["var"], pkt_offset=item["offset"])
     if op == "fix_ipv4":
         return api.STLVmFixIpv4(offset=item["offset"])
+    if op == "fix_udp_checksum":
+        return api.STLVmFixChecksumHw(
+            l3_offset=item["l3_offset"],
+            l4_offset=item["l4_offset"],
+            l4_type=api.CTRexVmInsFixHwCs.L4_TYPE_UDP,
+        )
     raise ChildError(f"unknown field-engine instruction {item!r}")
 
 
@@ -195,8 +195,10 @@ def stl_stream(api: Any, spec: Mapping[str, Any]) -> Any:
 
     Keys: ``name``, ``packet`` (bytes), ``pps``, ``latency_pg_id`` (int or
     None), ``field_engine`` (a list of ``{"op": "flow_var", "name", "size",
-    "min_value", "max_value", "values"}``, ``{"op": "write", "var",
-    "offset"}``, ``{"op": "fix_ipv4", "offset"}``).
+    "min_value", "max_value", "step", "random", "seed", "limit",
+    "next_var"}``, ``{"op": "write", "var", "offset"}``, ``{"op":
+    "fix_ipv4", "offset"}``, ``{"op": "fix_udp_checksum", "l3_offset",
+    "l4_offset"}``).
     """
     vm = None
     if spec.get("field_engine"):

@@ -30,7 +30,14 @@ from typing import IO, Any
 from ndrpdr.access.pdeathsig import die_with_parent
 from ndrpdr.trafficgen.trex import child
 from ndrpdr.trafficgen.trex.client import ClientSettings, CoreMask, TrexClient, TrexClientError
-from ndrpdr.trafficgen.trex.streams import FixIpv4, FlowVar, Instruction, StreamSpec, WriteVar
+from ndrpdr.trafficgen.trex.streams import (
+    FixIpv4,
+    FixUdpChecksum,
+    FlowVar,
+    Instruction,
+    StreamSpec,
+    WriteVar,
+)
 
 #: The child program, run by path.
 CHILD_PATH = str(Path(child.__file__).resolve())
@@ -65,12 +72,22 @@ def instruction_payload(instruction: Instruction) -> dict[str, Any]:
             "size": instruction.size,
             "min_value": instruction.min_value,
             "max_value": instruction.max_value,
-            "values": None if instruction.values is None else list(instruction.values),
+            "step": instruction.step,
+            "random": instruction.op == "random",
+            "seed": instruction.seed,
+            "limit": instruction.limit,
+            "next_var": instruction.next_var,
         }
     if isinstance(instruction, WriteVar):
         return {"op": "write", "var": instruction.var, "offset": instruction.offset}
     if isinstance(instruction, FixIpv4):
         return {"op": "fix_ipv4", "offset": instruction.offset}
+    if isinstance(instruction, FixUdpChecksum):
+        return {
+            "op": "fix_udp_checksum",
+            "l3_offset": instruction.l3_offset,
+            "l4_offset": instruction.l4_offset,
+        }
     raise TypeError(f"unknown field-engine instruction {instruction!r}")
 
 

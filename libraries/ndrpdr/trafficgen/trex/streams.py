@@ -2,21 +2,31 @@
 
 Per direction, one continuous stream per frame size (one for a fixed
 size; three for IMIX, at 7:4:1 of the direction's frames). Its packet is
-flow 0's frame from ``ndrpdr.profiles.build_frames`` (without FCS; the
-NIC appends it). With N > 1 flows a field engine makes frame *k* of the
-stream carry flow ``k mod N`` of ``ndrpdr.profiles.addressing``: three
-flow variables step together through N values (IPv4 source address,
-UDP source port, the flow index of the payload signature), the IPv4
-checksum is recomputed, and the UDP checksum is 0 ("none", RFC 768),
-because TRex's field engine does not recompute it in software. Up to 254
-flows the source address is a plain range; above, hosts repeat and the
-variable is a value list (``STLVmFlowVar(value_list=...)``, TRex's client
-v2.42 or newer; not PyPI trex_stl_lib 0.3).
+frame 0 of ``ndrpdr.profiles.first_frames`` (without FCS; the NIC appends
+it). When the direction has more than one flow, a field engine built from
+its ``Headers`` makes frame *k* carry flow *k*'s fields
+(``ndrpdr.profiles.variation``), at offsets from
+``ndrpdr.profiles.layout``:
+
+- one flow variable per ``Vary``: ``inc`` from the base by ``step``, or
+  TRex's repeatable random (``STLVmFlowVarRepeatableRandom``, seed
+  ``variation.random_seed``, repeating after 2^24 - 1 draws, as CSIT's);
+  MACs are written as their low 4 bytes and IPv6 addresses as their low 8
+  (as CSIT's profiles; the field engine's variables are 1, 2, 4 or 8 B);
+  ports and the VLAN TCI 2 B, IPv4 addresses 4 B;
+- a ``Vary`` with ``every`` > 1 gets a tick variable counting 0 .. every - 1
+  whose wrap-around steps it (TRex's ``next_var``);
+- a variable counting 0 .. flows - 1 writes the flow index of the signature;
+- the IPv4 header checksum is recomputed (``STLVmFixIpv4``) when an IPv4
+  address varies; the UDP checksum over IPv4 is 0 ("none", RFC 768), as
+  TRex's field engine does not recompute it in software; over IPv6 a UDP
+  checksum is mandatory: ``STLVmFixChecksumHw`` asks the NIC to fill it
+  (on NICs without the offload, such frames carry a wrong checksum).
 
 The field engine is a plain description (``FlowVar``, ``WriteVar``,
-``FixIpv4``) with byte offsets, so no TRex or scapy objects are needed
-here; the client adapter turns it into ``STLVmFlowVar`` /
-``STLVmWrFlowVar`` / ``STLVmFixIpv4``.
+``FixIpv4``, ``FixUdpChecksum``) with byte offsets, so no TRex or scapy
+objects are needed here; the client adapter (``child.py``) turns it into
+TRex's objects.
 
 Rates are absolute: a direction's streams add up to its rate (the
 aggregate load split evenly over the directions); an optional latency
@@ -26,50 +36,49 @@ stream (TRex flow stats, ``pg_id`` = direction) takes its share of it.
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
 import math
 from collections import Counter
+from typing import Literal
 
-from ndrpdr.profiles import (
-    DIRECTION_PREFIXES,
-    FrameSize,
-    Profile,
-    build_frames,
-    flows,
-    frame_sizes,
-)
+from ndrpdr.profiles import FrameSize, Headers, Profile, ProfileError, first_frames, frame_sizes
+from ndrpdr.profiles.layout import FrameLayout
+from ndrpdr.profiles.traffic import FieldName
+from ndrpdr.profiles.variation import base_value, check_range, random_seed
 
-# Byte offsets in the untagged Ethernet/IPv4/UDP frames of ndrpdr.profiles.frames.
-IP_OFFSET = 14
-IP_SRC_OFFSET = IP_OFFSET + 12
-UDP_OFFSET = IP_OFFSET + 20
-UDP_SPORT_OFFSET = UDP_OFFSET
-UDP_CHECKSUM_OFFSET = UDP_OFFSET + 6
-#: The flow index in the payload signature (magic 4 B, version 1 B, direction 1 B, index 4 B).
-SIGNATURE_FLOW_OFFSET = UDP_OFFSET + 8 + 6
-
-#: Source hosts of a direction's /24 are .1 .. .254 (``ndrpdr.profiles.addressing``).
-_SOURCE_HOSTS = 254
+#: TRex's repeatable random variables repeat after this many draws (CSIT's 2^24 - 1).
+RANDOM_LIMIT = 2**24 - 1
+#: Bytes of a field the field engine writes, and how far into the field they start.
+_WRITTEN: dict[tuple[int, int], tuple[int, int]] = {  # (ip version, field width) -> (size, skip)
+    (4, 6): (4, 2),  # a MAC: its low 4 bytes
+    (6, 6): (4, 2),
+    (6, 16): (8, 8),  # an IPv6 address: its low 8 bytes
+}
 
 
 @dataclasses.dataclass(frozen=True)
 class FlowVar:
-    """A field-engine variable that steps by 1 ("inc") from ``min_value`` to ``max_value``.
+    """A field-engine variable of ``size`` B from ``min_value`` to ``max_value`` (inclusive).
 
-    With ``values`` it steps through that list instead (TRex's
-    ``value_list``). ``size`` is its width [B].
+    ``op`` "inc" steps by ``step`` and wraps; "random" draws TRex's
+    repeatable random sequence of ``seed`` (repeating after ``limit``
+    draws). ``next_var``: the variable that takes one step each time this
+    one wraps around (and only then).
     """
 
     name: str
     size: int
     min_value: int = 0
     max_value: int = 0
-    values: tuple[int, ...] | None = None
+    step: int = 1
+    op: Literal["inc", "random"] = "inc"
+    seed: int | None = None
+    limit: int | None = None
+    next_var: str | None = None
 
     @property
     def cycle(self) -> int:
-        """How many frames until the variable repeats."""
-        return len(self.values) if self.values is not None else self.max_value - self.min_value + 1
+        """How many values the variable takes (frames until an "inc" variable repeats)."""
+        return (self.max_value - self.min_value) // self.step + 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,7 +96,15 @@ class FixIpv4:
     offset: int
 
 
-Instruction = FlowVar | WriteVar | FixIpv4
+@dataclasses.dataclass(frozen=True)
+class FixUdpChecksum:
+    """Have the NIC fill the UDP checksum: IP header at ``l3_offset``, UDP at ``l4_offset``."""
+
+    l3_offset: int
+    l4_offset: int
+
+
+Instruction = FlowVar | WriteVar | FixIpv4 | FixUdpChecksum
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,26 +123,66 @@ class StreamSpec:
     latency_pg_id: int | None = None
 
 
-def field_engine(direction: int, flow_count: int) -> tuple[Instruction, ...]:
-    """The field engine giving ``flow_count`` flows of ``direction``; () for one flow."""
-    if flow_count <= 1:
+def _var_name(field: FieldName) -> str:
+    return field.replace(".", "_")
+
+
+def _field_vars(
+    headers: Headers, layout: FrameLayout, position: int, direction: int, base: int
+) -> list[Instruction]:
+    """The variable(s) and write of the ``position``-th ``Vary`` of ``headers``."""
+    vary = headers.vary[position]
+    name = _var_name(vary.field)
+    width = layout.width(vary.field)
+    size, skip = _WRITTEN.get((layout.ip_version, width), (width, 0))
+    mask = (1 << (8 * size)) - 1
+    low = base & mask
+    last = low + (vary.count - 1) * vary.step
+    if last > mask:
+        raise ProfileError(
+            f"{vary.field}: {vary.count} values from {base:#x} carry beyond its low {size} B, "
+            f"which is all TRex's field engine writes; start it lower"
+        )
+    if vary.op == "random":
+        if vary.step != 1:
+            raise ProfileError(f"{vary.field}: random values by step {vary.step}: TRex draws all")
+        var = FlowVar(name, size, low, last, op="random", seed=random_seed(direction, position),
+                      limit=RANDOM_LIMIT)  # fmt: skip
+    else:
+        var = FlowVar(name, size, low, last, vary.step)
+    out: list[Instruction] = [var]
+    if vary.every > 1:
+        out.insert(0, FlowVar(f"{name}_tick", 4, 0, vary.every - 1, next_var=name))
+    out.append(WriteVar(name, layout.offset(vary.field) + skip))
+    return out
+
+
+def field_engine(
+    headers: Headers, direction: int, src_mac: str, dst_mac: str
+) -> tuple[Instruction, ...]:
+    """The field engine giving ``headers``' flows of ``direction``; () for one flow.
+
+    ``src_mac`` / ``dst_mac``: the bases of varied MACs the headers leave
+    to the TG (as ``build_frames``). ProfileError names a field whose values
+    the field engine cannot write.
+    """
+    if headers.flows <= 1:
         return ()
-    network = int(ipaddress.IPv4Network(DIRECTION_PREFIXES[direction]).network_address)
-    if flow_count <= _SOURCE_HOSTS:
-        src = FlowVar("src", 4, network + 1, network + flow_count)
-    else:  # hosts repeat .1 .. .254, .1 ... (flow i: host 1 + i % 254): a value_list (TRex v2.42+)
-        hosts = tuple(network + 1 + i % _SOURCE_HOSTS for i in range(flow_count))
-        src = FlowVar("src", 4, values=hosts)
-    first = flows(direction, 1)[0]
-    return (
-        src,
-        FlowVar("sport", 2, first.src_port, first.src_port + flow_count - 1),
-        FlowVar("flow", 4, 0, flow_count - 1),
-        WriteVar("src", IP_SRC_OFFSET),
-        WriteVar("sport", UDP_SPORT_OFFSET),
-        WriteVar("flow", SIGNATURE_FLOW_OFFSET),
-        FixIpv4(IP_OFFSET),
-    )
+    layout = FrameLayout.of(headers)
+    out: list[Instruction] = []
+    for position, vary in enumerate(headers.vary):
+        base = base_value(headers, vary.field, src_mac, dst_mac)
+        check_range(layout, vary, base)
+        out += _field_vars(headers, layout, position, direction, base)
+    out += [
+        FlowVar("flow", 4, 0, headers.flows - 1),
+        WriteVar("flow", layout.signature_index_offset),
+    ]
+    if any(layout.in_ip_header(v.field) for v in headers.vary):
+        out.append(FixIpv4(layout.ip_offset))
+    if layout.udp and headers.ip_version == 6:
+        out.append(FixUdpChecksum(layout.ip_offset, layout.l4_offset))
+    return tuple(out)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -178,16 +235,26 @@ class DirectionTraffic:
 def direction_traffic(
     profile: Profile, frame_size: FrameSize, direction: int, src_mac: str, dst_mac: str
 ) -> DirectionTraffic:
-    """The traffic of ``direction`` of ``profile`` at ``frame_size`` (scapy builds the frames)."""
-    one_flow = profile if profile.flows_per_direction == 1 else profile.with_flows(1)
-    engine = field_engine(direction, profile.flows_per_direction)
+    """The traffic of ``direction`` of ``profile`` at ``frame_size`` (scapy builds the frames).
+
+    ProfileError names the profile for a frame size below its minimum or a
+    field the field engine cannot write.
+    """
+    headers = profile.directions[direction]
+    try:
+        engine = field_engine(headers, direction, src_mac, dst_mac)
+    except ProfileError as exc:
+        raise ProfileError(f"profile {profile.name} direction {direction}: {exc}") from exc
+    layout = FrameLayout.of(headers)
     mix = Counter(frame_sizes(frame_size))
     total = sum(mix.values())
+    frames = first_frames(profile, frame_size, direction, src_mac, dst_mac)
     packets = []
     for size in sorted(mix):
-        frame = build_frames(one_flow, size, direction, src_mac, dst_mac)[0]
-        if engine:  # the field engine changes covered fields; "no UDP checksum"
-            frame = frame[:UDP_CHECKSUM_OFFSET] + b"\0\0" + frame[UDP_CHECKSUM_OFFSET + 2 :]
+        frame = frames[size]
+        udp_checksum = layout.udp_checksum_offset
+        if engine and udp_checksum is not None and headers.ip_version == 4:
+            frame = frame[:udp_checksum] + b"\0\0" + frame[udp_checksum + 2 :]  # "none"
         packets.append((size, frame, mix[size] / total))
     return DirectionTraffic(direction, tuple(packets), engine)
 

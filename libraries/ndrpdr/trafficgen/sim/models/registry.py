@@ -3,6 +3,10 @@
 Every model draws its capacity [pps] first, uniformly in
 [``CAPACITY_MIN_PPS``, ``CAPACITY_MAX_PPS``] (well below 29.76 Mpps, the
 10GE 64B line rate), so the same seed gives the same capacity across models.
+A caller that knows the capacity (the sim TG, from the family's packet
+cost: ``ndrpdr.trafficgen.sim.capacity``) gives it; the draw is made all
+the same, so a seed's other parameters (the shape around the capacity) do
+not depend on whether a capacity was given.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import random
 from collections.abc import Callable
 
 from ndrpdr.search.errors import SearchInputError
+from ndrpdr.trafficgen.sim.models.base import check_positive
 from ndrpdr.trafficgen.sim.models.duration import DurationDependent
 from ndrpdr.trafficgen.sim.models.gradual import GradualLoss
 from ndrpdr.trafficgen.sim.models.noisyknee import NoisyKnee
@@ -97,14 +102,18 @@ MODEL_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 """Names ``make_model`` accepts, in a stable order."""
 
 
-def make_model(name: str, seed: int = 0) -> DutModel:
+def make_model(name: str, seed: int = 0, capacity_pps: float | None = None) -> DutModel:
     """The DUT model ``name`` with parameters drawn reproducibly from ``seed``.
 
-    Raises SearchInputError for an unknown name.
+    ``capacity_pps``: the DUT's capacity [pps] (the knee of ``gradual``);
+    None draws it from the seed. Raises SearchInputError for an unknown
+    name or a capacity that is not a finite number > 0.
     """
     factory = _FACTORIES.get(name)
     if factory is None:
         raise SearchInputError(f"unknown DUT model name={name!r}; known: {', '.join(MODEL_NAMES)}")
     rng = random.Random(seed)
-    capacity_pps = rng.uniform(CAPACITY_MIN_PPS, CAPACITY_MAX_PPS)
-    return factory(rng, capacity_pps)
+    drawn_pps = rng.uniform(CAPACITY_MIN_PPS, CAPACITY_MAX_PPS)
+    if capacity_pps is None:
+        return factory(rng, drawn_pps)
+    return factory(rng, check_positive(f"{name} model capacity_pps", capacity_pps))
