@@ -53,8 +53,8 @@ from benchmarks.report import Verdicts
 from benchmarks.scoring import median
 from benchmarks.targets import LIBRARY_OVERHEAD_PER_TRIAL_S
 from ndrpdr.activebed.testbed import ActiveTestbed
-from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.families import profile_of as get_profile
+from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import FrameSize
 from ndrpdr.results.record import write_record
 from ndrpdr.results.summary import search_message, search_metadata

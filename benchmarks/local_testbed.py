@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ndrpdr.activebed.testbed import ActiveTestbed
-from ndrpdr.localbed import LocalTestbed
 from ndrpdr.families import profile_of as get_profile
+from ndrpdr.localbed import LocalTestbed
 from ndrpdr.testbed.loader import load_topology
 
 RATES_PPS = (10_000, 50_000, 100_000, 200_000, 400_000, 600_000, 800_000)

@@ -88,8 +88,8 @@ from pathlib import Path
 from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.dut.dpdk_eal import AF_PACKET_FRAMECNT
 from ndrpdr.dut.handsoff import sink_ruleset
-from ndrpdr.localbed import read_counters
 from ndrpdr.families import profile_of as get_profile
+from ndrpdr.localbed import read_counters
 from ndrpdr.results.record import trial_entry
 from ndrpdr.results.tglimit import TG_LIMIT_TOLERANCE, offered_rate_pps
 from ndrpdr.search.trial import TrialResult

@@ -32,8 +32,8 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.scoring import median
-from ndrpdr.goals import loss_ratio_goals
 from ndrpdr.families import profile_of as get_profile
+from ndrpdr.goals import loss_ratio_goals
 from ndrpdr.results import journal
 from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology

@@ -30,8 +30,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.families import profile_of as get_profile
+from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.results.compare import TestKey
 from ndrpdr.results.history import Sample, sample_from_record
 from ndrpdr.results.journal import write_json_atomically

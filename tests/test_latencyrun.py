@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.latencyrun import LATENCY_POINTS_PCT, LatencyStatus, measure_latency_points
-from ndrpdr.families import profile_of as get_profile
 from ndrpdr.results.schema import validate_record
 from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from ndrpdr.dut.base import DutError
-from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.families import profile_of as get_profile
+from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.results.schema import validate_record
 from ndrpdr.results.tglimit import CAPPED_REASON
 from ndrpdr.search import SearchResult, TrialResult, result_so_far

@@ -17,8 +17,8 @@ import pytest
 
 from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.dut.base import DutError
-from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.families import profile_of as get_profile
+from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.results.schema import validate_record
 from ndrpdr.search import TrialResult
 from ndrpdr.searchrun import SearchRun, run_search

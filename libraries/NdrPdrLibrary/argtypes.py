@@ -9,7 +9,11 @@ accepted.
 from __future__ import annotations
 
 import enum
+import inspect
+from typing import ClassVar
 
+from ndrpdr.families import FamilyError, get_family
+from ndrpdr.families.registry import builtin_families
 from ndrpdr.profiles import FrameSize as FrameSizeValue
 from ndrpdr.profiles import frame_size_label, parse_frame_size
 from ndrpdr.rates import parse_rate
@@ -157,18 +161,51 @@ class DutMode(enum.Enum):
     L2XC = "l2xc"
 
 
-class TrafficProfile(enum.Enum):
-    """The traffic offered.
+def _family_table() -> str:
+    """Libdoc's table of the built-in families (a lab's join them at run time)."""
+    rows = [f"| ``{f.id}`` | {f.description} | {f.topologies} |" for f in builtin_families()]
+    return "\n".join(["| =Family= | =Traffic and DUT set-up= | =Testbeds= |", *rows])
 
-    | =Value= | =Traffic= | =DUT forwarding= |
-    | ``ethip4-ip4base`` | IPv4, one flow per direction | IPv4 routing |
-    | ``ethip4udp-ip4base`` | IPv4 UDP, 1024 flows per direction | IPv4 routing |
-    | ``eth-l2xcbase`` | Ethernet + IPv4 frames | L2 cross-connect |
+
+class TrafficProfile:
+    """A test family, by its CSIT id: the traffic offered and how the DUTs forward it.
+
+    Any family ``ndrpdr families`` lists: the built-in ones below, and a
+    lab's own from the directories in the environment variable
+    ``NDRPDR_FAMILIES``. The id is case-insensitive. A testbed whose chain
+    (2-node, 3-node) or DUT driver cannot run a family skips the test.
     """
 
-    ETHIP4_IP4BASE = "ethip4-ip4base"
-    ETHIP4UDP_IP4BASE = "ethip4udp-ip4base"
-    ETH_L2XCBASE = "eth-l2xcbase"
+    #: The default of the keywords' ``profile`` argument.
+    ETHIP4_IP4BASE: ClassVar[TrafficProfile]
+
+    def __init__(self, family_id: str) -> None:
+        """Keep ``family_id`` as given (``from_text`` checks that it names a family)."""
+        self.value = family_id
+
+    @classmethod
+    def from_text(cls, text: str) -> TrafficProfile:
+        # No docstring: Libdoc would show it in place of the class's. ValueError naming the ids.
+        try:
+            return cls(get_family(str(text)).id)
+        except FamilyError as exc:
+            raise ValueError(str(exc)) from None
+
+    def __repr__(self) -> str:
+        return f"TrafficProfile({self.value!r})"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TrafficProfile) and other.value == self.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+
+TrafficProfile.__doc__ = f"{inspect.cleandoc(TrafficProfile.__doc__ or '')}\n\n{_family_table()}\n"
+TrafficProfile.ETHIP4_IP4BASE = TrafficProfile("ethip4-ip4base")
 
 
 def _enum_converter(kind: type[enum.Enum]) -> object:
@@ -194,6 +231,6 @@ CONVERTERS: dict[type, object] = {
     SearchAlgorithm: _enum_converter(SearchAlgorithm),
     BinaryAlgorithm: _enum_converter(BinaryAlgorithm),
     DutMode: _enum_converter(DutMode),
-    TrafficProfile: _enum_converter(TrafficProfile),
+    TrafficProfile: TrafficProfile.from_text,
     IrregularPolicy: _enum_converter(IrregularPolicy),
 }

@@ -7,8 +7,8 @@ import dataclasses
 from robot.api import SkipExecution
 
 from ndrpdr.errors import NdrPdrError
-from ndrpdr.profiles import FrameSize as FrameSizeValue
 from ndrpdr.families import profile_of
+from ndrpdr.profiles import FrameSize as FrameSizeValue
 from ndrpdr.profiles import Profile, frame_size_label
 from ndrpdr.trafficgen.base import TrafficGenerator, UnsupportedTrafficError
 from ndrpdr.units import format_rate

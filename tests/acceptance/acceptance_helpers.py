@@ -14,6 +14,8 @@ from robot.api import ExecutionResult, ResultVisitor
 from robot.result import Message, Result, TestCase, TestSuite
 
 import robot_runner
+from ndrpdr.families import get_family
+from ndrpdr.families.table import TestType, suite
 
 # LIBRARIES and child_env: for the tests that import them from here
 from robot_runner import LIBRARIES, ROOT, child_env  # noqa: F401
@@ -39,6 +41,11 @@ BOUND_KEYS = tuple(
 def frame_size_tag(frame_size: str) -> str:
     """``64`` -> ``64B``; ``IMIX`` stays ``IMIX`` (as in the suites' tags)."""
     return frame_size if frame_size == "IMIX" else f"{frame_size}B"
+
+
+def suite_file(family: str, kind: TestType) -> Path:
+    """The generated suite of ``family``'s test type ``kind`` (``suites/ip4/...-ndrpdr.robot``)."""
+    return SUITES / suite(get_family(family), kind).path
 
 
 def suite_test_name(frame_size: str, profile: str, kind: str) -> str:

@@ -17,6 +17,7 @@ from acceptance_helpers import (
     ACCEPTANCE,
     KEYWORDS,
     LIBRARIES,
+    PROFILES,
     RESOURCES,
     ROOT,
     SUITES,
@@ -25,7 +26,11 @@ from acceptance_helpers import (
     read_output,
     run_python_module,
     run_robot,
+    suite_file,
 )
+
+from ndrpdr.families.registry import builtin_families
+from ndrpdr.families.table import suites
 
 TYPES = ("Rate", "Duration", "FrameSize", "TrafficProfile")
 ROBOT_FILES = ("suites", "resources", "tests/acceptance")
@@ -44,13 +49,21 @@ def dry_run(outputdir: Path, *args: str) -> None:
 
 
 def test_dryrun_reads_no_topology(tmp_path: Path) -> None:
+    """Every generated suite and test (the whole table) passes a dry run."""
     dry_run(tmp_path, "--variable", "TOPOLOGY:/nonexistent/topology.yaml", str(SUITES))
-    assert len(collect_tests(read_output(tmp_path).suite)) == 24
+    names = sorted(t.name for t in collect_tests(read_output(tmp_path).suite))
+    assert names == sorted(row.name for s in suites(builtin_families()) for row in s.rows)
 
 
 @pytest.mark.parametrize("topology", sorted(p.name for p in TOPOLOGIES.glob("*.yaml")))
 def test_dryrun_on_each_topology(tmp_path: Path, topology: str) -> None:
-    dry_run(tmp_path, "--variable", f"TOPOLOGY:{TOPOLOGIES / topology}", str(SUITES))
+    """Each topology with the suites of the families every driver runs (the whole table, once,
+    above: parsing 104 suites per topology would take minutes)."""
+    dry_run(
+        tmp_path,
+        *("--variable", f"TOPOLOGY:{TOPOLOGIES / topology}"),
+        *(str(suite_file(f, kind)) for f in PROFILES for kind in ("ndrpdr", "mrr")),
+    )
 
 
 def test_dryrun_of_the_keywords_suite(tmp_path: Path) -> None:
@@ -116,8 +129,10 @@ def test_custom_types_are_documented(spec: dict[str, Any]) -> None:
     assert arg_types["duration"] == "Duration"
     assert arg_types["frame_size"] == "FrameSize"
     assert arg_types["profile"] == "TrafficProfile"
-    profiles = {m["value"] for m in typedocs["TrafficProfile"]["members"]}
-    assert profiles == {"ethip4-ip4base", "ethip4udp-ip4base", "eth-l2xcbase"}
+    doc = typedocs["TrafficProfile"]["doc"]
+    for family in builtin_families():  # the table of the built-in families, generated
+        assert f"``{family.id}``" in doc or f"<code>{family.id}</code>" in doc, family.id
+    assert "NDRPDR_FAMILIES" in doc
 
 
 def _robocop(*args: str) -> str:
@@ -138,6 +153,6 @@ def test_robocop_format_would_change_nothing() -> None:
 
 
 def test_robot_files_checked_exist() -> None:
-    assert list(SUITES.glob("*.robot"))
+    assert len(list(SUITES.glob("*/*.robot"))) == 2 * len(builtin_families())
     assert list(RESOURCES.glob("*.resource"))
     assert (ACCEPTANCE / "keywords.robot").is_file()

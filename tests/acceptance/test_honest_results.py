@@ -47,8 +47,8 @@ def test_tg_limited_robot_run(tmp_path: Path, irregular: str) -> None:
         "--variable", f"TOPOLOGY:{topology}",
         "--variable", "DURATION_SUM:2s",
         "--variable", f"IRREGULAR:{irregular}",
-        "--include", "64B",
-        str(SUITES / "ethip4-ip4base-ndrpdr.robot"),
+        "--include", "64B AND 1C",
+        str(SUITES / "ip4" / "ethip4-ip4base-ndrpdr.robot"),
     )  # fmt: skip
     output = process.stdout + process.stderr
     test = index_tests(read_output(tmp_path))["64B-1c-ethip4-ip4base-ndrpdr"]
@@ -83,8 +83,8 @@ def test_fast_tg_robot_run_is_not_flagged(tmp_path: Path) -> None:
     process = run_robot(
         tmp_path,
         "--variable", "DURATION_SUM:2s",
-        "--include", "64B",
-        str(SUITES / "ethip4-ip4base-ndrpdr.robot"),
+        "--include", "64B AND 1C",
+        str(SUITES / "ip4" / "ethip4-ip4base-ndrpdr.robot"),
     )  # fmt: skip
     assert process.returncode == 0, process.stdout + process.stderr
     test = index_tests(read_output(tmp_path))["64B-1c-ethip4-ip4base-ndrpdr"]
@@ -178,8 +178,8 @@ def test_search_time_limit_fails_with_incomplete_bounds(tmp_path: Path) -> None:
     process = run_robot(
         tmp_path,
         "--variable", "MAX_SEARCH_TIME:20s",
-        "--include", "64B",
-        str(SUITES / "ethip4-ip4base-ndrpdr.robot"),
+        "--include", "64B AND 1C",
+        str(SUITES / "ip4" / "ethip4-ip4base-ndrpdr.robot"),
     )  # fmt: skip
     assert process.returncode == 1, process.stdout + process.stderr
     test = index_tests(read_output(tmp_path))["64B-1c-ethip4-ip4base-ndrpdr"]

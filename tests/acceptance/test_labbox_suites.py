@@ -49,8 +49,8 @@ from robot.result import Result
 TREX = Path("/opt/trex/v3.08")
 VPP = Path("/opt/vpp/v26.06/bin/vpp")
 SSHD = Path("/usr/sbin/sshd")
-SUITE = SUITES / "ethip4-ip4base-ndrpdr.robot"
-L2XC_SUITE = SUITES / "eth-l2xcbase-ndrpdr.robot"
+SUITE = SUITES / "ip4" / "ethip4-ip4base-ndrpdr.robot"
+L2XC_SUITE = SUITES / "l2" / "eth-l2xcbase-ndrpdr.robot"
 #: The labbox topologies' TG maximum (options.max_rate_pps) [frames/s].
 MAX_PPS = 400_000.0
 #: A robot run must end well within this [s].
@@ -178,7 +178,7 @@ def _robot(
     command = [
         sys.executable, "-m", "robot", "--outputdir", str(outputdir), "--console", "dotted",
         *robot_args(("TOPOLOGY", str(TOPOLOGIES / topology)), *SHORT_GOALS),
-        *[arg for tag in includes for arg in ("--include", tag)],
+        *[arg for tag in includes for arg in ("--include", f"{tag} AND 1C")],  # the 1-core rows
         *map(str, suites),
     ]  # fmt: skip
     return _run(command, outputdir)

@@ -37,7 +37,7 @@ from ndrpdr.results.schema import validate_record
 
 TOOLS = ("tcpreplay", "ip", "nft")
 TOPOLOGY = TOPOLOGIES / "local-linux.yaml"
-SUITE = SUITES / "ethip4-ip4base-ndrpdr.robot"
+SUITE = SUITES / "ip4" / "ethip4-ip4base-ndrpdr.robot"
 TEST_64B = "64B-1c-ethip4-ip4base-ndrpdr"
 TEST_9000B = "9000B-1c-ethip4-ip4base-ndrpdr"
 #: The local TG's maximum (local-linux.yaml: max_rate_pps) and the search's default min load.
@@ -79,7 +79,7 @@ def local_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, 
             ALLOW_TG_LIMITED,  # tcpreplay on a busy host may fall short: warned and tagged
         ),
         "--include",
-        "64B",
+        "64B AND 1C",
         "--include",
         "9000B",
         str(SUITE),

@@ -1,8 +1,8 @@
 """Many testbeds at once: ``bin/run-suites --pabot 2 --testbeds FILE`` runs the shipped suites.
 
 All for real: pabot (robotframework-pabot 5.2.2, its PabotLib server), two robot
-processes, the suites of suites/ and the simulator; the value-set file holds three
-simulated testbeds, two tagged ``ndrpdr`` (topologies/sim.yaml, and
+processes, six suites of suites/ (their 1-core rows) and the simulator; the value-set
+file holds three simulated testbeds, two tagged ``ndrpdr`` (topologies/sim.yaml, and
 testbeds/sim-seed7.yaml: another DUT capacity) and one tagged ``3n`` only, which no
 suite may take. A listener (testbeds/PabotBarrier.py) makes the first two suites
 wait for each other in their first test, so that two suites hold testbeds at one
@@ -57,7 +57,17 @@ TESTBEDS = {
 TAKEN = {"sim-2n", "sim-seed7"}  # the sets tagged ndrpdr
 #: A listener making the first two robot processes hold their testbeds at one moment.
 BARRIER = Path(__file__).resolve().parent / "testbeds" / "PabotBarrier.py"
-#: Tests of the shipped suites: 6 suites x 4 frame sizes.
+#: The shipped suites run: NDRPDR and MRR of three 2-node families (their 1-core rows).
+SUITES = [
+    ROOT / "suites" / folder / f"{family}-{kind}.robot"
+    for folder, family in (
+        ("ip4", "ethip4-ip4base"),
+        ("ip4", "ethip4udp-ip4base"),
+        ("l2", "eth-l2xcbase"),
+    )
+    for kind in ("ndrpdr", "mrr")
+]
+#: Tests of those suites: 6 suites x 4 frame sizes.
 TESTS = 24
 _HREF = re.compile(r'href="([^"]+\.json)"')
 _TEST_NAME = re.compile(r"^(?P<size>\d+B|IMIX)-1c-(?P<profile>.+)-(?P<kind>ndrpdr|mrr)$")
@@ -123,6 +133,9 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> PabotRun:
         "PROGRESS:none",
         "--listener",
         f"{BARRIER}:{directory / 'barrier'}",
+        "--include",
+        "1C",
+        *map(str, SUITES),
     ]
     started = time.monotonic()
     process = subprocess.run(
@@ -355,8 +368,8 @@ def test_testbed_tag_without_pabot_fails_the_suite_setup_saying_why(tmp_path: Pa
             "--variable",
             "TESTBED_TAG:ndrpdr",
             "--include",
-            "64B",
-            str(ROOT / "suites" / "eth-l2xcbase-mrr.robot"),
+            "64B AND 1C",
+            str(ROOT / "suites" / "l2" / "eth-l2xcbase-mrr.robot"),
         ],
         cwd=tmp_path,
         env=env,

@@ -45,7 +45,8 @@ def test_a_sim_runs_records_carry_its_run_and_ingest_stores_it(tmp_path: Path) -
         [sys.executable, "-m", "robot", "--outputdir", str(results), "--console", "dotted",
          "--name", "Throughput",
          *(arg for test in TESTS for arg in ("--test", test)),
-         str(SUITES / "ethip4-ip4base-ndrpdr.robot"), str(SUITES / "ethip4-ip4base-mrr.robot")],
+         str(SUITES / "ip4" / "ethip4-ip4base-ndrpdr.robot"),
+         str(SUITES / "ip4" / "ethip4-ip4base-mrr.robot")],
         cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert robot.returncode == 0, robot.stdout + robot.stderr

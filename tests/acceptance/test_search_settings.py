@@ -19,7 +19,7 @@ import pytest
 from acceptance_helpers import SUITES, index_tests, read_output, run_robot
 from robot import result as robot_result
 
-SUITE = SUITES / "ethip4-ip4base-ndrpdr.robot"
+SUITE = SUITES / "ip4" / "ethip4-ip4base-ndrpdr.robot"
 TEST = "64B-1c-ethip4-ip4base-ndrpdr"
 
 
@@ -58,7 +58,7 @@ def _setup_steps(suite: robot_result.TestSuite) -> dict[str, str]:
     ],
 )
 def test_bad_variable_fails_before_the_testbed(tmp_path: Path, variable: str, message: str) -> None:
-    process = run_robot(tmp_path, "--variable", variable, "--include", "64B", str(SUITE))
+    process = run_robot(tmp_path, "--variable", variable, "--include", "64B AND 1C", str(SUITE))
     assert process.returncode == 1, process.stdout + process.stderr
     result = read_output(tmp_path)
     test = index_tests(result)[TEST]
@@ -76,7 +76,7 @@ def test_rate_relative_to_the_tg_names_the_variables(tmp_path: Path) -> None:
         tmp_path,
         "--variable", "MIN_RATE:10Mpps",
         "--variable", "MAX_RATE:10%",
-        "--include", "64B",
+        "--include", "64B AND 1C",
         str(SUITE),
     )  # fmt: skip
     assert process.returncode == 1, process.stdout + process.stderr
@@ -96,7 +96,7 @@ def test_lossy_min_load_is_irregular(tmp_path: Path, irregular: str) -> None:
         "--variable", "MIN_RATE:20Mpps",
         "--variable", "DURATION_SUM:2s",
         "--variable", f"IRREGULAR:{irregular}",
-        "--include", "64B",
+        "--include", "64B AND 1C",
         str(SUITE),
     )  # fmt: skip
     output = process.stdout + process.stderr

@@ -1,6 +1,7 @@
-"""The shipped suites (suites/*.robot) run for real on the simulator and their results checked.
+"""Shipped suites run for real on the simulator and their results checked.
 
-One ``python3 -m robot suites/`` run per module; every test reads its
+The NDRPDR and MRR suites of ``PROFILES`` (suites/ip4/, suites/l2/), their
+1-core rows: one ``python3 -m robot`` run per module; every test reads its
 output.xml (``robot.api.ExecutionResult``), the JSON records and log.html.
 The simulated DUT's true NDR / PDR are known (``SimTrafficGenerator.model``),
 so the bounds the search reports are checked against the truth.
@@ -31,6 +32,7 @@ from acceptance_helpers import (
     plain_float,
     read_output,
     run_robot,
+    suite_file,
     suite_test_name,
 )
 from robot.result import Result
@@ -61,6 +63,8 @@ MRR_TESTS = [
     for profile in PROFILES
     for size in FRAME_SIZES
 ]
+#: The suites run: each profile's NDRPDR and MRR suite.
+SUITE_FILES = [suite_file(profile, kind) for profile in PROFILES for kind in ("ndrpdr", "mrr")]
 _NDRPDR_IDS = [name for name, _, _ in NDRPDR_TESTS]
 _MRR_IDS = [name for name, _, _ in MRR_TESTS]
 
@@ -77,9 +81,11 @@ class SuiteRun:
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> SuiteRun:
-    """``python3 -m robot --xunit xunit.xml suites/`` on the default (simulator) topology."""
+    """``python3 -m robot --xunit xunit.xml --include 1C SUITE...`` on the default (sim)."""
     outputdir = tmp_path_factory.mktemp("sim-suites")
-    process = run_robot(outputdir, "--xunit", "xunit.xml", str(SUITES))
+    process = run_robot(
+        outputdir, "--xunit", "xunit.xml", "--include", "1C", *map(str, SUITE_FILES)
+    )
     assert (outputdir / "output.xml").exists(), process.stdout + process.stderr
     result = read_output(outputdir)
     return SuiteRun(outputdir, process, result, index_tests(result))
@@ -132,9 +138,8 @@ def test_every_test_passes(run: SuiteRun) -> None:
 
 def test_suites_and_metadata(run: SuiteRun) -> None:
     leaves = run.result.suite.suites
-    assert sorted(Path(s.source).name for s in leaves) == sorted(
-        f"{profile}-{kind}.robot" for profile in PROFILES for kind in ("ndrpdr", "mrr")
-    )
+    assert sorted(Path(s.source) for s in leaves) == sorted(SUITE_FILES)
+    assert all(path.parent.parent == SUITES for path in SUITE_FILES)
     for suite in leaves:
         assert suite.status == "PASS"
         assert len(suite.tests) == 4
@@ -212,6 +217,7 @@ def test_mrr_record_matches_the_metadata(
 def test_ndrpdr_tags(run: SuiteRun, name: str, profile: str, frame_size: str) -> None:
     tags = set(run.tests[name].tags)
     assert {"NDRPDR", frame_size_tag(frame_size), "1C", "DUT_SIM", "TG_SIM", profile} <= tags
+    assert {"1T1C", "STHREAD"} <= tags  # added at run time (resources/performance.resource)
     assert "MRR" not in tags
     other_sizes = {frame_size_tag(s) for s in FRAME_SIZES} - {frame_size_tag(frame_size)}
     assert not tags & other_sizes

@@ -39,8 +39,8 @@ TOOLS = ("tcpreplay", "ip", "nft")
 VPP = Path("/opt/vpp/v26.06/bin/vpp")
 TOPOLOGY = TOPOLOGIES / "local-vpp.yaml"
 TESTS = {
-    "64B-1c-ethip4-ip4base-ndrpdr": SUITES / "ethip4-ip4base-ndrpdr.robot",
-    "64B-1c-eth-l2xcbase-ndrpdr": SUITES / "eth-l2xcbase-ndrpdr.robot",
+    "64B-1c-ethip4-ip4base-ndrpdr": SUITES / "ip4" / "ethip4-ip4base-ndrpdr.robot",
+    "64B-1c-eth-l2xcbase-ndrpdr": SUITES / "l2" / "eth-l2xcbase-ndrpdr.robot",
 }
 #: The local TG's maximum (local-vpp.yaml: max_rate_pps) and the search's default min load.
 MAX_PPS = 800_000.0
@@ -81,7 +81,7 @@ def vpp_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Re
             ("LATENCY", "False"),
             ALLOW_TG_LIMITED,  # tcpreplay on a busy host may fall short: warned and tagged
         ),
-        "--include", "64B", *(str(suite) for suite in TESTS.values()),
+        "--include", "64B AND 1C", *(str(suite) for suite in TESTS.values()),
         runner=("robot",),
         name="vpp-suites",
     )  # fmt: skip

@@ -215,7 +215,7 @@ def test_unwritable_record_is_an_error_not_a_traceback(
 @pytest.mark.parametrize(
     ("option", "value", "status", "message"),
     [
-        ("--profile", "nope", 2, "argument --profile: invalid choice: 'nope'"),
+        ("--profile", "nope", 2, "--profile nope: test family 'nope' is not known: give one of"),
         ("--algorithm", "linear", 2, "argument --algorithm: invalid choice: 'linear'"),
         ("--width", "x", 2, "--width x: not a number; accepted: a number above 0 and below 1"),
         ("--frame-size", "10", 2, "--frame-size 10: frame size '10' is out of range"),
@@ -224,7 +224,12 @@ def test_unwritable_record_is_an_error_not_a_traceback(
         ("--min-rate", "0", 2, "--min-rate 0: must be more than 0; accepted: a rate > 0"),
         ("--width", "0", 2, "--width 0: out of range; accepted: a number above 0 and below 1"),
         ("--final-trial-duration", "soon", 2, "--final-trial-duration soon: not a duration"),
-        ("--flows", "5", 2, "--flows 5: traffic profile ethip4-ip4base has one flow per"),
+        (
+            "--flows",
+            "5",
+            2,
+            "--flows 5: traffic profile ethip4-ip4base has 253 flow(s) per direction",
+        ),
     ],
 )
 def test_bad_options(

@@ -121,7 +121,11 @@ def test_unidirectional_max_is_half(capsys: pytest.CaptureFixture[str]) -> None:
         (["--rate", "1Mpps", "--frame-size", "abc"], 2, "--frame-size abc: frame size 'abc' is"),
         (["--rate", "1Mpps", "--duration=-1s"], 2, "--duration -1s: not a duration"),
         (["--rate", "1Mpps", "--flows", "0"], 2, "--flows 0: flow count 0 is not valid"),
-        (["--rate", "1Mpps", "--profile", "nope"], 2, "argument --profile: invalid choice"),
+        (
+            ["--rate", "1Mpps", "--profile", "nope"],
+            2,
+            "--profile nope: test family 'nope' is not known",
+        ),
         ([], 2, "the following arguments are required: --rate"),
     ],
 )

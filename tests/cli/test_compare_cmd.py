@@ -17,7 +17,7 @@ from cli_helpers import ROOT, run_cli
 from robot_runner import robot_output
 
 SIM = ROOT / "topologies" / "sim.yaml"
-SUITE = ROOT / "suites" / "ethip4-ip4base-ndrpdr.robot"
+SUITE = ROOT / "suites" / "ip4" / "ethip4-ip4base-ndrpdr.robot"
 TEST = "64B-1c-ethip4-ip4base-ndrpdr"
 
 
@@ -41,10 +41,12 @@ def _run(directory: Path, *args: str) -> Path:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    a = _run(tmp_path_factory.mktemp("a"), "--include", "64B", "--include", "1518B")
-    a2 = _run(tmp_path_factory.mktemp("a2"), "--include", "64B", "--include", "1518B")
+    a = _run(tmp_path_factory.mktemp("a"), "--include", "64B AND 1C", "--include", "1518B AND 1C")
+    a2 = _run(tmp_path_factory.mktemp("a2"), "--include", "64B AND 1C", "--include", "1518B AND 1C")
     slow = _slow_sim(tmp_path_factory.mktemp("topology"))
-    b = _run(tmp_path_factory.mktemp("b"), "--include", "64B", "--variable", f"TOPOLOGY:{slow}")
+    b = _run(
+        tmp_path_factory.mktemp("b"), "--include", "64B AND 1C", "--variable", f"TOPOLOGY:{slow}"
+    )
     return {"a": a, "a2": a2, "b": b}
 
 
@@ -120,9 +122,9 @@ def test_bad_usage_exits_2_naming_the_path(runs: dict[str, Path], tmp_path: Path
 
 def test_mrr_records_of_a_slower_dut_fail_the_gate(tmp_path: Path) -> None:
     """The MRR suite's records (real Robot runs on sim) are compared by mean receive rate."""
-    suite = ROOT / "suites" / "ethip4-ip4base-mrr.robot"
+    suite = ROOT / "suites" / "ip4" / "ethip4-ip4base-mrr.robot"
     settings = ["--variable", "MRR_TRIALS:3", "--variable", "MRR_TRIAL_DURATION:0.2s"]
-    settings += ["--include", "64B", "--name", "Throughput"]
+    settings += ["--include", "64B AND 1C", "--name", "Throughput"]
     slow = _slow_sim(tmp_path)
     for name, more in (("a", []), ("a2", []), ("b", ["--variable", f"TOPOLOGY:{slow}"])):
         (tmp_path / name).mkdir()

@@ -22,7 +22,7 @@ from ndrpdr.results.outputxml import read_outcomes
 from ndrpdr.results.runfiles import read_run
 from robot_runner import robot_output
 
-SUITES = [ROOT / "suites" / f"ethip4-ip4base-{kind}.robot" for kind in ("ndrpdr", "mrr")]
+SUITES = [ROOT / "suites" / "ip4" / f"ethip4-ip4base-{kind}.robot" for kind in ("ndrpdr", "mrr")]
 NDRPDR = "64B-1c-ethip4-ip4base-ndrpdr"
 MRR = "64B-1c-ethip4-ip4base-mrr"
 NDRPDR_FILE = Path("throughput", "ethip4-ip4base-ndrpdr", "64b-1c-ethip4-ip4base-ndrpdr.info.json")
@@ -34,7 +34,7 @@ ALONE_FILE = Path("throughput", "64b-1c-ethip4-ip4base-ndrpdr.info.json")
 def _robot(directory: Path, *args: str, expect: int) -> Path:
     process, _ = robot_output(
         directory,
-        ["--variable", "DURATION_SUM:2s", "--name", "Throughput", "--include", "64B", *args],
+        ["--variable", "DURATION_SUM:2s", "--name", "Throughput", "--include", "64B AND 1C", *args],
     )
     assert process.returncode == expect, process.stdout + process.stderr
     return directory

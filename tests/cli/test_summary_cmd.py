@@ -52,11 +52,11 @@ def passing_output(tmp_path_factory: pytest.TempPathFactory) -> Path:
         directory,
         [
             "--include",
-            "64B",
+            "64B AND 1C",
             "--variable",
             "MRR_TRIALS:2",
-            str(ROOT / "suites" / "ethip4-ip4base-ndrpdr.robot"),
-            str(ROOT / "suites" / "ethip4-ip4base-mrr.robot"),
+            str(ROOT / "suites" / "ip4" / "ethip4-ip4base-ndrpdr.robot"),
+            str(ROOT / "suites" / "ip4" / "ethip4-ip4base-mrr.robot"),
         ],
     )
     return output

@@ -24,8 +24,8 @@ import pytest
 from ndrpdr.dut.base import DutDriver, DutTestConfig, ForwardingMode
 from ndrpdr.dut.plan import plan_dut
 from ndrpdr.dut.registry import make_dut_driver
-from ndrpdr.localbed import LocalTestbed, read_counters
 from ndrpdr.families import profile_of as get_profile
+from ndrpdr.localbed import LocalTestbed, read_counters
 from ndrpdr.profiles import build_frames, parse_frame_size, write_pcap
 from ndrpdr.testbed.model import Node, Topology
 

@@ -38,11 +38,11 @@ import ndrpdr.activebed.testbed
 from ndrpdr.access.ssh import SshTransport
 from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.dut.dpdk_app import DpdkAppDriver
+from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.localbed import LocalTestbed
 from ndrpdr.localbed.naming import namespace_name, new_run_id
 from ndrpdr.localbed.procs import NETNS_RUN_DIR
-from ndrpdr.families import profile_of as get_profile
 from ndrpdr.results.irregular import IrregularPolicy
 from ndrpdr.searchrun import SearchRun, run_search
 from ndrpdr.testbed.loader import load_topology

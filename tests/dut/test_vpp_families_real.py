@@ -290,7 +290,7 @@ EVIDENCE = {
     "ethip4-ip4base": ("ip4-rewrite", "show ip fib 198.18.1.0/24", "via 192.168.20.2"),
     "ethip4udp-ip4base": ("ip4-rewrite", "show ip fib 198.18.0.0/24", "via 192.168.10.2"),
     "ethip4-ip4scale20k-rnd": ("ip4-rewrite", "show ip fib 10.0.39.15/32", "10.0.39.15/32"),
-    "ethip6-ip6scale20k": ("ip6-rewrite", "show ip6 fib 2001:1::270f/128", "2001:1::270f/128"),
+    "ethip6-ip6scale20k": ("ip6-rewrite", "show ip6 fib 2100::270f/128", "2100::270f/128"),
     "ethip4-ip4base-iacldstbase": (
         "ip4-inacl",
         "show classify tables",

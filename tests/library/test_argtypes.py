@@ -10,6 +10,7 @@ import pytest
 from library_helpers import SIM, robot_results, run_robot
 
 from ndrpdr.families import profile_of as get_profile
+from ndrpdr.families.registry import builtin_families
 from ndrpdr.profiles import ProfileError, max_load_pps
 from ndrpdr.results.irregular import IrregularPolicy
 from ndrpdr.testbed.loader import load_topology
@@ -231,10 +232,6 @@ def test_frame_size_constructor_checks_too() -> None:
 @pytest.mark.parametrize(
     ("kind", "text", "member"),
     [
-        (TrafficProfile, "ethip4-ip4base", TrafficProfile.ETHIP4_IP4BASE),
-        (TrafficProfile, "ETHIP4UDP-IP4BASE", TrafficProfile.ETHIP4UDP_IP4BASE),
-        (TrafficProfile, "eth_l2xcbase", TrafficProfile.ETH_L2XCBASE),  # the member's name
-        (TrafficProfile, " eth-l2xcbase ", TrafficProfile.ETH_L2XCBASE),
         (SearchAlgorithm, "MLR", SearchAlgorithm.MLR),
         (SearchAlgorithm, "bswlv", SearchAlgorithm.BSWLV),
         (BinaryAlgorithm, "Binary", BinaryAlgorithm.BINARY),
@@ -249,7 +246,6 @@ def test_enum_accepted(kind: type[enum.Enum], text: str, member: enum.Enum) -> N
 @pytest.mark.parametrize(
     ("kind", "text", "choices"),
     [
-        (TrafficProfile, "ethip6", "ethip4-ip4base, ethip4udp-ip4base, eth-l2xcbase"),
         (BinaryAlgorithm, "mlr", "binary, bswlv"),
         (SearchAlgorithm, "", "mlr, binary, bswlv"),
         (DutMode, "l3", "ip4base, l2xc"),
@@ -273,17 +269,56 @@ def test_converters_cover_every_type_with_its_doc() -> None:
         TrafficProfile,
         IrregularPolicy,
     }
-    for kind in (SearchAlgorithm, BinaryAlgorithm, DutMode, TrafficProfile, IrregularPolicy):
+    for kind in (SearchAlgorithm, BinaryAlgorithm, DutMode, IrregularPolicy):
         assert _convert(kind).__doc__ == kind.__doc__  # Libdoc shows it
 
 
-def test_profiles_and_modes_exist() -> None:
-    """Every TrafficProfile value is a profile of the catalog, forwarded in a DutMode."""
-    modes = {mode.value for mode in DutMode}
-    for member in TrafficProfile:
-        profile = get_profile(member.value)
-        assert profile.name == member.value
-        assert ("l2xc" if profile.layer == "L2" else "ip4base") in modes
+@pytest.mark.parametrize(
+    ("text", "family"),
+    [
+        ("ethip4-ip4base", "ethip4-ip4base"),
+        ("ETHIP6-IP6BASE", "ethip6-ip6base"),
+        (" eth-l2bdscale1mmaclrn ", "eth-l2bdscale1mmaclrn"),
+        ("ethip4ipsec4tnlsw-ip4base-int-aes256gcm", "ethip4ipsec4tnlsw-ip4base-int-aes256gcm"),
+    ],
+)
+def test_traffic_profile_accepts_any_family_id(text: str, family: str) -> None:
+    converted = _convert(TrafficProfile)(text)
+    assert isinstance(converted, TrafficProfile)
+    assert converted.value == family == get_profile(text).name
+    assert converted == TrafficProfile(family) and str(converted) == family
+
+
+def test_traffic_profile_names_the_known_families() -> None:
+    with pytest.raises(
+        ValueError, match="test family 'ethip6' is not known: give one of "
+    ) as raised:
+        _convert(TrafficProfile)("ethip6")
+    assert "ethip6-ip6base" in str(raised.value) and "NDRPDR_FAMILIES" in str(raised.value)
+
+
+def test_traffic_profile_accepts_a_labs_family(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "lab.py").write_text(
+        "import dataclasses\n"
+        "from ndrpdr.families.l2 import FAMILIES as L2\n"
+        "base = L2[0]\n"
+        "profile = dataclasses.replace(base.profile, name='eth-l2xclab')\n"
+        "setup = dataclasses.replace(base.setup, family='eth-l2xclab')\n"
+        "FAMILIES = [dataclasses.replace(base, id='eth-l2xclab', profile=profile, setup=setup)]\n"
+    )
+    with pytest.raises(ValueError, match="'eth-l2xclab' is not known"):
+        _convert(TrafficProfile)("eth-l2xclab")
+    monkeypatch.setenv("NDRPDR_FAMILIES", str(tmp_path))
+    assert _convert(TrafficProfile)("eth-l2xclab") == TrafficProfile("eth-l2xclab")
+
+
+def test_traffic_profile_doc_lists_the_builtin_families() -> None:
+    doc = TrafficProfile.__doc__ or ""
+    rows = [line for line in doc.splitlines() if line.startswith("| ``")]
+    assert [row.split("``")[1] for row in rows] == [f.id for f in builtin_families()]
+    assert "| ``ethip6-ip6base`` | Ethernet/IPv6, 253 flows per direction" in doc
 
 
 # -- Robot converts through them ------------------------------------------------------------
@@ -298,8 +333,8 @@ Percent Of The Maximum With IMIX
     ${trial} =    Send Traffic At Rate For Duration    50%    1s    ethip4-ip4base    IMIX
     Set Test Message    ${trial}[load] ${trial}[duration]
 
-Bit Rate With Enum Name And Bytes
-    ${trial} =    Send Traffic At Rate For Duration    10Gbps    250ms    ETH_L2XCBASE    64 bytes
+Bit Rate With Family Id And Bytes
+    ${trial} =    Send Traffic At Rate For Duration    10Gbps    250ms    eth-l2xcbase    64 bytes
     Set Test Message    ${trial}[load] ${trial}[duration]
 
 Integer Rate One Direction
@@ -366,7 +401,7 @@ def test_robot_converts_a_percentage(converted: dict[str, tuple[str, str]]) -> N
 
 
 def test_robot_converts_a_bit_rate(converted: dict[str, tuple[str, str]]) -> None:
-    status, message = converted["Bit Rate With Enum Name And Bytes"]
+    status, message = converted["Bit Rate With Family Id And Bytes"]
     assert status == "PASS", message
     load, duration = _numbers(message)
     assert load == pytest.approx(10e9 / BITS_64B)
@@ -396,7 +431,7 @@ def test_robot_converts_search_arguments(converted: dict[str, tuple[str, str]]) 
         ("Bad Rate", "rate", "fast", "Rate", "rate 'fast' is not valid"),
         ("Bad Duration", "duration", "soon", "Duration", "duration 'soon' is not valid"),
         ("Bad Frame Size", "frame_size", "63", "FrameSize", "frame size '63' is out of range"),
-        ("Bad Profile", "profile", "ethip6", "TrafficProfile", "'ethip6' is not one of"),
+        ("Bad Profile", "profile", "ethip6", "TrafficProfile", "'ethip6' is not known: give one"),
         ("Bad Algorithm", "algorithm", "mlr", "BinaryAlgorithm", "'mlr' is not one of binary"),
         ("Percent Above 100", "rate", "150%", "Rate", "at most 100 %"),
     ],

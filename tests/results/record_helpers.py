@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.families import profile_of as get_profile
+from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import FrameSize
 from ndrpdr.results.mrrrecord import build_mrr_record
 from ndrpdr.results.schema import validate_record

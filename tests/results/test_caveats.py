@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.families import profile_of as get_profile
+from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.results.caveats import (
     INCOMPLETE_TAG,
     TG_LIMITED_TAG,

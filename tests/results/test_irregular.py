@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.families import profile_of as get_profile
+from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.results.caveats import caveat_lines, caveat_tags
 from ndrpdr.results.irregular import (
     CLI_NAMES,

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from ndrpdr.cli.main import main
-from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.families import profile_of as get_profile
+from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.results import journal
 from ndrpdr.results.journal import RecordJournal, unfinished_error, write_json_atomically
 from ndrpdr.results.record import write_record

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.latencyrun import not_measured
-from ndrpdr.families import profile_of as get_profile
 from ndrpdr.results.latencyplot import latency_svg
 from ndrpdr.results.record import RECORD_VERSION
 from ndrpdr.results.schema import RecordError, validate_record

@@ -42,11 +42,13 @@ def suites_output(tmp_path_factory: pytest.TempPathFactory) -> Path:
         directory,
         [
             "--include",
-            "64BOR9000B",
+            "64B AND 1C",
+            "--include",
+            "9000B",
             "--variable",
             "MRR_TRIALS:2",
-            str(SUITES / "ethip4-ip4base-ndrpdr.robot"),
-            str(SUITES / "eth-l2xcbase-mrr.robot"),
+            str(SUITES / "ip4" / "ethip4-ip4base-ndrpdr.robot"),
+            str(SUITES / "l2" / "eth-l2xcbase-mrr.robot"),
         ],
     )
     return output

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ndrpdr.goals import loss_ratio_goals
 from ndrpdr.families import profile_of as get_profile
+from ndrpdr.goals import loss_ratio_goals
 from ndrpdr.results.irregular import IrregularPolicy, IrregularReason
 from ndrpdr.results.schema import validate_record
 from ndrpdr.results.searchrecord import (

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.families import profile_of as get_profile
+from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.results.mrrrecord import build_mrr_record
 from ndrpdr.results.schema import validate_record
 from ndrpdr.searchrun import run_search

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from ndrpdr.activebed.testbed import ActiveTestbed
-from ndrpdr.families import get_family
 from ndrpdr.errors import NdrPdrError
+from ndrpdr.families import get_family
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.loader import load_topology

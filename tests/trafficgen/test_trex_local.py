@@ -26,9 +26,9 @@ from test_trex_real import processes_mentioning, require_trex
 from ndrpdr.access.local import LocalTransport
 from ndrpdr.access.netns import NetnsTransport
 from ndrpdr.activebed.testbed import ActiveTestbed
+from ndrpdr.families import profile_of as get_profile
 from ndrpdr.localbed import LocalTestbed, read_counters
 from ndrpdr.localbed.testbed import TrackedNetnsTransport
-from ndrpdr.families import profile_of as get_profile
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.trex.options import parse_options

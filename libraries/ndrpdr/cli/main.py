@@ -25,8 +25,10 @@ from ndrpdr.cli import (
     compare_cmd,
     drivers_cmd,
     export_cmd,
+    families_cmd,
     ingest_cmd,
     search_cmd,
+    suites_cmd,
     summary_cmd,
     trend_cmd,
     trial_cmd,
@@ -52,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     search_cmd.add_parser(commands)
     summary_cmd.add_parser(commands)
     drivers_cmd.add_parser(commands)
+    families_cmd.add_parser(commands)
+    suites_cmd.add_parser(commands)
     cleanup_cmd.add_parser(commands)
     clear_results_cmd.add_parser(commands)
     compare_cmd.add_parser(commands)

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from ndrpdr.console.progress import ConsoleKind
-from ndrpdr.families import FamilyError, family_ids, profile_of
+from ndrpdr.families import FamilyError, profile_of
 from ndrpdr.profiles import FrameSize, Profile, parse_frame_size
 from ndrpdr.profiles.errors import ProfileError
 from ndrpdr.searchlimits import BadSettingError
@@ -18,7 +18,7 @@ DEFAULT_PROFILE = "ethip4-ip4base"
 
 
 def add_traffic_options(parser: argparse.ArgumentParser) -> None:
-    """--topology, --profile, --frame-size, --flows, --unidirectional."""
+    """--topology, --profile, --cores, --frame-size, --flows, --unidirectional."""
     parser.add_argument(
         "--topology",
         default=DEFAULT_TOPOLOGY,
@@ -31,6 +31,13 @@ def add_traffic_options(parser: argparse.ArgumentParser) -> None:
         metavar="FAMILY",
         help=f"test family by CSIT id, e.g. ethip6-ip6base (default {DEFAULT_PROFILE}; "
         "ndrpdr families lists them)",
+    )
+    parser.add_argument(
+        "--cores",
+        type=int,
+        default=1,
+        metavar="N",
+        help="physical cores of each DUT's data plane, as the suites' Nc tests (default 1)",
     )
     parser.add_argument(
         "--frame-size", default="64", metavar="B", help="64..9018 or IMIX (default 64)"
@@ -79,6 +86,8 @@ def check_traffic_options(args: argparse.Namespace) -> tuple[Profile, FrameSize]
         frame_size = parse_frame_size(args.frame_size)
     except ProfileError as exc:
         raise BadSettingError(f"--frame-size {args.frame_size}: {exc}") from None
+    if args.cores < 1:
+        raise BadSettingError(f"--cores {args.cores}: give 1 or more physical cores")
     return profile, frame_size
 
 

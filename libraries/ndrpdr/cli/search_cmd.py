@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from ndrpdr.activebed.testbed import ActiveTestbed
-from ndrpdr.families import get_family
 from ndrpdr.cli.options import add_console_option, add_traffic_options, traffic_from
 from ndrpdr.cli.searchargs import given, search_settings, usage_error
 from ndrpdr.console.lines import bounds_lines, print_to
 from ndrpdr.console.progress import ConsoleKind, ProgressPrinter
+from ndrpdr.families import get_family
 from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO
 from ndrpdr.latencyrun import DEFAULT_LATENCY_DURATION_S
+from ndrpdr.profiles import frame_sizes
 from ndrpdr.results.caveats import caveat_lines
 from ndrpdr.results.irregular import IrregularPolicy, irregular_text
 from ndrpdr.results.latencysummary import latency_lines
@@ -114,7 +115,11 @@ def run(args: argparse.Namespace) -> int:
     finished: list[SearchRun] = []  # the run's outcome, however it ended
     try:
         with ActiveTestbed(topology, nic=args.nic) as testbed:
-            testbed.configure_family(get_family(profile.name))
+            testbed.configure_family(
+                get_family(profile.name),
+                cores=args.cores,
+                max_frame_size_b=max(frame_sizes(frame_size)),
+            )
             tg = testbed.traffic_generator(
                 profile, frame_size, bidirectional=not args.unidirectional
             )

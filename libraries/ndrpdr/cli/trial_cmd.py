@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 
 from ndrpdr.activebed.testbed import ActiveTestbed
-from ndrpdr.families import get_family
 from ndrpdr.cli.options import add_traffic_options, traffic_from
 from ndrpdr.cli.searchargs import usage_error
+from ndrpdr.families import get_family
+from ndrpdr.profiles import frame_sizes
 from ndrpdr.searchlimits import (
     FINAL_TRIAL_DURATION_MAX_S,
     BadSettingError,
@@ -42,7 +43,11 @@ def run(args: argparse.Namespace) -> int:
     except BadSettingError as exc:
         return usage_error("trial", exc)
     with ActiveTestbed(topology, nic=args.nic) as testbed:
-        testbed.configure_family(get_family(profile.name))
+        testbed.configure_family(
+            get_family(profile.name),
+            cores=args.cores,
+            max_frame_size_b=max(frame_sizes(frame_size)),
+        )
         tg = testbed.traffic_generator(profile, frame_size, bidirectional=not args.unidirectional)
         try:
             _, rate = check_load_range(

@@ -56,6 +56,22 @@ AR_ALGORITHMS = (
     "none-hmac96sha",
 )
 
+#: CSIT's tags of each algorithm (cipher, then integrity), as its suites write them.
+ALGORITHM_TAGS: dict[str, tuple[str, ...]] = {
+    "aes256gcm": ("AES_256_GCM", "AES"),
+    "aes128cbc-hmac512sha": ("AES_128_CBC", "HMAC_SHA_512", "HMAC", "AES"),
+    "aes128cbc-hmac256sha": ("AES_128_CBC", "AES", "HMAC_SHA_256"),
+    "aes128cbc-hmac96sha": ("AES_128_CBC", "AES", "HMAC_SHA_96"),
+    "aes128ctr-hmac256sha": ("AES_128_CTR", "AES", "HMAC_SHA_256"),
+    "aes128ctr-hmac96sha": ("AES_128_CTR", "AES", "HMAC_SHA_96"),
+    "aes128gcm": ("AES_128_GCM", "AES"),
+    "aes128nullgmac": ("AES_128_NULL_GMAC", "AES"),
+    "aes256cbc-hmac256sha": ("AES_256_CBC", "AES", "HMAC_SHA_256"),
+    "aes256cbc-hmac96sha": ("AES_256_CBC", "AES", "HMAC_SHA_96"),
+    "aes256nullgmac": ("AES_256_NULL_GMAC", "AES"),
+    "none-hmac96sha": ("HMAC_SHA_96",),
+}
+
 
 def _headers(tunnels: int) -> tuple[Headers, Headers]:
     def one(src: str, dst: str) -> Headers:
@@ -68,9 +84,11 @@ def _ipsec(tunnels: int, kind: str, algorithm: str, suffix: str = "") -> Family:
     family = f"ethip4ipsec{tunnels}tnlsw-{kind}-{algorithm}{suffix}"
     cycles, per_byte = ALGORITHMS[algorithm]
     table = 0.0 if tunnels <= 4 else (60.0 if tunnels <= 40 else 280.0)
-    tags = ["IP4FWD", "IPSEC", "IPSECSW", f"TNL_{tunnels}"]
-    tags.append("IPSECINT" if kind.endswith("-int") else "IPSECPOLICY")
-    tags.append(algorithm.upper().replace("-", "_"))
+    tags = [f"TNL_{tunnels}", "IP4FWD", "IPSEC", "IPSECSW"]
+    tags.append("IPSECINT" if kind.endswith("-int") else "IPSECTUN")
+    if kind.endswith("-flow-cache"):
+        tags.append("SPD_FLOW_CACHE")
+    tags += ["SCALE", *ALGORITHM_TAGS[algorithm]]
     if kind.startswith("udp"):
         tags.append("UDP_ENCAP")
     if kind.startswith("udp-ar"):

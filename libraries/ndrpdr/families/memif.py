@@ -21,11 +21,13 @@ from ndrpdr.families.model import Family
 from ndrpdr.profiles import Layer, Profile
 
 
-def _memif(base: str, tags: tuple[str, ...], layer: Layer, what: str, cycles: float) -> Family:
+def _memif(base: str, tags: tuple[str, ...], layer: Layer, what: str, cycles: float,
+           duts: tuple[int, ...] = (1, 2)) -> Family:  # fmt: skip
     family = f"{base}-eth-2memif-1dcr"
     return Family(
         id=family,
-        tags=(*tags, "MEMIF", "DOCKER", "1R1C", "NF_DENSITY"),
+        tags=(*tags, "MEMIF", "DOCKER"),
+        duts=duts,
         plugins=("memif",),
         profile=Profile(
             name=family,
@@ -49,6 +51,6 @@ def _memif(base: str, tags: tuple[str, ...], layer: Layer, what: str, cycles: fl
 
 FAMILIES = [
     _memif("eth-l2xcbase", ("ETH", "L2XCFWD", "BASE"), "L2", "cross-connect", 250.0),
-    _memif("eth-l2bdbasemaclrn", ("ETH", "L2BDMACLRN", "BASE"), "L2", "bridge", 330.0),
+    _memif("eth-l2bdbasemaclrn", ("ETH", "L2BDMACLRN", "BASE"), "L2", "bridge", 330.0, (1,)),
     _memif("ethip4-ip4base", ("ETH", "IP4FWD", "BASE"), "L3", "route IPv4", 360.0),
 ]

@@ -29,6 +29,7 @@ FAMILIES = [
     Family(
         id=_ID,
         tags=("ETH", "IP4FWD", "BASE", "UDP"),
+        duts=(1, 2),
         csit=False,
         profile=Profile(
             name=_ID,

@@ -103,6 +103,29 @@ def family_ids() -> tuple[str, ...]:
     return tuple(_catalog(_lab_dirs()))
 
 
+@functools.cache
+def _builtin_kinds() -> dict[str, str]:
+    kinds: dict[str, str] = {}
+    for name in BUILTIN_MODULES:
+        module = importlib.import_module(f"ndrpdr.families.{name}")
+        kinds.update((f.id, name) for f in _module_families(module.__name__, module.FAMILIES))
+    return kinds
+
+
+#: The kind of a lab's family (``kind_of``).
+LAB_KIND = "lab"
+
+
+def kind_of(family_id: str) -> str:
+    """The module a built-in family is defined in (``ip4``, ``ipsec``...); ``lab`` for a lab's."""
+    return _builtin_kinds().get(family_id, LAB_KIND)
+
+
+def builtin_families() -> tuple[Family, ...]:
+    """The built-in families only, in module order (what the committed suites are made from)."""
+    return tuple(_builtin())
+
+
 def get_family(family_id: str) -> Family:
     """The family ``family_id`` (case-insensitive); FamilyError naming the known ones if unknown."""
     key = family_id.strip().lower() if isinstance(family_id, str) else family_id

@@ -20,7 +20,7 @@ from ndrpdr.profiles import Profile
 def _srv6(family: str, tags: tuple[str, ...], what: str, cycles: float) -> Family:
     return Family(
         id=family,
-        tags=("ETH", "IP6FWD", "FEATURE", "SRV6", *tags),
+        tags=("ETH", "IP6FWD", "FEATURE", "SRv6", *tags),
         duts=(2,),
         profile=Profile(
             name=family,
@@ -40,11 +40,13 @@ def _srv6(family: str, tags: tuple[str, ...], what: str, cycles: float) -> Famil
 
 
 FAMILIES = [
-    _srv6("ethip6ip6-ip6base-srv6enc1sid", ("SRV6_1SID",), "SRv6 with one SID", 320.0),
-    _srv6("ethip6srhip6-ip6base-srv6enc2sids", ("SRV6_2SIDS",), "SRv6 (SRH) with two SIDs", 360.0),
+    _srv6("ethip6ip6-ip6base-srv6enc1sid", ("SRv6_1SID",), "SRv6 with one SID", 320.0),
+    _srv6(
+        "ethip6srhip6-ip6base-srv6enc2sids", ("SRv6_2SID_DECAP",), "SRv6 (SRH) with two SIDs", 360.0
+    ),
     _srv6(
         "ethip6srhip6-ip6base-srv6enc2sids-nodecaps",
-        ("SRV6_2SIDS", "SRV6_NODECAPS"),
+        ("SRv6_2SID_NODECAP",),
         "SRv6 (SRH) with two SIDs, no decapsulation on the way",
         340.0,
     ),

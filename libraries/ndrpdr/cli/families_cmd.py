@@ -1,0 +1,55 @@
+"""``ndrpdr families [ID...]``: the test families, where they run and what they need."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ndrpdr.families import Family, FamilyError, all_families, get_family
+
+#: The DUT drivers a family may name (``FamilySetup.runs_on``), in the order shown.
+_DUT_DRIVERS = ("sim", "vpp", "linux", "testpmd", "l3fwd", "ovs")
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the command."""
+    parser = commands.add_parser(
+        "families",
+        help="list the test families (CSIT ids): testbeds, VPP plugins, DUT drivers that "
+        "run each, traffic",
+    )
+    parser.add_argument("ids", nargs="*", metavar="ID", help="only these families")
+    parser.set_defaults(run=run)
+
+
+def drivers_running(family: Family) -> list[str]:
+    """The DUT drivers with a set-up for ``family``."""
+    named = {*family.setup.modes, *family.setup.reasons, *_DUT_DRIVERS}
+    ordered = [*_DUT_DRIVERS, *sorted(named - set(_DUT_DRIVERS))]
+    return [driver for driver in ordered if family.setup.runs_on(driver)]
+
+
+def describe(family: Family) -> str:
+    """A family's paragraph: id, testbeds, plugins, drivers, traffic (and its note)."""
+    lines = [
+        family.id + ("" if family.csit else " (ndrpdr's own, not a CSIT id)"),
+        f"  testbeds: {family.topologies}",
+        f"  VPP plugins: {', '.join(family.plugins) or 'none beyond the base'}",
+        f"  DUT drivers: {', '.join(drivers_running(family))}",
+        f"  traffic: {family.description}",
+        f"  tags: {' '.join(family.tags)}",
+    ]
+    if family.note:
+        lines.append(f"  note: {family.note}")
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    """0; 1 when an id is no family's (the message names the known ones)."""
+    try:
+        chosen = [get_family(i) for i in args.ids] if args.ids else list(all_families())
+    except FamilyError as exc:
+        print(f"ndrpdr families: {exc}", file=sys.stderr)
+        return 1
+    print("\n".join(describe(family) for family in chosen), end="")
+    return 0

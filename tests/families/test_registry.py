@@ -1,0 +1,118 @@
+"""The family registry: every built-in family valid and unique, a lab's families loaded or named."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ndrpdr.families import FAMILIES_ENV, Family, FamilyError, all_families, get_family
+from ndrpdr.families.registry import BUILTIN_MODULES, LAB_KIND, builtin_families, kind_of
+
+#: A lab's family file: ethip4-ip4base's traffic under a lab's own id.
+_LAB_FILE = """
+from ndrpdr.families import Family
+from ndrpdr.families.build import cost, setup, src_range_traffic
+from ndrpdr.profiles import Profile
+
+FAMILIES = [
+    Family(
+        id="{id}",
+        tags=("ETH", "IP4FWD", "LAB"),
+        profile=Profile(
+            name="{id}",
+            description="the lab's IPv4 routing",
+            layer="L3",
+            directions=src_range_traffic(4, 2, 10),
+            cost=cost(150.0, "a lab's guess"),
+        ),
+        setup=setup("{id}"),
+    )
+]
+"""
+
+
+def test_builtin_ids_are_unique_and_csit_like() -> None:
+    ids = [family.id for family in builtin_families()]
+    assert len(ids) == len(set(ids)) >= 52
+    assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", i) for i in ids)
+    assert [family.id for family in all_families()] == ids  # no lab directory set
+
+
+@pytest.mark.parametrize("family", builtin_families(), ids=lambda f: f.id)
+def test_every_builtin_family_is_whole(family: Family) -> None:
+    assert family.profile.name == family.setup.family == family.id
+    assert family.description and family.tags
+    assert set(family.duts) <= {1, 2} and family.duts == tuple(sorted(set(family.duts)))
+    assert family.setup.runs_on("sim"), f"{family.id}: the simulator must run every family"
+    assert kind_of(family.id) in BUILTIN_MODULES
+    assert get_family(family.id.upper()) is family
+
+
+@pytest.mark.parametrize("family", builtin_families(), ids=lambda f: f.id)
+def test_tags_follow_the_id_as_csit_does(family: Family) -> None:
+    """Tags that CSIT derives from a part of the id are there exactly when that part is."""
+    tags = set(family.tags)
+    assert family.id not in tags  # the suite adds the id; the family lists only CSIT's tags
+    assert ("IP4_RND" in tags or "IP6_RND" in tags) == family.id.endswith("-rnd")
+    tunnels = re.search(r"ipsec(\d+)tnlsw", family.id)
+    assert ("IPSEC" in tags) == (tunnels is not None)
+    if tunnels is not None:
+        assert f"TNL_{tunnels.group(1)}" in tags
+        assert ("IPSECINT" in tags) == ("-int-" in family.id)
+        assert ("IPSECTUN" in tags) == ("-policy-" in family.id)
+        assert family.duts == (2,)  # CSIT's IPsec suites are 3-node only
+    assert ("IP6FWD" in tags) == any(h.ip_version == 6 for h in family.profile.directions)
+
+
+def test_unknown_id_names_the_known_ones() -> None:
+    with pytest.raises(FamilyError) as error:
+        get_family("ethip6-ip6bose")
+    message = str(error.value)
+    assert "'ethip6-ip6bose' is not known" in message
+    assert "ethip6-ip6base" in message and "eth-l2xcbase" in message
+    assert FAMILIES_ENV in message
+
+
+def test_lab_family_from_a_families_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "mine.py").write_text(_LAB_FILE.format(id="ethip4-ip4lab"))
+    (tmp_path / "_helper.py").write_text("raise RuntimeError('not a family file')\n")
+    monkeypatch.setenv(FAMILIES_ENV, str(tmp_path))
+    family = get_family("ethip4-ip4lab")
+    assert family.tags == ("ETH", "IP4FWD", "LAB")
+    assert kind_of(family.id) == LAB_KIND
+    assert [f.id for f in all_families()][-1] == "ethip4-ip4lab"
+    assert family not in builtin_families()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("raise RuntimeError('no licence')\n", "loading its families failed: no licence"),
+        ("FAMILIES = ['ethip4-ip4base']\n", "FAMILIES must be a list of ndrpdr.families.Family"),
+        ("X = 1\n", "FAMILIES must be a list"),
+        (_LAB_FILE.format(id="ethip4-ip4base"), "family ethip4-ip4base is already defined"),
+        (_LAB_FILE.format(id="Bad_Id"), "family 'Bad_Id': not an id like"),
+    ],
+)
+def test_a_bad_lab_file_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, expected: str
+) -> None:
+    bad = tmp_path / "broken.py"
+    bad.write_text(text)
+    monkeypatch.setenv(FAMILIES_ENV, str(tmp_path))
+    with pytest.raises(FamilyError) as error:
+        all_families()
+    assert str(bad) in str(error.value)
+    assert expected in str(error.value)
+
+
+def test_a_families_path_that_is_no_directory_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(FAMILIES_ENV, f"{tmp_path}:{tmp_path / 'missing'}")
+    with pytest.raises(FamilyError, match=re.escape(f"{tmp_path / 'missing'} is not a directory")):
+        all_families()
