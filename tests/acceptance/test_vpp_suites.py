@@ -126,3 +126,10 @@ def test_each_test_finds_ndr_at_most_pdr_on_the_real_vpp(
     assert "vpp v26.06" not in runtime and "Vectors" in runtime
     assert "host-dut-if1" in telemetry["show_interface"]
     assert "af_packet_plugin.so" in telemetry["startup_conf"]
+    # 1C: one VPP worker forwarded, and the record says on which CPU, reading which queues.
+    cpus = record["testbed"]["cpus"]
+    dut = cpus["duts"][0]
+    assert dut["node"] == "DUT1" and " 1 worker(s) on cpu " in dut["layout"], cpus
+    assert "vpp_wk_0" in dut["rx_placement"] and "host-dut-if1 queue 0" in dut["rx_placement"]
+    assert cpus["machine"].startswith("this machine has "), cpus
+    assert "Thread 1 vpp_wk_0" in runtime

@@ -18,8 +18,10 @@ from ndrpdr.activebed.cpuplace import (
     CpuPlacement,
     choose_cpu,
     cpu_option_default,
+    machine_text,
     place_cpus,
     placed_nodes,
+    single_cpu_problem,
     with_joined,
 )
 from ndrpdr.localbed.cpuclaim import CpuClaims, CpuHolder
@@ -167,3 +169,65 @@ def test_a_run_that_came_later_is_named_too(claim_dir: Path) -> None:
             late.text == f"cpu 1 (shared with run run-b DUT1, pid {joiner.pid}, which came later)"
         )
         assert with_joined(early["TG"], first).text.startswith("cpu 0 (shared with run run-b TG")
+
+
+def test_a_vpp_dut_gets_its_cpu_then_the_cpus_no_node_of_the_run_has(claim_dir: Path) -> None:
+    topology = load_topology(TOPOLOGIES / "local-vpp.yaml")
+    claims = CpuClaims("1-a", claim_dir)
+    try:
+        placed, placements = place_cpus(
+            topology, ["TG", "DUT1"], claims, cpu_count=4, allowed=[0, 1, 2, 3]
+        )
+    finally:
+        claims.release()
+    assert (placements["TG"].cpu, placements["DUT1"].cpu) == (0, 1)
+    assert placements["DUT1"].workers == (1, 2, 3) and placements["TG"].workers == ()
+    assert placed.nodes["DUT1"].options["worker_cores"] == [1, 2, 3]
+    assert "worker_cores" not in placed.nodes["TG"].options
+    assert machine_text(placements) == (
+        "this machine has 4 CPU(s) for the run: TG on cpu 0, DUT1 on cpu 1 (workers: cpu 1,2,3)"
+    )
+
+
+def test_on_two_cpus_a_vpp_dut_has_one_cpu_for_workers(claim_dir: Path) -> None:
+    topology = load_topology(TOPOLOGIES / "local-vpp.yaml")
+    claims = CpuClaims("1-a", claim_dir)
+    try:
+        placed, placements = place_cpus(
+            topology, ["TG", "DUT1"], claims, cpu_count=2, allowed=[0, 1]
+        )
+    finally:
+        claims.release()
+    assert placed.nodes["DUT1"].options["worker_cores"] == [1]
+    assert machine_text(placements).endswith("TG on cpu 0, DUT1 on cpu 1 (workers: cpu 1)")
+
+
+def test_worker_cores_the_topology_lists_are_kept(claim_dir: Path) -> None:
+    topology = with_options(load_topology(TOPOLOGIES / "local-vpp.yaml"), "DUT1", worker_cores=[3])
+    claims = CpuClaims("1-a", claim_dir)
+    try:
+        placed, placements = place_cpus(
+            topology, ["TG", "DUT1"], claims, cpu_count=4, allowed=[0, 1, 2, 3]
+        )
+    finally:
+        claims.release()
+    assert placed.nodes["DUT1"].options["worker_cores"] == [3] and placements["DUT1"].workers == ()
+
+
+def test_a_dut_without_workers_cannot_give_more_than_one_core(claim_dir: Path) -> None:
+    topology = load_topology(TOPOLOGIES / "local-linux.yaml")
+    claims = CpuClaims("1-a", claim_dir)
+    try:
+        placed, placements = place_cpus(
+            topology, ["TG", "DUT1"], claims, cpu_count=4, allowed=[0, 1, 2, 3]
+        )
+    finally:
+        claims.release()
+    dut = placed.nodes["DUT1"]
+    assert single_cpu_problem(dut, placements["DUT1"], 1) is None
+    assert single_cpu_problem(dut, placements["DUT1"], 2) == (
+        "DUT1 (linux) forwards on one CPU (cpu 1) and the test asks for 2 cores"
+    )
+    assert single_cpu_problem(placed.tg, placements["TG"], 2) is None  # the TG is no DUT
+    vpp = load_topology(TOPOLOGIES / "local-vpp.yaml").nodes["DUT1"]
+    assert single_cpu_problem(vpp, placements["DUT1"], 4) is None  # its workers say

@@ -43,7 +43,10 @@ def test_routes_both_directions_then_leaves_nothing(bed: Bed) -> None:
     ports_clean(bed)
     with pytest.raises(DutError, match=r"DUT1 \(l3fwd\): health check: l3fwd is not running"):
         driver.health_check()
-    assert set(telemetry) == {"state", "log", "ip_link"}
+    assert set(telemetry) == {"state", "cpu_layout", "log", "ip_link"}
+    assert telemetry["cpu_layout"] == (
+        f"1 forwarding lcore(s) on cpu {driver.cpu}, 1 RX queue(s) per port"
+    )
     assert "LPM: Adding route 198.18.1.0 / 24 (1)" in telemetry["log"]
     assert "Destination:02:00:00:00:02:01" in telemetry["log"]
     assert "entering main loop on lcore 0" in telemetry["log"]

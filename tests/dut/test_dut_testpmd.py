@@ -5,11 +5,20 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from dutbed import Bed, check_forwarding, local_bed, pid_alive, ports_clean, require_local
+from dutbed import (
+    Bed,
+    check_forwarding,
+    local_bed,
+    pid_alive,
+    ports_clean,
+    require_local,
+)
 
 from ndrpdr.dut.base import DutError, ForwardingMode
+from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.dut.testpmd import TestpmdDriver
 
 #: Enough for testpmd's 32768 mbufs and quicker to set up than the default 1024 MiB
@@ -53,7 +62,10 @@ def run_and_check(bed: Bed, mode: ForwardingMode, **options: object) -> dict[str
     with pytest.raises(DutError, match=r"DUT1 \(testpmd\): health check: testpmd is not running"):
         driver.health_check()
     driver.stop()  # idempotent
-    assert set(telemetry) == {"state", "log", "ip_link"}
+    assert set(telemetry) == {"state", "cpu_layout", "log", "ip_link"}
+    assert telemetry["cpu_layout"] == (
+        f"1 forwarding lcore(s) on cpu {driver.cpu}, 1 RX queue(s) per port"
+    )
     assert f"running pid={pid}" in telemetry["state"]
     assert "packet forwarding - ports=2" in telemetry["log"]
     assert "\x1b[" not in telemetry["log"]
@@ -109,3 +121,42 @@ def test_a_missing_binary_fails_start(bed: Bed) -> None:
     with pytest.raises(DutError, match=r"DUT1 \(testpmd\): start testpmd"):
         driver.start()
     ports_clean(bed)
+
+
+def test_two_cores_are_two_forwarding_lcores_on_two_cpus_with_two_queue_pairs(bed: Bed) -> None:
+    """worker_cores [1, 0] (CPU 0 shared with the TG: a functional check, not a benchmark)."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs two CPUs")
+    driver = bed.driver(worker_cores=[1, 0], memory_mb=FAST_MEMORY_MB)
+    assert isinstance(driver, TestpmdDriver)
+    driver.configure(dataclasses.replace(bed.config("l2xc"), cores=2))
+    driver.start()
+    try:
+        tasks = Path(f"/proc/{driver.pid}/task")
+        allowed = set()
+        for task in tasks.iterdir():  # EAL pins each lcore's thread to its CPU
+            status = (task / "status").read_text().splitlines()
+            allowed |= {ln.split()[1] for ln in status if ln.startswith("Cpus_allowed_list")}
+        assert {"0", "1"} <= allowed, allowed
+        check_forwarding(bed, "l2xc")
+        telemetry = driver.telemetry()
+    finally:
+        driver.stop()
+    ports_clean(bed)
+    assert "io packet forwarding - ports=2 - cores=2 - streams=4" in telemetry["log"], telemetry[
+        "log"
+    ]
+    assert telemetry["cpu_layout"] == "2 forwarding lcore(s) on cpu 1,0, 2 RX queue(s) per port"
+
+
+def test_more_lcores_than_af_xdp_queues_is_a_skip(afxdp_bed: Bed) -> None:
+    """DPDK's af_xdp vdev reads one queue of a veth: 2 lcores cannot be fed, so no run."""
+    driver = afxdp_bed.driver(worker_cores=[1, 0], memory_mb=FAST_MEMORY_MB)
+    assert isinstance(driver, TestpmdDriver)
+    with pytest.raises(UnsupportedCoresError) as caught:
+        driver.configure(dataclasses.replace(afxdp_bed.config("l2xc"), cores=2))
+    assert str(caught.value) == (
+        "DUT1 (testpmd) needs 2 RX queues per port for 2 lcores and dut-if1 has 1 (an AF_XDP "
+        "socket reads one kernel queue)"
+    )
+    assert driver.pid is None

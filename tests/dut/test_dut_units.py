@@ -67,7 +67,8 @@ class FakeProcess:
 
 
 class FakeAccess:
-    """Records commands; ``sysctl -n`` answers 1, ``nproc`` answers ``cpus``."""
+    """Records commands; ``sysctl -n`` answers 1, ``nproc`` answers ``cpus``, an interface
+    has one RX and one TX queue."""
 
     def __init__(self, log: str = "", cpus: int = 2, fail: str = "") -> None:
         self.commands: list[list[str]] = []
@@ -86,6 +87,8 @@ class FakeAccess:
             env: Mapping[str, str] | None = None) -> CommandResult:  # fmt: skip
         self.commands.append(list(argv))
         out = {"sysctl": "1\n", "nproc": f"{self.cpus}\n"}.get(argv[0], "")
+        if argv[0] == "ls" and argv[-1].endswith("/queues"):  # an interface's kernel queues
+            out = "rx-0\ntx-0\n"
         out = next((v for k, v in self.run_outputs.items() if k in argv), out)
         code = 1 if self.fail and self.fail in argv else 0
         result = CommandResult("DUT1", tuple(argv), code, out, "boom" if code else "", 0.0)

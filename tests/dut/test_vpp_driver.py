@@ -168,6 +168,15 @@ def expected_cli(name: str) -> list[tuple[str, ...]]:
     return [vppctl(line) for line in (EXPECTED / name).read_text().splitlines()]
 
 
+def placement(workers: int) -> list[tuple[str, ...]]:
+    """The rx-placement lines after the forwarding: queue q of each port on worker q."""
+    return [
+        vppctl(f"set interface rx-placement {port} queue {queue} worker {queue}")
+        for port in ("port1", "port2")
+        for queue in range(workers)
+    ]
+
+
 LOG_TAIL = ("tail", "-n", "40", "--", "/var/log/vpp/vpp.log")
 JOURNAL = ("journalctl", "--no-pager", "-o", "cat", "-n", "40", "-u", "vpp")
 
@@ -204,6 +213,7 @@ def test_systemd_lifecycle_runs_exactly_these_commands(csit: Topology) -> None:
         vppctl("show version"),
         vppctl("show version"),
         *expected_cli("vpp_cli_ip4base.txt"),
+        *placement(2),
     ]
     assert clock.sleeps == [1.0, 1.0]
 
@@ -219,16 +229,20 @@ def test_systemd_lifecycle_runs_exactly_these_commands(csit: Topology) -> None:
         vppctl("show errors"),
         vppctl("show interface"),
         vppctl("show hardware"),
+        vppctl("show threads"),
+        vppctl("show interface rx-placement"),
         ("tail", "-n", "200", "--", "/var/log/vpp/vpp.log"),
     ]
     assert list(telemetry) == [
         "state", "setup_time", "show_runtime", "show_errors", "show_interface", "show_hardware",
-        "log", "startup_conf",
+        "show_threads", "show_rx_placement", "log", "startup_conf", "cpu_layout",
     ]  # fmt: skip
-    commands = len(expected_cli("vpp_cli_ip4base.txt"))
+    commands = len(expected_cli("vpp_cli_ip4base.txt")) + len(placement(2))
     assert telemetry["setup_time"] == f"{commands} vppctl commands in 0.000 s"  # the fake clock
     assert telemetry["show_runtime"] == "Thread 1 vpp_wk_0 (lcore 2)\n"
-    assert telemetry["state"] == "vpp (systemd unit vpp): running, ip4base with 2 worker core(s)"
+    layout = "main thread on cpu 1, 2 worker(s) on cpu 2,3 (2 RX queue(s) per port)"
+    assert telemetry["state"] == f"vpp (systemd unit vpp): running, ip4base, {layout}"
+    assert telemetry["cpu_layout"] == layout
     assert telemetry["startup_conf"] == written
 
     access.calls.clear()
@@ -251,7 +265,11 @@ def test_l2xc_sets_up_the_cross_connect(csit: Topology) -> None:
     driver.start()
     access.calls.clear()
     driver.health_check()
-    assert access.calls == [vppctl("show version"), *expected_cli("vpp_cli_l2xc.txt")]
+    assert access.calls == [
+        vppctl("show version"),
+        *expected_cli("vpp_cli_l2xc.txt"),
+        *placement(1),
+    ]
     assert clock.sleeps == []
 
 
@@ -270,6 +288,7 @@ def test_configure_while_running_restarts_and_sets_up_again(csit: Topology) -> N
         ("systemctl", "restart", "vpp"),
         vppctl("show version"),
         *expected_cli("vpp_cli_l2xc.txt"),
+        *placement(1),
     ]
     access.calls.clear()
     driver.start()  # already running with this configuration: nothing to do

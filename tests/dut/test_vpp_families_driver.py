@@ -75,7 +75,10 @@ def test_a_loaded_plugin_lets_the_family_set_up_and_times_it(csit: Topology) -> 
     family = get_family("ethip4udp-ip4base-iacl50sf-10kflows").setup.vpp
     assert family is not None
     names = (interface_name(config.ports[0]), interface_name(config.ports[1]))
-    commands = family.commands(config, names)
+    placement = [  # each port's RX queue on the one worker (ndrpdr.dut.vpp_queues)
+        f"set interface rx-placement {name} queue 0 worker 0" for name in names
+    ]
+    commands = [*family.commands(config, names), *placement]
     assert access.calls == [
         vppctl("show version"),
         vppctl("show plugins"),

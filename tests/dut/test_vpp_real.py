@@ -11,17 +11,30 @@ only what cannot run here: VPP's DPDK plugin on PCI NICs, systemd.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from dutbed import Bed, check_forwarding, local_bed, pid_alive, ports_clean, require_local
+from dutbed import (
+    BURST,
+    Bed,
+    check_forwarding,
+    local_bed,
+    local_topology,
+    pid_alive,
+    ports_clean,
+    require_local,
+)
 
 from ndrpdr.dut.base import DutError
+from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.dut.vpp import VppDriver
+from ndrpdr.localbed import LocalTestbed
 
 VPP_DIR = Path("/opt/vpp/v26.06")
 
@@ -216,3 +229,123 @@ def test_a_startup_conf_vpp_refuses_is_reported_with_its_output(bed: Bed) -> Non
     assert message.startswith("DUT1 (vpp): health check: /opt/vpp/v26.06/bin/vpp (pid ")
     assert "has exited" in message and "97" in message, message
     ports_clean(bed)
+
+
+def _thread_vectors(runtime: str, thread: str, node: str) -> int:
+    """Vectors ``node`` handled on ``thread`` ("vpp_wk_0") in a ``show runtime`` text."""
+    current = ""
+    for line in runtime.splitlines():
+        if line.startswith("Thread "):
+            current = line.split()[2]
+            continue
+        words = line.split()
+        if current == thread and words and words[0] == node and len(words) >= 4:
+            return int(words[3])  # Name State Calls Vectors ... (a node's state is one word)
+    return 0
+
+
+def test_one_core_is_a_worker_that_reads_every_rx_queue_and_forwards(
+    bed: Bed, vpp: VppDriver
+) -> None:
+    """1c: the main thread on CPU 0 (with the TG), the worker on CPU 1 reads both ports' queues."""
+    config = dataclasses.replace(bed.config("ip4base"), cores=1)
+    vpp.configure(config)
+    vpp.start()
+    vpp.health_check()
+    threads = vpp.run_cli("show threads")
+    rows = [line.split() for line in threads.splitlines()[1:] if line.strip()]  # lcore is [-3]
+    assert [(row[1], row[-3]) for row in rows] == [("vpp_main", "0"), ("vpp_wk_0", "1")], threads
+    placement = vpp.run_cli("show interface rx-placement")
+    assert "Thread 0" not in placement and "Thread 1 (vpp_wk_0):" in placement, placement
+    for name in ("host-dut-if1", "host-dut-if2"):
+        assert f"{name} queue 0 (polling)" in placement, placement
+    check_forwarding(bed, "ip4base")
+    telemetry = vpp.telemetry()
+    runtime = telemetry["show_runtime"]
+    assert _thread_vectors(runtime, "vpp_wk_0", "af-packet-input") >= 2 * BURST, runtime
+    assert _thread_vectors(runtime, "vpp_wk_0", "ip4-rewrite") >= 2 * BURST, runtime
+    assert _thread_vectors(runtime, "vpp_main", "af-packet-input") == 0, runtime
+    assert telemetry["cpu_layout"] == (
+        "main thread on cpu 0, 1 worker(s) on cpu 1 (1 RX queue(s) per port)"
+    )
+    assert telemetry["show_rx_placement"] == placement
+
+
+def test_two_rx_queues_per_port_share_the_flows(bed: Bed) -> None:
+    """rx_queues 2: two af_packet sockets per port in a fanout group; the worker reads all four."""
+    driver = bed.driver(rx_queues=2)
+    assert isinstance(driver, VppDriver)
+    try:
+        driver.configure(dataclasses.replace(bed.config("l2xc"), cores=1))
+        driver.start()
+        driver.health_check()
+        placement = driver.run_cli("show interface rx-placement")
+        worker = placement.split("Thread 1 (vpp_wk_0):")[1]
+        for name in ("host-dut-if1", "host-dut-if2"):
+            for queue in (0, 1):
+                assert f"{name} queue {queue} (polling)" in worker, placement
+        assert "fanout-enabled" in driver.run_cli("show hardware-interfaces host-dut-if1")
+        check_forwarding(bed, "l2xc")
+    finally:
+        close_clean(bed, driver)
+
+
+@pytest.fixture
+def two_queue_bed() -> Iterator[Bed]:
+    """The vpp bed with rx_queues 2 in the DUT's options: its veths get 2 queues each."""
+    require_vpp()
+    topology = local_topology("vpp")
+    node = topology.duts[0]
+    options = {**node.options, "rx_queues": 2, "port_kind": "af_xdp"}
+    nodes = {**topology.nodes, node.key: dataclasses.replace(node, options=options)}
+    topology = dataclasses.replace(topology, nodes=nodes)
+    with LocalTestbed(topology) as testbed, tempfile.TemporaryDirectory() as scratch:
+        yield Bed(topology, testbed, Path(scratch))
+
+
+def test_af_xdp_opens_a_socket_per_veth_queue_and_the_flows_use_both(two_queue_bed: Bed) -> None:
+    """rx_queues 2: the local testbed makes 2-queue veths, VPP an AF_XDP socket per queue,
+    and the TG's varied flows, hashed over its veth's TX queues, reach both."""
+    require_local("ethtool")
+    bed = two_queue_bed
+    driver = bed.driver()
+    assert isinstance(driver, VppDriver)
+    try:
+        driver.configure(bed.config("ip4base"))
+        driver.start()
+        driver.health_check()
+        placement = driver.run_cli("show interface rx-placement")
+        for name in ("host-dut-if1", "host-dut-if2"):
+            for queue in (0, 1):
+                assert f"{name} queue {queue} (polling)" in placement, placement
+        check_forwarding(bed, "ip4base")
+        stats = bed.dut_run("ethtool", "-S", "dut-if1")
+    finally:
+        close_clean(bed, driver)
+    per_queue = [_stat(stats, f"rx_queue_{queue}_xdp_redirect") for queue in (0, 1)]
+    assert sum(per_queue) >= BURST and min(per_queue) >= BURST // 10, stats
+
+
+def _stat(text: str, name: str) -> int:
+    """The value of ``name`` in ``ethtool -S`` output (0 when absent)."""
+    for line in text.splitlines():
+        key, _, value = line.strip().partition(":")
+        if key == name:
+            return int(value)
+    return 0
+
+
+def test_more_af_xdp_queues_than_the_veth_has_is_a_skip(bed: Bed) -> None:
+    """The bed's veths have one queue: 2 AF_XDP queues per port cannot be had, so no run."""
+    driver = bed.driver(port_kind="af_xdp", rx_queues=2)
+    assert isinstance(driver, VppDriver)
+    try:
+        with pytest.raises(UnsupportedCoresError) as caught:
+            driver.configure(bed.config("ip4base"))
+    finally:
+        driver.close()
+    assert str(caught.value) == (
+        "DUT1 (vpp) needs 2 RX queues per port for 1 workers and dut-if1 has 1 (an AF_XDP "
+        "socket reads one kernel queue)"
+    )
+    assert driver.pid is None

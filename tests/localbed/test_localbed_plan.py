@@ -109,3 +109,33 @@ def test_host_namespaces_give_an_ssh_node_its_ports_in_a_namespace() -> None:
         make_plan(topology, "42-beef", host_namespaces={"TG": "x"})
     with pytest.raises(LocalTestbedError, match="namespace 'a/b' is not valid"):
         make_plan(topology, "42-beef", host_namespaces={"DUT1": "a/b"})
+
+
+def test_a_dut_with_several_worker_cpus_gets_rps_on_all_of_them() -> None:
+    topology = topology_2n1l(dut_options={"cpu": 1, "worker_cores": [1, 2, 3], "rx_queues": 3})
+    plan = make_plan(topology, "42-beef", cpu_count=4)
+    assert {pair.queues for pair in plan.veths} == {3}
+    assert veth_batch(plan.veths).splitlines()[0] == (
+        "link add tg-if1 address 02:00:00:00:01:01 netns ndrpdr-42-beef-tg numtxqueues 3 "
+        "numrxqueues 3 type veth peer name dut-if1 address 02:00:00:00:01:02 "
+        "netns ndrpdr-42-beef-dut numtxqueues 3 numrxqueues 3"
+    )
+    tg, dut = plan.setups
+    assert dut.rps == (("dut-if1", "e"), ("dut-if2", "e"))  # CPUs 1-3: every worker's
+    assert dut.queues == (("dut-if1", 3), ("dut-if2", 3)) and tg.queues[0] == ("tg-if1", 3)
+    script = namespace_script(dut)
+    for queue in range(3):
+        assert f"echo e > /sys/class/net/dut-if2/queues/rx-{queue}/rps_cpus" in script
+    assert cpu_mask([1, 2, 3]) == "e" and cpu_mask([0, 33]) == "2,00000001"
+    workers_only = make_plan(
+        topology_2n1l(dut_options={"worker_cores": [1, 2]}), "42-beef", cpu_count=4
+    )
+    assert [pair.queues for pair in workers_only.veths] == [1, 1]  # no AF_XDP sockets asked
+
+
+def test_rx_queues_option_sets_the_veth_queues() -> None:
+    plan = make_plan(topology_2n1l(dut_options={"rx_queues": 2}), "42-beef", cpu_count=2)
+    assert [pair.queues for pair in plan.veths] == [2, 2]
+    plan = make_plan(topology_2n1l(), "42-beef", cpu_count=2)
+    assert [pair.queues for pair in plan.veths] == [1, 1]
+    assert "numtxqueues" not in veth_batch(plan.veths)

@@ -61,8 +61,13 @@ class LocalProcess:
         return self._popen.pid
 
     def is_running(self) -> bool:
-        """True while the process has not exited."""
-        return self._popen.poll() is None
+        """True while the process has not exited.
+
+        A killed multi-threaded process (VPP with workers) is a zombie leader
+        until its last thread is gone, and waitpid does not report it yet: it
+        has exited all the same.
+        """
+        return self._popen.poll() is None and not _zombie(self._popen.pid)
 
     @property
     def exit_code(self) -> int | None:
@@ -252,3 +257,13 @@ def _kill_group(pid: int) -> None:
 def _environment(env: Mapping[str, str] | None) -> dict[str, str] | None:
     """The process environment: this one with ``env`` added (None: inherit it as is)."""
     return None if env is None else {**os.environ, **env}
+
+
+def _zombie(pid: int) -> bool:
+    """True when process ``pid`` is a zombie (``/proc/<pid>/stat`` state Z)."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text(errors="replace")
+    except OSError:
+        return False
+    after = text.rpartition(")")[2].split()
+    return bool(after) and after[0] == "Z"

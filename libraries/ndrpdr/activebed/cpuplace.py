@@ -18,6 +18,14 @@ between.
   written into the node's options, so every part of the run (the drivers'
   pinning, the local testbed's RPS masks) uses it.
 
+A DUT whose driver takes ``worker_cores`` (vpp, testpmd, l3fwd) and whose
+topology lists none gets its own CPU first, then the CPUs no node of this
+run was placed on (not claimed: a test with fewer cores leaves them alone),
+so a test asking for N cores gets N workers on CPUs of their own or is
+skipped (``ndrpdr.dut.cores.UnsupportedCoresError``), never run on fewer.
+On a 2-CPU machine with the TG on CPU 0 that is CPU 1 alone: 1 worker.
+``machine_text`` sums the placement up for such a skip's message.
+
 ``CpuPlacement.text`` is what the DUT telemetry says (``cpu_placement``):
 ``"cpu 1 (claimed)"``, or ``"cpu 0 (shared with run 1234-ab12 DUT1, pid
 1234: all 2 CPUs claimed)"``; runs that claimed the CPU after this one
@@ -46,7 +54,9 @@ class CpuPlacement:
     this run on it; ``joined``: claims of other runs made on it later;
     ``cpu_count``: CPUs this run may use; ``all_claimed``:
     (chosen CPUs) no free CPU was left; ``error``: why the CPU could not be
-    claimed (None when it was).
+    claimed (None when it was); ``workers``: the CPUs its workers may use,
+    in order (written to ``options.worker_cores``; empty when its driver
+    has no workers or the topology lists them).
     """
 
     node: str
@@ -58,6 +68,7 @@ class CpuPlacement:
     cpu_count: int = 1
     all_claimed: bool = False
     error: str | None = None
+    workers: tuple[int, ...] = ()
 
     @property
     def shared(self) -> bool:
@@ -90,6 +101,46 @@ def with_joined(placement: CpuPlacement, claims: CpuClaims) -> CpuPlacement:
     """``placement`` naming as well the runs that claimed its CPU after it (``claims.joined``)."""
     joined = tuple(h for h in claims.joined(placement.node) if h not in placement.others)
     return dataclasses.replace(placement, joined=joined)
+
+
+def takes_worker_cores(node: Node) -> bool:
+    """True when ``node``'s driver has a ``worker_cores`` option (vpp, testpmd, l3fwd)."""
+    options = describe(node.type, node.driver).options
+    return any(field.name == "worker_cores" for field in dataclasses.fields(options))
+
+
+def machine_text(placements: Mapping[str, CpuPlacement]) -> str:
+    """ "this machine has 2 CPUs for the run: TG on cpu 0, DUT1 on cpu 1 (workers: cpu 1)"."""
+    if not placements:
+        return ""
+    count = max(p.cpu_count for p in placements.values())
+    nodes = []
+    for key, placement in placements.items():
+        workers = ",".join(str(cpu) for cpu in placement.workers)
+        nodes.append(
+            f"{key} on cpu {placement.cpu}" + (f" (workers: cpu {workers})" if workers else "")
+        )
+    return f"this machine has {count} CPU(s) for the run: {', '.join(nodes)}"
+
+
+def single_cpu_problem(node: Node, placement: CpuPlacement, cores: int) -> str | None:
+    """Why a placed DUT whose driver has no workers (linux, ovs) cannot give ``cores`` > 1."""
+    if cores <= 1 or node.type != "DUT" or takes_worker_cores(node):
+        return None
+    return (
+        f"{node.key} ({node.driver}) forwards on one CPU (cpu {placement.cpu}) and the test "
+        f"asks for {cores} cores"
+    )
+
+
+def spare_cpus(
+    usable: Sequence[int], placements: Mapping[str, CpuPlacement], node: Node
+) -> tuple[int, ...]:
+    """``node``'s CPUs for workers: its own, then those no placed node of this run has."""
+    own = placements[node.key].cpu
+    taken = {p.cpu for p in placements.values()}
+    main = node.options.get("main_core")
+    return (own, *(cpu for cpu in sorted(usable) if cpu not in taken and cpu != main))
 
 
 def cpu_option_default(node: Node) -> int | None:
@@ -152,6 +203,7 @@ def place_cpus(
                 placement = _place(nodes[key], claims, holders, count, usable)
                 placements[key] = placement
                 nodes[key] = _with_cpu(nodes[key], placement)
+        _give_workers(nodes, placements, usable)
     except LocalTestbedError as exc:  # no claim directory: place without claims, say so
         for key in keys:
             if key not in placements:
@@ -162,6 +214,22 @@ def place_cpus(
                     key, cpu, "cpu" in node.options, cpu_count=count, error=str(exc)
                 )
     return dataclasses.replace(topology, nodes=nodes), placements
+
+
+def _give_workers(
+    nodes: dict[str, Node], placements: dict[str, CpuPlacement], usable: Sequence[int]
+) -> None:
+    """Write ``worker_cores`` into the options of placed DUTs whose driver takes it, if unset."""
+    for key, node in list(nodes.items()):
+        if key not in placements or node.type != "DUT" or "worker_cores" in node.options:
+            continue
+        if not takes_worker_cores(node):
+            continue
+        workers = spare_cpus(usable, placements, node)
+        placements[key] = dataclasses.replace(placements[key], workers=workers)
+        nodes[key] = dataclasses.replace(
+            node, options={**node.options, "worker_cores": list(workers)}
+        )
 
 
 def _place(

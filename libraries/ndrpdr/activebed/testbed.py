@@ -29,9 +29,17 @@ from typing import TYPE_CHECKING
 
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.access.factory import open_access
-from ndrpdr.activebed.cpuplace import CpuPlacement, place_cpus, placed_nodes, with_joined
+from ndrpdr.activebed.cpuplace import (
+    CpuPlacement,
+    machine_text,
+    place_cpus,
+    placed_nodes,
+    single_cpu_problem,
+    with_joined,
+)
 from ndrpdr.drivers import describe
 from ndrpdr.dut.base import DutDriver, ForwardingMode, UnsupportedFamilyError
+from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.dut.health import health_interval_s
 from ndrpdr.dut.plan import plan_duts
 from ndrpdr.dut.registry import make_dut_driver
@@ -291,7 +299,8 @@ class ActiveTestbed:
         """Configure every DUT on the path for ``family`` and (re)start it; health-check each.
 
         UnsupportedFamilyError (a skip, not a failure) when the path's chain
-        or a DUT driver on it cannot run the family.
+        or a DUT driver on it cannot run the family; UnsupportedCoresError
+        (a skip too) when a DUT has fewer CPUs for workers than ``cores``.
         """
         problem = self.family_problem(family)
         if problem is not None:
@@ -305,6 +314,10 @@ class ActiveTestbed:
             max_frame_size_b=max_frame_size_b,
             family=family.setup,
         )
+        for key, placement in self.cpu_placements.items():
+            single = single_cpu_problem(self.topology.nodes[key], placement, cores)
+            if single is not None:
+                raise UnsupportedCoresError(single)
         self.cores = cores
         for key, dut in self._duts.items():
             driver = self.topology.nodes[key].driver
@@ -313,7 +326,11 @@ class ActiveTestbed:
             if dut in self._started:
                 dut.stop()
                 self._started.remove(dut)
-            dut.configure(config)
+            try:
+                dut.configure(config)
+            except UnsupportedCoresError as exc:  # a skip: say what CPUs there are
+                where = machine_text(self.cpu_placements)
+                raise UnsupportedCoresError(f"{exc}; {where}" if where else str(exc)) from exc
             self._started.append(dut)
             dut.start()
             dut.health_check()
@@ -426,6 +443,8 @@ class ActiveTestbed:
             self.cpu_placements[dut.node] = placement = later
         if placement is not None:
             texts = {**texts, "cpu_placement": placement.text}
+        if self.cpu_placements:
+            texts = {**texts, "cpus": machine_text(self.cpu_placements)}
         self.telemetry[dut.node] = texts
 
     @staticmethod

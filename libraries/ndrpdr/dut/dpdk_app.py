@@ -26,6 +26,7 @@ from typing import TypeVar
 from ndrpdr.access.base import BackgroundProcess, NodeAccess
 from ndrpdr.drivers import read_options
 from ndrpdr.dut.base import DutTestConfig
+from ndrpdr.dut.dpdk_lcores import forwarding_cpus
 from ndrpdr.dut.dpdk_options import DpdkAppOptions
 from ndrpdr.dut.dpdk_setup import DpdkSetup
 from ndrpdr.dut.health import check_process
@@ -78,6 +79,10 @@ class DpdkAppDriver(abc.ABC):
         self.cpu_option = options.cpu
         #: The CPU in use (``cpu_option`` modulo the node's CPU count, set by start).
         self.cpu = self.cpu_option
+        #: The CPUs of the forwarding lcores (``ndrpdr.dut.dpdk_lcores``), set by start.
+        self.lcore_cpus: tuple[int, ...] = (self.cpu_option,)
+        #: Queue pairs per port (one per lcore; af_xdp: one per kernel queue), set by configure.
+        self.queues = 1
         self.pmd = options.pmd
         self.binary = options.binary or self.default_binary
         self.memory_mb = options.memory_mb
@@ -127,6 +132,11 @@ class DpdkAppDriver(abc.ABC):
     def _app_argv(self, config: DutTestConfig, devices: tuple[str, str]) -> list[str]:
         """The full command line after the CPU pinning (binary, EAL args, app args)."""
 
+    def _forwarding_cpus(self, config: DutTestConfig, cpu: int) -> tuple[int, ...]:
+        """The forwarding lcores' CPUs for ``config`` (UnsupportedCoresError when too few)."""
+        name = f"{self.node} ({self.driver_name})"
+        return forwarding_cpus(name, config.cores, cpu, self.options.worker_cores)
+
     def _peer_macs(self, flag: str, config: DutTestConfig, devices: tuple[str, str]) -> list[str]:
         """``--<flag>=<port id>,<peer MAC>`` for each port, in DPDK port order."""
         port_ids = self.dpdk.ports.port_ids(devices)
@@ -135,13 +145,19 @@ class DpdkAppDriver(abc.ABC):
 
     # -- contract ------------------------------------------------------------------
     def configure(self, config: DutTestConfig) -> None:
-        """Check ``config`` (port names, that the ports exist) and keep it; restart if running."""
+        """Check ``config`` (port names, that the ports exist) and keep it; restart if running.
+
+        UnsupportedCoresError (a skip) when ``config.cores`` asks for more
+        forwarding lcores than ``worker_cores`` lists CPUs.
+        """
+        lcores = len(self._forwarding_cpus(config, self.cpu_option))
         devices = self.dpdk.ports.devices(config)
         self.dpdk.ports.check(config, devices)
+        queues = self.dpdk.ports.queues(devices, lcores)
         running = self._process is not None
         if running:
             self.stop()
-        self._config, self._devices = config, devices
+        self._config, self._devices, self.queues = config, devices, queues
         if running:
             self.start()
 
@@ -158,9 +174,10 @@ class DpdkAppDriver(abc.ABC):
             fail = functools.partial(self._steps.error, f"start {self.driver_name}")
             require(self.system_tool, self._steps.access, binary=self.binary, fail=fail)
         self.cpu = effective_cpu(self._steps, self.cpu_option)
+        self.lcore_cpus = self._forwarding_cpus(self._config, self.cpu)
         try:
             self.dpdk.apply()
-            argv = [*pinned(self.cpu), "stdbuf", "-oL", "-eL"]
+            argv = [*pinned(self.lcore_cpus), "stdbuf", "-oL", "-eL"]
             argv += self._app_argv(self._config, self._devices)
             self._process = self._steps.start(f"start {self.driver_name}", argv)
             self._wait_ready(self._process)
@@ -218,8 +235,16 @@ class DpdkAppDriver(abc.ABC):
         if errors and raise_errors:
             raise self._steps.error("stop", "\n".join(errors))
 
+    def cpu_layout(self) -> str:
+        """Which CPU does what: "1 forwarding lcore(s) on cpu 1, 1 RX queue(s) per port"."""
+        cpus = ",".join(str(cpu) for cpu in self.lcore_cpus)
+        return (
+            f"{len(self.lcore_cpus)} forwarding lcore(s) on cpu {cpus}, "
+            f"{self.queues} RX queue(s) per port"
+        )
+
     def telemetry(self) -> dict[str, str]:
-        """``state``, ``log`` (the app's output incl. port stats) and ``ip_link``."""
+        """``state``, ``cpu_layout``, ``log`` (the app's output incl. port stats), ``ip_link``."""
         process = self._process
         if process is None:
             log, state = self._stopped_log, "stopped"
@@ -232,6 +257,7 @@ class DpdkAppDriver(abc.ABC):
             state = f"{alive} pid={process.pid} file-prefix={self.file_prefix}"
         return {
             "state": f"{self.driver_name} pmd={self.pmd} cpu={self.cpu}: {state}",
+            "cpu_layout": self.cpu_layout(),
             "log": bounded_log(log),
             "ip_link": self._steps.text(["ip", "-s", "-j", "link"]),
         }

@@ -26,14 +26,20 @@ def new_file_prefix(node: str) -> str:
     return f"ndrpdr-{safe}-{secrets.token_hex(4)}"
 
 
-def vdev_args(pmd: str, names: Sequence[str]) -> list[str]:
-    """``--vdev`` arguments: one AF_PACKET or AF_XDP virtual port per interface, in order."""
+def vdev_args(pmd: str, names: Sequence[str], queues: int = 1) -> list[str]:
+    """``--vdev`` arguments: one AF_PACKET or AF_XDP virtual port per interface, in order.
+
+    ``queues`` > 1: that many queue pairs (AF_PACKET: sockets in a fanout
+    group; AF_XDP: the interface's first ``queues`` kernel queues).
+    """
     args: list[str] = []
     for index, name in enumerate(names):
         if pmd == "af_packet":
             spec = f"net_af_packet{index},iface={name},framecnt={AF_PACKET_FRAMECNT}"
+            spec += f",qpairs={queues}" if queues > 1 else ""
         else:
             spec = f"net_af_xdp{index},iface={name}"
+            spec += f",queue_count={queues}" if queues > 1 else ""
         args += ["--vdev", spec]
     return args
 

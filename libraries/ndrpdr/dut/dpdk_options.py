@@ -65,6 +65,16 @@ class DpdkAppOptions:
         HUGEPAGE_SIZES_KB[0], "size of those hugepages [kB]", choices=HUGEPAGE_SIZES_KB
     )
 
+    worker_cores: tuple[int, ...] | None = option(
+        None,
+        "CPUs of the forwarding lcores in order, one per core of the test (default: cpu alone; "
+        "on this machine cpu and the CPUs no other node of the run uses); a test asking for "
+        "more is skipped",
+        minimum=0,
+        min_items=1,
+        unique=True,
+    )
+
     def problems(self) -> Iterator[tuple[str, str]]:
         """The hugepages asked for must hold ``memory_mb``."""
         if 0 < self.hugepages * self.hugepage_size_kb < self.memory_mb * 1024:

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from ndrpdr.dut.base import DutTestConfig
+from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.dut.dpdk_eal import DPDK_RUNTIME_ROOT, eal_args, new_file_prefix, vdev_args
 from ndrpdr.dut.dpdk_lab import (
     Hugepages,
@@ -35,6 +36,7 @@ from ndrpdr.dut.dpdk_lab import (
 )
 from ndrpdr.dut.dpdk_options import DpdkAppOptions
 from ndrpdr.dut.handsoff import KernelHandsOff
+from ndrpdr.dut.netqueues import rx_queue_count
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ports import check_ports_exist, port_names
 from ndrpdr.testbed.model import Node
@@ -85,10 +87,23 @@ class DpdkPorts(Protocol):
         """The DPDK port id of each of ``devices``."""
         ...
 
+    def queues(self, devices: tuple[str, str], lcores: int) -> int:
+        """Queue pairs per port for ``lcores`` forwarding lcores (UnsupportedCoresError when
+        the ports cannot have them)."""
+        ...
+
     def eal_args(
-        self, lcores: str, prefix: str, memory_mb: int, devices: tuple[str, str], *, huge: bool
+        self,
+        lcores: str,
+        prefix: str,
+        memory_mb: int,
+        devices: tuple[str, str],
+        *,
+        huge: bool,
+        queues: int = 1,
     ) -> list[str]:
-        """The EAL arguments that give the app ``devices`` (``huge``: memory from hugepages)."""
+        """The EAL arguments that give the app ``devices`` (``huge``: memory from hugepages;
+        ``queues``: queue pairs per port where the devices take them in the EAL arguments)."""
         ...
 
     def take(self) -> None:
@@ -125,11 +140,39 @@ class VdevPorts:
         """vdev *i* is DPDK port *i*."""
         return tuple(range(len(devices)))
 
+    def queues(self, devices: tuple[str, str], lcores: int) -> int:
+        """af_packet: one queue pair per lcore (sockets in a fanout group); af_xdp: one per
+        kernel RX queue of the interfaces (a socket reads one), at least one per lcore."""
+        if self._pmd != "af_xdp":
+            return lcores
+        counts = {name: rx_queue_count(self._steps, "configure: count RX queues", name)
+                  for name in devices}  # fmt: skip
+        if len(set(counts.values())) != 1:
+            raise self._steps.error(
+                "configure",
+                f"the ports have different RX queue counts {counts}: give them as many",
+            )
+        count = counts[devices[0]]
+        if count < lcores:
+            raise UnsupportedCoresError(
+                f"{self._steps.node} ({self._steps.driver}) needs {lcores} RX queues per port "
+                f"for {lcores} lcores and {devices[0]} has {count} (an AF_XDP socket reads one "
+                "kernel queue)"
+            )
+        return count
+
     def eal_args(
-        self, lcores: str, prefix: str, memory_mb: int, devices: tuple[str, str], *, huge: bool
+        self,
+        lcores: str,
+        prefix: str,
+        memory_mb: int,
+        devices: tuple[str, str],
+        *,
+        huge: bool,
+        queues: int = 1,
     ) -> list[str]:
-        """One ``--vdev`` per interface, no PCI device."""
-        vdevs = vdev_args(self._pmd, devices)
+        """One ``--vdev`` per interface with ``queues`` queue pairs, no PCI device."""
+        vdevs = vdev_args(self._pmd, devices, queues)
         return eal_args(lcores, prefix, memory_mb, vdevs, hugepages=huge)
 
     def take(self) -> None:
@@ -180,10 +223,21 @@ class PciPorts:
         """DPDK probes the allowed devices in PCI bus order."""
         return dpdk_port_order(devices)
 
+    def queues(self, devices: tuple[str, str], lcores: int) -> int:
+        """One queue pair per lcore (the NIC's RSS spreads the flows over them)."""
+        return lcores
+
     def eal_args(
-        self, lcores: str, prefix: str, memory_mb: int, devices: tuple[str, str], *, huge: bool
+        self,
+        lcores: str,
+        prefix: str,
+        memory_mb: int,
+        devices: tuple[str, str],
+        *,
+        huge: bool,
+        queues: int = 1,
     ) -> list[str]:
-        """``-a`` per PCI device (the memory always from hugepages)."""
+        """``-a`` per PCI device (the memory always from hugepages; the app sets the queues)."""
         return eal_args(lcores, prefix, memory_mb, (), pci_addresses=devices, hugepages=True)
 
     def take(self) -> None:
@@ -239,11 +293,17 @@ class DpdkSetup:
         self.file_prefix = prefix
         self._steps.track_path(f"{DPDK_RUNTIME_ROOT}/{prefix}")  # a crashed local run's too
 
-    def eal_args(self, lcores: str, devices: tuple[str, str]) -> list[str]:
-        """The EAL arguments of the app being started: ``lcores``, ``devices``, memory, prefix."""
+    def eal_args(self, lcores: str, devices: tuple[str, str], queues: int = 1) -> list[str]:
+        """The EAL arguments of the app being started: ``lcores``, ``devices`` (with
+        ``queues`` queue pairs each, for vdevs), memory, prefix."""
         assert self.file_prefix is not None
         return self.ports.eal_args(
-            lcores, self.file_prefix, self.memory_mb, devices, huge=self.uses_hugepages
+            lcores,
+            self.file_prefix,
+            self.memory_mb,
+            devices,
+            huge=self.uses_hugepages,
+            queues=queues,
         )
 
     def restore(self, errors: list[str]) -> None:

@@ -35,6 +35,7 @@ from ndrpdr.access.base import NodeAccess
 from ndrpdr.drivers import DriverDescription, option
 from ndrpdr.dut.base import DutTestConfig
 from ndrpdr.dut.dpdk_app import DpdkAppDriver, read_dpdk_node
+from ndrpdr.dut.dpdk_lcores import l3fwd_config, l3fwd_lcores
 from ndrpdr.dut.dpdk_options import DpdkAppOptions
 from ndrpdr.dut.dpdk_setup import port_driver
 from ndrpdr.dut.l3fwd_build import CACHE_DIR, ensure_l3fwd
@@ -61,7 +62,8 @@ def builtin_route(port_index: int) -> ipaddress.IPv4Network:
 
 
 class L3fwdDriver(DpdkAppDriver):
-    """DPDK's l3fwd example (LPM lookup) on one lcore pinned to ``options.cpu``."""
+    """DPDK's l3fwd example (LPM lookup): an lcore per core of the test, each pinned to its
+    CPU of ``worker_cores`` (default ``options.cpu``)."""
 
     driver_name = "l3fwd"
     default_binary = "l3fwd"
@@ -116,15 +118,16 @@ class L3fwdDriver(DpdkAppDriver):
 
     def _app_argv(self, config: DutTestConfig, devices: tuple[str, str]) -> list[str]:
         dests = self._peer_macs("eth-dest", config, devices)
+        cpus = self.lcore_cpus
         return [
             self.binary,
-            *self.dpdk.eal_args(f"0@{self.cpu}", devices),
+            *self.dpdk.eal_args(l3fwd_lcores(cpus), devices, self.queues),
             "--",
             "-p", PORT_MASK,
             "-P",
             "--lookup=lpm",
             "--parse-ptype",
-            "--config=(0,0,0),(1,0,0)",
+            f"--config={l3fwd_config(cpus, self.queues)}",
             *dests,
             *self.extra_args,
         ]  # fmt: skip

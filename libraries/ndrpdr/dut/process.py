@@ -10,7 +10,10 @@ rest of the clean-up still runs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ndrpdr.access.base import BackgroundProcess
+from ndrpdr.dut.cores import corelist
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.errors import NdrPdrError
 
@@ -22,9 +25,9 @@ def effective_cpu(steps: NodeSteps, cpu: int) -> int:
     return cpu % count
 
 
-def pinned(cpu: int) -> list[str]:
-    """The command prefix that runs a program (and all its threads) on ``cpu``."""
-    return ["taskset", "-c", str(cpu)]
+def pinned(cpu: int | Sequence[int]) -> list[str]:
+    """The command prefix that runs a program (and all its threads) on ``cpu`` (or those CPUs)."""
+    return ["taskset", "-c", str(cpu) if isinstance(cpu, int) else corelist(cpu)]
 
 
 def stop_noting(

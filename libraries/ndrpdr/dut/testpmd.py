@@ -28,6 +28,7 @@ from ndrpdr.access.base import NodeAccess
 from ndrpdr.drivers import DriverDescription, option
 from ndrpdr.dut.base import DutTestConfig
 from ndrpdr.dut.dpdk_app import DpdkAppDriver, read_dpdk_node
+from ndrpdr.dut.dpdk_lcores import testpmd_core_args, testpmd_lcores
 from ndrpdr.dut.dpdk_options import DpdkAppOptions
 from ndrpdr.dut.dpdk_setup import port_driver
 from ndrpdr.testbed.model import Node
@@ -49,7 +50,8 @@ class TestpmdOptions(DpdkAppOptions):
 
 
 class TestpmdDriver(DpdkAppDriver):
-    """``dpdk-testpmd`` on the DUT node, one forwarding lcore, pinned to ``options.cpu``."""
+    """``dpdk-testpmd`` on the DUT node: a forwarding lcore per core of the test, each pinned
+    to its CPU of ``worker_cores`` (default ``options.cpu``)."""
 
     driver_name = "testpmd"
     default_binary = "dpdk-testpmd"
@@ -73,12 +75,13 @@ class TestpmdDriver(DpdkAppDriver):
     # -- command line ----------------------------------------------------------------
     def _app_argv(self, config: DutTestConfig, devices: tuple[str, str]) -> list[str]:
         peers = self._peer_macs("eth-peer", config, devices)
+        cpus = self.lcore_cpus
         return [
             self.binary,
-            *self.dpdk.eal_args(f"0@{self.cpu},1@{self.cpu}", devices),
+            *self.dpdk.eal_args(testpmd_lcores(cpus), devices, self.queues),
             "--",
             f"--forward-mode={self.mode_for(config)}",
-            "--nb-cores=1",
+            *testpmd_core_args(cpus, self.queues),
             f"--stats-period={self.stats_period_s}",
             f"--rxd={DESCRIPTORS}",
             f"--txd={DESCRIPTORS}",

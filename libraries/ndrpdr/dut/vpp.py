@@ -59,8 +59,10 @@ from ndrpdr.access.base import BackgroundProcess, CommandResult, NodeAccess, tai
 from ndrpdr.drivers import DriverDescription
 from ndrpdr.dut import vpp_afpacket, vpp_family
 from ndrpdr.dut.base import DutError, DutTestConfig
+from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.dut.handsoff import KernelHandsOff, xdp_off_argv
 from ndrpdr.dut.health import check_process, describe_exit
+from ndrpdr.dut.netqueues import rx_queue_count
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ports import check_ports_exist
 from ndrpdr.dut.processlog import LOG_TAIL_LINES, bounded_log, log_tail
@@ -70,12 +72,16 @@ from ndrpdr.dut.vpp_config import (
     family_plugins,
     forwarding_commands,
     interface_name,
+    main_core,
     parse_options,
     plugin_file,
+    rx_queues,
     startup_conf,
     uio_driver,
+    worker_cores,
 )
 from ndrpdr.dut.vpp_peer import PeerVpp, memif_socket
+from ndrpdr.dut.vpp_queues import rx_placement_commands
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.systemtools import require
 from ndrpdr.testbed.model import Node
@@ -103,6 +109,8 @@ TELEMETRY_COMMANDS: tuple[tuple[str, str], ...] = (
     ("show_errors", "show errors"),
     ("show_interface", "show interface"),
     ("show_hardware", "show hardware"),
+    ("show_threads", "show threads"),
+    ("show_rx_placement", "show interface rx-placement"),
 )
 
 
@@ -133,6 +141,8 @@ class VppDriver:
         self._config: DutTestConfig | None = None
         self._conf_text = ""
         self._commands: list[str] = []
+        #: RX queues of each port in the configured test.
+        self._queues: tuple[int, int] = (1, 1)
         #: What the family's set-up leaves that outlives the interfaces (run before they go).
         self._undo: list[str] = []
         #: The last set-up: (vppctl commands, seconds they took), for telemetry.
@@ -210,16 +220,23 @@ class VppDriver:
         if self._paths is not None:
             text = vpp_afpacket.startup_conf(self._node, config, self.options, self._paths)
             names = [vpp_afpacket.host_interface(port) for port in config.ports]
-            commands = [
-                *CLEAR_COMMANDS,
-                *vpp_afpacket.create_commands(config, self.options.rx_mode, self.options.port_kind),
-                *forwarding_commands(config, names),
-            ]
+            workers = worker_cores(self._node, config, self.options)
             check_ports_exist(self._steps, config.ports)
+            queues = self._port_queues(config, workers)
+            create = vpp_afpacket.create_commands(
+                config,
+                self.options.rx_mode,
+                self.options.port_kind,
+                workers=len(workers),
+                rx_queues=queues,
+            )
+            commands = [*CLEAR_COMMANDS, *create, *forwarding_commands(config, names)]
         else:
             text = startup_conf(self._node, config, self.options)
             names = [interface_name(port) for port in config.ports]
-            commands = forwarding_commands(config)
+            commands = [*forwarding_commands(config), *self._placement(config)]
+            wanted = rx_queues(self.options, worker_cores(self._node, config, self.options))
+            queues = (wanted, wanted)
         undo = _undo_commands(config, names)
         text += vpp_family.startup_section(config)
         self._stop_peer()
@@ -235,11 +252,12 @@ class VppDriver:
         if keep:
             self._remove_interfaces("configure")
             self._config, self._commands, self._undo = config, commands, undo
+            self._queues = queues
             self._ready()
             return
         self._write_startup_conf(text)
         self._config, self._conf_text, self._commands = config, text, commands
-        self._undo = undo
+        self._queues, self._undo = queues, undo
         if self._running:
             self._restart()
             self._ready()
@@ -351,6 +369,8 @@ class VppDriver:
         if self.options.service == "direct":
             out["output"] = bounded_log(self._process_text())
         out["startup_conf"] = self._conf_text
+        if self._config is not None:
+            out["cpu_layout"] = self.cpu_layout()
         return out
 
     def run_cli(self, command: str) -> str:
@@ -600,9 +620,15 @@ class VppDriver:
             binary=self.options.binary,
             vppctl=self.options.vppctl,
             token=secrets.token_hex(4),
-            cpu=self.options.cpu if self._paths is not None else self.options.main_core,
+            cpu=self._peer_cpu(),
         )
         self._peer.start(commands, socket)
+
+    def _peer_cpu(self) -> int:
+        """The second VPP's CPU: the DUT VPP's main thread's (its workers keep theirs)."""
+        config = self._config
+        assert config is not None
+        return main_core(self.options, worker_cores(self._node, config, self.options))
 
     def _stop_peer(self) -> None:
         peer, self._peer = self._peer, None
@@ -669,12 +695,56 @@ class VppDriver:
         config = self._config
         if config is None or not self._applied:
             doing = ", forwarding not set up yet"
-        elif self._paths is not None:
-            where = f"cpu {options.cpu}" if options.worker_cores is None else "its workers"
-            doing = f", {config.mode} on {options.port_kind} ports, forwarding on {where}"
         else:
-            doing = f", {config.mode} with {config.cores} worker core(s)"
+            kind = f" on {options.port_kind} ports" if self._paths is not None else ""
+            doing = f", {config.mode}{kind}, {self.cpu_layout(config)}"
         return f"vpp ({how}): running{alive}{doing}"
+
+    def _port_queues(self, config: DutTestConfig, workers: tuple[int, ...]) -> tuple[int, int]:
+        """RX queues of each port: one per worker (``rx_queues``); af_xdp: every kernel queue
+        of the interface, at least as many (``ndrpdr.dut.netqueues``)."""
+        wanted = rx_queues(self.options, workers)
+        if self.options.port_kind != "af_xdp":
+            return wanted, wanted
+        counts = []
+        for port in config.ports:
+            count = rx_queue_count(self._steps, "configure: count RX queues", str(port.name))
+            if count < wanted:
+                raise UnsupportedCoresError(
+                    f"{self.node} (vpp) needs {wanted} RX queues per port for {len(workers)} "
+                    f"workers and {port.name} has {count} (an AF_XDP socket reads one kernel "
+                    "queue)"
+                )
+            counts.append(count)
+        return counts[0], counts[1]
+
+    def _placement(self, config: DutTestConfig) -> list[str]:
+        """dpdk ports: pin each port's RX queues round robin to the workers."""
+        workers = worker_cores(self._node, config, self.options)
+        queues = rx_queues(self.options, workers)
+        return [
+            command
+            for port in config.ports
+            for command in rx_placement_commands(interface_name(port), queues, len(workers))
+        ]
+
+    def cpu_layout(self, config: DutTestConfig | None = None) -> str:
+        """Which CPU does what: "main thread on cpu 0, 1 worker(s) on cpu 1 (1 RX queue(s) per
+        port)", for ``config`` (default: the configured test); "" before configure."""
+        config = config or self._config
+        if config is None:
+            return ""
+        workers = worker_cores(self._node, config, self.options)
+        main = main_core(self.options, workers)
+        if not workers:
+            return f"main thread on cpu {main} forwards (no workers)"
+        first, second = self._queues
+        queues = f"{first}" if first == second else f"{first} and {second}"
+        cpus = ",".join(str(cpu) for cpu in workers)
+        return (
+            f"main thread on cpu {main}, {len(workers)} worker(s) on cpu {cpus} "
+            f"({queues} RX queue(s) per port)"
+        )
 
 
 def _undo_commands(config: DutTestConfig, names: list[str]) -> list[str]:

@@ -21,7 +21,11 @@ directory (``/dev/shm/<prefix>-*``), so runs never collide and one
 startup.conf asks for 4 KiB pages (heap and buffers) and a small buffer
 count, and loads only ``af_packet_plugin.so`` (``dpdk_plugin.so``
 disabled) and the plugins the options add. VPP's main thread runs on the
-node's ``cpu`` and forwards itself unless ``worker_cores`` are given.
+node's ``cpu`` and forwards itself when the test asks for 0 cores; with N
+cores its N workers run on ``cpu`` (then ``worker_cores``) and the main
+thread on a CPU none of them uses (``vpp_config.main_core``), and each
+port has one RX queue per worker, pinned round robin
+(``ndrpdr.dut.vpp_queues``).
 """
 
 from __future__ import annotations
@@ -31,15 +35,17 @@ import posixpath
 import re
 
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
+from ndrpdr.dut.cores import corelist
 from ndrpdr.dut.ports import IFNAME, MAC
 from ndrpdr.dut.vpp_config import (
     PortKind,
     VppOptions,
-    corelist,
     family_plugins,
+    main_core,
     plugin_files,
     worker_cores,
 )
+from ndrpdr.dut.vpp_queues import af_packet_queue_words, af_xdp_queue_words, rx_placement_commands
 from ndrpdr.testbed.model import Node
 
 #: Buffers per NUMA node on 4 KiB pages (VPP's own default; no hugepages behind them).
@@ -131,13 +137,13 @@ def check_ports(node: Node, config: DutTestConfig) -> None:
 def startup_conf(node: Node, config: DutTestConfig, options: VppOptions, paths: VppRunPaths) -> str:
     """startup.conf of an af_packet VPP whose files are all in ``paths.run_dir``."""
     check_ports(node, config)
-    workers = worker_cores(node, config, options) if options.worker_cores is not None else ()
+    workers = worker_cores(node, config, options)
     buffers = options.buffers_per_numa or AF_PACKET_BUFFERS_PER_NUMA
     lines = [
         f"# VPP startup.conf for {node.key} ({options.port_kind} ports), written by the ndrpdr "
         "vpp driver:",
         f"# {len(workers)} worker(s) (0: the main thread forwards); the same for every test",
-        "# that needs no other, so one VPP serves them all.",
+        "# with as many cores, so one VPP serves them all.",
         "unix {",
         "  nodaemon",
         f"  runtime-dir {paths.run_dir}",
@@ -157,7 +163,7 @@ def startup_conf(node: Node, config: DutTestConfig, options: VppOptions, paths: 
         "  page-size 4k",
         "}",
         "cpu {",
-        f"  main-core {options.cpu}",
+        f"  main-core {main_core(options, workers)}",
     ]
     if workers:
         lines.append(f"  corelist-workers {corelist(workers)}")
@@ -183,23 +189,38 @@ def port_plugin(kind: PortKind) -> str:
 
 
 def create_commands(
-    config: DutTestConfig, rx_mode: str = "polling", kind: PortKind = "af_packet"
+    config: DutTestConfig,
+    rx_mode: str = "polling",
+    kind: PortKind = "af_packet",
+    *,
+    workers: int = 0,
+    rx_queues: int | tuple[int, int] = 1,
 ) -> list[str]:
-    """The vppctl commands that open the two ports (af_packet or af_xdp), read in ``rx_mode``."""
+    """The vppctl commands that open the two ports (af_packet or af_xdp), read in ``rx_mode``.
+
+    Each port gets ``rx_queues`` receive queues (one count, or one per
+    port), pinned round robin to the ``workers`` (``ndrpdr.dut.vpp_queues``);
+    with no workers the main thread reads them.
+    """
+    counts = (rx_queues, rx_queues) if isinstance(rx_queues, int) else rx_queues
     if kind == "af_xdp":
         commands = []
-        for port in config.ports:
+        for port, queues in zip(config.ports, counts, strict=True):
             name = host_interface(port)
             commands += [
-                f"create interface af_xdp host-if {port.name} num-rx-queues 1 name {name}",
+                f"create interface af_xdp host-if {port.name} {af_xdp_queue_words(queues)} "
+                f"name {name}",
                 f"set interface mac address {name} {str(port.mac).lower()}",
             ]
     else:
         commands = [
-            f"create host-interface name {port.name} hw-addr {str(port.mac).lower()}"
-            for port in config.ports
+            f"create host-interface name {port.name} hw-addr {str(port.mac).lower()} "
+            f"{af_packet_queue_words(queues, workers)}"
+            for port, queues in zip(config.ports, counts, strict=True)
         ]
     commands += [f"set interface rx-mode {host_interface(port)} {rx_mode}" for port in config.ports]
+    for port, queues in zip(config.ports, counts, strict=True):
+        commands += rx_placement_commands(host_interface(port), queues, workers)
     return commands
 
 

@@ -26,6 +26,7 @@ from collections.abc import Iterator, Sequence
 from typing import Literal
 
 from ndrpdr.drivers import option, option_names, read_options
+from ndrpdr.dut import cores
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.dut.ports import MAC
 from ndrpdr.testbed.model import Node
@@ -92,9 +93,16 @@ class VppOptions:
         60.0, "how long the health check waits for VPP's CLI [s]", minimum=0,
         exclusive_minimum=True,
     )  # fmt: skip
-    main_core: int = option(1, "CPU of VPP's main thread", minimum=0)
+    main_core: int | None = option(
+        None,
+        "CPU of VPP's main thread (default: 1 with dpdk ports; with af_packet / af_xdp ports "
+        "and workers, the lowest CPU no worker uses)",
+        minimum=0,
+    )
     worker_cores: tuple[int, ...] | None = option(
-        None, "CPUs of the workers in order (default: the test's cores after main_core)",
+        None, "CPUs of the workers in order (default: dpdk ports: the test's cores after "
+        "main_core; af_packet / af_xdp ports: cpu alone, and on this machine cpu and the "
+        "CPUs no other node of the run uses); a test asking for more workers is skipped",
         minimum=0, min_items=1, unique=True,
     )  # fmt: skip
     rx_queues: int | None = option(
@@ -123,8 +131,9 @@ class VppOptions:
     )
     cpu: int = option(
         1,
-        "af_packet / af_xdp ports: CPU of VPP's main thread, which forwards (workers only with "
-        "worker_cores); unset on this machine: this CPU unless another run holds it",
+        "af_packet / af_xdp ports: the CPU that forwards: the first worker's (the main thread "
+        "then runs on main_core), or with 0 cores the main thread's; unset on this machine: "
+        "this CPU unless another run holds it",
         minimum=0,
     )
     run_dir: str | None = option(
@@ -143,14 +152,24 @@ class VppOptions:
         256, "af_packet / af_xdp ports: VPP's main heap on 4 KiB pages [MiB]", minimum=64
     )
 
+    @property
+    def dpdk_main_core(self) -> int:
+        """dpdk ports: the main thread's CPU (``main_core``, default 1)."""
+        return 1 if self.main_core is None else self.main_core
+
     def problems(self) -> Iterator[tuple[str, str]]:
         """The main core must not be a worker core; af_packet VPP runs as a direct process."""
-        main = self.main_core if self.port_kind == "dpdk" else self.cpu
-        main_field = "main_core" if self.port_kind == "dpdk" else "cpu"
-        if self.worker_cores is not None and main in self.worker_cores:
+        main = self.main_core if self.port_kind != "dpdk" else self.dpdk_main_core
+        if main is not None and self.worker_cores is not None and main in self.worker_cores:
             yield (
                 "worker_cores",
-                f"{list(self.worker_cores)!r} holds the main core {main} (options.{main_field})",
+                f"{list(self.worker_cores)!r} holds the main core {main} (options.main_core)",
+            )
+        if self.port_kind != "dpdk" and self.worker_cores is None and self.main_core == self.cpu:
+            yield (
+                "main_core",
+                f"{self.main_core} is the CPU of the first worker (options.cpu): give the main "
+                "thread another CPU",
             )
         if self.port_kind != "dpdk" and self.service != "direct":
             yield (
@@ -219,32 +238,41 @@ def interface_name(port: DutPort) -> str:
     return port.name or port.key
 
 
-def corelist(cpus: Sequence[int]) -> str:
-    """CPU numbers as a VPP core list: [2, 3, 4, 7] -> "2-4,7" (sorted)."""
-    ordered = sorted(set(cpus))
-    parts: list[str] = []
-    start = 0
-    for index in range(1, len(ordered) + 1):
-        if index == len(ordered) or ordered[index] != ordered[index - 1] + 1:
-            first, last = ordered[start], ordered[index - 1]
-            parts.append(str(first) if first == last else f"{first}-{last}")
-            start = index
-    return ",".join(parts)
-
-
 def worker_cores(node: Node, config: DutTestConfig, options: VppOptions) -> tuple[int, ...]:
-    """The CPUs of the ``config.cores`` workers (DutError when options list too few)."""
+    """The CPUs of the ``config.cores`` workers (UnsupportedCoresError, a skip, when too few).
+
+    dpdk ports: ``options.worker_cores``, else the CPUs after the main core
+    (a lab host: as many as asked). af_packet / af_xdp ports:
+    ``options.worker_cores``, else ``options.cpu`` alone.
+    """
     if config.cores < 0:
         raise DutError(f"{node.key} (vpp): configure: cores {config.cores} is negative")
-    if options.worker_cores is None:
-        return tuple(range(options.main_core + 1, options.main_core + 1 + config.cores))
-    if len(options.worker_cores) < config.cores:
-        raise DutError(
-            f"{_where(node, 'options.worker_cores')}: the test asks for {config.cores} worker "
-            f"cores and the option lists {len(options.worker_cores)} "
-            f"({list(options.worker_cores)}): list at least {config.cores}"
-        )
-    return options.worker_cores[: config.cores]
+    listed = options.worker_cores
+    if listed is None and options.port_kind == "dpdk":
+        main = options.dpdk_main_core
+        return tuple(range(main + 1, main + 1 + config.cores))
+    where = "options.worker_cores" if listed is not None else "options.cpu"
+    cpus = listed if listed is not None else (options.cpu,)
+    return cores.worker_cpus(f"{node.key} (vpp)", config.cores, cpus, where)
+
+
+def main_core(options: VppOptions, workers: Sequence[int]) -> int:
+    """The CPU of VPP's main thread with ``workers``.
+
+    dpdk ports: ``main_core`` (default 1). af_packet / af_xdp ports: with no
+    workers ``cpu`` (the main thread forwards), else ``main_core`` or the
+    lowest CPU no worker uses.
+    """
+    if options.port_kind == "dpdk":
+        return options.dpdk_main_core
+    if not workers:
+        return options.cpu
+    return cores.main_cpu(workers, options.main_core)
+
+
+def rx_queues(options: VppOptions, workers: Sequence[int]) -> int:
+    """Receive queues per port: ``options.rx_queues``, else one per worker (at least one)."""
+    return options.rx_queues if options.rx_queues is not None else max(1, len(workers))
 
 
 def multi_seg_off(node: Node, config: DutTestConfig, options: VppOptions) -> bool:
@@ -302,7 +330,7 @@ def startup_conf(node: Node, config: DutTestConfig, options: VppOptions) -> str:
     """The text of startup.conf for ``config`` on ``node`` (DutError for an unusable config)."""
     check_ports(node, config)
     workers = worker_cores(node, config, options)
-    rx_queues = options.rx_queues if options.rx_queues is not None else max(1, len(workers))
+    queues = rx_queues(options, workers)
     lines = [
         f"# VPP startup.conf for {node.key}, written by the ndrpdr vpp driver:",
         f"# {config.mode}, {config.cores} worker core(s), frames up to "
@@ -313,10 +341,10 @@ def startup_conf(node: Node, config: DutTestConfig, options: VppOptions) -> str:
         f"  cli-listen {options.cli_socket}",
         "}",
         "cpu {",
-        f"  main-core {options.main_core}",
+        f"  main-core {main_core(options, workers)}",
     ]
     if workers:
-        lines.append(f"  corelist-workers {corelist(workers)}")
+        lines.append(f"  corelist-workers {cores.corelist(workers)}")
     lines += [
         "}",
         "buffers {",
@@ -333,7 +361,7 @@ def startup_conf(node: Node, config: DutTestConfig, options: VppOptions) -> str:
         lines += [
             f"  dev {port.pci_address} {{",
             f"    name {interface_name(port)}",
-            f"    num-rx-queues {rx_queues}",
+            f"    num-rx-queues {queues}",
             "  }",
         ]
     lines += [

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ndrpdr.localbed.errors import LocalTestbedError
@@ -42,11 +42,12 @@ class VethEnd:
 
 @dataclasses.dataclass(frozen=True)
 class VethPair:
-    """A veth pair for the link ``link``."""
+    """A veth pair for the link ``link``; ``queues``: TX and RX queues of each end."""
 
     link: str
     a: VethEnd
     b: VethEnd
+    queues: int = 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,7 +55,9 @@ class NamespaceSetup:
     """What to do inside one namespace once its veths exist.
 
     ``up``: interfaces to set up (``lo`` first); ``rps``: (interface, CPU
-    mask in sysfs hex) pairs; ``sink``: TG interfaces whose ingress drops.
+    mask in sysfs hex) pairs, the mask of each of its RX queues; ``sink``:
+    TG interfaces whose ingress drops; ``queues``: (interface, RX queues)
+    of those with more than one.
     """
 
     namespace: str
@@ -62,6 +65,7 @@ class NamespaceSetup:
     up: tuple[str, ...]
     rps: tuple[tuple[str, str], ...] = ()
     sink: tuple[str, ...] = ()
+    queues: tuple[tuple[str, int], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,9 +83,10 @@ class Plan:
         return tuple(s.namespace for s in self.setups)
 
 
-def cpu_mask(cpu: int) -> str:
-    """The sysfs CPU mask (hex, 32-bit groups joined by ',') selecting CPU ``cpu``."""
-    digits = f"{1 << cpu:x}"
+def cpu_mask(cpu: int | Sequence[int]) -> str:
+    """The sysfs CPU mask (hex, 32-bit groups joined by ',') selecting CPU ``cpu`` (or those)."""
+    bits = 1 << cpu if isinstance(cpu, int) else sum(1 << c for c in set(cpu))
+    digits = f"{bits:x}"
     head = len(digits) % 8 or 8
     groups = [digits[:head]] + [digits[i : i + 8] for i in range(head, len(digits), 8)]
     return ",".join(groups)
@@ -95,6 +100,32 @@ def node_cpu(node: Node, default: int, cpu_count: int) -> int:
             f"node {node.key}: options.cpu={value!r} is not valid: give a CPU number >= 0"
         )
     return value % max(cpu_count, 1)
+
+
+def worker_cpus(node: Node, cpu_count: int) -> tuple[int, ...]:
+    """The CPUs of a DUT's workers its options list (``worker_cores``, modulo the CPU count)."""
+    value: Any = node.options.get("worker_cores")
+    if not isinstance(value, list | tuple) or not all(
+        isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in value
+    ):
+        return ()
+    return tuple(dict.fromkeys(c % max(cpu_count, 1) for c in value))
+
+
+def link_queues(node: Node) -> int:
+    """Queues a DUT's veth ends get: its ``rx_queues`` option (VPP), else 1.
+
+    A DUT reading a port through AF_XDP needs a socket per kernel queue:
+    VPP's af_xdp opens one on each (``rx_queues`` of them); DPDK's af_xdp
+    vdev reads one queue of a veth (it sees no combined channels), and
+    AF_PACKET readers spread over their sockets by fanout, whatever the
+    veth has. The TG's end gets as many TX queues, over which the kernel
+    hashes the flows.
+    """
+    value: Any = node.options.get("rx_queues")
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    return 1
 
 
 def _end(topology: Topology, namespaces: Mapping[str, str], node: str, key: str) -> VethEnd:
@@ -144,7 +175,9 @@ def make_plan(
         if first.node in namespaces and second.node in namespaces:
             a = _end(topology, namespaces, first.node, first.interface)
             b = _end(topology, namespaces, second.node, second.interface)
-            veths.append(VethPair(link.name, a, b))
+            pair = (topology.nodes[first.node], topology.nodes[second.node])
+            queues = max(link_queues(n) if n.type == "DUT" else 1 for n in pair)
+            veths.append(VethPair(link.name, a, b, queues))
     setups = []
     for namespace in dict.fromkeys(namespaces.values()):
         nodes = tuple(k for k, ns in namespaces.items() if ns == namespace)
@@ -158,10 +191,18 @@ def make_plan(
             node = topology.nodes[end.node]
             if node.type == "DUT":
                 cpu = node_cpu(node, DEFAULT_DUT_CPU, cpus)
-                rps.append((end.name, cpu_mask(cpu)))
+                rps.append((end.name, cpu_mask(worker_cpus(node, cpus) or cpu)))
             elif node.type == "TG":
                 sink.append(end.name)
+        many = tuple(
+            (end.name, pair.queues)
+            for pair in veths
+            for end in (pair.a, pair.b)
+            if end.namespace == namespace and pair.queues > 1
+        )
         setups.append(
-            NamespaceSetup(namespace, nodes, ("lo", *names), rps=tuple(rps), sink=tuple(sink))
+            NamespaceSetup(
+                namespace, nodes, ("lo", *names), rps=tuple(rps), sink=tuple(sink), queues=many
+            )
         )
     return Plan(run_id, namespaces, tuple(veths), tuple(setups))

@@ -47,16 +47,18 @@ def netns_del_batch(namespaces: Sequence[str]) -> str:
     return "".join(f"netns del {ns}\n" for ns in namespaces)
 
 
-def _veth_side(name: str, mac: str | None, namespace: str) -> str:
+def _veth_side(name: str, mac: str | None, namespace: str, queues: int = 1) -> str:
     address = f" address {mac}" if mac else ""
-    return f"{name}{address} netns {namespace}"
+    many = f" numtxqueues {queues} numrxqueues {queues}" if queues > 1 else ""
+    return f"{name}{address} netns {namespace}{many}"
 
 
 def veth_batch(pairs: Sequence[VethPair]) -> str:
-    """``ip -batch`` lines creating each veth pair directly in its two namespaces (down)."""
+    """``ip -batch`` lines creating each veth pair directly in its two namespaces (down),
+    each end with the pair's queues."""
     return "".join(
-        f"link add {_veth_side(p.a.name, p.a.mac, p.a.namespace)} type veth "
-        f"peer name {_veth_side(p.b.name, p.b.mac, p.b.namespace)}\n"
+        f"link add {_veth_side(p.a.name, p.a.mac, p.a.namespace, p.queues)} type veth "
+        f"peer name {_veth_side(p.b.name, p.b.mac, p.b.namespace, p.queues)}\n"
         for p in pairs
     )
 
@@ -80,9 +82,11 @@ def namespace_script(setup: NamespaceSetup) -> str:
         "  echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6",
         "fi",
     ]
+    queues = dict(setup.queues)
     for name, mask in setup.rps:
-        path = f"/sys/class/net/{name}/queues/rx-0/rps_cpus"
-        lines.append(f"echo {shlex.quote(mask)} > {shlex.quote(path)}")
+        for queue in range(queues.get(name, 1)):
+            path = f"/sys/class/net/{name}/queues/rx-{queue}/rps_cpus"
+            lines.append(f"echo {shlex.quote(mask)} > {shlex.quote(path)}")
     if setup.sink:
         lines.append("nft -f -")
     lines.extend(f"ip link set dev {shlex.quote(name)} up" for name in setup.up)

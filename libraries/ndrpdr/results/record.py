@@ -88,14 +88,52 @@ def trial_entry(index: int, trial: TrialResult) -> dict[str, Any]:
     }
 
 
-def testbed_section(topology: Topology) -> dict[str, Any]:
-    """The record's ``testbed``: the topology file, the TG's and DUTs' nodes and drivers."""
+#: DUT telemetry texts the ``cpus`` part of ``testbed`` carries, by the record's name for them.
+CPU_TEXTS: tuple[tuple[str, str], ...] = (
+    ("placement", "cpu_placement"),
+    ("layout", "cpu_layout"),
+    ("threads", "show_threads"),
+    ("rx_placement", "show_rx_placement"),
+)
+
+
+def cpus_section(telemetry: Mapping[str, Mapping[str, str]]) -> dict[str, Any] | None:
+    """Which CPU did what, from the DUTs' telemetry (None when it says nothing about CPUs).
+
+    ``machine``: the run's CPUs and who had them (the TG's too: "this
+    machine has 2 CPU(s) for the run: TG on cpu 0, DUT1 on cpu 1 (workers:
+    cpu 1)"), or None off this machine; per DUT its ``placement`` (the CPU
+    claimed), ``layout`` (main thread, workers' or lcores' CPUs, RX queues
+    per port), VPP's ``threads`` and ``rx_placement`` (which thread reads
+    each RX queue), each None when its driver does not say.
+    """
+    duts = []
+    machine = None
+    for node, texts in telemetry.items():
+        entry = {name: texts.get(key) for name, key in CPU_TEXTS}
+        if any(value is not None for value in entry.values()):
+            duts.append({"node": node, **entry})
+        machine = machine or texts.get("cpus")
+    if not duts and machine is None:
+        return None
+    return {"machine": machine, "duts": duts}
+
+
+def testbed_section(
+    topology: Topology, telemetry: Mapping[str, Mapping[str, str]] | None = None
+) -> dict[str, Any]:
+    """The record's ``testbed``: the topology file, the TG's and DUTs' nodes and drivers,
+    and ``cpus`` (``cpus_section``) when the DUTs' ``telemetry`` says which CPU did what."""
     tg = topology.tg
-    return {
+    section: dict[str, Any] = {
         "topology": str(topology.source) if topology.source else None,
         "tg": {"node": tg.key, "driver": tg.driver},
         "duts": [{"node": d.key, "driver": d.driver} for d in topology.duts],
     }
+    cpus = cpus_section(telemetry or {})
+    if cpus is not None:
+        section["cpus"] = cpus
+    return section
 
 
 def traffic_direction(profile: Profile, frame_size: FrameSize, direction: int) -> dict[str, Any]:

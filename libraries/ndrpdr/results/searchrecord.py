@@ -197,7 +197,7 @@ class SearchRecord:
             "incomplete": self.incomplete,
             "started": self.started.isoformat(timespec="seconds"),
             "finished": self.finished.isoformat(timespec="seconds"),
-            "testbed": testbed_section(self.topology),
+            "testbed": testbed_section(self.topology, self.telemetry),
             "profile": profile_section(self.profile, self.frame_size, self.directions),
             "search": {
                 "algorithm": settings.algorithm,

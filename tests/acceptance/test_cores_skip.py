@@ -1,0 +1,58 @@
+"""Robot on topologies/local-vpp.yaml: a 2-core row is skipped with the reason, 1 core runs.
+
+A real robot run (root, the local testbed, VPP v26.06): ``Configure DUTs
+For Traffic`` with ``cores=2`` on this 2-CPU machine (the TG on CPU 0,
+VPP's one worker on CPU 1) must SKIP naming the CPUs, never run on fewer;
+``cores=1`` configures VPP with one worker. Skipped where the machine has
+other than CPUs 0 and 1, or without VPP, root or the tools.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from acceptance_helpers import TOPOLOGIES, index_tests, read_output
+
+VPP = Path("/opt/vpp/v26.06/bin/vpp")
+LIBRARIES = Path(__file__).resolve().parents[2] / "libraries"
+SUITE = """\
+*** Settings ***
+Library           NdrPdrLibrary    {topology}
+Suite Setup       Set Up Testbed
+Suite Teardown    Tear Down Testbed
+
+*** Test Cases ***
+Two Cores
+    Configure DUTs For Traffic    ethip4-ip4base    64    cores=2
+
+One Core
+    Configure DUTs For Traffic    ethip4-ip4base    64    cores=1
+"""
+
+
+def test_two_cores_skip_with_the_reason_and_one_core_runs(tmp_path: Path) -> None:
+    if os.geteuid() != 0 or not VPP.is_file() or shutil.which("nft") is None:
+        pytest.skip("needs root, the local testbed's tools and VPP v26.06")
+    if sorted(os.sched_getaffinity(0)) != [0, 1]:
+        pytest.skip("written for a 2-CPU machine")
+    suite = tmp_path / "cores.robot"
+    suite.write_text(SUITE.format(topology=TOPOLOGIES / "local-vpp.yaml"))
+    env = {**os.environ, "PYTHONPATH": str(LIBRARIES), "NDRPDR_STATE_DIR": str(tmp_path / "st")}
+    done = subprocess.run(
+        [sys.executable, "-m", "robot", "--outputdir", str(tmp_path), "--console", "none",
+         str(suite)],
+        env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    tests = index_tests(read_output(tmp_path))
+    two, one = tests["Two Cores"], tests["One Core"]
+    if two.status == "PASS":
+        pytest.fail("a 2-core row ran on a 2-CPU machine")
+    assert two.status == "SKIP", (two.message, done.stdout, done.stderr)
+    assert "DUT1 (vpp) needs 2 CPUs for 2 workers" in two.message
+    assert "; this machine has 2 CPU(s) for the run: TG on cpu " in two.message, two.message
+    assert one.status == "PASS", one.message

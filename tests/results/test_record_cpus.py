@@ -1,0 +1,66 @@
+"""The record's ``testbed.cpus``: which CPU did what, from the DUTs' telemetry, schema-valid."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ndrpdr.results import record as record_format
+from ndrpdr.results.record import cpus_section
+from ndrpdr.results.schema import RecordError, validate_record
+from ndrpdr.testbed.loader import load_topology
+
+ROOT = Path(__file__).resolve().parents[2]
+LAYOUT = "main thread on cpu 0, 1 worker(s) on cpu 1 (1 RX queue(s) per port)"
+PLACEMENT = "Thread 1 (vpp_wk_0):\n node af-packet-input:\n    host-dut-if1 queue 0 (polling)\n"
+MACHINE = "this machine has 2 CPU(s) for the run: TG on cpu 0, DUT1 on cpu 1 (workers: cpu 1)"
+TELEMETRY = {
+    "DUT1": {
+        "state": "running",
+        "cpu_layout": LAYOUT,
+        "show_rx_placement": PLACEMENT,
+        "cpu_placement": "cpu 1 (claimed)",
+        "cpus": MACHINE,
+    }
+}
+
+
+def test_cpus_come_from_the_telemetry() -> None:
+    assert cpus_section(TELEMETRY) == {
+        "machine": MACHINE,
+        "duts": [
+            {
+                "node": "DUT1",
+                "placement": "cpu 1 (claimed)",
+                "layout": LAYOUT,
+                "threads": None,
+                "rx_placement": PLACEMENT,
+            }
+        ],
+    }
+    assert cpus_section({"DUT1": {"state": "simulated"}}) is None
+    assert cpus_section({}) is None
+
+
+def test_the_testbed_section_has_cpus_only_when_said() -> None:
+    topology = load_topology(ROOT / "topologies" / "local-vpp.yaml")
+    assert "cpus" not in record_format.testbed_section(topology)
+    assert "cpus" not in record_format.testbed_section(topology, {"DUT1": {"state": "x"}})
+    assert record_format.testbed_section(topology, TELEMETRY)["cpus"]["duts"][0]["layout"] == LAYOUT
+
+
+def test_a_record_with_cpus_validates_and_a_wrong_one_does_not() -> None:
+    from test_result_record import _searched  # the sim search's record
+
+    topology = load_topology(ROOT / "topologies" / "sim.yaml")
+    record: dict[str, Any] = _searched(topology)[1]
+    good = copy.deepcopy(record)
+    good["testbed"]["cpus"] = cpus_section(TELEMETRY)
+    validate_record(good)
+    bad = copy.deepcopy(good)
+    bad["testbed"]["cpus"]["duts"][0]["layout"] = 1
+    with pytest.raises(RecordError, match=r"testbed.cpus.duts.0.layout: 1 is not of type"):
+        validate_record(bad)
