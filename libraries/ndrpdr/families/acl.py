@@ -25,7 +25,14 @@ ranges.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import VppCommands, cost, direction_hosts, setup, src_range_traffic
+from ndrpdr.families.build import (
+    VppCommands,
+    cost,
+    direction_hosts,
+    setup,
+    src_range_traffic,
+    vpp_only,
+)
 from ndrpdr.families.ip4 import IP4BASE_COST
 from ndrpdr.families.ip6 import IP6BASE_COST
 from ndrpdr.families.model import Family
@@ -49,10 +56,9 @@ def _flows10k(direction: int) -> Headers:
 
 
 def _reasons(family: str) -> dict[str, str]:
-    return {
-        d: f"the {d} driver has no ACL or classifier set-up for {family} (VPP only)"
-        for d in ("linux", "testpmd", "l3fwd", "ovs")
-    }
+    return vpp_only(
+        f"the {{driver}} driver has no ACL or classifier set-up for {family} (VPP only)"
+    )
 
 
 def _acl(side: str, kind: str, cycles: float) -> Family:

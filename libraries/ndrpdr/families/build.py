@@ -134,6 +134,15 @@ def src_range_traffic(
     return out[0], out[1]
 
 
+#: The DUT drivers that forward in one of their basic modes (``ForwardingMode``).
+BASIC_DRIVERS = ("linux", "testpmd", "l3fwd", "ovs")
+
+
+def vpp_only(why: str, *, runs: Mapping[str, ForwardingMode] | None = None) -> dict[str, str]:
+    """Why each basic driver not in ``runs`` cannot run a family: ``why`` with ``{driver}``."""
+    return {d: why.format(driver=d) for d in BASIC_DRIVERS if d not in (runs or {})}
+
+
 def setup(
     family: str,
     modes: Mapping[str, ForwardingMode] | None = None,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from ndrpdr.dut.base import ForwardingMode
 from ndrpdr.families import vppip
-from ndrpdr.families.build import VppCommands, cost, fib_startup, setup, src_range_traffic
+from ndrpdr.families.build import VppCommands, cost, fib_startup, setup, src_range_traffic, vpp_only
 from ndrpdr.families.model import Family
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, Op, Profile, Vary
 
@@ -56,10 +56,7 @@ def _scale(
     family = f"ethip4-ip4scale{label}" + ("-rnd" if op == "random" else "")
     directions = _scale_headers(routes // 2, op)
     routing = vppip.ScaleRouting(vppip.HostRoutes(family, directions))
-    reason = {
-        driver: _SCALE_REASON.format(family=family, routes=routes, driver=driver)
-        for driver in ("linux", "testpmd", "l3fwd", "ovs")
-    }
+    reason = vpp_only(_SCALE_REASON.format(family=family, routes=routes, driver="{driver}"))
     return Family(
         id=family,
         tags=(

@@ -20,7 +20,7 @@ ranges.
 from __future__ import annotations
 
 from ndrpdr.families import vppip
-from ndrpdr.families.build import VppCommands, cost, fib_startup, setup, src_range_traffic
+from ndrpdr.families.build import VppCommands, cost, fib_startup, setup, src_range_traffic, vpp_only
 from ndrpdr.families.model import Family
 from ndrpdr.profiles import Headers, Op, PacketCost, Profile, Vary
 
@@ -30,10 +30,7 @@ _NOT_BASIC = "the {driver} driver forwards IPv4 or L2 only; {family} routes IPv6
 
 
 def _reasons(family: str) -> dict[str, str]:
-    return {
-        driver: _NOT_BASIC.format(driver=driver, family=family)
-        for driver in ("linux", "testpmd", "l3fwd", "ovs")
-    }
+    return vpp_only(_NOT_BASIC.format(driver="{driver}", family=family))
 
 
 def _scale_headers(per_direction: int, op: Op) -> tuple[Headers, Headers]:

@@ -24,7 +24,7 @@ it back. The figures follow that.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import cost, setup
+from ndrpdr.families.build import cost, setup, vpp_only
 from ndrpdr.families.model import Family
 from ndrpdr.families.vppipsec import ipsec_vpp
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, Profile, Vary
@@ -137,10 +137,7 @@ def _ipsec(tunnels: int, kind: str, algorithm: str, suffix: str = "") -> Family:
         setup=setup(
             family,
             vpp=ipsec_vpp(family, tunnels, kind, algorithm, suffix),
-            reasons={
-                d: f"the {d} driver has no IPsec set-up for {family} (VPP only)"
-                for d in ("linux", "testpmd", "l3fwd", "ovs")
-            },
+            reasons=vpp_only(f"the {{driver}} driver has no IPsec set-up for {family} (VPP only)"),
         ),
     )
 

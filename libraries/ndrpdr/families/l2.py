@@ -35,7 +35,14 @@ from collections.abc import Callable
 
 from ndrpdr.dut.base import ForwardingMode
 from ndrpdr.families import vppl2
-from ndrpdr.families.build import VppCommands, cost, direction_hosts, setup, src_range_traffic
+from ndrpdr.families.build import (
+    VppCommands,
+    cost,
+    direction_hosts,
+    setup,
+    src_range_traffic,
+    vpp_only,
+)
 from ndrpdr.families.model import Family
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, PacketCost, Profile, Vary
 
@@ -69,11 +76,8 @@ def _family(family: str, tags: tuple[str, ...], text: str, packet_cost: PacketCo
             modes: dict[str, ForwardingMode] | None = None) -> Family:  # fmt: skip
     directions = headers or src_range_traffic(4, 1, 254)
     chosen: dict[str, ForwardingMode] = {"sim": "l2xc", **(modes or {})}
-    reasons = {
-        driver: f"the {driver} driver has no {family} set-up (VPP only)"
-        for driver in ("linux", "testpmd", "l3fwd", "ovs")
-        if driver not in (modes or {})
-    }
+    only = "" if modes else " (VPP only)"
+    reasons = vpp_only(f"the {{driver}} driver has no {family} set-up{only}", runs=modes)
     return Family(
         id=family,
         tags=tags,

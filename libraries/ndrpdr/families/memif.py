@@ -17,7 +17,7 @@ unverified) 0.3-0.5. The figures sit in that range.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import cost, setup, src_range_traffic
+from ndrpdr.families.build import cost, setup, src_range_traffic, vpp_only
 from ndrpdr.families.model import Family
 from ndrpdr.families.vppmemif import MemifVpp
 from ndrpdr.profiles import Layer, Profile
@@ -43,10 +43,10 @@ def _memif(base: str, tags: tuple[str, ...], layer: Layer, what: str, cycles: fl
             family,
             {"sim": "l2xc" if layer == "L2" else "ip4base"},
             vpp=MemifVpp(family, forwarding),
-            reasons={
-                d: f"{family} chains two VPPs over memif: the {d} driver has no memif (VPP only)"
-                for d in ("linux", "testpmd", "l3fwd", "ovs")
-            },
+            reasons=vpp_only(
+                f"{family} chains two VPPs over memif: the {{driver}} driver has no memif "
+                "(VPP only)"
+            ),
         ),
         note=(
             "the second VPP (CSIT's container) runs under unshare --net on the DUT's host, "

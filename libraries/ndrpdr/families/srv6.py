@@ -13,7 +13,7 @@ lower. The figures sit there.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import cost, setup, src_range_traffic
+from ndrpdr.families.build import cost, setup, src_range_traffic, vpp_only
 from ndrpdr.families.model import Family
 from ndrpdr.families.vppsrv6 import Srv6Vpp
 from ndrpdr.profiles import Profile
@@ -36,10 +36,7 @@ def _srv6(family: str, tags: tuple[str, ...], what: str, cycles: float) -> Famil
         setup=setup(
             family,
             vpp=Srv6Vpp(family, sids, decap=not family.endswith("-nodecaps")),
-            reasons={
-                d: f"the {d} driver has no SRv6 set-up for {family} (VPP only)"
-                for d in ("linux", "testpmd", "l3fwd", "ovs")
-            },
+            reasons=vpp_only(f"the {{driver}} driver has no SRv6 set-up for {family} (VPP only)"),
         ),
     )
 
