@@ -41,3 +41,15 @@ ${TOPOLOGY}    ${CURDIR}/../../topologies/sim-3n.yaml    # robocop: off=unused-v
 1518B-1c-ethip4ipsec10000tnlsw-udp-ar-ip4base-int-aes128ctr-hmac96sha-ndrpdr
     [Tags]    1518B    1C
     ${PROFILE}    frame_size=1518    cores=1
+1518B-2c-ethip4ipsec10000tnlsw-udp-ar-ip4base-int-aes128ctr-hmac96sha-ndrpdr
+    [Tags]    1518B    2C
+    ${PROFILE}    frame_size=1518    cores=2
+IMIX-1c-ethip4ipsec10000tnlsw-udp-ar-ip4base-int-aes128ctr-hmac96sha-ndrpdr
+    [Tags]    IMIX    1C
+    ${PROFILE}    frame_size=IMIX    cores=1
+IMIX-2c-ethip4ipsec10000tnlsw-udp-ar-ip4base-int-aes128ctr-hmac96sha-ndrpdr
+    [Tags]    IMIX    2C
+    ${PROFILE}    frame_size=IMIX    cores=2
+IMIX-4c-ethip4ipsec10000tnlsw-udp-ar-ip4base-int-aes128ctr-hmac96sha-ndrpdr
+    [Tags]    IMIX    4C
+    ${PROFILE}    frame_size=IMIX    cores=4

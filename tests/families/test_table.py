@@ -71,8 +71,6 @@ def test_rows_of_every_family(family: Family) -> None:
             (9000, 1),
             (IMIX, 1),
         } <= pairs
-    elif "UDP_ENCAP" in family.tags:
-        assert pairs == {(1518, 1)}  # CSIT's daily ipsec-sw-udp set
     elif "REASSEMBLY" in family.tags:
         assert pairs == {(1518, 1), (1518, 2)}  # the DUT-DUT MTU splits a 1518B frame in two
     else:
