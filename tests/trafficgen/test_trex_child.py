@@ -23,6 +23,7 @@ import dataclasses
 import io
 import math
 import os
+import signal
 import sys
 import textwrap
 import time
@@ -149,6 +150,9 @@ STAND_IN_API = textwrap.dedent(
             if port == 98:
                 print("dying on port 98", file=sys.stderr, flush=True)
                 os._exit(3)
+            if port == 97:
+                time.sleep(1.0)
+                return {"speed": 97.0}
             return {"speed": 100.0, "link": "UP"}
 
         def acquire(self, ports=None, force=False, sync_streams=True):
@@ -595,6 +599,31 @@ def test_a_dead_child_ends_the_call_with_its_stderr(client_path: str) -> None:
     assert message.endswith("dying on port 98")
     with pytest.raises(TrexClientError, match=r"has exited \(exit code 3\)"):
         client.connect()
+
+
+class AlarmInterruptError(Exception):
+    """What the alarm raises in the middle of a call (as Ctrl-C raises KeyboardInterrupt)."""
+
+
+def test_a_call_interrupted_after_its_request_leaves_the_next_call_in_step(
+    client_path: str,
+) -> None:
+    client = ChildClient(settings(client_path))
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise AlarmInterruptError
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with pytest.raises(AlarmInterruptError):
+            client.get_port_attr(97)  # answers after 1 s: the reply comes after the interrupt
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert client.get_port_attr(0) == {"speed": 100.0, "link": "UP"}  # not port 97's reply
+    client.ping()
+    client.close()
 
 
 def test_disconnect_ends_the_child(client_path: str) -> None:

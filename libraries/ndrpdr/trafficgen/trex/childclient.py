@@ -23,6 +23,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -276,8 +277,25 @@ class ChildClient:
                 self._popen.stdin.flush()
             except (OSError, ValueError):
                 pass  # it died: the reply queue ends and says so below
+            reply = self._reply(call, ident, limit)
+        if not reply.get("ok"):
+            text = str(reply.get("error") or "no error text")
+            message = text if plain_errors else f"TRex {call}: {text}"
+            raise TrexClientError(message, trex_text=text)
+        return reply.get("value")
+
+    def _reply(self, call: str, ident: int, limit: float) -> dict[str, Any]:
+        """The reply to request ``ident``, within ``limit`` [s] (the caller holds the lock).
+
+        Replies to earlier requests are dropped: a call interrupted after
+        its request went out (Ctrl-C, a Robot timeout) leaves its reply in
+        the queue, and the next call must not take it for its own.
+        """
+        node = self.settings.node
+        deadline = time.monotonic() + limit
+        while True:
             try:
-                raw = self._replies.get(timeout=limit)
+                raw = self._replies.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
                 self._kill()
                 raise TrexClientError(
@@ -293,21 +311,20 @@ class ChildClient:
                     f"{self._popen.poll()}) without answering; its stderr (tail):\n"
                     f"{self.stderr_tail()}"
                 )
-        try:
-            reply = child.loads(raw)
-        except ValueError as exc:
-            raise TrexClientError(
-                f"{node}: TRex {call}: {self._where()} answered {raw[:200]!r}: {exc}"
-            ) from exc
-        if not isinstance(reply, dict) or reply.get("id") != ident:
-            raise TrexClientError(
-                f"{node}: TRex {call}: {self._where()} answered out of turn: {raw[:200]!r}"
-            )
-        if not reply.get("ok"):
-            text = str(reply.get("error") or "no error text")
-            message = text if plain_errors else f"TRex {call}: {text}"
-            raise TrexClientError(message, trex_text=text)
-        return reply.get("value")
+            try:
+                reply = child.loads(raw)
+            except ValueError as exc:
+                raise TrexClientError(
+                    f"{node}: TRex {call}: {self._where()} answered {raw[:200]!r}: {exc}"
+                ) from exc
+            seen = reply.get("id") if isinstance(reply, dict) else None
+            if isinstance(seen, int) and seen < ident:
+                continue  # the late reply of an interrupted call
+            if not isinstance(reply, dict) or seen != ident:
+                raise TrexClientError(
+                    f"{node}: TRex {call}: {self._where()} answered out of turn: {raw[:200]!r}"
+                )
+            return reply
 
     # -- TrexClient --------------------------------------------------------------------
     def connect(self) -> None:
