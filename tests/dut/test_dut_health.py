@@ -22,7 +22,6 @@ from ndrpdr.dut.base import DutError
 from ndrpdr.dut.health import (
     REMOTE_HEALTH_INTERVAL_S,
     check_process,
-    describe_exit,
     health_interval_s,
     process_state,
 )
@@ -126,13 +125,6 @@ def test_exit_status_and_a_stopped_process_sees_sigint(access: LocalTransport) -
     started = time.monotonic()
     assert stopped.stop(9.0) == 0
     assert time.monotonic() - started < 2.0
-
-
-def test_describe_exit() -> None:
-    assert describe_exit(None) == "exit status unknown"
-    assert describe_exit(0) == "exit status 0"
-    assert describe_exit(-15) == "killed by SIGTERM (exit status -15)"
-    assert describe_exit(-200) == "killed by signal 200 (exit status -200)"
 
 
 class _Remote:

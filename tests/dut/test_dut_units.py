@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from ndrpdr.access.base import CommandResult
+from ndrpdr.access.processlog import bounded_log, strip_ansi
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.dut.dpdk_eal import vdev_args
 from ndrpdr.dut.handsoff import sink_ruleset
@@ -26,7 +27,6 @@ from ndrpdr.dut.l3fwd_build import (
 )
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ovs import ovs_flows
-from ndrpdr.dut.processlog import bounded_log, strip_ansi
 from ndrpdr.dut.registry import make_dut_driver
 from ndrpdr.dut.sim import SimDutDriver
 from ndrpdr.dut.testpmd import TestpmdDriver
@@ -292,6 +292,7 @@ def test_vdevs_and_sink_ruleset() -> None:
     rules = sink_ruleset(["dut-if1", "dut-if2"])
     assert 'hook ingress device "dut-if2" priority 0; policy accept; counter drop;' in rules
     assert strip_ansi("\x1b[2J\x1b[1;1HPort statistics") == "Port statistics"
+    assert strip_ansi("a\x07b\r\nc\rd\x1b(B\te\x00") == "ab\nc\nd\te"  # TRex's screen
     cut = bounded_log("a" * 100 + "b" * 100, limit=80)
     assert cut.startswith("a" * 10) and cut.endswith("b" * 70) and "[... 120 characters cut" in cut
 

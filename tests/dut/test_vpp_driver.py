@@ -433,7 +433,7 @@ def test_direct_service_runs_vpp_as_a_background_process(csit: Topology) -> None
     access.calls.clear()
     driver.stop()
     assert access.processes[0].stops == 1
-    assert access.calls == []  # no systemctl
+    assert access.calls == [("ps", "-o", "stat=", "-p", "4242")]  # not frozen; no systemctl
     assert all(access.sudo)
 
 

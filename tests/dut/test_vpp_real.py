@@ -196,6 +196,39 @@ def test_a_dead_vpp_is_named_restarted_once_then_refused(bed: Bed, vpp: VppDrive
         vpp.configure(bed.config("ip4base"))
 
 
+def test_a_frozen_vpp_is_named_at_once_and_the_next_test_gets_a_fresh_one(
+    bed: Bed, vpp: VppDriver
+) -> None:
+    """SIGSTOP: the health check names it, telemetry and stop ask no vppctl (each would wait
+    out its timeout), and the next test's VPP is a new process that forwards."""
+    vpp.configure(bed.config("ip4base"))
+    vpp.start()
+    vpp.health_check()
+    frozen = vpp.pid
+    assert frozen is not None
+    os.kill(frozen, signal.SIGSTOP)
+    started = time.monotonic()
+    with pytest.raises(DutError) as caught:
+        vpp.health_check()
+    assert f"(pid {frozen}) is stopped (SIGSTOP), state T: alive but forwarding nothing" in str(
+        caught.value
+    )
+    telemetry = vpp.telemetry()
+    assert telemetry["cli"] == (
+        f"not asked: /opt/vpp/v26.06/bin/vpp (pid {frozen}) is stopped (SIGSTOP, state T)"
+    )
+    assert "show_runtime" not in telemetry
+    vpp.stop()
+    took = time.monotonic() - started
+    assert took < 5.0, took  # vppctl's timeout is 30 s per command
+    assert not pid_alive(frozen)
+    vpp.configure(bed.config("ip4base"))
+    vpp.start()
+    vpp.health_check()
+    assert vpp.pid not in (None, frozen)
+    check_forwarding(bed, "ip4base")
+
+
 def test_ports_that_do_not_exist_are_named_before_vpp_starts(bed: Bed, vpp: VppDriver) -> None:
     config = bed.config("ip4base")
     port = config.ports[0]

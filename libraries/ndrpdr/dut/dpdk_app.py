@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from ndrpdr.access.base import BackgroundProcess, NodeAccess
+from ndrpdr.access.processlog import bounded_log, log_tail
 from ndrpdr.drivers import read_options
 from ndrpdr.dut.base import DutTestConfig
 from ndrpdr.dut.dpdk_lcores import forwarding_cpus
@@ -32,7 +33,6 @@ from ndrpdr.dut.dpdk_setup import DpdkSetup
 from ndrpdr.dut.health import check_process
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.process import effective_cpu, pinned, stop_noting
-from ndrpdr.dut.processlog import bounded_log, log_tail
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.systemtools import require
 from ndrpdr.testbed.model import Node

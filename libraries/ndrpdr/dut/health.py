@@ -18,15 +18,15 @@ be checked: after every trial on this machine (a ``waitpid`` and a read of
 
 from __future__ import annotations
 
-import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
 from ndrpdr.access.base import BackgroundProcess, NodeAccess
 from ndrpdr.access.local import LocalProcess, LocalTransport
+from ndrpdr.access.processlog import log_tail
+from ndrpdr.access.procstate import describe_exit
 from ndrpdr.dut.base import DutError
-from ndrpdr.dut.processlog import log_tail
 from ndrpdr.errors import NdrPdrError
 
 #: Shortest pause between two health checks of a DUT reached over SSH [s].
@@ -53,19 +53,6 @@ def health_interval_s(dut: object, access: NodeAccess) -> float:
     own = getattr(dut, "health_interval_s", 0.0)
     base = 0.0 if isinstance(access, LocalTransport) else REMOTE_HEALTH_INTERVAL_S
     return max(float(own), base)
-
-
-def describe_exit(code: int | None) -> str:
-    """'killed by SIGKILL (exit status -9)', 'exit status 1', or 'exit status unknown'."""
-    if code is None:
-        return "exit status unknown"
-    if code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        return f"killed by {name} (exit status {code})"
-    return f"exit status {code}"
 
 
 def process_state(process: BackgroundProcess, access: NodeAccess) -> str | None:

@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 
 from ndrpdr.access.base import BackgroundProcess, NodeAccess
+from ndrpdr.access.processlog import LOG_TAIL_LINES, log_tail
 from ndrpdr.drivers import DriverDescription, option, read_options
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.handsoff import KernelHandsOff
@@ -35,7 +36,6 @@ from ndrpdr.dut.health import check_process
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ports import check_ports_exist, port_names
 from ndrpdr.dut.process import effective_cpu, pinned, stop_noting
-from ndrpdr.dut.processlog import LOG_TAIL_LINES, log_tail
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.systemtools import require
 from ndrpdr.testbed.model import Node

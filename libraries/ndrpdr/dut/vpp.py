@@ -56,16 +56,17 @@ import time
 from collections.abc import Callable
 
 from ndrpdr.access.base import BackgroundProcess, CommandResult, NodeAccess, tail
+from ndrpdr.access.processlog import LOG_TAIL_LINES, bounded_log, log_tail
+from ndrpdr.access.procstate import describe_exit
 from ndrpdr.drivers import DriverDescription
 from ndrpdr.dut import vpp_afpacket, vpp_family
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.dut.handsoff import KernelHandsOff, xdp_off_argv
-from ndrpdr.dut.health import check_process, describe_exit
+from ndrpdr.dut.health import check_process, process_state
 from ndrpdr.dut.netqueues import rx_queue_count
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ports import check_ports_exist
-from ndrpdr.dut.processlog import LOG_TAIL_LINES, bounded_log, log_tail
 from ndrpdr.dut.vpp_config import (
     VppOptions,
     cli_error,
@@ -299,6 +300,14 @@ class VppDriver:
         af_packet ports: only the test's interfaces go; VPP runs on (``close`` ends it).
         """
         self._stop_peer()
+        frozen = self._frozen()
+        if frozen is not None:  # no vppctl can reach it: end it, the next start is a fresh one
+            self.notes.append(f"{frozen}: ended it instead of removing its interfaces")
+            process, self._process = self._process, None
+            self._running = self._applied = False
+            assert process is not None
+            self._end(process)
+            return
         if self._paths is not None:
             if self._running and self._alive_now():
                 self._remove_interfaces("stop")
@@ -360,7 +369,10 @@ class VppDriver:
         if self._setup_time is not None:
             count, seconds = self._setup_time
             out["setup_time"] = f"{count} vppctl commands in {seconds:.3f} s"
-        if self._running and (self._paths is None or self._alive_now()):
+        frozen = self._frozen()
+        if frozen is not None:  # vppctl would wait out its timeout per command
+            out["cli"] = f"not asked: {frozen}"
+        elif self._running and (self._paths is None or self._alive_now()):
             for name, command in TELEMETRY_COMMANDS:
                 out[name] = bounded_log(self._steps.text(self._vppctl_argv(command)))
         if self._peer is not None:
@@ -429,6 +441,16 @@ class VppDriver:
         if not self._applied:
             self._apply()
             self._applied = True
+
+    def _frozen(self) -> str | None:
+        """What a VPP started here that is stopped by a signal is (None: it is not)."""
+        process = self._process
+        if not self._running or process is None:
+            return None
+        state = process_state(process, self._steps.access)
+        if state is None or state not in ("T", "t"):
+            return None
+        return f"{self.options.binary} (pid {process.pid}) is stopped (SIGSTOP, state {state})"
 
     def _alive_now(self) -> bool:
         """True when the VPP the driver started still runs (a systemd VPP: when started)."""

@@ -25,9 +25,9 @@ import time
 from collections.abc import Callable, Sequence
 
 from ndrpdr.access.base import BackgroundProcess
+from ndrpdr.access.processlog import bounded_log, log_tail
 from ndrpdr.dut.base import DutError
 from ndrpdr.dut.nodesteps import NodeSteps
-from ndrpdr.dut.processlog import bounded_log, log_tail
 from ndrpdr.dut.vpp_config import cli_error
 
 #: How long the second VPP may take to answer its CLI [s], and the pause between tries [s].

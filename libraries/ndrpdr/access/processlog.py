@@ -1,6 +1,7 @@
-"""A data-plane process's log as messages and telemetry quote it: escapes removed, bounded.
+"""A process's log as messages and telemetry quote it: escapes and control bytes removed, bounded.
 
-testpmd redraws its statistics with terminal escapes; an error quotes the
+testpmd redraws its statistics with terminal escapes, TRex's server its
+status screen with escapes and carriage returns; an error quotes the
 last ``LOG_TAIL_LINES`` non-empty lines (``log_tail``), telemetry keeps at
 most ``LOG_LIMIT`` characters, head and tail (``bounded_log``).
 """
@@ -11,12 +12,17 @@ import re
 
 #: Lines of a process log quoted in an error.
 LOG_TAIL_LINES = 40
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[A-Za-z]|[()][0-9A-Za-z]|[=>78])")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def strip_ansi(text: str) -> str:
-    """``text`` without terminal escape sequences (testpmd clears the screen per stats print)."""
-    return _ANSI.sub("", text)
+    """``text`` without terminal escapes and control bytes (a lone carriage return: a new line).
+
+    testpmd clears the screen per stats print; tabs and new lines stay.
+    """
+    text = _ANSI.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROL.sub("", text)
 
 
 #: Telemetry keeps at most this much of a process log [characters] (head and tail).
