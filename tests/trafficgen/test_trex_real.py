@@ -26,6 +26,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -45,6 +46,7 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
+from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.trex.childclient import ChildClient
 from ndrpdr.trafficgen.trex.client import TrexClientError
 from ndrpdr.trafficgen.trex.driver import TrexTrafficGenerator
@@ -436,7 +438,9 @@ def test_a_killed_server_is_restarted_once_by_the_health_check(bed: Bed) -> None
     note = bed.session.health_check()
     assert note is not None
     first, _, log = note.partition("the dead server's log (tail):\n")
-    assert first.startswith(f"TG: the TRex server (pid {old_wrapper}) had exited (exit code 137); ")
+    assert first.startswith(
+        f"TG: the TRex server (pid {old_wrapper}) died (killed by SIGKILL (exit status 137)); "
+    )
     assert f"restarted it once (pid {bed.session.server_pid})" in first
     assert "Killed" in log and "_t-rex-64" not in first  # the script saw its server killed
     assert bed.session.starts == starts + 1
@@ -450,6 +454,65 @@ def test_a_killed_server_is_restarted_once_by_the_health_check(bed: Bed) -> None
     assert_counts(result, 10_000, 0.5)
     assert bed.session.health_check() is None
     print(f"restart: {first}")
+
+
+def _fault_mid_trial(bed: Bed, sig: signal.Signals) -> tuple[str, float, int]:
+    """Send ``sig`` to the real ``_t-rex-64`` 1 s into a 4 s trial: (the error, seconds
+    from the signal to the error, the server's pid)."""
+    server = bed.trex_pid()
+    sent: list[float] = []
+
+    def fault() -> None:
+        os.kill(server, sig)
+        sent.append(time.monotonic())
+
+    timer = threading.Timer(1.0, fault)
+    tg = bed.generator()
+    timer.start()
+    try:
+        with pytest.raises(TrafficGeneratorError) as caught:
+            tg.measure(4.0, 10_000)
+        failed = time.monotonic()
+    finally:
+        timer.join()
+        with contextlib.suppress(TrafficGeneratorError):
+            tg.close()
+    return str(caught.value), failed - sent[0], server
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGSTOP], ids=["killed", "frozen"])
+def test_a_server_killed_or_frozen_mid_trial_is_named_and_the_next_traffic_runs(
+    bed: Bed, sig: signal.Signals
+) -> None:
+    """The trial's error says what became of the server (not only the client's RPC error),
+    within seconds; the next test's health check restarts it and its traffic runs."""
+    wrapper = bed.session.server_pid
+    message, after_s, server = _fault_mid_trial(bed, sig)
+    first = message.splitlines()[0]
+    if sig == signal.SIGKILL:
+        assert first.startswith(
+            f"TG: the TRex server (started as pid {wrapper}) died (killed by SIGKILL "
+            "(exit status 137)); the client saw: TRex "
+        ), message
+    else:
+        assert first.startswith(
+            f"TG: the TRex server (started as pid {wrapper}) is frozen: _t-rex-64 (pid "
+            f"{server}) is stopped (SIGSTOP, state T), alive but not answering; the client "
+            "saw: TRex "
+        ), message
+    assert "the TRex server's log (tail):\n" in message
+    assert "\x1b" not in message and "\r" not in message
+    assert after_s < 10.0, after_s  # TRex's client gives up on an RPC after 3 s
+    note = bed.session.health_check()  # as the next test's traffic_generator does
+    assert note is not None and "restarted it once" in note
+    assert not alive(server)
+    tg = bed.generator()
+    try:
+        result = tg.measure(0.5, 10_000)
+    finally:
+        tg.close()
+    assert_counts(result, 10_000, 0.5)
+    print(f"{sig.name}: failed {after_s:.1f} s after the signal: {first}")
 
 
 #: Captures frames on one interface of a namespace (run there by ``ip netns exec``):

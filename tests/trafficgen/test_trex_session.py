@@ -182,7 +182,9 @@ def test_a_dead_server_is_restarted_once_and_said_so(csit: Topology) -> None:
     r.access.processes[0].die(139, "EAL: probe\nSegmentation fault (core dumped)\n")
     note = r.session.health_check()
     assert note is not None
-    assert note.startswith("TG: the TRex server (pid 4242) had exited (exit code 139); ")
+    assert note.startswith(
+        "TG: the TRex server (pid 4242) died (killed by SIGSEGV (exit status 139)); "
+    )
     assert "restarted it once (pid 4243)" in note
     assert note.endswith("Segmentation fault (core dumped)")  # the dead server's log (tail)
     assert r.session.starts == 2 and len(r.access.started) == 2
@@ -211,7 +213,7 @@ def test_a_failed_restart_is_an_error_with_both_logs(csit: Topology) -> None:
     with pytest.raises(TrafficGeneratorError) as info:
         r.session.health_check()
     message = str(info.value)
-    assert message.startswith("TG: the TRex server (pid 4242) had exited (exit code 1), and ")
+    assert message.startswith("TG: the TRex server (pid 4242) died (exit status 1), and ")
     assert "restarting it failed: TG: the TRex server exited while starting" in message
     assert "second server: no port" in message
     assert message.endswith("first server's last words")

@@ -8,7 +8,8 @@ Everything goes through the TG's NodeAccess (SSH for a lab TG), as root:
    server log). t-rex-64 is a bash wrapper that must run from its own
    directory and runs the server ``_t-rex-64`` as its child, so a small
    ``sh`` starts it in a session (process group) of its own and passes
-   SIGINT / SIGTERM on to that whole group: stopping the background
+   SIGINT / SIGTERM on to that whole group (with SIGCONT, so a server
+   frozen by SIGSTOP acts on them too): stopping the background
    process stops the server (TRex shuts down cleanly on either signal),
    not just the wrapper;
 3. ``wait_for_api`` tries the client's ``connect`` up to ``api_retries``
@@ -31,7 +32,9 @@ import re
 import time
 from collections.abc import Callable, Sequence
 
-from ndrpdr.access.base import BackgroundProcess, NodeAccess, NodeAccessError, tail
+from ndrpdr.access.base import BackgroundProcess, NodeAccess, NodeAccessError
+from ndrpdr.access.processlog import log_tail
+from ndrpdr.access.procstate import describe_exit, process_tree
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.systemtools import require
 from ndrpdr.trafficgen.base import TrafficGeneratorError
@@ -47,14 +50,18 @@ cd "$1" || exit 1
 shift
 setsid ./t-rex-64 "$@" &
 job=$!
-trap 'kill -INT "-$job" 2>/dev/null' INT
-trap 'kill -TERM "-$job" 2>/dev/null' TERM
+trap 'kill -INT "-$job" 2>/dev/null; kill -CONT "-$job" 2>/dev/null' INT
+trap 'kill -TERM "-$job" 2>/dev/null; kill -CONT "-$job" 2>/dev/null' TERM
 wait "$job"
 status=$?
 while kill -0 "$job" 2>/dev/null; do wait "$job"; status=$?; done
 exit "$status"
 """
 
+#: Lines of the server's log a message quotes (escapes and control bytes removed).
+LOG_TAIL_LINES = 25
+#: How long collecting a server that exited (its exit status, its log) may take [s].
+COLLECT_TIMEOUT_S = 5.0
 #: How long ``stop`` gives the server to exit (SIGINT, SIGTERM, SIGKILL) [s].
 STOP_TIMEOUT_S = 30.0
 #: Where DPDK keeps a process's runtime files, in a directory named by its --prefix.
@@ -88,10 +95,10 @@ def _log_tail(process: BackgroundProcess | None) -> str:
     if process is None:
         return "(no server log: the server was not started by this driver)"
     try:
-        text = process.output().rstrip()
+        text = log_tail(process.output(), LOG_TAIL_LINES)
     except NdrPdrError as exc:
         return f"(the server log could not be read: {exc})"
-    return tail(text) if text else "(empty)"
+    return text or "(empty)"
 
 
 def wait_for_api(
@@ -196,6 +203,32 @@ class TrexServer:
     def is_running(self) -> bool:
         """True while the server process this driver started has not exited."""
         return self.process is not None and self.process.is_running()
+
+    def diagnose(self) -> str | None:
+        """What became of the server started here, in a few seconds; None: it runs.
+
+        "died (killed by SIGKILL (exit status 137))" for a server that
+        exited (collected on the way: its exit status, its log), "is
+        frozen: _t-rex-64 (pid N) is stopped (SIGSTOP, state T)" for one
+        whose process tree (the start wrapper, t-rex-64, the server) has a
+        stopped process. A failed look is no diagnosis (None).
+        """
+        process = self.process
+        if process is None:
+            return None
+        try:
+            if not process.is_running():
+                code = getattr(process, "exit_code", None)
+                if code is None:
+                    code = process.stop(COLLECT_TIMEOUT_S)
+                return f"died ({describe_exit(code, shell=True)})"
+            stopped = [p for p in process_tree(self.access, process.pid) if p.stopped]
+        except NdrPdrError as exc:
+            _log.debug("%s: no diagnosis of the TRex server: %s", self.node, exc)
+            return None
+        if not stopped:
+            return None
+        return f"is frozen: {stopped[-1].describe()}, alive but not answering"
 
     def stop(self) -> None:
         """Stop the server and remove its DPDK runtime directory (idempotent).

@@ -166,12 +166,31 @@ class TrexSession:
         return core_mask(sending_ports, self.cores_per_port_pair)
 
     def call(self, what: str, action: Callable[[], _T]) -> _T:
-        """Run a client call under the lock; its failure becomes an error naming the node."""
+        """Run a client call under the lock; its failure becomes an error naming the node.
+
+        When the server started here died or froze, the error says so
+        first (``TrexServer.diagnose``: pid, signal or state, log tail),
+        then what the client saw.
+        """
         try:
             with self._lock:
                 return action()
         except Exception as exc:
-            raise TrafficGeneratorError(f"{self.node}: TRex {what}: {trex_text(exc)}") from exc
+            raise TrafficGeneratorError(self.failure(what, exc)) from exc
+
+    def failure(self, what: str, exc: BaseException) -> str:
+        """The message for client call ``what`` that failed with ``exc`` (see ``call``)."""
+        said = f"TRex {what}: {trex_text(exc)}"
+        server = self._server
+        problem = None if server is None else server.diagnose()
+        if server is None or problem is None:
+            return f"{self.node}: {said}"
+        pid = self.server_pid if server.process is not None else None
+        started = f" (started as pid {pid})" if pid is not None else ""
+        return (
+            f"{self.node}: the TRex server{started} {problem}; the client saw: {said}\n"
+            f"the TRex server's log (tail):\n{server.log_tail()}"
+        )
 
     # -- lifecycle ---------------------------------------------------------------------
     def open(self) -> None:
@@ -259,10 +278,9 @@ class TrexSession:
     def _problem(self) -> str | None:
         """What is wrong with the server (None: it runs and answers)."""
         server = self._server
-        if server is not None and not server.is_running():
-            process = server.process
-            code = getattr(process, "exit_code", None)
-            return "had exited" + (f" (exit code {code})" if code is not None else "")
+        problem = None if server is None else server.diagnose()
+        if problem is not None:
+            return problem
         try:
             self.call("ping", self.client.ping)
         except TrafficGeneratorError as exc:
