@@ -126,6 +126,7 @@ class RunHooks:
     record_path: Path | None = None
     health: HealthCheck | None = None
     finish: Callable[[SearchRun], None] | None = None
+    failed: Callable[[str], None] | None = None
 
 
 def default_min_load(max_load_pps: float) -> float:
@@ -249,6 +250,8 @@ class RecordedRun:
         """Stop traffic, build and settle the record, ``finish`` it; True for known failures."""
         try:
             error = None if exc is None else failure_text(exc)
+            if error is not None and self.hooks.failed is not None:
+                self.hooks.failed(error)  # at once: the record and telemetry take a while
             if isinstance(exc, SearchAbortedError):
                 self.result = exc.partial
             try:
@@ -362,6 +365,7 @@ def run_search(
     irregular: IrregularPolicy = IrregularPolicy.FAIL,
     setting_names: SettingNames = CLI_NAMES,
     finish: Callable[[SearchRun], None] | None = None,
+    failed: Callable[[str], None] | None = None,
 ) -> SearchRun:
     """Run one search over ``tg`` and build its record (``RecordedRun``).
 
@@ -396,7 +400,9 @@ def run_search(
     An irregular result (a lossy min load, bounds out of order, TG-limited
     bounds, the time cap hit) fails the run with ``irregular`` FAIL and
     passes with WARN (``ndrpdr.results.irregular.judge``); its messages
-    name the options as ``setting_names`` says.
+    name the options as ``setting_names`` says. ``failed(error)`` hears
+    why a run failed or stopped as soon as it does, before traffic is
+    stopped and telemetry read (a console line while they take their time).
     """
     request = SearchRequest(
         topology=topology,
@@ -422,6 +428,7 @@ def run_search(
         record_path=record_path,
         health=health,
         finish=finish,
+        failed=failed,
     )
     with RecordedRun(tg, request, hooks) as run:
         run.search()

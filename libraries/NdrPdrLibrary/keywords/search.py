@@ -158,6 +158,7 @@ class SearchKeywords(Component):
             irregular=irregular,
             setting_names=ROBOT_NAMES,
             finish=finish,
+            failed=lambda error: robotout.console(f"{kind} search FAIL: {error}"),
         )
         record, (path,) = outcome.record, published
         kept = f" ({len(record.trials)} trials kept in {path or 'the log'})"
