@@ -17,6 +17,7 @@ from NdrPdrLibrary.keywords.settings import SettingsKeywords
 from NdrPdrLibrary.keywords.testbed import TestbedKeywords
 from NdrPdrLibrary.keywords.traffic import TrafficKeywords
 from NdrPdrLibrary.robotview import CONVERTERS, real_value, robot_arguments, robot_types
+from NdrPdrLibrary.stopsignals import guard_stop_signals
 
 __version__ = ndrpdr.__version__
 
@@ -140,6 +141,7 @@ class NdrPdrLibrary(DynamicCore):  # type: ignore[misc]
         self.ctx = LibraryContext(
             topology, nic=nic or None, progress=parse_progress_option(progress)
         )
+        guard_stop_signals()  # a second Ctrl-C lets the teardown end and output.xml be whole
         DynamicCore.__init__(
             self,
             [
