@@ -9,14 +9,17 @@ simulator, ``ndrpdr clear-results``, ``ndrpdr summary``) is the real thing.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 from acceptance_helpers import suite_test_name
 
+from ndrpdr.results.outdirlock import LOCK_NAME, holder
 from ndrpdr.results.schema import validate_record
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,7 +86,7 @@ def test_second_run_keeps_only_its_records_and_unrelated_files(tmp_path: Path) -
     assert removed == [f"{outdir}: removed the earlier run's 1 result record(s), output.xml"]
 
     new = {f"{suite_test_name('64', 'ethip4-ip4base', kind)}.json" for kind in ("ndrpdr", "mrr")}
-    robot = {"output.xml", "log.html", "report.html", "xunit.xml"}
+    robot = {"output.xml", "log.html", "report.html", "xunit.xml", LOCK_NAME}
     kept = {"dashboard.json", "README.txt"}
     assert {p.name for p in outdir.iterdir()} == new | robot | kept
     for name in new:
@@ -95,3 +98,44 @@ def test_second_run_keeps_only_its_records_and_unrelated_files(tmp_path: Path) -
     assert again.returncode == 0, again.stdout + again.stderr
     assert f"{outdir}: removed the earlier run's 2 result record(s), " in again.stdout
     assert {p.name for p in outdir.iterdir()} == new | robot | kept
+
+
+def test_a_run_into_a_directory_a_live_run_holds_writes_beside_it_and_says_so(
+    tmp_path: Path,
+) -> None:
+    """The live run is this test holding the directory's lock (as a running run-suites does):
+    its files stay as they are; the second run's outputs go to <dir>-<run id>."""
+    venv = _venv(tmp_path)
+    outdir = tmp_path / "results"
+    outdir.mkdir()
+    theirs = outdir / "output.xml"
+    theirs.write_text('<?xml version="1.0"?>\n<robot generator="the live run">\n</robot>\n')
+    lock = os.open(outdir / LOCK_NAME, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        os.write(lock, b"pid=4242 run=the-live-run started=2026-11-28T00:00:00+00:00\n")
+        assert holder(outdir) == "pid=4242 run=the-live-run started=2026-11-28T00:00:00+00:00"
+        cleared = subprocess.run(
+            [sys.executable, "-m", "ndrpdr", "clear-results", str(outdir)],
+            capture_output=True, text=True, check=False, cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT / "libraries")},
+        )  # fmt: skip
+        assert cleared.returncode == 1
+        assert "is in use by a live run (pid=4242 run=the-live-run" in cleared.stderr
+        process = _run_suites(venv, outdir)
+    finally:
+        os.close(lock)
+    assert process.returncode == 0, process.stdout + process.stderr
+    said = re.search(
+        rf"run-suites: {re.escape(str(outdir))} is in use by another run \(pid=4242 "
+        rf"run=the-live-run [^)]*\); this run writes to ({re.escape(str(outdir))}-\S+) instead",
+        process.stderr,
+    )
+    assert said is not None, process.stderr
+    beside = Path(said.group(1))
+    assert theirs.read_text().endswith('<robot generator="the live run">\n</robot>\n')
+    assert sorted(p.name for p in outdir.iterdir()) == [LOCK_NAME, "output.xml"]
+    new = {f"{suite_test_name('64', 'ethip4-ip4base', kind)}.json" for kind in ("ndrpdr", "mrr")}
+    assert new <= {p.name for p in beside.iterdir()}
+    assert (beside / "output.xml").is_file() and holder(beside) is None  # released at its end
+    assert holder(outdir) is None  # the live run's lock went with it

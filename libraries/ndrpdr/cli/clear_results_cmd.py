@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ndrpdr.console.lines import print_to
+from ndrpdr.results.outdirlock import holder
 from ndrpdr.results.ownoutputs import clear_earlier_outputs
 from ndrpdr.results.pabotresults import PABOT_RESULTS, clear_pabot_results
 
@@ -20,6 +21,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "nothing else",
     )
     parser.add_argument("directory", type=Path, help="the output directory (e.g. results)")
+    parser.add_argument(
+        "--ours",
+        action="store_true",
+        help="the caller holds DIR's run lock (bin/run-suites, clearing for its own run); "
+        "otherwise a DIR a live run holds is left alone",
+    )
     parser.set_defaults(run=run)
 
 
@@ -37,7 +44,15 @@ def removed_line(directory: Path, removed: list[Path]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """0 always; one line on stdout says what was removed."""
+    """0, one line on stdout saying what was removed; 1 when a live run holds the directory."""
+    owner = None if args.ours else holder(args.directory)
+    if owner is not None:
+        print_to(
+            sys.stderr,
+            f"ndrpdr clear-results: {args.directory} is in use by a live run ({owner}); "
+            "nothing removed",
+        )
+        return 1
     removed = clear_earlier_outputs(args.directory)
     pabots = clear_pabot_results(args.directory)
     if pabots is not None:
