@@ -16,6 +16,7 @@ from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.calibrate import (
     CALIBRATION_MARGIN,
     CALIBRATION_TRIALS,
+    EXTRA_TRIALS,
     calibrate_max_load,
 )
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
@@ -147,6 +148,28 @@ def test_one_calibration_trial_when_asked() -> None:
 
 def test_the_slowest_trial_decides_the_min_load_check() -> None:
     """A cap from the slowest trial at or below the min load is refused, naming that rate."""
-    tg = _Wobbling([400_000, 150_000, 400_000])
+    tg = _Wobbling([160_000, 150_000, 170_000])
     with pytest.raises(TrafficGeneratorError, match=r"150 kpps in its slowest of 3 trials"):
         calibrate_max_load(tg, 1e6, 1.0, min_load_pps=200_000)
+
+
+def test_a_starved_trial_does_not_cap_the_search() -> None:
+    """One starved second (16 kpps beside 330 kpps, seen on a loaded machine) is kept in the
+    record, not used: two more trials run and the cap rests on the trials that agree."""
+    tg = _Wobbling([330_000, 15_800, 335_000])
+    cap = calibrate_max_load(tg, 800_000, 1.0)
+    assert len(tg.loads) == CALIBRATION_TRIALS + EXTRA_TRIALS == 5  # 330, 15.8, 335, 330, 15.8
+    assert cap.capable_pps == pytest.approx(330_000, rel=1e-6)
+    assert cap.capped_pps == pytest.approx(330_000 * (1 - CALIBRATION_MARGIN), rel=1e-6)
+    assert cap.starved == 2
+    assert "2 starved trial(s) far below the others not used" in cap.describe()
+    offered = [t["offered_count"] for t in cap.to_json()["trials"]]
+    assert offered == [330_000, 15_800, 335_000, 330_000, 15_800]
+
+
+def test_a_tg_starved_in_most_trials_is_capped_at_what_it_sent() -> None:
+    """When the starved trials are the median, the cap is theirs: nothing better is known."""
+    tg = _Wobbling([20_000, 21_000, 330_000])
+    cap = calibrate_max_load(tg, 800_000, 1.0)
+    assert len(tg.loads) == 3 and cap.starved == 0  # a fast trial is never "starved"
+    assert cap.capable_pps == pytest.approx(20_000, rel=1e-6)

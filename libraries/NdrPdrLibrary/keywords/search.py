@@ -265,7 +265,8 @@ class SearchKeywords(Component):
         Before the search one short trial at the max load checks what the
         TG really sends; when it falls short, two more follow and a max load
         (or ``max_rate``) above the slowest of the three is capped, with a
-        warning. Bounds resting on trials the TG could not offer in
+        warning (a starved trial, far below the others, is not used: two
+        more run instead). Bounds resting on trials the TG could not offer in
         full are flagged: tag ``TG_LIMITED``, metadata ``TG_LIMITED`` and
         ``TG_MAX_OFFERED_PPS``, a message line "limited by the traffic
         generator: sent at most X".

@@ -13,7 +13,12 @@ search's max load is capped at the slowest of them, less
 ``CALIBRATION_MARGIN``: a software TG's flat-out rate wobbles from trial to
 trial (tcpreplay on a 2-core VM: 0.47 to 0.60 Mpps), and a cap at one lucky
 trial gives a max load the TG cannot hold (its trials there stretch) and a
-bound that moves by the wobble from run to run. A user-given max rate above
+bound that moves by the wobble from run to run. A trial far below the
+median of the trials (under ``STARVED_FRACTION`` of it: a TG starved for a
+second on a loaded machine, which once capped a whole search at 16 kpps
+where its neighbours sent 330 kpps) is no measure of the TG: it is kept in
+the record but not used, and ``EXTRA_TRIALS`` more trials run so that the
+median rests on enough. A user-given max rate above
 what the TG can send is capped the same way, with a warning. The
 calibration trials are kept in the record (``search.max_load_cap``), not as
 search trials.
@@ -37,11 +42,28 @@ CALIBRATION_MARGIN = 0.01
 #: Calibration trials in all when the first one shows the TG falling short (the cap is the slowest).
 CALIBRATION_TRIALS = 3
 
+#: A calibration trial that sent less than this fraction of the trials' median is a starved
+#: one: kept in the record, not used for the cap.
+STARVED_FRACTION = 0.75
+
+#: Trials added once when a calibration trial was starved.
+EXTRA_TRIALS = 2
+
 #: How the record names the method.
 METHOD = (
-    f"calibration trials at the max load ({CALIBRATION_TRIALS} when the first falls short): "
-    "the slowest offered frames / max(duration, effective duration)"
+    f"calibration trials at the max load ({CALIBRATION_TRIALS} when the first falls short, "
+    f"{EXTRA_TRIALS} more when one is starved): the slowest offered frames / max(duration, "
+    f"effective duration) among the trials that sent at least {STARVED_FRACTION:.0%} of "
+    "their median"
 )
+
+
+def _usable(rates: list[float]) -> list[int]:
+    """Indexes of the rates not starved (at least STARVED_FRACTION of the median)."""
+    ordered = sorted(rates)
+    middle = len(ordered) // 2
+    median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+    return [i for i, rate in enumerate(rates) if rate >= STARVED_FRACTION * median]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,7 +74,8 @@ class MaxLoadCap:
     sent per second in its slowest calibration trial, ``trial``;
     ``highest_pps``: in its fastest; ``capped_pps``: the max load to search
     up to instead, None when the TG kept up (no cap); ``trials``: every
-    calibration trial in the order they ran.
+    calibration trial in the order they ran; ``starved``: how many of them
+    were starved (far below the median) and not used.
     """
 
     requested_pps: float
@@ -63,6 +86,7 @@ class MaxLoadCap:
     method: str = METHOD
     highest_pps: float | None = None
     trials: tuple[TrialResult, ...] = ()
+    starved: int = 0
 
     @property
     def max_load_pps(self) -> float:
@@ -85,10 +109,15 @@ class MaxLoadCap:
             )
         else:
             sent = f"{sent} in a {self.trial.duration:g} s calibration trial"
+        dropped = (
+            f", {self.starved} starved trial(s) far below the others not used"
+            if self.starved
+            else ""
+        )
         return (
             f"max load capped at {format_rate(self.capped_pps)}: the TG sent only {sent} "
             f"at the requested {format_rate(self.requested_pps)} "
-            f"(cap = {1 - self.margin:.0%} of the slowest)"
+            f"(cap = {1 - self.margin:.0%} of the slowest{dropped})"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -133,19 +162,26 @@ def calibrate_max_load(
             f"{format_rate(max_load_pps)}; check the TG's ports and links"
         )
     capped: float | None = None
+    usable = [0]
     if rates[0] < TG_LIMIT_TOLERANCE * max_load_pps:
-        for _ in range(trials - 1):
+        extra = EXTRA_TRIALS
+        while len(measured) < trials or (extra and len(_usable(rates)) < len(rates)):
+            if len(measured) >= trials:
+                extra -= 1
             measured.append(tg.measure(duration_s, max_load_pps))
             rates.append(offered_rate_pps(trial_entry(0, measured[-1])))
-        capped = min(rates) * (1 - margin)
+        usable = _usable(rates)
+        lowest = min(rates[i] for i in usable)
+        capped = lowest * (1 - margin)
         if capped <= 0 or (min_load_pps is not None and capped <= min_load_pps):
             raise TrafficGeneratorError(
-                f"max-load calibration: the TG sends at most {format_rate(min(rates))} in its "
+                f"max-load calibration: the TG sends at most {format_rate(lowest)} in its "
                 f"slowest of {len(rates)} trials at {format_rate(max_load_pps)}, not above the "
                 f"min load {format_rate(min_load_pps or 0.0)}; give a lower min_rate"
             )
-    slowest = rates.index(min(rates))
+    slowest = min(usable, key=lambda i: rates[i])
     return MaxLoadCap(
         requested_pps=max_load_pps, capable_pps=rates[slowest], capped_pps=capped,
         trial=measured[slowest], margin=margin, highest_pps=max(rates), trials=tuple(measured),
+        starved=len(rates) - len(usable),
     )  # fmt: skip
