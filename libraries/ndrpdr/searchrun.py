@@ -386,8 +386,8 @@ def run_search(
     With ``calibrate``, a trial at the max load (as long as the shortest
     initial trial duration) first measures what the TG sends; a max load
     the TG cannot reach is capped at the slowest of three such trials,
-    starved ones left out (``calibrate``; ``notice(text)`` says so, else a logged warning; the record keeps it
-    as ``search.max_load_cap``).
+    starved ones left out (``calibrate``; ``notice(text)`` says so, else a
+    logged warning; the record keeps it as ``search.max_load_cap``).
     ``latency_duration_s`` [s] (None or 0: off) is each latency trial's
     duration after the search; a TG failure there leaves the bounds
     alone and the record's latency "failed" (``notice`` hears of it);
