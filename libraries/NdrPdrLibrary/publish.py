@@ -110,6 +110,8 @@ def publish_record(
         robotout.info(latency, html=True)
     robotout.info(trials_html(record, max_rows=MAX_LOGGED_TRIALS), html=True)
     metadata = search_metadata(record)
+    if path is None:  # the test fails for it: its metadata must not say passed
+        metadata["STATUS"] = "failed (the record could not be written)"
     test = robotout.test_name()
     previous = ctx.metadata_keys.get(test, set()) if test is not None else set()
     if robotout.set_test_result(message, metadata, replaces=previous) and test is not None:
@@ -129,6 +131,23 @@ def publish_mrr_record(ctx: LibraryContext, record: Mapping[str, Any]) -> Path |
     if path is not None:
         robotout.info(f"result record: {_link(path)}", html=True)
     return path
+
+
+def check_writable(target: Path) -> str | None:
+    """Why a record cannot be written to ``target`` (None: it can), found before a search.
+
+    The file is opened for appending (made, empty, if new: the search
+    rewrites it as it goes), so a read-only or missing directory, a full
+    disk's refusal to make a file or a file without write permission is
+    known before the first trial rather than after the last.
+    """
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with target.open("a"):
+            pass
+    except OSError as exc:
+        return f"cannot write the result record: {exc} (file {target})"
+    return None
 
 
 def _write(ctx: LibraryContext, record: Mapping[str, Any], target: Path) -> Path | None:

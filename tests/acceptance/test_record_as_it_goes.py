@@ -4,8 +4,8 @@ A Robot run on the simulator whose trials take real time (the sim TG's
 ``wall_time_factor``) is SIGKILLed mid-search: its test's JSON record must
 still be there, valid, marked failed and incomplete, with the trials so
 far. A record that cannot be written (its path is a directory) fails the
-test with ``cannot write the result record: <the OSError>``, after one
-warning about the in-progress record.
+test with ``cannot write the result record: <the OSError>`` before the
+search spends its time.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from acceptance_helpers import (
     SUITES,
     child_env,
     index_tests,
-    logged_messages,
     read_output,
     run_robot,
 )
@@ -101,7 +100,7 @@ def test_unwritable_record_fails_the_test(tmp_path: Path) -> None:
     assert process.returncode == 1, process.stdout + process.stderr
     test = index_tests(read_output(out))["Slow Search"]
     assert test.status == "FAIL"
-    assert test.message.startswith("NDRPDR search: cannot write the result record: [Errno 21]")
-    warnings = [m.message for m in logged_messages(test) if m.level == "WARN"]
-    in_progress = [w for w in warnings if "cannot write the in-progress result record" in w]
-    assert len(in_progress) == 1, warnings
+    assert test.message == (
+        "NDRPDR search not started: cannot write the result record: [Errno 21] Is a "
+        f"directory: '{out / 'Slow_Search.json'}' (file {out / 'Slow_Search.json'})"
+    )  # before the first trial, not after the whole search

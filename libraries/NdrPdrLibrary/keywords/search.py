@@ -28,7 +28,7 @@ from NdrPdrLibrary.argtypes import (
 )
 from NdrPdrLibrary.context import LibraryContext
 from NdrPdrLibrary.keywords.component import Component, alias, keyword
-from NdrPdrLibrary.publish import publish_record, record_path
+from NdrPdrLibrary.publish import check_writable, publish_record, record_path
 from NdrPdrLibrary.traffic import Traffic, open_traffic
 
 
@@ -127,6 +127,9 @@ class SearchKeywords(Component):
             progress = ProgressPrinter(robotout.console, pdr_loss_ratio)
 
         target = record_path(ctx, kind.lower())  # rewritten there as the search goes
+        unwritable = check_writable(target)
+        if unwritable is not None:  # before the search spends its time, not after
+            raise SearchFailedError(f"{kind} search not started: {unwritable}")
         published: list[Path | None] = []
 
         def finish(outcome: SearchRun) -> None:  # before a Ctrl-C or a timeout propagates
@@ -172,7 +175,7 @@ class SearchKeywords(Component):
             bounds = _bound_lines(record)
             raise SearchFailedError(f"{kind} search failed: {outcome.error}{kept}{bounds}")
         if ctx.record_error is not None:
-            raise SearchFailedError(f"{kind} search: {ctx.record_error}")
+            raise SearchFailedError(f"{kind} search: {ctx.record_error}{_bound_lines(record)}")
         for item in outcome.irregular:  # allowed by irregular=warn
             robotout.warn(f"{kind} search irregular (irregular=warn): {item.message}")
         goal_bounds = [_goal_bounds(record, entry) for entry in record.goals]
