@@ -323,7 +323,14 @@ EVIDENCE = {
 }
 
 
-@pytest.mark.parametrize("family_id", SMOKE)
+#: The ones CI runs (a kind each the tests above do not cover); the rest: tox -e families.
+CI_SMOKE = ("eth-l2xcbase", "ethip4-ip4base-iacldstbase")
+
+
+@pytest.mark.parametrize(
+    "family_id",
+    [f if f in CI_SMOKE else pytest.param(f, marks=pytest.mark.every_family) for f in SMOKE],
+)
 def test_every_other_2node_family_sets_up_and_forwards(
     bed: Bed, vpp: VppDriver, family_id: str
 ) -> None:

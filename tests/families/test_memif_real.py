@@ -63,8 +63,8 @@ def rx_packets(show_interface: str, name: str) -> int:
     ("family", "layer"),
     [
         ("eth-l2xcbase-eth-2memif-1dcr", "L2"),
-        ("eth-l2bdbasemaclrn-eth-2memif-1dcr", "L2"),
-        ("ethip4-ip4base-eth-2memif-1dcr", "L3"),
+        pytest.param("eth-l2bdbasemaclrn-eth-2memif-1dcr", "L2", marks=pytest.mark.every_family),
+        pytest.param("ethip4-ip4base-eth-2memif-1dcr", "L3", marks=pytest.mark.every_family),
     ],
 )
 def test_memif_frames_cross_both_vpps_and_the_second_vpp_goes_with_the_test(
@@ -98,6 +98,7 @@ def test_memif_frames_cross_both_vpps_and_the_second_vpp_goes_with_the_test(
     assert [p for p in os.listdir("/dev/shm") if p.startswith(prefix)] == []
 
 
+@pytest.mark.every_family
 def test_memif_on_a_3_node_chain_gives_each_dut_its_own_second_vpp() -> None:
     """CSIT runs eth-l2xcbase-eth-2memif-1dcr on 3-node too: two DUTs, two second VPPs."""
     require_vpp()
