@@ -101,6 +101,10 @@ def _log_tail(process: BackgroundProcess | None) -> str:
     return text or "(empty)"
 
 
+class ServerExitedError(TrafficGeneratorError):
+    """The server exited while starting (a crash, often a starved one: worth a new start)."""
+
+
 def wait_for_api(
     node: str,
     connect: Callable[[], None],
@@ -120,7 +124,7 @@ def wait_for_api(
     last = "no try made"
     for attempt in range(1, retries + 1):
         if process is not None and not process.is_running():
-            raise TrafficGeneratorError(
+            raise ServerExitedError(
                 f"{node}: the TRex server exited while starting (try {attempt} of {retries}); "
                 f"server log (tail):\n{_log_tail(process)}"
             )

@@ -45,7 +45,7 @@ from ndrpdr.trafficgen.trex.client import (
 from ndrpdr.trafficgen.trex.config import TrexPort, render_config, trex_ports
 from ndrpdr.trafficgen.trex.options import TrexOptions, parse_options, where
 from ndrpdr.trafficgen.trex.perrun import per_run_options
-from ndrpdr.trafficgen.trex.server import TrexServer, wait_for_api
+from ndrpdr.trafficgen.trex.server import ServerExitedError, TrexServer, wait_for_api
 
 _log = logging.getLogger(__name__)
 
@@ -53,6 +53,10 @@ _log = logging.getLogger(__name__)
 PORTS = (0, 1)
 
 _T = TypeVar("_T")
+
+
+#: How many times ``open`` starts a server that fails to come up (CSIT: 3).
+SERVER_STARTS = 3
 
 
 class _RefusedError(Exception):
@@ -194,10 +198,33 @@ class TrexSession:
 
     # -- lifecycle ---------------------------------------------------------------------
     def open(self) -> None:
-        """Start the server (unless start_server is false), connect, acquire ports 0 and 1."""
+        """Start the server (unless start_server is false), connect, acquire ports 0 and 1.
+
+        A server started here that exits while starting is started again, up
+        to ``SERVER_STARTS`` times in all (as CSIT does: on a loaded machine a
+        TRex sometimes dies while starting, starved); one that runs but never
+        answers, or refuses the client, is not. The error after the last
+        start says how many there were.
+        """
         with self._lock:
             if self._client is None:
-                self._open()
+                starts = SERVER_STARTS if self.options.start_server else 1
+                for start in range(1, starts + 1):
+                    try:
+                        self._open()
+                    except ServerExitedError as exc:
+                        if start == starts:
+                            if starts == 1:
+                                raise
+                            raise TrafficGeneratorError(
+                                f"{exc}\n(the TRex server was started {starts} times)"
+                            ) from exc
+                        _log.warning(
+                            "%s: TRex start %d of %d failed, starting it again: %s",
+                            self.node, start, starts, str(exc).splitlines()[0],
+                        )  # fmt: skip
+                        continue
+                    return
 
     def health_check(self) -> str | None:
         """None when the server runs and answers; else restart it once and say so.
