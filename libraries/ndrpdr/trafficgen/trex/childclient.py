@@ -239,6 +239,10 @@ class ChildClient:
         for thread in self._threads:
             thread.join(1.0)
 
+    def abort(self) -> None:
+        """End the child at once (SIGKILL), from any thread: a call waiting on it fails now."""
+        self._kill()
+
     def _kill(self) -> None:
         """SIGKILL the child by its PID and reap it."""
         with contextlib.suppress(ProcessLookupError):

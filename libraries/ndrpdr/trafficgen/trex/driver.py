@@ -192,7 +192,8 @@ class TrexTrafficGenerator(ProfileTraffic):
         self._stop_requested.clear()
         client = self._open()
         try:
-            trial = self._trial(client, duration, load, rate, streams)
+            with self.session.watched():  # a server that dies or freezes ends the trial now
+                trial = self._trial(client, duration, load, rate, streams)
         except BaseException:
             with contextlib.suppress(TrafficGeneratorError):
                 self.stop_traffic()

@@ -22,7 +22,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
 from ndrpdr.access.base import NodeAccess
@@ -57,6 +57,8 @@ _T = TypeVar("_T")
 
 #: How many times ``open`` starts a server that fails to come up (CSIT: 3).
 SERVER_STARTS = 3
+#: How often ``watched`` looks at the server during a trial [s].
+WATCH_INTERVAL_S = 1.0
 
 
 class _RefusedError(Exception):
@@ -127,6 +129,7 @@ class TrexSession:
         self._lock = threading.RLock()
         self._client: TrexClient | None = None
         self._server: TrexServer | None = None
+        self._aborted = False  # the watch ended the client (``watched``)
         #: How many times this session started a TRex server.
         self.starts = 0
         #: The server's version ("v3.08"), once open.
@@ -191,8 +194,9 @@ class TrexSession:
             return f"{self.node}: {said}"
         pid = self.server_pid if server.process is not None else None
         started = f" (started as pid {pid})" if pid is not None else ""
+        seen = f"TRex {what} was cut short for it" if self._aborted else f"the client saw: {said}"
         return (
-            f"{self.node}: the TRex server{started} {problem}; the client saw: {said}\n"
+            f"{self.node}: the TRex server{started} {problem}; {seen}\n"
             f"the TRex server's log (tail):\n{server.log_tail()}"
         )
 
@@ -225,6 +229,39 @@ class TrexSession:
                         )  # fmt: skip
                         continue
                     return
+
+    @contextlib.contextmanager
+    def watched(self) -> Iterator[None]:
+        """Watch the server started here while the block (a trial) runs.
+
+        Every ``WATCH_INTERVAL_S`` a thread asks ``TrexServer.diagnose``; a
+        server that died or froze has its client ended at once (``abort``),
+        so the call waiting on it fails now, naming the server (``call``),
+        instead of after TRex's client has retried its RPC (4 x 3 s).
+        """
+        server = self._server
+        if server is None:
+            yield
+            return
+        done = threading.Event()
+
+        def watch() -> None:
+            while not done.wait(WATCH_INTERVAL_S):
+                if server.diagnose() is not None:
+                    abort = getattr(self._client, "abort", None)
+                    if abort is not None:
+                        self._aborted = True
+                        abort()
+                    return
+
+        self._aborted = False
+        thread = threading.Thread(target=watch, name=f"{self.node} TRex watch", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join(WATCH_INTERVAL_S + 5.0)
 
     def health_check(self) -> str | None:
         """None when the server runs and answers; else restart it once and say so.

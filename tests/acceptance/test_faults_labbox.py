@@ -1,0 +1,234 @@
+"""Faults injected into the lab in a box while a Robot suite runs on it (labbox-2n-vpp.yaml).
+
+Real parts only: the hosts are network namespaces with their own sshd,
+the TG host runs the real TRex v3.08, the DUT host the real VPP v26.06,
+both started over SSH. The faults are what a lab engineer meets:
+
+- the TRex server killed (SIGKILL) in the middle of a test's search: that
+  test fails naming the dead server, and the suite's next test passes on a
+  server restarted once;
+- VPP frozen (SIGSTOP) in the middle of a search: the first FAIL line is on
+  the console within 5 s (the diagnosis comes first, before telemetry),
+  and the suite teardown ends the frozen VPP;
+- Ctrl-C twice: the second signal does not cut Robot short, the teardown
+  runs and output.xml can be read.
+
+Each run is checked to leave nothing behind. Needs root, sshd, TRex and
+VPP (skipped otherwise; failed with NDRPDR_REQUIRE_TREX=1 / NDRPDR_REQUIRE_VPP=1).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from acceptance_helpers import (
+    ALLOW_TG_LIMITED,
+    ROOT,
+    SUITES,
+    TOPOLOGIES,
+    child_env,
+    index_tests,
+    netns_list,
+    read_output,
+    robot_args,
+)
+
+TREX = Path("/opt/trex/v3.08/t-rex-64")
+VPP = Path("/opt/vpp/v26.06/bin/vpp")
+SSHD = Path("/usr/sbin/sshd")
+SUITE = SUITES / "ip4" / "ethip4-ip4base-ndrpdr.robot"
+#: A robot run must end well within this [s].
+TIMEOUT_S = 300.0
+#: The bar: from the freeze to the first FAIL line on the console [s].
+FROZEN_FAIL_S = 5.0
+GOALS = (
+    ("DURATION_SUM", "3s"),
+    ("GOAL_WIDTH", "0.02"),
+    ("MAX_SEARCH_TIME", "120s"),
+    ("LATENCY", "False"),
+    ALLOW_TG_LIMITED,
+)
+
+
+def _missing() -> str | None:
+    if sys.platform != "linux" or os.geteuid() != 0:
+        return "the lab in a box needs Linux and root"
+    if not SSHD.exists() or shutil.which("ip") is None:
+        return "the lab in a box needs openssh-server and iproute2"
+    if not TREX.exists():
+        return f"TRex is not installed: no {TREX}"
+    if not VPP.exists():
+        return f"VPP is not installed: no {VPP}"
+    return None
+
+
+if _missing() is not None and "1" in (
+    os.environ.get("NDRPDR_REQUIRE_TREX"),
+    os.environ.get("NDRPDR_REQUIRE_VPP"),
+):
+    raise RuntimeError(f"the lab in a box's real parts are required, but {_missing()}")
+pytestmark = pytest.mark.skipif(_missing() is not None, reason=_missing() or "")
+
+
+def _processes(marker: bytes, command: str) -> list[int]:
+    """PIDs of ``command`` (its comm) whose command line holds ``marker`` (this run's)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            comm = (entry / "comm").read_text().strip()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if comm == command and marker in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def _one(marker: bytes, command: str) -> int:
+    deadline = time.monotonic() + 10.0
+    while not (found := _processes(marker, command)):
+        assert time.monotonic() < deadline, f"no {command} of this run"
+        time.sleep(0.1)
+    assert len(found) == 1, (command, found)
+    return found[0]
+
+
+@dataclasses.dataclass
+class Run:
+    """A robot run on labbox-2n-vpp: its lines as they came (time, text), rc, what was left."""
+
+    pid: int
+    lines: list[tuple[float, str]]
+    returncode: int
+    stderr: str
+
+    @property
+    def stdout(self) -> str:
+        return "".join(text for _, text in self.lines)
+
+    def left(self) -> list[str]:
+        marker = f"labbox-{self.pid}-".encode()
+        left = [n for n in netns_list() if n.startswith(f"ndrpdr-{self.pid}-")]
+        left += [f"pid {p}" for c in ("vpp", "_t-rex-64", "sshd") for p in _processes(marker, c)]
+        return left
+
+    def clean(self) -> None:
+        marker = f"labbox-{self.pid}-".encode()
+        for command in ("vpp", "_t-rex-64", "sshd"):
+            for pid in _processes(marker, command):
+                os.kill(pid, signal.SIGKILL)
+        for name in netns_list():
+            if name.startswith(f"ndrpdr-{self.pid}-"):
+                subprocess.run(["ip", "netns", "delete", name], check=False)
+
+
+#: Called with each console line as it comes, and the run's pid; may act on the run.
+Watch = Callable[[str, int, subprocess.Popen[str]], None]
+
+
+def _robot(outputdir: Path, includes: tuple[str, ...], watch: Watch) -> Run:
+    command = [
+        sys.executable, "-m", "robot", "--outputdir", str(outputdir), "--console", "verbose",
+        *robot_args(("TOPOLOGY", str(TOPOLOGIES / "labbox-2n-vpp.yaml")), *GOALS),
+        *[arg for tag in includes for arg in ("--include", f"{tag} AND 1C")],
+        str(SUITE),
+    ]  # fmt: skip
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=child_env(NDRPDR_STATE_DIR=str(outputdir / "state")),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    lines: list[tuple[float, str]] = []
+    assert process.stdout is not None
+    try:
+        deadline = time.monotonic() + TIMEOUT_S
+        for line in process.stdout:
+            lines.append((time.monotonic(), line))
+            watch(line, process.pid, process)
+            assert time.monotonic() < deadline, "".join(t for _, t in lines)
+        _, stderr = process.communicate(timeout=TIMEOUT_S)
+    except BaseException:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        Run(process.pid, lines, -9, "").clean()
+        raise
+    return Run(process.pid, lines, process.returncode, stderr)
+
+
+def test_trex_killed_then_vpp_frozen_mid_search(tmp_path: Path) -> None:
+    """64B: TRex killed after its first trial; 1518B: passes; IMIX: VPP frozen mid-search."""
+    searches: list[int] = []
+    events: dict[str, float] = {}
+    pids: dict[str, int] = {}
+
+    def watch(line: str, pid: int, _: subprocess.Popen[str]) -> None:
+        marker = f"labbox-{pid}-".encode()
+        if line.startswith("NDRPDR search ("):
+            searches.append(0)
+        elif line.startswith("#") and searches:
+            searches[-1] += 1
+            if len(searches) == 1 and searches[-1] == 2 and "trex" not in pids:
+                pids["trex"] = _one(marker, "_t-rex-64")
+                os.kill(pids["trex"], signal.SIGKILL)
+            if len(searches) == 3 and searches[-1] == 2 and "vpp" not in pids:
+                pids["vpp"] = _one(marker, "vpp")
+                os.kill(pids["vpp"], signal.SIGSTOP)
+                events["frozen"] = time.monotonic()
+        if "vpp" in pids and "FAIL" in line and "fail" not in events:
+            events["fail"] = time.monotonic()
+
+    run = _robot(tmp_path, ("64B", "1518B", "IMIX"), watch)
+    try:
+        tests = index_tests(read_output(tmp_path))
+        first, second, third = (
+            tests[f"{size}-1c-ethip4-ip4base-ndrpdr"] for size in ("64B", "1518B", "IMIX")
+        )
+        assert first.status == "FAIL", run.stdout
+        assert "TG: the TRex server (started as pid " in first.message
+        assert " died (killed by SIGKILL " in first.message, first.message
+        assert second.status == "PASS", (second.message, run.stdout)
+        assert third.status == "FAIL", run.stdout
+        assert f"(pid {pids['vpp']}) is stopped (SIGSTOP), state T" in third.message
+        took = events["fail"] - events["frozen"]
+        assert took < FROZEN_FAIL_S, (took, run.stdout)
+        assert run.left() == [], run.stdout + run.stderr
+        print(f"frozen VPP: first FAIL line {took:.2f} s after SIGSTOP")
+    finally:
+        run.clean()
+
+
+def test_ctrl_c_twice_leaves_a_readable_output_xml_and_nothing_else(tmp_path: Path) -> None:
+    signals: list[float] = []
+
+    def watch(line: str, pid: int, process: subprocess.Popen[str]) -> None:
+        if line.startswith("#  2 ") and not signals:
+            process.send_signal(signal.SIGINT)
+            time.sleep(0.3)
+            process.send_signal(signal.SIGINT)
+            signals.append(time.monotonic())
+
+    run = _robot(tmp_path, ("64B",), watch)
+    try:
+        assert signals, run.stdout
+        assert "stopping already (tearing down the testbed, then writing output.xml)" in run.stderr
+        test = index_tests(read_output(tmp_path))["64B-1c-ethip4-ip4base-ndrpdr"]
+        assert test.status == "FAIL"  # stopped by the signal, with its record
+        assert run.returncode == 1  # the failed test: the run stopped as after one signal
+        assert run.left() == [], run.stdout + run.stderr
+    finally:
+        run.clean()
