@@ -19,6 +19,7 @@ VPP (skipped otherwise; failed with NDRPDR_REQUIRE_TREX=1 / NDRPDR_REQUIRE_VPP=1
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import shutil
@@ -26,7 +27,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
@@ -79,29 +80,47 @@ if _missing() is not None and "1" in (
 pytestmark = pytest.mark.skipif(_missing() is not None, reason=_missing() or "")
 
 
-def _processes(marker: bytes, command: str) -> list[int]:
-    """PIDs of ``command`` (its comm) whose command line holds ``marker`` (this run's)."""
+def _run_netns(robot_pid: int) -> set[int]:
+    """The network namespace inodes of a run's lab hosts (``ndrpdr-<robot pid>-*``)."""
+    inodes = set()
+    for name in netns_list():
+        if name.startswith(f"ndrpdr-{robot_pid}-"):
+            with contextlib.suppress(OSError):
+                inodes.add(os.stat(f"/run/netns/{name}").st_ino)
+    return inodes
+
+
+def _processes(robot_pid: int, command: str) -> list[int]:
+    """PIDs of ``command`` (its comm) in one of the run's lab hosts."""
+    inodes = _run_netns(robot_pid)
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             comm = (entry / "comm").read_text().strip()
-            cmdline = (entry / "cmdline").read_bytes()
+            inode = os.stat(entry / "ns" / "net").st_ino
         except OSError:
             continue
-        if comm == command and marker in cmdline:
+        if comm == command and inode in inodes:
             found.append(int(entry.name))
     return found
 
 
-def _one(marker: bytes, command: str) -> int:
+def _one(robot_pid: int, command: str) -> int:
     deadline = time.monotonic() + 10.0
-    while not (found := _processes(marker, command)):
+    while not (found := _processes(robot_pid, command)):
         assert time.monotonic() < deadline, f"no {command} of this run"
         time.sleep(0.1)
     assert len(found) == 1, (command, found)
     return found[0]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 @dataclasses.dataclass
@@ -117,16 +136,15 @@ class Run:
     def stdout(self) -> str:
         return "".join(text for _, text in self.lines)
 
-    def left(self) -> list[str]:
-        marker = f"labbox-{self.pid}-".encode()
+    def left(self, pids: Iterable[int]) -> list[str]:
+        """The run's namespaces left, and which of ``pids`` (its TRex, VPP) still run."""
         left = [n for n in netns_list() if n.startswith(f"ndrpdr-{self.pid}-")]
-        left += [f"pid {p}" for c in ("vpp", "_t-rex-64", "sshd") for p in _processes(marker, c)]
-        return left
+        return left + [f"pid {pid}" for pid in pids if _alive(pid)]
 
-    def clean(self) -> None:
-        marker = f"labbox-{self.pid}-".encode()
-        for command in ("vpp", "_t-rex-64", "sshd"):
-            for pid in _processes(marker, command):
+    def clean(self, pids: Iterable[int]) -> None:
+        """Remove what a failed run left: ``pids`` (SIGKILL) and its namespaces."""
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         for name in netns_list():
             if name.startswith(f"ndrpdr-{self.pid}-"):
@@ -163,9 +181,10 @@ def _robot(outputdir: Path, includes: tuple[str, ...], watch: Watch) -> Run:
             assert time.monotonic() < deadline, "".join(t for _, t in lines)
         _, stderr = process.communicate(timeout=TIMEOUT_S)
     except BaseException:
+        found = [p for c in ("_t-rex-64", "vpp_main") for p in _processes(process.pid, c)]
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
-        Run(process.pid, lines, -9, "").clean()
+        Run(process.pid, lines, -9, "").clean(found)
         raise
     return Run(process.pid, lines, process.returncode, stderr)
 
@@ -177,16 +196,15 @@ def test_trex_killed_then_vpp_frozen_mid_search(tmp_path: Path) -> None:
     pids: dict[str, int] = {}
 
     def watch(line: str, pid: int, _: subprocess.Popen[str]) -> None:
-        marker = f"labbox-{pid}-".encode()
         if line.startswith("NDRPDR search ("):
             searches.append(0)
         elif line.startswith("#") and searches:
             searches[-1] += 1
             if len(searches) == 1 and searches[-1] == 2 and "trex" not in pids:
-                pids["trex"] = _one(marker, "_t-rex-64")
+                pids["trex"] = _one(pid, "_t-rex-64")
                 os.kill(pids["trex"], signal.SIGKILL)
             if len(searches) == 3 and searches[-1] == 2 and "vpp" not in pids:
-                pids["vpp"] = _one(marker, "vpp")
+                pids["vpp"] = _one(pid, "vpp_main")
                 os.kill(pids["vpp"], signal.SIGSTOP)
                 events["frozen"] = time.monotonic()
         if "vpp" in pids and "FAIL" in line and "fail" not in events:
@@ -206,17 +224,19 @@ def test_trex_killed_then_vpp_frozen_mid_search(tmp_path: Path) -> None:
         assert f"(pid {pids['vpp']}) is stopped (SIGSTOP), state T" in third.message
         took = events["fail"] - events["frozen"]
         assert took < FROZEN_FAIL_S, (took, run.stdout)
-        assert run.left() == [], run.stdout + run.stderr
+        assert run.left(pids.values()) == [], run.stdout + run.stderr
         print(f"frozen VPP: first FAIL line {took:.2f} s after SIGSTOP")
     finally:
-        run.clean()
+        run.clean(pids.values())
 
 
 def test_ctrl_c_twice_leaves_a_readable_output_xml_and_nothing_else(tmp_path: Path) -> None:
     signals: list[float] = []
+    pids: list[int] = []
 
     def watch(line: str, pid: int, process: subprocess.Popen[str]) -> None:
         if line.startswith("#  2 ") and not signals:
+            pids.extend(_one(pid, command) for command in ("_t-rex-64", "vpp_main"))
             process.send_signal(signal.SIGINT)
             time.sleep(0.3)
             process.send_signal(signal.SIGINT)
@@ -229,6 +249,6 @@ def test_ctrl_c_twice_leaves_a_readable_output_xml_and_nothing_else(tmp_path: Pa
         test = index_tests(read_output(tmp_path))["64B-1c-ethip4-ip4base-ndrpdr"]
         assert test.status == "FAIL"  # stopped by the signal, with its record
         assert run.returncode == 1  # the failed test: the run stopped as after one signal
-        assert run.left() == [], run.stdout + run.stderr
+        assert run.left(pids) == [], run.stdout + run.stderr
     finally:
-        run.clean()
+        run.clean(pids)
