@@ -128,6 +128,20 @@ def test_message_of_a_failed_record(failed: dict[str, Any]) -> None:
     assert "NDR" not in message  # two short trials support no bound
 
 
+def test_a_stopped_search_does_not_claim_the_max_load_was_reached(topology: Topology) -> None:
+    """Stopped after lossless trials (a dead TG): a lower bound and no upper bound, which is
+    not the max load being reached."""
+    record = sim_search(topology, goals=GOALS, fail_at=4, message="TG: gone").record.to_json()
+    assert record["incomplete"] is True
+    lines = search_message(record).splitlines()
+    with_lower = [line for line in lines if line.startswith(("NDR: lower", "PDR: lower"))]
+    assert with_lower, lines
+    for line in with_lower:
+        assert "max load" not in line
+        assert ("upper not found (the search stopped first)" in line) or (" Mpps, upper " in line)
+    assert any("upper not found (the search stopped first)" in line for line in with_lower)
+
+
 def test_message_with_the_ndr_goal_only(topology: Topology) -> None:
     goal = Goal(
         loss_ratio=0.0,

@@ -45,7 +45,8 @@ def search_message(record: Mapping[str, Any]) -> str:
         PDR: lower 4.4360 Mpps 2.981 Gbps, upper 4.4580 Mpps 2.996 Gbps, conditional 4.4190 Mpps
 
     A missing upper bound (the max load was a lower bound) reads
-    ``upper none (max load 0.2772 Mpps reached)``; a conditional throughput the
+    ``upper none (max load 0.2772 Mpps reached)``, or, in a search that
+    stopped early, ``upper not found (the search stopped first)``; a conditional throughput the
     search did not compute reads ``conditional not computed``. A failed record gives
     ``search failed: <error>`` followed by what was measured. Then the
     caveats: ``bounds incomplete: ...`` after an early stop and
@@ -64,7 +65,9 @@ def search_message(record: Mapping[str, Any]) -> str:
             continue
         parts = [f"lower {_rate_and_bandwidth(bounds['lower_bound'], record)}"]
         upper = bounds.get("upper_bound")
-        if upper is None:
+        if upper is None and record.get("incomplete"):  # not found: no claim on the max load
+            parts.append("upper not found (the search stopped first)")
+        elif upper is None:
             parts.append(f"upper none (max load {_mpps(record['search']['max_load_pps'])} reached)")
         else:
             parts.append(f"upper {_rate_and_bandwidth(upper, record)}")
