@@ -38,6 +38,7 @@ def test_cpus_come_from_the_telemetry() -> None:
                 "layout": LAYOUT,
                 "threads": None,
                 "rx_placement": PLACEMENT,
+                "shared_with": None,
             }
         ],
     }
@@ -64,3 +65,25 @@ def test_a_record_with_cpus_validates_and_a_wrong_one_does_not() -> None:
     bad["testbed"]["cpus"]["duts"][0]["layout"] = 1
     with pytest.raises(RecordError, match=r"testbed.cpus.duts.0.layout: 1 is not of type"):
         validate_record(bad)
+
+
+def test_a_shared_cpu_is_named_and_makes_the_result_irregular() -> None:
+    from test_result_record import _searched  # the sim search's record
+
+    from ndrpdr.results.irregular import CLI_NAMES, IrregularReason, find_irregularities
+
+    topology = load_topology(ROOT / "topologies" / "sim.yaml")
+    record: dict[str, Any] = _searched(topology)[1]
+    alone = copy.deepcopy(record)
+    alone["testbed"]["cpus"] = cpus_section(TELEMETRY)
+    assert find_irregularities(alone) == []
+    shared = {"DUT1": {**TELEMETRY["DUT1"], "cpu_shared_with": "cpu 1: run r-2 DUT1, pid 42"}}
+    record["testbed"]["cpus"] = cpus_section(shared)
+    validate_record(record)
+    assert record["testbed"]["cpus"]["duts"][0]["shared_with"] == "cpu 1: run r-2 DUT1, pid 42"
+    (found,) = find_irregularities(record)
+    assert found.reason is IrregularReason.CPU_SHARED and found.reason.tag == "CPU_SHARED"
+    assert found.message == (
+        "the CPU of DUT1 (cpu 1: run r-2 DUT1, pid 42) was shared while the search ran: the "
+        f"bounds measure two runs at once; run alone, or accept it with {CLI_NAMES.accept}"
+    )

@@ -76,16 +76,20 @@ class CpuPlacement:
         return bool(self.others or self.joined)
 
     @property
+    def sharers(self) -> str | None:
+        """Who else uses (or used) this CPU ('run X DUT1, pid N and ...'), None: no one."""
+        if not self.shared:
+            return None
+        who = [f"run {h.run_id} {h.node}, pid {h.pid}" for h in self.others]
+        who += [f"run {h.run_id} {h.node}, pid {h.pid}, which came later" for h in self.joined]
+        return " and ".join(who)
+
+    @property
     def text(self) -> str:
         """One line: the CPU, whether it is shared and with whom, and why."""
         if self.error is not None:
             return f"cpu {self.cpu} (not claimed: {self.error})"
-        if self.shared:
-            who = [f"run {h.run_id} {h.node}, pid {h.pid}" for h in self.others]
-            who += [f"run {h.run_id} {h.node}, pid {h.pid}, which came later" for h in self.joined]
-            status = f"shared with {' and '.join(who)}"
-        else:
-            status = "claimed"
+        status = f"shared with {self.sharers}" if self.shared else "claimed"
         if self.own:
             status += f", also {' and '.join(self.own)} of this run"
         if self.explicit:

@@ -455,6 +455,8 @@ class ActiveTestbed:
             self.cpu_placements[dut.node] = placement = later
         if placement is not None:
             texts = {**texts, "cpu_placement": placement.text}
+            if placement.sharers is not None:  # the record's result is irregular for it
+                texts = {**texts, "cpu_shared_with": f"cpu {placement.cpu}: {placement.sharers}"}
         if self.cpu_placements:
             texts = {**texts, "cpus": machine_text(self.cpu_placements)}
         self.telemetry[dut.node] = texts

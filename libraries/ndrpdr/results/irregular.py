@@ -14,7 +14,11 @@
 - ``TG_LIMITED``: a bound rests on trials the TG could not send in full
   (``ndrpdr.results.tglimit``);
 - ``TIME_CAP``: the search stopped at its time cap before every goal had
-  bounds within its width (the record's ``search.time_capped``).
+  bounds within its width (the record's ``search.time_capped``);
+- ``CPU_SHARED``: another run used a DUT's CPU while the search ran (the
+  record's ``testbed.cpus.duts[].shared_with``): the bounds measure two runs
+  at once (a second run on one CPU took a third off an NDR, with only a
+  warning to say so).
 
 ``judge(found, error, policy)`` decides: with ``IrregularPolicy.FAIL`` (the
 default everywhere) the record fails with the messages as its ``error``;
@@ -49,10 +53,12 @@ class IrregularReason(str, enum.Enum):
     BOUNDS_OUT_OF_ORDER = "bounds out of order"
     TG_LIMITED = "TG-limited"
     TIME_CAP = "time cap"
+    CPU_SHARED = "CPU shared"
 
     @property
     def tag(self) -> str:
-        """``MIN_LOAD_LOSSY``, ``BOUNDS_OUT_OF_ORDER``, ``TG_LIMITED``, ``TIME_CAP``."""
+        """``MIN_LOAD_LOSSY``, ``BOUNDS_OUT_OF_ORDER``, ``TG_LIMITED``, ``TIME_CAP``,
+        ``CPU_SHARED``."""
         return self.name
 
 
@@ -61,14 +67,15 @@ class IrregularPolicy(str, enum.Enum):
 
     An irregular result: a min load that already loses too much, bounds out
     of order (NDR above PDR), bounds limited by the traffic generator, the
-    time cap hit before the bounds were found.
+    time cap hit before the bounds were found, a DUT's CPU shared with
+    another run.
 
     | =Value= | =Irregular result= |
     | ``fail`` | fails (the default) |
     | ``warn`` | passes with a warning |
 
     Either way the test is tagged ``IRREGULAR`` and ``MIN_LOAD_LOSSY``,
-    ``BOUNDS_OUT_OF_ORDER``, ``TG_LIMITED`` or ``TIME_CAP``.
+    ``BOUNDS_OUT_OF_ORDER``, ``TG_LIMITED``, ``TIME_CAP`` or ``CPU_SHARED``.
     """
 
     FAIL = "fail"
@@ -126,6 +133,7 @@ def find_irregularities(
         _out_of_order(goals, names),
         _tg_limited(record, goals, names),
         _time_cap(record, goals, names),
+        _cpu_shared(record, names),
     ]
     return [item for item in found if item is not None]
 
@@ -313,3 +321,15 @@ def _time_cap(
 
 def _bound_text(value: float | None) -> str:
     return "?" if value is None else format_rate(value)
+
+
+def _cpu_shared(record: Mapping[str, Any], names: SettingNames) -> Irregularity | None:
+    duts = ((record.get("testbed") or {}).get("cpus") or {}).get("duts") or []
+    shared = [f"{d['node']} ({d['shared_with']})" for d in duts if d.get("shared_with")]
+    if not shared:
+        return None
+    return Irregularity(
+        IrregularReason.CPU_SHARED,
+        f"the CPU of {_joined(shared)} was shared while the search ran: the bounds measure "
+        f"two runs at once; run alone, or accept it with {names.accept}",
+    )

@@ -94,6 +94,7 @@ CPU_TEXTS: tuple[tuple[str, str], ...] = (
     ("layout", "cpu_layout"),
     ("threads", "show_threads"),
     ("rx_placement", "show_rx_placement"),
+    ("shared_with", "cpu_shared_with"),
 )
 
 
@@ -105,7 +106,9 @@ def cpus_section(telemetry: Mapping[str, Mapping[str, str]]) -> dict[str, Any] |
     cpu 1)"), or None off this machine; per DUT its ``placement`` (the CPU
     claimed), ``layout`` (main thread, workers' or lcores' CPUs, RX queues
     per port), VPP's ``threads`` and ``rx_placement`` (which thread reads
-    each RX queue), each None when its driver does not say.
+    each RX queue), each None when its driver does not say, and
+    ``shared_with``: the other runs that used its CPU while it ran (None:
+    none did; a result that has one is irregular, ``CPU_SHARED``).
     """
     duts = []
     machine = None
