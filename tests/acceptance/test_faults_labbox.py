@@ -52,8 +52,8 @@ TIMEOUT_S = 300.0
 #: The bar: from the freeze to the first FAIL line on the console [s].
 FROZEN_FAIL_S = 5.0
 GOALS = (
-    ("DURATION_SUM", "3s"),
-    ("GOAL_WIDTH", "0.02"),
+    ("DURATION_SUM", "2s"),
+    ("GOAL_WIDTH", "0.1"),
     ("MAX_SEARCH_TIME", "120s"),
     ("LATENCY", "False"),
     ALLOW_TG_LIMITED,

@@ -208,6 +208,9 @@ def test_a_frozen_vpp_is_named_at_once_and_the_next_test_gets_a_fresh_one(
     assert frozen is not None
     os.kill(frozen, signal.SIGSTOP)
     started = time.monotonic()
+    while Path(f"/proc/{frozen}/stat").read_text().rsplit(")", 1)[1].split()[0] != "T":
+        assert time.monotonic() - started < 5.0, "VPP did not stop"  # signals land async
+        time.sleep(0.01)
     with pytest.raises(DutError) as caught:
         vpp.health_check()
     assert f"(pid {frozen}) is stopped (SIGSTOP), state T: alive but forwarding nothing" in str(
@@ -301,7 +304,7 @@ def test_one_core_is_a_worker_that_reads_every_rx_queue_and_forwards(
     assert telemetry["cpu_layout"] == (
         "main thread on cpu 0, 1 worker(s) on cpu 1 (1 RX queue(s) per port)"
     )
-    assert telemetry["show_rx_placement"] == placement
+    assert telemetry["show_rx_placement"] == placement.replace("\r\n", "\n")  # vppctl's CRLF
 
 
 def test_two_rx_queues_per_port_share_the_flows(bed: Bed) -> None:
