@@ -28,6 +28,7 @@ from ndrpdr.results.irregular import (
     irregular_tags,
     settle_record,
 )
+from ndrpdr.results.oneway import one_way_warning
 from ndrpdr.results.schema import validate_record
 from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology
@@ -101,6 +102,21 @@ def test_lossy_min_load_fails_for_every_algorithm(algorithm: str) -> None:
     assert float(said[1]) == pytest.approx(100 * min(at_min), rel=5e-3, abs=1e-6)
     assert float(said[2] or said[1]) == pytest.approx(100 * max(at_min), rel=5e-3, abs=1e-6)
     assert int(said[3]) == len(at_min)
+
+
+def test_a_one_way_black_hole_at_the_min_load_is_named_not_blamed_on_the_rate() -> None:
+    record = _run(min_load_pps=10e6).record.to_json()
+    low = record["search"]["min_load_pps"]
+    warning = one_way_warning(1, 0, 1234)
+    for trial in record["trials"]:
+        if trial["load_pps"] <= low * 1.0001:
+            trial["warnings"] = [*trial["warnings"], warning]
+    (found,) = find_irregularities(record)
+    assert found.reason is IrregularReason.MIN_LOAD_LOSSY
+    assert found.message.endswith(
+        f"so there is no lower bound; one direction received nothing: {warning}; a lower "
+        "--min-rate will not help"
+    )
 
 
 def test_lossy_min_load_passes_with_warn_and_keeps_the_list() -> None:

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ndrpdr.results.oneway import is_one_way
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.trex.counts import (
     HIGH_CPU_UTIL_PCT,
@@ -62,6 +63,20 @@ def test_loss_is_summed_over_directions() -> None:
     assert result.forwarded_count == 1_985_000
     assert result.loss_count == 15_000
     assert result.loss_ratio == pytest.approx(15_000 / 2_000_000)
+
+
+def test_a_direction_that_receives_nothing_while_the_other_forwards_is_named() -> None:
+    result = trial_result(counts(1_000_000, 1_000_000, 1_000_000, 0))  # port 0 receives none
+    assert result.loss_ratio == pytest.approx(0.5)
+    (warning,) = result.warnings
+    assert warning == (
+        "direction 1->0: port 0 received nothing of the 1000000 frames port 1 sent while the "
+        "other direction forwarded: check that direction's destination MAC and the DUT port "
+        "it enters (a wrong MAC, a link down)"
+    )
+    assert is_one_way(warning)
+    both_dead = trial_result(counts(1_000_000, 0, 1_000_000, 0))
+    assert not any(is_one_way(w) for w in both_dead.warnings)  # a dead DUT: no one-way advice
 
 
 def test_unsent_frames_count_as_lost() -> None:

@@ -37,6 +37,7 @@ from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
 from ndrpdr.results.goalentries import NamedGoal, named_goals
+from ndrpdr.results.oneway import is_one_way
 from ndrpdr.search.result import GoalIrregularity
 from ndrpdr.units import format_percent, format_rate
 
@@ -224,11 +225,22 @@ def _min_load_lossy(
         low_loss, high_loss = format_percent(min(at_min)), format_percent(max(at_min))
         span = low_loss if low_loss == high_loss else f"{low_loss}..{high_loss}"
         seen = f" (loss {span} % in its {len(at_min)} trial{'s' if len(at_min) > 1 else ''})"
+    one_way = [
+        w
+        for t in record.get("trials") or []
+        if t["load_pps"] <= low * 1.0001
+        for w in t.get("warnings") or []
+        if is_one_way(w)
+    ]
+    advice = (
+        f"one direction received nothing: {one_way[0]}; a lower {names.min_rate} will not help"
+        if one_way
+        else f"give a lower {names.min_rate}, or check that the DUT forwards at all"
+    )
     return Irregularity(
         IrregularReason.MIN_LOAD_LOSSY,
         f"{_joined(lossy)}: the min load {format_rate(low)} already loses too much{seen}, "
-        f"so there is no lower bound; give a lower {names.min_rate}, or check that the DUT "
-        "forwards at all",
+        f"so there is no lower bound; {advice}",
     )
 
 

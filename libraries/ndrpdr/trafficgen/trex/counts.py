@@ -30,6 +30,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ndrpdr.results.oneway import one_way_warning
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.trafficgen.base import (
     STRETCH_GRACE_S,
@@ -174,6 +175,19 @@ def trial_result(counts: TrialCounts) -> TrialResult:
     """The TrialResult of one trial (aggregate over directions), warnings included."""
     warnings: list[str] = []
     offered = forwarded = 0
+    received_by = {
+        (tx, rx): counts.ports[rx].ipackets
+        for tx, rx in counts.directions
+        if tx in counts.ports and rx in counts.ports
+    }
+    for (tx, rx), received in received_by.items():
+        sent = counts.ports[tx].opackets
+        if (
+            received == 0
+            and sent > 0
+            and any(received_by[d] > 0 for d in received_by if d != (tx, rx))
+        ):
+            warnings.append(one_way_warning(tx, rx, sent))
     for tx, rx in counts.directions:
         if tx not in counts.ports or rx not in counts.ports:
             raise TrafficGeneratorError(
