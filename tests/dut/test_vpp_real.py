@@ -167,12 +167,18 @@ def test_a_bad_command_is_reported_with_vpps_own_message(bed: Bed, vpp: VppDrive
         assert said in message and "exited 0" in message  # vppctl exits 0: the text tells
 
 
-def test_a_dead_vpp_is_named_restarted_once_then_refused(bed: Bed, vpp: VppDriver) -> None:
+def _started_pid(bed: Bed, vpp: VppDriver) -> int:
+    """Configure ip4base, start VPP and check it; its pid."""
     vpp.configure(bed.config("ip4base"))
     vpp.start()
     vpp.health_check()
-    first = vpp.pid
-    assert first is not None
+    pid = vpp.pid
+    assert pid is not None
+    return pid
+
+
+def test_a_dead_vpp_is_named_restarted_once_then_refused(bed: Bed, vpp: VppDriver) -> None:
+    first = _started_pid(bed, vpp)
     os.kill(first, signal.SIGKILL)
     _wait_gone(first)
     with pytest.raises(DutError) as caught:
@@ -201,11 +207,7 @@ def test_a_frozen_vpp_is_named_at_once_and_the_next_test_gets_a_fresh_one(
 ) -> None:
     """SIGSTOP: the health check names it, telemetry and stop ask no vppctl (each would wait
     out its timeout), and the next test's VPP is a new process that forwards."""
-    vpp.configure(bed.config("ip4base"))
-    vpp.start()
-    vpp.health_check()
-    frozen = vpp.pid
-    assert frozen is not None
+    frozen = _started_pid(bed, vpp)
     os.kill(frozen, signal.SIGSTOP)
     started = time.monotonic()
     while Path(f"/proc/{frozen}/stat").read_text().rsplit(")", 1)[1].split()[0] != "T":
