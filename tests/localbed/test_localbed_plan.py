@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from pathlib import Path
 
 import pytest
 from localbed_helpers import topology_2n1l
 
 from ndrpdr.localbed import LocalTestbed, LocalTestbedError
 from ndrpdr.localbed.naming import new_run_id, parse_namespace
-from ndrpdr.localbed.plan import cpu_mask, make_plan
+from ndrpdr.localbed.plan import DUT_LINK_MTU, cpu_mask, make_plan
 from ndrpdr.localbed.plumbing import namespace_script, sink_ruleset, veth_batch
+from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Interface, LocalAccess, SshAccess
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_run_ids_carry_the_pid_and_differ() -> None:
@@ -55,6 +59,17 @@ def test_plan_of_the_2n1l_topology() -> None:
     assert "nft" not in script
     assert "nft -f -" in namespace_script(tg)
     assert sink_ruleset(tg.sink).count("counter drop") == 2
+
+
+def test_a_link_between_two_duts_carries_jumbo_frames() -> None:
+    """A DUT-DUT link gets MTU 9000 (an IPsec tunnel's ESP packet of a 1518 B frame is about
+    1560 B); the TG's links keep the kernel's 1500, which the local TG's frame sizes assume."""
+    plan = make_plan(load_topology(ROOT / "topologies" / "local-vpp-3n.yaml"), "42-beef")
+    mtus = {(p.a.name, p.b.name): p.mtu for p in plan.veths}
+    between = [names for names, mtu in mtus.items() if mtu == DUT_LINK_MTU == 9000]
+    assert len(between) == 1 and list(mtus.values()).count(None) == 2, mtus
+    line = next(line for line in veth_batch(plan.veths).splitlines() if " mtu " in line)
+    assert line.count(" mtu 9000 ") == 2  # both ends
 
 
 def test_a_link_without_macs_gets_random_ones() -> None:

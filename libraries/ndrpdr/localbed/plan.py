@@ -42,12 +42,19 @@ class VethEnd:
 
 @dataclasses.dataclass(frozen=True)
 class VethPair:
-    """A veth pair for the link ``link``; ``queues``: TX and RX queues of each end."""
+    """A veth pair for the link ``link``; ``queues``: TX and RX queues of each end;
+    ``mtu``: both ends' MTU (None: the kernel's 1500)."""
 
     link: str
     a: VethEnd
     b: VethEnd
     queues: int = 1
+    mtu: int | None = None
+
+
+#: MTU of a link between two DUTs [B]: jumbo, as CSIT's links, so that what a DUT adds to a
+#: frame (an IPsec tunnel's ESP, an SRv6 header) still crosses whole from a 1518 B frame.
+DUT_LINK_MTU = 9000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -177,7 +184,8 @@ def make_plan(
             b = _end(topology, namespaces, second.node, second.interface)
             pair = (topology.nodes[first.node], topology.nodes[second.node])
             queues = max(link_queues(n) if n.type == "DUT" else 1 for n in pair)
-            veths.append(VethPair(link.name, a, b, queues))
+            mtu = DUT_LINK_MTU if all(n.type == "DUT" for n in pair) else None
+            veths.append(VethPair(link.name, a, b, queues, mtu))
     setups = []
     for namespace in dict.fromkeys(namespaces.values()):
         nodes = tuple(k for k, ns in namespaces.items() if ns == namespace)

@@ -47,18 +47,21 @@ def netns_del_batch(namespaces: Sequence[str]) -> str:
     return "".join(f"netns del {ns}\n" for ns in namespaces)
 
 
-def _veth_side(name: str, mac: str | None, namespace: str, queues: int = 1) -> str:
+def _veth_side(
+    name: str, mac: str | None, namespace: str, queues: int = 1, mtu: int | None = None
+) -> str:
     address = f" address {mac}" if mac else ""
     many = f" numtxqueues {queues} numrxqueues {queues}" if queues > 1 else ""
-    return f"{name}{address} netns {namespace}{many}"
+    size = f" mtu {mtu}" if mtu is not None else ""
+    return f"{name}{address}{size} netns {namespace}{many}"
 
 
 def veth_batch(pairs: Sequence[VethPair]) -> str:
     """``ip -batch`` lines creating each veth pair directly in its two namespaces (down),
-    each end with the pair's queues."""
+    each end with the pair's queues and MTU."""
     return "".join(
-        f"link add {_veth_side(p.a.name, p.a.mac, p.a.namespace, p.queues)} type veth "
-        f"peer name {_veth_side(p.b.name, p.b.mac, p.b.namespace, p.queues)}\n"
+        f"link add {_veth_side(p.a.name, p.a.mac, p.a.namespace, p.queues, p.mtu)} type veth "
+        f"peer name {_veth_side(p.b.name, p.b.mac, p.b.namespace, p.queues, p.mtu)}\n"
         for p in pairs
     )
 
