@@ -248,7 +248,25 @@ def test_failed_call_names_the_node_and_step_and_stops_traffic(csit: Topology) -
         match=r"^TG: TRex start at 1000000\.000 pps per port for 1 s: start: port 1 is in an error",
     ):
         r.tg.measure(1.0, 2e6)
-    assert r.client.calls[-1] == ("stop", [0, 1])
+    assert len(r.clients) == 2  # the server runs: tried once more with a new client
+    for client in r.clients:  # each try's traffic stopped
+        assert ("stop", [0, 1]) in client.calls[-2:]
+
+
+def test_a_call_that_fails_while_the_server_runs_is_retried_once_with_a_new_client(
+    csit: Topology,
+) -> None:
+    r = rig(topology_with(csit))
+    r.tg.measure(1.0, 1e6)
+    r.client.fail_on = "get_stats"  # this client only: the next one the session makes is well
+    result = r.tg.measure(1.0, 1e6)
+    assert result.loss_ratio == 0.0 and len(r.clients) == 2
+    assert r.client.names()[-2:] == ["stop", "close"]  # the first client: its try, then dropped
+    assert result.warnings[-1] == (
+        "retried once with a new TRex client; the first try failed: TG: TRex get_stats: "
+        "get_stats: port 1 is in an error state"
+    )
+    assert r.session.starts == 1  # the server was not restarted
 
 
 def test_stop_traffic_during_a_trial_ends_it(csit: Topology) -> None:

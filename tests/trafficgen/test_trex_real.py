@@ -514,6 +514,25 @@ def test_a_server_killed_or_frozen_mid_trial_is_named_and_the_next_traffic_runs(
     print(f"{sig.name}: failed {after_s:.1f} s after the signal: {first}")
 
 
+def test_a_client_that_dies_mid_trial_is_replaced_and_the_trial_retried_once(bed: Bed) -> None:
+    """The server runs on: the trial is measured again over a new client, and says so."""
+    child = bed.client.pid
+    timer = threading.Timer(0.5, os.kill, (child, signal.SIGKILL))
+    tg = bed.generator()
+    timer.start()
+    try:
+        result = tg.measure(2.0, 10_000)
+    finally:
+        timer.join()
+        tg.close()
+    assert not alive(child) and bed.client.pid != child
+    assert result.warnings[-1].startswith(
+        "retried once with a new TRex client; the first try failed: TG: TRex "
+    ), result.warnings
+    assert_counts(result, 10_000, 2.0)
+    assert bed.session.health_check() is None  # the server was never touched
+
+
 #: Captures frames on one interface of a namespace (run there by ``ip netns exec``):
 #: argv interface, seconds, output file; writes 4-byte big-endian lengths and frames.
 #: A VLAN tag the kernel took off (veth's receive offload) is put back from

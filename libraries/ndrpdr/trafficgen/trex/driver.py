@@ -41,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -67,7 +68,7 @@ from ndrpdr.trafficgen.trex.latency import (
     trex_latency_result,
 )
 from ndrpdr.trafficgen.trex.options import TrexOptions, where
-from ndrpdr.trafficgen.trex.session import PORTS, TrexSession
+from ndrpdr.trafficgen.trex.session import PORTS, TrexCallError, TrexSession
 from ndrpdr.trafficgen.trex.starttime import traffic_seconds, traffic_start
 from ndrpdr.trafficgen.trex.streams import (
     DirectionTraffic,
@@ -76,6 +77,8 @@ from ndrpdr.trafficgen.trex.streams import (
     rate_per_direction,
 )
 from ndrpdr.trafficgen.trex.vethcount import VethCounter, recount, veth_counter
+
+_log = logging.getLogger(__name__)
 
 #: Longest single wait on the traffic, so that stop_traffic is seen quickly [s].
 POLL_S = 0.1
@@ -188,22 +191,51 @@ class TrexTrafficGenerator(ProfileTraffic):
         streams: Mapping[int, Sequence[StreamSpec]],
     ) -> TrexTrial:
         """One trial of ``streams`` by sending port, ``rate`` [pps] per port (kept in
-        ``last_trial``); traffic is stopped if it fails."""
+        ``last_trial``); traffic is stopped if it fails.
+
+        A client call that failed while the server runs (an RPC lost on a
+        busy machine, a client process that died) is not the DUT's doing:
+        the trial runs once more over a new client, its result saying so in
+        a warning. A server that died or froze, or a stop asked for, ends it.
+        """
+        try:
+            trial = self._run_once(duration, load, rate, streams)
+        except TrexCallError as exc:
+            if exc.server_problem is not None or self._stop_requested.is_set():
+                raise  # a dead or frozen server, or a stop asked for: no retry
+            first = str(exc).splitlines()[0]
+            _log.warning("%s: retrying the trial once with a new client: %s", self.node, first)
+            self.session.reconnect()
+            trial = self._run_once(duration, load, rate, streams)
+            note = f"retried once with a new TRex client; the first try failed: {first}"
+            result = dataclasses.replace(trial.result, warnings=(*trial.result.warnings, note))
+            trial = dataclasses.replace(trial, result=result)
+        self.last_trial = trial
+        return trial
+
+    def _run_once(
+        self,
+        duration: float,
+        load: float,
+        rate: float,
+        streams: Mapping[int, Sequence[StreamSpec]],
+    ) -> TrexTrial:
         self._stop_requested.clear()
         client = self._open()
         try:
             with self.session.watched():  # a server that dies or freezes ends the trial now
-                trial = self._trial(client, duration, load, rate, streams)
+                return self._trial(client, duration, load, rate, streams)
         except BaseException:
             with contextlib.suppress(TrafficGeneratorError):
-                self.stop_traffic()
+                self._stop_ports()  # not stop_traffic: that is a request a retry must heed
             raise
-        self.last_trial = trial
-        return trial
 
     def stop_traffic(self) -> None:
         """Stop both TRex ports (idempotent; also ends a trial running in another thread)."""
         self._stop_requested.set()
+        self._stop_ports()
+
+    def _stop_ports(self) -> None:
         if not self.session.is_open:
             return
         client = self.session.client

@@ -55,6 +55,15 @@ PORTS = (0, 1)
 _T = TypeVar("_T")
 
 
+class TrexCallError(TrafficGeneratorError):
+    """A client call failed; ``server_problem`` is what became of the server started here
+    (None: it runs, or was not started here), as ``TrexServer.diagnose`` says."""
+
+    def __init__(self, message: str, *, server_problem: str | None) -> None:
+        super().__init__(message)
+        self.server_problem = server_problem
+
+
 #: How many times ``open`` starts a server that fails to come up (CSIT: 3).
 SERVER_STARTS = 3
 #: How often ``watched`` looks at the server during a trial [s].
@@ -183,22 +192,41 @@ class TrexSession:
             with self._lock:
                 return action()
         except Exception as exc:
-            raise TrafficGeneratorError(self.failure(what, exc)) from exc
+            raise self.failure(what, exc) from exc
 
-    def failure(self, what: str, exc: BaseException) -> str:
-        """The message for client call ``what`` that failed with ``exc`` (see ``call``)."""
+    def failure(self, what: str, exc: BaseException) -> TrexCallError:
+        """The error for client call ``what`` that failed with ``exc`` (see ``call``)."""
         said = f"TRex {what}: {trex_text(exc)}"
         server = self._server
         problem = None if server is None else server.diagnose()
         if server is None or problem is None:
-            return f"{self.node}: {said}"
+            return TrexCallError(f"{self.node}: {said}", server_problem=None)
         pid = self.server_pid if server.process is not None else None
         started = f" (started as pid {pid})" if pid is not None else ""
         seen = f"TRex {what} was cut short for it" if self._aborted else f"the client saw: {said}"
-        return (
+        return TrexCallError(
             f"{self.node}: the TRex server{started} {problem}; {seen}\n"
-            f"the TRex server's log (tail):\n{server.log_tail()}"
+            f"the TRex server's log (tail):\n{server.log_tail()}",
+            server_problem=problem,
         )
+
+    def reconnect(self) -> None:
+        """A new client for the running server (the old one is dropped without a word).
+
+        For a call that failed while the server runs: the client child may
+        be gone or out of step. TrafficGeneratorError when the server does
+        not take the new client.
+        """
+        with self._lock:
+            self._discard_client()
+            client = self.call("client", lambda: self._factory(self.settings))
+            try:
+                self._connect(client)
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    client.close()
+                raise
+            self._client = client
 
     # -- lifecycle ---------------------------------------------------------------------
     def open(self) -> None:
