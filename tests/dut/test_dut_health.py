@@ -13,6 +13,7 @@ import os
 import signal
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -125,6 +126,67 @@ def test_exit_status_and_a_stopped_process_sees_sigint(access: LocalTransport) -
     started = time.monotonic()
     assert stopped.stop(9.0) == 0
     assert time.monotonic() - started < 2.0
+
+
+class UnreapedChild:
+    """A real process's child that exited and that its parent never reaps (a zombie), seen as
+    a remote DUT's process is: ``kill -0`` still succeeds on it, so it reads as running."""
+
+    def __init__(self, parent: LocalProcess, pid: int) -> None:
+        self.parent, self._pid = parent, pid
+
+    @property
+    def pid(self) -> int:
+        return self._pid
+
+    def is_running(self) -> bool:
+        try:
+            os.kill(self._pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+    def stop(self, timeout_s: float = 10.0) -> int | None:
+        return -9  # what the node's wrapper would have recorded
+
+    def output(self) -> str:
+        return "worker: bye\n"
+
+
+def test_a_zombie_has_exited_though_kill_0_still_finds_it(access: LocalTransport) -> None:
+    """testpmd SIGKILLed over SSH: until its wrapper reaps it, it is a zombie that answers
+    kill -0; the check must say it exited, not that it forwards."""
+    parent = _start(access, "sleep 30 & echo ready; exec sleep 60")
+    try:
+        deadline = time.monotonic() + 5
+        while not (children := _children(parent.pid)):
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        (child,) = children
+        os.kill(child, signal.SIGKILL)
+        zombie = UnreapedChild(parent, child)
+        while process_state(zombie, access) != "Z":  # type: ignore[arg-type]
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        assert zombie.is_running()  # kill -0 finds it
+        said = rf"worker \(pid {child}\) has exited, killed by SIGKILL"
+        with pytest.raises(DutError, match=said):
+            check_process(_error, "worker", zombie, access)
+    finally:
+        parent.stop(5.0)
+
+
+def _children(parent: int) -> list[int]:
+    """PIDs whose parent is ``parent``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text() if entry.name.isdigit() else ""
+        except OSError:
+            continue
+        if stat and int(stat.rsplit(")", 1)[1].split()[1]) == parent:
+            found.append(int(entry.name))
+    return found
 
 
 class _Remote:

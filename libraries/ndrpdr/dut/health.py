@@ -98,12 +98,12 @@ def check_process(
         running = process.is_running()
     except NdrPdrError as exc:
         raise error(step, f"cannot tell whether {name} (pid {process.pid}) runs: {exc}") from exc
-    if running:
-        state = process_state(process, access)
-        if state is None or state not in "Tt":
-            return
+    state = process_state(process, access) if running else None
+    if state is not None and state in "Tt":
         what = "stopped (SIGSTOP)" if state == "T" else "stopped by a debugger"
         condition = f"is {what}, state {state}: alive but forwarding nothing"
+    elif running and state != "Z":  # a zombie has exited, its parent has not reaped it yet
+        return
     else:
         try:
             code = process.stop(COLLECT_TIMEOUT_S)
