@@ -58,7 +58,7 @@ from ndrpdr.trafficgen.base import (
     checked_trial,
 )
 from ndrpdr.trafficgen.latency import LatencyResult
-from ndrpdr.trafficgen.trex.client import TrexClient
+from ndrpdr.trafficgen.trex.client import TrexClient, TrexClientError
 from ndrpdr.trafficgen.trex.config import TrexPort
 from ndrpdr.trafficgen.trex.counts import TrexTrial, trex_trial
 from ndrpdr.trafficgen.trex.latency import (
@@ -201,8 +201,9 @@ class TrexTrafficGenerator(ProfileTraffic):
         try:
             trial = self._run_once(duration, load, rate, streams)
         except TrexCallError as exc:
-            if exc.server_problem is not None or self._stop_requested.is_set():
-                raise  # a dead or frozen server, or a stop asked for: no retry
+            client_said = isinstance(exc.__cause__, TrexClientError)  # not an interrupt
+            if not client_said or exc.server_problem is not None or self._stop_requested.is_set():
+                raise  # a dead or frozen server, a stop asked for, Robot's stop: no retry
             first = str(exc).splitlines()[0]
             _log.warning("%s: retrying the trial once with a new client: %s", self.node, first)
             self.session.reconnect()
