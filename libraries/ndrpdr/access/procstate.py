@@ -21,6 +21,15 @@ from ndrpdr.errors import NdrPdrError
 PS_TIMEOUT_S = 3.0
 
 
+def stopped_text(state: str | None) -> str | None:
+    """'stopped (SIGSTOP, state T)' or 'stopped by a debugger' for a stopped process's state
+    letter (``T``, ``t``), None for any other state (or none)."""
+    letter = (state or "")[:1]
+    if letter == "T":
+        return "stopped (SIGSTOP, state T)"
+    return "stopped by a debugger" if letter == "t" else None
+
+
 @dataclasses.dataclass(frozen=True)
 class ProcessState:
     """One process: its PID, state letter (R, S, D, T, t, Z...) and command name."""
@@ -32,12 +41,11 @@ class ProcessState:
     @property
     def stopped(self) -> bool:
         """Stopped by a signal (SIGSTOP: ``T``) or a debugger (``t``): alive, doing nothing."""
-        return self.state[:1] in ("T", "t")
+        return stopped_text(self.state) is not None
 
     def describe(self) -> str:
         """'_t-rex-64 (pid 42) is stopped (SIGSTOP, state T)' for a stopped process."""
-        what = "stopped (SIGSTOP, state T)" if self.state[:1] == "T" else "stopped by a debugger"
-        state = what if self.stopped else f"in state {self.state}"
+        state = stopped_text(self.state) or f"in state {self.state}"
         return f"{self.command} (pid {self.pid}) is {state}"
 
 

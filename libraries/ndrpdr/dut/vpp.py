@@ -57,7 +57,7 @@ from collections.abc import Callable
 
 from ndrpdr.access.base import BackgroundProcess, CommandResult, NodeAccess, tail
 from ndrpdr.access.processlog import LOG_TAIL_LINES, bounded_log, log_tail
-from ndrpdr.access.procstate import describe_exit
+from ndrpdr.access.procstate import describe_exit, stopped_text
 from ndrpdr.drivers import DriverDescription
 from ndrpdr.dut import vpp_afpacket, vpp_family
 from ndrpdr.dut.base import DutError, DutTestConfig
@@ -303,9 +303,8 @@ class VppDriver:
         frozen = self._frozen()
         if frozen is not None:  # no vppctl can reach it: end it, the next start is a fresh one
             self.notes.append(f"{frozen}: ended it instead of removing its interfaces")
-            process, self._process = self._process, None
-            self._running = self._applied = False
-            assert process is not None
+            process = self._forget_process()
+            assert process is not None  # _frozen() found it
             self._end(process)
             return
         if self._paths is not None:
@@ -314,9 +313,7 @@ class VppDriver:
             return
         if not self._running:
             return
-        self._running = False
-        self._applied = False
-        process, self._process = self._process, None
+        process = self._forget_process()
         if process is None:
             argv = ["systemctl", "stop", self.options.systemd_unit]
             self._steps.run("stop", argv, timeout_s=120.0)
@@ -337,8 +334,7 @@ class VppDriver:
             self._stop_peer()
         except DutError as exc:
             errors.append(str(exc))
-        process, self._process = self._process, None
-        self._running = self._applied = False
+        process = self._forget_process()
         if process is not None:
             try:
                 self._end(process)
@@ -442,15 +438,22 @@ class VppDriver:
             self._apply()
             self._applied = True
 
+    def _forget_process(self) -> BackgroundProcess | None:
+        """The VPP process started here (None: a systemd one), taken off the driver: not
+        running, nothing applied (the caller ends it)."""
+        process, self._process = self._process, None
+        self._running = self._applied = False
+        return process
+
     def _frozen(self) -> str | None:
         """What a VPP started here that is stopped by a signal is (None: it is not)."""
         process = self._process
         if not self._running or process is None:
             return None
-        state = process_state(process, self._steps.access)
-        if state is None or state not in ("T", "t"):
-            return None
-        return f"{self.options.binary} (pid {process.pid}) is stopped (SIGSTOP, state {state})"
+        stopped = stopped_text(process_state(process, self._steps.access))
+        return (
+            None if stopped is None else f"{self.options.binary} (pid {process.pid}) is {stopped}"
+        )
 
     def _alive_now(self) -> bool:
         """True when the VPP the driver started still runs (a systemd VPP: when started)."""
