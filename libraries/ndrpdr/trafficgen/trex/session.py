@@ -219,14 +219,7 @@ class TrexSession:
         """
         with self._lock:
             self._discard_client()
-            client = self.call("client", lambda: self._factory(self.settings))
-            try:
-                self._connect(client)
-            except BaseException:
-                with contextlib.suppress(Exception):
-                    client.close()
-                raise
-            self._client = client
+            self._client = self._new_client()
 
     # -- lifecycle ---------------------------------------------------------------------
     def open(self) -> None:
@@ -240,23 +233,19 @@ class TrexSession:
         """
         with self._lock:
             if self._client is None:
-                starts = SERVER_STARTS if self.options.start_server else 1
-                for start in range(1, starts + 1):
+                for start in range(1, SERVER_STARTS + 1):  # only a server started here exits
                     try:
                         self._open()
+                        return
                     except ServerExitedError as exc:
-                        if start == starts:
-                            if starts == 1:
-                                raise
+                        if start == SERVER_STARTS:
                             raise TrafficGeneratorError(
-                                f"{exc}\n(the TRex server was started {starts} times)"
+                                f"{exc}\n(the TRex server was started {start} times)"
                             ) from exc
                         _log.warning(
                             "%s: TRex start %d of %d failed, starting it again: %s",
-                            self.node, start, starts, str(exc).splitlines()[0],
+                            self.node, start, SERVER_STARTS, str(exc).splitlines()[0],
                         )  # fmt: skip
-                        continue
-                    return
 
     @contextlib.contextmanager
     def watched(self) -> Iterator[None]:
@@ -396,16 +385,9 @@ class TrexSession:
             self._server.start()
             self.starts += 1
             process = self._server.process
-        client: TrexClient | None = None
         try:
-            client = self.call("client", lambda: self._factory(self.settings))
-            self._connect(client)
+            client = self._new_client()
         except BaseException:
-            if client is not None:
-                with contextlib.suppress(Exception):
-                    client.disconnect()
-                with contextlib.suppress(Exception):
-                    client.close()
             server, self._server = self._server, None
             if server is not None:
                 with contextlib.suppress(TrafficGeneratorError):
@@ -420,6 +402,19 @@ class TrexSession:
                 self.server_version,
                 time.monotonic() - started,
             )
+
+    def _new_client(self) -> TrexClient:
+        """A client made and connected (``_connect``); one that fails is closed."""
+        client = self.call("client", lambda: self._factory(self.settings))
+        try:
+            self._connect(client)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                client.disconnect()
+            with contextlib.suppress(Exception):
+                client.close()
+            raise
+        return client
 
     def _connect(self, client: TrexClient) -> None:
         def connect() -> None:
