@@ -219,19 +219,14 @@ def _min_load_lossy(
     if not lossy:
         return None
     low = float(record["search"]["min_load_pps"])
-    at_min = [t["loss_ratio"] for t in record.get("trials") or [] if t["load_pps"] <= low * 1.0001]
+    trials_at_min = [t for t in record.get("trials") or [] if t["load_pps"] <= low * 1.0001]
+    at_min = [t["loss_ratio"] for t in trials_at_min]
     seen = ""
     if at_min:  # a range: with an exceed ratio some of them may even be lossless
         low_loss, high_loss = format_percent(min(at_min)), format_percent(max(at_min))
         span = low_loss if low_loss == high_loss else f"{low_loss}..{high_loss}"
         seen = f" (loss {span} % in its {len(at_min)} trial{'s' if len(at_min) > 1 else ''})"
-    one_way = [
-        w
-        for t in record.get("trials") or []
-        if t["load_pps"] <= low * 1.0001
-        for w in t.get("warnings") or []
-        if is_one_way(w)
-    ]
+    one_way = [w for t in trials_at_min for w in t.get("warnings") or [] if is_one_way(w)]
     advice = (
         f"one direction received nothing: {one_way[0]}; a lower {names.min_rate} will not help"
         if one_way

@@ -175,19 +175,7 @@ def trial_result(counts: TrialCounts) -> TrialResult:
     """The TrialResult of one trial (aggregate over directions), warnings included."""
     warnings: list[str] = []
     offered = forwarded = 0
-    received_by = {
-        (tx, rx): counts.ports[rx].ipackets
-        for tx, rx in counts.directions
-        if tx in counts.ports and rx in counts.ports
-    }
-    for (tx, rx), received in received_by.items():
-        sent = counts.ports[tx].opackets
-        if (
-            received == 0
-            and sent > 0
-            and any(received_by[d] > 0 for d in received_by if d != (tx, rx))
-        ):
-            warnings.append(one_way_warning(tx, rx, sent))
+    received_by: dict[tuple[int, int], int] = {}
     for tx, rx in counts.directions:
         if tx not in counts.ports or rx not in counts.ports:
             raise TrafficGeneratorError(
@@ -195,7 +183,7 @@ def trial_result(counts: TrialCounts) -> TrialResult:
                 f"have ports {sorted(counts.ports)}"
             )
         sent = counts.ports[tx].opackets
-        received = counts.ports[rx].ipackets
+        received = received_by[(tx, rx)] = counts.ports[rx].ipackets
         if received > sent:
             warnings.append(
                 f"port {rx} received {received} frames > {sent} sent by port {tx}: frames not "
@@ -203,6 +191,13 @@ def trial_result(counts: TrialCounts) -> TrialResult:
             )
         offered += sent
         forwarded += min(received, sent)
+    warnings[:0] = [  # first: the likeliest cause of what follows
+        one_way_warning(tx, rx, counts.ports[tx].opackets)
+        for (tx, rx), received in received_by.items()
+        if received == 0
+        and counts.ports[tx].opackets > 0
+        and any(n > 0 for d, n in received_by.items() if d != (tx, rx))
+    ]
     intended = intended_count(counts.load, counts.duration, offered)
     unsent = intended - offered
     if unsent > 0:
