@@ -164,12 +164,15 @@ def calibrate_max_load(
     capped: float | None = None
     usable = [0]
     if rates[0] < TG_LIMIT_TOLERANCE * max_load_pps:
-        extra = EXTRA_TRIALS
-        while len(measured) < trials or (extra and len(_usable(rates)) < len(rates)):
-            if len(measured) >= trials:
-                extra -= 1
-            measured.append(tg.measure(duration_s, max_load_pps))
-            rates.append(offered_rate_pps(trial_entry(0, measured[-1])))
+
+        def measure(count: int) -> None:
+            for _ in range(count):
+                measured.append(tg.measure(duration_s, max_load_pps))
+                rates.append(offered_rate_pps(trial_entry(0, measured[-1])))
+
+        measure(trials - 1)
+        if len(_usable(rates)) < len(rates):  # a starved trial: the median needs more
+            measure(EXTRA_TRIALS)
         usable = _usable(rates)
         lowest = min(rates[i] for i in usable)
         capped = lowest * (1 - margin)
