@@ -14,7 +14,8 @@ both started over SSH. The faults are what a lab engineer meets:
   runs and output.xml can be read.
 
 Each run is checked to leave nothing behind. Needs root, sshd, TRex and
-VPP (skipped otherwise; failed with NDRPDR_REQUIRE_TREX=1 / NDRPDR_REQUIRE_VPP=1).
+VPP (skipped otherwise; failed with NDRPDR_REQUIRE_TREX=1 / NDRPDR_REQUIRE_VPP=1, as
+test_labbox_suites, whose checks and suite these tests share).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -30,11 +30,9 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-import pytest
 from acceptance_helpers import (
     ALLOW_TG_LIMITED,
     ROOT,
-    SUITES,
     TOPOLOGIES,
     child_env,
     index_tests,
@@ -42,11 +40,8 @@ from acceptance_helpers import (
     read_output,
     robot_args,
 )
+from test_labbox_suites import SUITE, _alive, needs_vpp
 
-TREX = Path("/opt/trex/v3.08/t-rex-64")
-VPP = Path("/opt/vpp/v26.06/bin/vpp")
-SSHD = Path("/usr/sbin/sshd")
-SUITE = SUITES / "ip4" / "ethip4-ip4base-ndrpdr.robot"
 #: A robot run must end well within this [s].
 TIMEOUT_S = 300.0
 #: The bar: from the freeze to the first FAIL line on the console [s].
@@ -60,24 +55,7 @@ GOALS = (
 )
 
 
-def _missing() -> str | None:
-    if sys.platform != "linux" or os.geteuid() != 0:
-        return "the lab in a box needs Linux and root"
-    if not SSHD.exists() or shutil.which("ip") is None:
-        return "the lab in a box needs openssh-server and iproute2"
-    if not TREX.exists():
-        return f"TRex is not installed: no {TREX}"
-    if not VPP.exists():
-        return f"VPP is not installed: no {VPP}"
-    return None
-
-
-if _missing() is not None and "1" in (
-    os.environ.get("NDRPDR_REQUIRE_TREX"),
-    os.environ.get("NDRPDR_REQUIRE_VPP"),
-):
-    raise RuntimeError(f"the lab in a box's real parts are required, but {_missing()}")
-pytestmark = pytest.mark.skipif(_missing() is not None, reason=_missing() or "")
+pytestmark = needs_vpp  # root, sshd, TRex and VPP (required: see test_labbox_suites)
 
 
 def _run_netns(robot_pid: int) -> set[int]:
@@ -114,13 +92,6 @@ def _one(robot_pid: int, command: str) -> int:
         time.sleep(0.1)
     assert len(found) == 1, (command, found)
     return found[0]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 @dataclasses.dataclass
