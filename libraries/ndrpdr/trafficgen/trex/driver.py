@@ -198,8 +198,20 @@ class TrexTrafficGenerator(ProfileTraffic):
         the trial runs once more over a new client, its result saying so in
         a warning. A server that died or froze, or a stop asked for, ends it.
         """
+
+        def attempt() -> TrexTrial:
+            self._stop_requested.clear()
+            client = self._open()
+            try:
+                with self.session.watched():  # a server that dies or freezes ends it now
+                    return self._trial(client, duration, load, rate, streams)
+            except BaseException:
+                with contextlib.suppress(TrafficGeneratorError):
+                    self._stop_ports()  # not stop_traffic: that is a request a retry must heed
+                raise
+
         try:
-            trial = self._run_once(duration, load, rate, streams)
+            trial = attempt()
         except TrexCallError as exc:
             client_said = isinstance(exc.__cause__, TrexClientError)  # not an interrupt
             if not client_said or exc.server_problem is not None or self._stop_requested.is_set():
@@ -207,29 +219,12 @@ class TrexTrafficGenerator(ProfileTraffic):
             first = str(exc).splitlines()[0]
             _log.warning("%s: retrying the trial once with a new client: %s", self.node, first)
             self.session.reconnect()
-            trial = self._run_once(duration, load, rate, streams)
+            trial = attempt()
             note = f"retried once with a new TRex client; the first try failed: {first}"
             result = dataclasses.replace(trial.result, warnings=(*trial.result.warnings, note))
             trial = dataclasses.replace(trial, result=result)
         self.last_trial = trial
         return trial
-
-    def _run_once(
-        self,
-        duration: float,
-        load: float,
-        rate: float,
-        streams: Mapping[int, Sequence[StreamSpec]],
-    ) -> TrexTrial:
-        self._stop_requested.clear()
-        client = self._open()
-        try:
-            with self.session.watched():  # a server that dies or freezes ends the trial now
-                return self._trial(client, duration, load, rate, streams)
-        except BaseException:
-            with contextlib.suppress(TrafficGeneratorError):
-                self._stop_ports()  # not stop_traffic: that is a request a retry must heed
-            raise
 
     def stop_traffic(self) -> None:
         """Stop both TRex ports (idempotent; also ends a trial running in another thread)."""
