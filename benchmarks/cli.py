@@ -21,6 +21,13 @@ def add_simulation_options(
     parser.add_argument("--models", type=names, help=f"comma list (default: all of {MODEL_NAMES})")
     parser.add_argument("--seeds", type=int, help=f"seeds per model (default {default_seeds})")
     parser.add_argument(
+        "--first-seed",
+        type=int,
+        default=0,
+        help="the first seed (default 0): seeds first .. first + seeds - 1; "
+        "check targets on seeds the controller was not tuned on",
+    )
+    parser.add_argument(
         "--overhead",
         type=float,
         default=default_overhead_s,

@@ -43,7 +43,7 @@ QUICK_MODELS = ("sharp", "transient")
 QUICK_DURATIONS = (30.0,)
 QUICK_SEEDS = 3
 DEFAULT_DURATIONS = (10.0, 30.0, 60.0)
-DEFAULT_SEEDS = 15
+DEFAULT_SEEDS = 100
 DEFAULT_OVERHEAD_S = 0.5
 
 
@@ -119,7 +119,7 @@ def make_cases(args: argparse.Namespace) -> list[Case]:
         for goal_set in args.goal_sets
         for model in args.models
         for duration in final_durations(goal_set, args.durations)
-        for seed in range(args.seeds)
+        for seed in range(args.first_seed, args.first_seed + args.seeds)
     ]
 
 

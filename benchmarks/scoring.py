@@ -36,11 +36,6 @@ def worst(errors: Iterable[float]) -> float:
     return max(data, key=abs) if data else float("nan")
 
 
-def median_abs(errors: Iterable[float]) -> float:
-    """The median magnitude of the errors; NaN for no values."""
-    return median(abs(error) for error in errors)
-
-
 def mean_abs(errors: Iterable[float]) -> float:
     """The mean magnitude of the errors; NaN for no values."""
     data = [abs(error) for error in errors]

@@ -6,7 +6,10 @@ Targets are reported, not asserted: the benchmarks always exit 0.
 from __future__ import annotations
 
 RATIO_CEILING = 1.0
-"""time(mlr) / time(MLRsearch 1.2.1) must never exceed this, any goal set."""
+"""time(mlr) / time(MLRsearch 1.2.1) must never exceed this, any goal set.
+
+Every time ratio is the median over seeds of the per-seed ratio (each seed
+is one DUT both algorithms face), as issue 24 states its targets."""
 
 STRICT_MLRSEARCH_RATIO = {
     "sharp": 0.9,
@@ -18,12 +21,13 @@ STRICT_MLRSEARCH_RATIO = {
 }
 """Per model: time(mlr) / time(MLRsearch 1.2.1) with the strict goals."""
 
-NOISY_KNEE_MLRSEARCH_RATIO = {("csit", "noisyknee"): 0.7}
+NOISY_KNEE_MLRSEARCH_RATIO = {("csit", "noisyknee"): 0.9}
 """(goal set, model) -> time(mlr) / time(MLRsearch 1.2.1) target on the noisy
-knee (issue 12): loads near the knee pass or fail at random."""
+knee (issue 24): loads near the knee pass or fail at random."""
 
-MEAN_ERROR_MODELS = frozenset({"noisyknee"})
-"""Noisy models whose mean |error| must also be no worse than MLRsearch 1.2.1's."""
+WORST_ERROR_SLACK = 0.02
+"""On noisy models mlr's worst |error| may exceed MLRsearch 1.2.1's by at most
+this much (2 percentage points); its mean |error| may not exceed it at all."""
 
 BINARY_RATIO = {("strict", "sharp", 30.0): 0.12}
 """(goal set, model, final duration [s]) -> time(mlr) / time(binary) target."""

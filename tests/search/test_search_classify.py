@@ -328,3 +328,11 @@ def test_load_grid_maps_indices_and_loads_both_ways() -> None:
     assert [grid.load(i) for i in range(grid.top + 1)] == sorted(
         grid.load(i) for i in range(grid.top + 1)
     )
+
+
+def test_a_tiny_high_loss_time_is_not_rounded_into_a_lower_bound() -> None:
+    # In floats 1.0 + 1.5e-171 == 1.0: the pessimistic test alone would
+    # pass, but the optimistic one (1.5e-171 s of high loss > 0) does not.
+    stats = LoadStats(full_low_s=1.0, full_high_s=0.0, short_low_s=0.0, short_high_s=1.5e-171)
+    criterion = Criterion(loss_ratio=0.0, exceed_ratio=0.0, final_duration=1.0, duration_sum=1.0)
+    assert classify(stats, criterion) is Classification.UNDECIDED

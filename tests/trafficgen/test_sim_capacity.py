@@ -136,7 +136,8 @@ def test_the_model_shapes_loss_around_the_family_capacity(sim: Topology) -> None
     dut = dataclasses.replace(sim.duts[0], options={"model": "gradual", "seed": 1})
     topology = dataclasses.replace(sim, nodes={**sim.nodes, dut.key: dut})
     tg = SimTrafficGenerator(topology, 64, profile=IP4BASE)
-    assert tg.model.true_ndr(1.0) == pytest.approx(_capacity(tg))
+    # The gradual model's knee is the capacity; its NDR lies within a frame's worth above.
+    assert tg.model.true_ndr(1.0) == pytest.approx(_capacity(tg), rel=1e-3)
     assert tg.model.true_pdr(1.0) > tg.model.true_ndr(1.0)
 
 

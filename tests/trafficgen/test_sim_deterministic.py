@@ -85,11 +85,13 @@ def test_sharp_forwards_capacity_above_it() -> None:
     assert model.true_ndr(0.01) == 9.1e6
 
 
-def test_gradual_ndr_is_the_knee_and_pdr_a_few_percent_above() -> None:
+def test_gradual_ndr_is_where_the_first_frame_is_lost_and_pdr_a_few_percent_above() -> None:
     for k in (2.0, 5.0, 12.0):
         model = GradualLoss(knee_pps=8e6, loss_coefficient=k)
         assert model.name == "gradual"
-        assert model.true_ndr(1.0) == 8e6
+        # Whole frames: sqrt(C0 / (k * D)) pps above the knee, less for longer trials.
+        assert model.true_ndr(1.0) == pytest.approx(8e6 + math.sqrt(8e6 / k), rel=1e-7)
+        assert 8e6 < model.true_ndr(60.0) < model.true_ndr(1.0) < 1.001 * 8e6
         pdr = model.true_pdr(1.0)
         assert 1.02 * 8e6 < pdr < 1.06 * 8e6
         assert model.loss_ratio(1.0, pdr) == pytest.approx(0.005, rel=1e-9)

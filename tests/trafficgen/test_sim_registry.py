@@ -34,6 +34,12 @@ RANGES = {
         "min_loss_fraction": (0.01, 0.01),
         "max_loss_fraction": (0.02, 0.05),
     },
+    "spells": {
+        "capacity_pps": (2e6, 20e6),
+        "spells_per_s": (1 / 60, 1 / 20),
+        "spell_s": (2.0, 6.0),
+        "spell_drop": (0.05, 0.20),
+    },
 }
 
 
@@ -46,6 +52,7 @@ def test_names() -> None:
         "duration",
         "overload",
         "noisyknee",
+        "spells",
     )
     deterministic = {name for name in MODEL_NAMES if make_model(name, 0).deterministic}
     assert deterministic == {"sharp", "gradual", "duration", "overload"}

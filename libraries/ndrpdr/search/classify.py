@@ -74,12 +74,14 @@ def classify(stats: LoadStats, criterion: Criterion) -> Classification:
     pessimistic_high_loss_s = effect_whole_s - stats.full_low_s
     pessimistic_is_lower = pessimistic_high_loss_s <= quantile_duration_s
     optimistic_is_lower = effect_high_loss_s <= quantile_duration_s
-    if pessimistic_is_lower:
-        # Pessimistic lower implies optimistic lower (fewer high-loss seconds).
+    # Both tests, as the RFC has them: in real numbers the pessimistic test
+    # implies the optimistic one, but in floats a tiny high-loss time can
+    # vanish from effect_whole_s - full_low_s and pass the first test alone.
+    if pessimistic_is_lower and optimistic_is_lower:
         return Classification.LOWER
-    if optimistic_is_lower:
-        return Classification.UNDECIDED
-    return Classification.UPPER
+    if not pessimistic_is_lower and not optimistic_is_lower:
+        return Classification.UPPER
+    return Classification.UNDECIDED
 
 
 def conditional_throughput(

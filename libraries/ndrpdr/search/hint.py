@@ -9,8 +9,9 @@ g(L) = L * (loss_ratio(L) - goal_loss_ratio), zero at the threshold:
   the root: regula falsi between them;
 * two high-loss trials forwarding the same rate: a capacity cliff, the
   threshold is that rate / (1 - goal loss ratio);
-* otherwise a secant through the two lowest high-loss trials, on the square
-  root of g first for the zero-loss goal (smooth loss onset), then on g
+* otherwise, unless the loss ratio falls somewhere as the load grows
+  over the high-loss loads (noise), a secant through the two lowest
+  ones, on the square root of g first for the zero-loss goal (smooth loss onset), then on g
   itself (loss growing linearly, e.g. forwarding collapse under overload);
 * last, the capacity model through the lowest high-loss trial.
 
@@ -21,6 +22,7 @@ a few steps for other curves.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Iterable
 
 from ndrpdr.search.trial import TrialResult
@@ -75,8 +77,9 @@ def estimate_threshold(points: list[LossPoint], goal_loss_ratio: float) -> float
 
     Candidates are tried in order and the first one that lies between the
     highest low-loss load and the lowest high-loss load above it wins; None
-    without a high-loss point or when no candidate fits (e.g. a trial that
-    forwarded nothing says nothing about where loss starts).
+    without a high-loss point or when no candidate fits. 0 when nothing
+    passed and the lowest high-loss trial forwarded nothing: a dead DUT,
+    which only the min load can confirm (the controller goes there next).
     """
     bad = [p for p in points if p.loss_ratio > goal_loss_ratio]
     if not bad:
@@ -84,6 +87,8 @@ def estimate_threshold(points: list[LossPoint], goal_loss_ratio: float) -> float
     first_bad = bad[0]
     good = [p for p in points if p.loss_ratio <= goal_loss_ratio and p.load < first_bad.load]
     floor = good[-1].load if good else 0.0
+    if first_bad.loss_ratio >= 1.0 and not good:
+        return 0.0
     for root in _candidates(good[-1] if good else None, bad, goal_loss_ratio):
         if floor <= root <= first_bad.load and root > 0.0:
             return root
@@ -102,6 +107,11 @@ def _candidates(
         share = -low_excess / (high_excess - low_excess)
         roots.append(good.load + (first.load - good.load) * share)
     capacity = first.load * (1.0 - first.loss_ratio) / (1.0 - goal_loss_ratio)
+    if not _grows(bad):
+        # Loss that falls as the load grows is noise (a few percent lost
+        # at random): a secant through it can aim anywhere (once at a third
+        # of the true load), the forwarding rate at most a few percent low.
+        return [*roots, capacity]
     second = bad[1] if len(bad) > 1 else None
     if second is None or max(first.loss_ratio, second.loss_ratio) >= 1.0:
         return [*roots, capacity]
@@ -120,3 +130,8 @@ def _candidates(
         if slope > 0.0:
             roots.append(first.load - low_value / slope)
     return [*roots, capacity]
+
+
+def _grows(bad: list[LossPoint]) -> bool:
+    """Does the loss ratio never fall as the load grows over the high-loss loads?"""
+    return all(low.loss_ratio <= high.loss_ratio for low, high in itertools.pairwise(bad))

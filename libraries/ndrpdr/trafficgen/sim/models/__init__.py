@@ -12,5 +12,6 @@ from ndrpdr.trafficgen.sim.models.protocol import DutModel as DutModel
 from ndrpdr.trafficgen.sim.models.registry import MODEL_NAMES as MODEL_NAMES
 from ndrpdr.trafficgen.sim.models.registry import make_model as make_model
 from ndrpdr.trafficgen.sim.models.sharp import SharpCliff as SharpCliff
+from ndrpdr.trafficgen.sim.models.spells import LossSpells as LossSpells
 from ndrpdr.trafficgen.sim.models.sporadic import SporadicLoss as SporadicLoss
 from ndrpdr.trafficgen.sim.models.transient import TransientInterrupts as TransientInterrupts

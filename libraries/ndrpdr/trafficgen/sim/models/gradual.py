@@ -20,12 +20,14 @@ class GradualLoss(DeterministicModel):
     ``L``, so the loss ratio ``k * (L - C0)**2 / (C0 * L)`` rises from 0
     with zero slope. Independent of trial duration.
 
-    Truth: NDR is ``C0``; for a loss ratio ``r`` it is the root above ``C0``
-    of ``k * (L - C0)**2 == r * C0 * L``, i.e.
+    Truth: for a loss ratio ``r`` > 0 the root above ``C0`` of
+    ``k * (L - C0)**2 == r * C0 * L``, i.e.
     ``C0 * (2k + r + sqrt(4kr + r**2)) / (2k)``. With ``k`` in [2, 12] the
-    0.5 % PDR lies 2 % to 5 % above ``C0``. In whole frames, loss first
-    shows ``sqrt(C0 / (k * D))`` [pps] above ``C0`` (under 0.1 % of ``C0``
-    for D >= 1 s and C0 >= 2 Mpps).
+    0.5 % PDR lies 2 % to 5 % above ``C0``. NDR counts whole frames: a
+    trial of ``D`` s loses its first frame ``sqrt(C0 / (k * D))`` [pps]
+    above ``C0`` (under 0.1 % of ``C0`` for D >= 1 s and C0 >= 2 Mpps), and
+    a search that lands between ``C0`` and that load has found a load the
+    DUT forwards without loss, so that is the NDR.
     """
 
     NAME: ClassVar[str] = "gradual"
@@ -44,9 +46,13 @@ class GradualLoss(DeterministicModel):
         return min(1.0, lost_pps / load_pps)
 
     def true_throughput(self, duration_s: float, loss_ratio: float) -> float:
-        """Load [pps] where the loss ratio curve reaches ``loss_ratio`` (any ``duration_s``)."""
-        _, ratio = self._check_goal(duration_s, loss_ratio)
+        """Load [pps] where the loss ratio curve reaches ``loss_ratio``; for NDR,
+        where a ``duration_s`` trial loses its first whole frame."""
+        duration_s, ratio = self._check_goal(duration_s, loss_ratio)
         k = self.loss_coefficient
+        if ratio == 0.0:
+            # Just below the load that loses exactly one frame.
+            return self.knee_pps + math.sqrt(self.knee_pps / (k * duration_s)) * (1.0 - 1e-4)
         root = math.sqrt(4.0 * k * ratio + ratio * ratio)
         return self.knee_pps * (2.0 * k + ratio + root) / (2.0 * k)
 

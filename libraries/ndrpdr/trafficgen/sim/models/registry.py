@@ -22,6 +22,7 @@ from ndrpdr.trafficgen.sim.models.noisyknee import NoisyKnee
 from ndrpdr.trafficgen.sim.models.overload import OverloadCollapse
 from ndrpdr.trafficgen.sim.models.protocol import DutModel
 from ndrpdr.trafficgen.sim.models.sharp import SharpCliff
+from ndrpdr.trafficgen.sim.models.spells import LossSpells
 from ndrpdr.trafficgen.sim.models.sporadic import SporadicLoss
 from ndrpdr.trafficgen.sim.models.transient import TransientInterrupts
 
@@ -88,6 +89,18 @@ def _noisyknee(rng: random.Random, capacity_pps: float) -> DutModel:
     )
 
 
+def _spells(rng: random.Random, capacity_pps: float) -> DutModel:
+    # A DUT sharing CPUs with a software TG: one spell every 20 .. 60 s, of
+    # 2 .. 6 s, forwarding 5 .. 20 % less. About one 1 s trial in eight
+    # meets a spell; nearly every 60 s trial does.
+    return LossSpells(
+        capacity_pps=capacity_pps,
+        spells_per_s=1.0 / rng.uniform(20.0, 60.0),
+        spell_s=rng.uniform(2.0, 6.0),
+        spell_drop=rng.uniform(0.05, 0.20),
+    )
+
+
 _FACTORIES: dict[str, Callable[[random.Random, float], DutModel]] = {
     "sharp": _sharp,
     "gradual": _gradual,
@@ -96,6 +109,7 @@ _FACTORIES: dict[str, Callable[[random.Random, float], DutModel]] = {
     "duration": _duration,
     "overload": _overload,
     "noisyknee": _noisyknee,
+    "spells": _spells,
 }
 
 MODEL_NAMES: tuple[str, ...] = tuple(_FACTORIES)
