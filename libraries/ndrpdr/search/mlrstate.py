@@ -20,6 +20,9 @@ from ndrpdr.search.mlrplan import Plan
 from ndrpdr.search.mlrtrack import Track
 from ndrpdr.search.session import Session
 
+FAR_OFF_WIDTHS = 4
+"""The goal's estimate from full-length trials stays within this many goal
+widths below the forwarding rate of the lowest load they failed at."""
 GROW_AFTER_MOVES = 3
 """From this many moves of a bound in a row on, the final stage's step doubles per move."""
 
@@ -91,8 +94,16 @@ class MlrState:
         exceed = goal.exceed_ratio
         if not short:
             full = pool(trials, exceed, min_duration=goal.final_trial_duration)
-            if not self.trust_short or any(p.loss_ratio > goal.loss_ratio for p in full):
-                return estimate_threshold(full, goal.loss_ratio)
+            bad = [p for p in full if p.loss_ratio > goal.loss_ratio]
+            if not self.trust_short or bad:
+                estimate = estimate_threshold(full, goal.loss_ratio)
+                if estimate is None or not bad:
+                    return estimate
+                # Never further below the lowest failing full-length load's
+                # forwarding rate than a few goal widths: an extrapolation
+                # through noise must not take the goal 30 % down at once.
+                rate = bad[0].load * (1.0 - bad[0].loss_ratio) / (1.0 - goal.loss_ratio)
+                return max(estimate, rate * (1.0 - goal.relative_width) ** FAR_OFF_WIDTHS)
             return estimate_threshold(pool(trials, exceed), goal.loss_ratio)
         short_only = pool(trials, exceed, max_duration=goal.initial_trial_duration)
         return estimate_threshold(short_only, goal.loss_ratio)
