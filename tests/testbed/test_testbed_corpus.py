@@ -40,14 +40,14 @@ def test_corpus_is_large() -> None:
 def test_invalid_file_rejected(path: Path) -> None:
     expected, line = _expectation(path)
     shown = str(path)
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(TopologyError) as caught:
         load_topology(shown)
-    elapsed_s = time.perf_counter() - started
+    elapsed_s = time.process_time() - started
     message = str(caught.value)
     assert expected in message
     assert message.startswith(f"{shown}:{line}: "), message
     assert caught.value.path == shown
     assert caught.value.line == line
     assert "Traceback" not in message
-    assert elapsed_s < 1.0
+    assert elapsed_s < 1.0  # CPU seconds: what the loader spent, whatever else runs

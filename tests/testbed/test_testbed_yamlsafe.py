@@ -1,4 +1,9 @@
-"""Safe YAML loading: plain data only, line numbers, limits on hostile input."""
+"""Safe YAML loading: plain data only, line numbers, limits on hostile input.
+
+"Refused fast" is measured in this process's CPU time, not wall time: a
+refusal must not burn CPU, and another run loading the shared cores (CI
+beside a benchmark) must not fail the test.
+"""
 
 from __future__ import annotations
 
@@ -114,10 +119,10 @@ def test_mapping_keys_are_text(accelerated: bool) -> None:
 
 @PARSERS
 def test_billion_laughs_refused_fast(accelerated: bool) -> None:
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(FileFormatError, match="billion laughs"):
         _parse(_laughs(), accelerated)
-    assert time.perf_counter() - started < 0.5
+    assert time.process_time() - started < 0.5
 
 
 @PARSERS
@@ -128,10 +133,10 @@ def test_moderate_aliases_allowed(accelerated: bool) -> None:
 
 @PARSERS
 def test_deep_nesting_refused(accelerated: bool) -> None:
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(FileFormatError, match="nesting deeper than"):
         _parse("a: " + "[" * 2_000 + "]" * 2_000 + "\n", accelerated)
-    assert time.perf_counter() - started < _time_limit_s(accelerated)
+    assert time.process_time() - started < _time_limit_s(accelerated)
 
 
 @PARSERS
@@ -146,10 +151,10 @@ def test_nesting_through_aliases_refused(accelerated: bool) -> None:
 def test_many_nodes_refused_fast(accelerated: bool) -> None:
     text = "a: [" + ", ".join(["1"] * 200_000) + "]\n"  # under 1 MiB
     assert len(text) < yamlsafe.MAX_FILE_BYTES
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(FileFormatError, match="YAML nodes"):
         _parse(text, accelerated)
-    assert time.perf_counter() - started < _time_limit_s(accelerated)
+    assert time.process_time() - started < _time_limit_s(accelerated)
 
 
 def test_recursive_alias_refused() -> None:
@@ -161,10 +166,10 @@ def test_big_file_refused_before_parsing(tmp_path: Path) -> None:
     path = tmp_path / "big.yaml"
     path.write_text("nodes:\n" + "  # padding\n" * (2 * 1024 * 1024 // 12), encoding="utf-8")
     assert path.stat().st_size > 2 * 1024 * 1024 - 100
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(TopologyError, match="file too large") as caught:
         load_topology(path)
-    assert time.perf_counter() - started < 0.5
+    assert time.process_time() - started < 0.5
     assert str(caught.value).startswith(f"{path}: ")
 
 
