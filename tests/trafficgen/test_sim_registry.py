@@ -34,6 +34,17 @@ RANGES = {
         "min_loss_fraction": (0.01, 0.01),
         "max_loss_fraction": (0.02, 0.05),
     },
+    "dead": {"capacity_pps": (2e6, 20e6)},
+    "flapping": {
+        "capacity_pps": (2e6, 20e6),
+        "low_fraction": (0.4, 0.7),
+        "low_probability": (0.3, 0.6),
+    },
+    "duplicating": {
+        "capacity_pps": (2e6, 20e6),
+        "duplicate_fraction": (0.001, 0.01),
+        "duplicate_probability": (0.1, 0.4),
+    },
 }
 
 
@@ -46,9 +57,12 @@ def test_names() -> None:
         "duration",
         "overload",
         "noisyknee",
+        "dead",
+        "flapping",
+        "duplicating",
     )
     deterministic = {name for name in MODEL_NAMES if make_model(name, 0).deterministic}
-    assert deterministic == {"sharp", "gradual", "duration", "overload"}
+    assert deterministic == {"sharp", "gradual", "duration", "overload", "dead"}
 
 
 @pytest.mark.parametrize("name", MODEL_NAMES)
