@@ -93,6 +93,12 @@ def test_surplus_frames_are_no_loss_and_noted_once() -> None:
     ]
 
 
+def test_a_note_added_after_the_surplus_one_stays_last() -> None:
+    trial = TrialResult(1.0, 100.0, offered_count=100.0, forwarded_count=101.0)
+    retried = dataclasses.replace(trial, warnings=(*trial.warnings, "retried once"))
+    assert retried.warnings[-1] == "retried once" and is_surplus_note(retried.warnings[0])
+
+
 def test_surplus_keeps_the_unsent_frames_as_loss() -> None:
     trial = TrialResult(1.0, 100.0, offered_count=80.0, forwarded_count=85.0, intended_count=100.0)
     assert trial.surplus_count == 5.0 and trial.loss_ratio == pytest.approx(0.2)

@@ -54,6 +54,10 @@ def is_sent_nothing_note(note: str) -> bool:
 def with_note(
     notes: tuple[str, ...], note: str | None, is_kind: Callable[[str], bool]
 ) -> tuple[str, ...]:
-    """``notes`` without any note of ``is_kind``'s kind, then ``note`` (when not None)."""
-    kept = tuple(item for item in notes if not is_kind(item))
-    return kept if note is None else (*kept, note)
+    """``notes`` with its note of ``is_kind``'s kind made ``note``: rewritten where it stands,
+    appended when there was none, dropped when ``note`` is None."""
+    place = next((index for index, item in enumerate(notes) if is_kind(item)), len(notes))
+    kept = [item for item in notes if not is_kind(item)]
+    if note is not None:
+        kept.insert(place, note)
+    return tuple(kept)

@@ -9,10 +9,8 @@ from ndrpdr.trafficgen.sim.models.base import (
     ModelBase,
     check_fraction,
     check_positive,
-    cliff_loss_ratio,
+    cliff_counts,
     cliff_throughput,
-    offered_frames,
-    whole_frames_lost,
 )
 
 
@@ -56,12 +54,7 @@ class DuplicatingDut(ModelBase):
         offered."""
         duration_s, load_pps = self._check_trial(duration_s, load_pps)
         duplicates = rng.random() < self.duplicate_probability
-        offered = offered_frames(duration_s, load_pps)
-        if offered == 0:
-            return 0, 0
-        forwarded = offered - whole_frames_lost(
-            offered, cliff_loss_ratio(self.capacity_pps, load_pps)
-        )
+        offered, forwarded = cliff_counts(duration_s, load_pps, self.capacity_pps)
         if duplicates:
             forwarded += round(forwarded * self.duplicate_fraction)
         return offered, forwarded

@@ -9,10 +9,8 @@ from ndrpdr.trafficgen.sim.models.base import (
     ModelBase,
     check_fraction,
     check_positive,
-    cliff_loss_ratio,
+    cliff_counts,
     cliff_throughput,
-    offered_frames,
-    whole_frames_lost,
 )
 
 
@@ -59,10 +57,7 @@ class FlappingCapacity(ModelBase):
         capacity = self.capacity_pps
         if rng.random() < self.low_probability:
             capacity *= self.low_fraction
-        offered = offered_frames(duration_s, load_pps)
-        if offered == 0:
-            return 0, 0
-        return offered, offered - whole_frames_lost(offered, cliff_loss_ratio(capacity, load_pps))
+        return cliff_counts(duration_s, load_pps, capacity)
 
     def parameters(self) -> dict[str, float]:
         """``{"capacity_pps": ..., "low_fraction": ..., "low_probability": ...}``."""
