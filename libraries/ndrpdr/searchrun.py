@@ -277,10 +277,12 @@ class RecordedRun:
         finally:
             if self.outcome is not None and self.hooks.finish is not None:
                 self.hooks.finish(self.outcome)
-        if raised is not None and raised is not exc and not isinstance(raised, NdrPdrError):
+        unwrapped = exc is not None and raised is not None and raised is not exc
+        if unwrapped and not isinstance(raised, NdrPdrError):
             # A bug or a foreign exception in the TG, as raised, its traceback whole. The
             # wrapper lets go of it first: raised from here it would become the wrapper's
             # context, and a chain that loops sends Robot's traceback cleaner into recursion.
+            assert exc is not None and raised is not None
             exc.__cause__ = exc.__context__ = None
             raise raised from raised.__cause__
         return isinstance(raised, NdrPdrError)
