@@ -202,6 +202,12 @@ def test_unexpected_exception_propagates_after_stopping(topology: Topology) -> N
     frames = [frame.name for frame in traceback.extract_tb(error.__traceback__)]
     assert frames[-1] == "measure"  # the traceback runs to where it was raised
     assert outcome.error == "stopped by RuntimeError: a bug"
+    chained: list[BaseException] = []  # Robot walks __cause__ and __context__: no loop
+    link: BaseException | None = error
+    while link is not None:
+        assert all(link is not seen for seen in chained)
+        chained.append(link)
+        link = link.__cause__ or link.__context__
     assert len(outcome.record.to_json()["trials"]) == 1
     assert outcome.record.to_json()["status"] == "failed"
     assert tg.stops == 1

@@ -46,6 +46,7 @@ from ndrpdr.results.journal import RecordJournal, unfinished_error
 from ndrpdr.results.searchrecord import SearchRecord, SearchSettings, build_record, settle
 from ndrpdr.search import (
     Goal,
+    MeasurerFailedError,
     SearchAbortedError,
     SearchProgress,
     SearchResult,
@@ -160,6 +161,13 @@ def failure_text(exc: BaseException) -> str:
     return f"stopped by {type(exc).__name__}: {exc}"
 
 
+def measurer_cause(exc: BaseException | None) -> BaseException | None:
+    """What the TG raised, for a MeasurerFailedError from the search; else ``exc``."""
+    if isinstance(exc, MeasurerFailedError) and exc.__cause__ is not None:
+        return exc.__cause__
+    return exc
+
+
 class RecordedRun:
     """One search run whose record is made and handed on however the run ends.
 
@@ -247,9 +255,14 @@ class RecordedRun:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> bool:
-        """Stop traffic, build and settle the record, ``finish`` it; True for known failures."""
+        """Stop traffic, build and settle the record, ``finish`` it; True for known failures.
+
+        A failure of the TG inside the search comes wrapped in
+        MeasurerFailedError: what the TG raised decides, as if unwrapped.
+        """
+        raised = measurer_cause(exc)
         try:
-            error = None if exc is None else failure_text(exc)
+            error = None if raised is None else failure_text(raised)
             if error is not None and self.hooks.failed is not None:
                 self.hooks.failed(error)  # at once: the record and telemetry take a while
             if isinstance(exc, SearchAbortedError):
@@ -264,7 +277,15 @@ class RecordedRun:
         finally:
             if self.outcome is not None and self.hooks.finish is not None:
                 self.hooks.finish(self.outcome)
-        return isinstance(exc, NdrPdrError)
+        unwrapped = exc is not None and raised is not None and raised is not exc
+        if unwrapped and not isinstance(raised, NdrPdrError):
+            # A bug or a foreign exception in the TG, as raised, its traceback whole. The
+            # wrapper lets go of it first: raised from here it would become the wrapper's
+            # context, and a chain that loops sends Robot's traceback cleaner into recursion.
+            assert exc is not None and raised is not None
+            exc.__cause__ = exc.__context__ = None
+            raise raised from raised.__cause__
+        return isinstance(raised, NdrPdrError)
 
     def _so_far(self) -> SearchResult:
         """The bounds the trials so far support (RFC 9971 over them)."""

@@ -303,9 +303,10 @@ def test_short_rates_and_stray_frames_give_warnings(testbeds: TestbedFactory) ->
     }
     result = tg._result(1.0, 20_000, 20_000, 10_000, reports, before, after)
     assert result.offered_count == 18_000
-    assert result.forwarded_count == 18_000  # 19 010 received, capped
+    assert result.forwarded_count == 18_000  # 19 010 received: no loss, the rest surplus
+    assert result.surplus_count == 1_010
     text = "\n".join(result.warnings)
-    assert "received 19010 frames > offered 18000" in text
+    assert "received 1010 frames more than were sent (18000)" in text
     assert "achieved 18000 pps < 98% of intended 20000 pps" in text
     assert "direction 0: tcpreplay achieved 7500 pps < 98% of intended 10000 pps" in text
     assert "direction 1: tcpreplay achieved" not in text

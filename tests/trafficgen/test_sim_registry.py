@@ -40,6 +40,17 @@ RANGES = {
         "spell_s": (2.0, 6.0),
         "spell_drop": (0.05, 0.20),
     },
+    "dead": {"capacity_pps": (2e6, 20e6)},
+    "flapping": {
+        "capacity_pps": (2e6, 20e6),
+        "low_fraction": (0.4, 0.7),
+        "low_probability": (0.3, 0.6),
+    },
+    "duplicating": {
+        "capacity_pps": (2e6, 20e6),
+        "duplicate_fraction": (0.001, 0.01),
+        "duplicate_probability": (0.1, 0.4),
+    },
 }
 
 
@@ -53,9 +64,12 @@ def test_names() -> None:
         "overload",
         "noisyknee",
         "spells",
+        "dead",
+        "flapping",
+        "duplicating",
     )
     deterministic = {name for name in MODEL_NAMES if make_model(name, 0).deterministic}
-    assert deterministic == {"sharp", "gradual", "duration", "overload"}
+    assert deterministic == {"sharp", "gradual", "duration", "overload", "dead"}
 
 
 @pytest.mark.parametrize("name", MODEL_NAMES)

@@ -108,12 +108,16 @@ def test_intended_count_is_exact_for_round_products() -> None:
     assert intended_count(0.0, 5.0) == 0
 
 
-def test_received_more_than_sent_is_capped_with_a_warning() -> None:
+def test_received_more_than_sent_is_no_loss_with_the_surplus_kept() -> None:
     result = trial_result(counts(1_000_000, 1_000_007, 1_000_000, 1_000_000))
     assert result.forwarded_count == 2_000_000 and result.loss_count == 0
-    assert any(
-        "port 1 received 1000007 frames > 1000000 sent by port 0" in w for w in result.warnings
-    )
+    assert result.surplus_count == 7 and result.loss_ratio == 0.0
+    assert any("received 7 frames more than were sent" in w for w in result.warnings)
+
+
+def test_one_directions_surplus_does_not_hide_the_others_loss() -> None:
+    result = trial_result(counts(1_000_000, 1_000_007, 1_000_000, 999_990))
+    assert (result.forwarded_count, result.loss_count, result.surplus_count) == (1_999_990, 10, 7)
 
 
 def test_unidirectional_counts_only_the_direction_sent() -> None:

@@ -121,7 +121,7 @@ def test_a_trial_lasts_at_least_its_duration_and_a_late_one_counts_in_full() -> 
     assert traffic_seconds(10.01, 11.21, 1.0) == pytest.approx(1.2)  # stretched
 
 
-def test_received_frames_are_the_veths_count_capped_at_offered() -> None:
+def test_received_frames_are_the_veths_count_the_surplus_kept_apart() -> None:
     sent = TrialResult(1.0, 1000.0, 1000, forwarded_count=990, intended_count=1000)
     counted = recount(sent, 1000)  # TRex's own receive side missed 10 frames
     assert (counted.forwarded_count, counted.loss_count) == (1000, 0)
@@ -129,9 +129,9 @@ def test_received_frames_are_the_veths_count_capped_at_offered() -> None:
     lossy = recount(sent, 900)
     assert (lossy.forwarded_count, lossy.loss_count) == (900, 100)
     extra = recount(sent, 1003)
-    assert (
-        extra.forwarded_count == 1000 and "received 1003 frames > offered 1000" in extra.warnings[0]
-    )
+    assert (extra.forwarded_count, extra.surplus_count) == (1000, 3)
+    assert "received 3 frames more than were sent (1000)" in extra.warnings[0]
+    assert recount(extra, 1000).surplus_count == 0 and not recount(extra, 1000).warnings
     assert veth_counter("TG", None, ["tg-if1", "tg-if2"], [1, 0]) is None  # not local
     counter = veth_counter("TG", "ns", ["tg-if1", "tg-if2"], [1, 0])
     assert counter is not None and counter.receivers == ("tg-if2", "tg-if1")

@@ -256,7 +256,8 @@ class SearchKeywords(Component):
         (``MIN_LOAD_LOSSY``), bounds out of order such as NDR above PDR
         (``BOUNDS_OUT_OF_ORDER``), bounds limited by the traffic generator
         (``TG_LIMITED``), the time cap hit before the bounds were found
-        (``TIME_CAP``), a DUT's CPU shared with another run (``CPU_SHARED``);
+        (``TIME_CAP``), a DUT's CPU shared with another run (``CPU_SHARED``),
+        a DUT whose capacity jumps between trials (``DUT_FLAPPING``);
         the message says what happened and what to change.
         With ``irregular=warn`` an irregular result passes with a warning;
         either way the test is tagged ``IRREGULAR`` and the reason's tag,

@@ -18,7 +18,15 @@
 - ``CPU_SHARED``: another run used a DUT's CPU while the search ran (the
   record's ``testbed.cpus.duts[].shared_with``): the bounds measure two runs
   at once (a second run on one CPU took a third off an NDR, with only a
-  warning to say so).
+  warning to say so);
+- ``DUT_FLAPPING``: the DUT's capacity jumped between trials: a trial lost a
+  large share of its frames where another as long, at a load as high,
+  passed (``ndrpdr.results.flapping`` has the rule); bounds between the
+  levels are a coin toss.
+
+A lossy min load says why when the trials tell: a DUT that forwarded
+nothing in any trial, a min load whose trials sent no frame, a direction
+that received nothing.
 
 ``judge(found, error, policy)`` decides: with ``IrregularPolicy.FAIL`` (the
 default everywhere) the record fails with the messages as its ``error``;
@@ -36,6 +44,7 @@ import enum
 from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
+from ndrpdr.results.flapping import record_flapping
 from ndrpdr.results.goalentries import NamedGoal, named_goals
 from ndrpdr.results.oneway import is_one_way
 from ndrpdr.search.result import GoalIrregularity
@@ -55,11 +64,12 @@ class IrregularReason(str, enum.Enum):
     TG_LIMITED = "TG-limited"
     TIME_CAP = "time cap"
     CPU_SHARED = "CPU shared"
+    DUT_FLAPPING = "DUT flapping"
 
     @property
     def tag(self) -> str:
         """``MIN_LOAD_LOSSY``, ``BOUNDS_OUT_OF_ORDER``, ``TG_LIMITED``, ``TIME_CAP``,
-        ``CPU_SHARED``."""
+        ``CPU_SHARED``, ``DUT_FLAPPING``."""
         return self.name
 
 
@@ -69,14 +79,15 @@ class IrregularPolicy(str, enum.Enum):
     An irregular result: a min load that already loses too much, bounds out
     of order (NDR above PDR), bounds limited by the traffic generator, the
     time cap hit before the bounds were found, a DUT's CPU shared with
-    another run.
+    another run, a DUT whose capacity jumps between trials.
 
     | =Value= | =Irregular result= |
     | ``fail`` | fails (the default) |
     | ``warn`` | passes with a warning |
 
     Either way the test is tagged ``IRREGULAR`` and ``MIN_LOAD_LOSSY``,
-    ``BOUNDS_OUT_OF_ORDER``, ``TG_LIMITED``, ``TIME_CAP`` or ``CPU_SHARED``.
+    ``BOUNDS_OUT_OF_ORDER``, ``TG_LIMITED``, ``TIME_CAP``, ``CPU_SHARED`` or
+    ``DUT_FLAPPING``.
     """
 
     FAIL = "fail"
@@ -135,6 +146,7 @@ def find_irregularities(
         _tg_limited(record, goals, names),
         _time_cap(record, goals, names),
         _cpu_shared(record, names),
+        _flapping(record, names),
     ]
     return [item for item in found if item is not None]
 
@@ -226,17 +238,66 @@ def _min_load_lossy(
         low_loss, high_loss = format_percent(min(at_min)), format_percent(max(at_min))
         span = low_loss if low_loss == high_loss else f"{low_loss}..{high_loss}"
         seen = f" (loss {span} % in its {len(at_min)} trial{'s' if len(at_min) > 1 else ''})"
-    one_way = [w for t in trials_at_min for w in t.get("warnings") or [] if is_one_way(w)]
-    advice = (
-        f"one direction received nothing: {one_way[0]}; a lower {names.min_rate} will not help"
-        if one_way
-        else f"give a lower {names.min_rate}, or check that the DUT forwards at all"
-    )
+    sent_nothing = _sent_nothing(trials_at_min, names)
+    if sent_nothing is not None:
+        what, advice = sent_nothing
+        return Irregularity(
+            IrregularReason.MIN_LOAD_LOSSY,
+            f"{_joined(lossy)}: the min load {format_rate(low)} {what}, so there is no lower "
+            f"bound; {advice}",
+        )
     return Irregularity(
         IrregularReason.MIN_LOAD_LOSSY,
         f"{_joined(lossy)}: the min load {format_rate(low)} already loses too much{seen}, "
-        f"so there is no lower bound; {advice}",
+        f"so there is no lower bound; {_lossy_advice(record, trials_at_min, names)}",
     )
+
+
+def _sent_nothing(
+    trials_at_min: Sequence[Mapping[str, Any]], names: SettingNames
+) -> tuple[str, str] | None:
+    """What happened and what to do when no trial at the min load sent a frame (None: some
+    did)."""
+    if not trials_at_min or any(float(t["offered_count"]) > 0 for t in trials_at_min):
+        return None
+    count = len(trials_at_min)
+    trials = f"{count} trial{'s' if count > 1 else ''}"
+    if all(float(t["intended_count"]) < 1 for t in trials_at_min):
+        return (
+            f"is less than one frame per trial: its {trials} sent no frame and measured "
+            "nothing (the DUT lost nothing)",
+            f"give a higher {names.min_rate}",
+        )
+    return (
+        f"measured nothing: the traffic generator sent no frame in its {trials} (the DUT "
+        "lost nothing)",
+        "check the TG's ports and its log",
+    )
+
+
+def _lossy_advice(
+    record: Mapping[str, Any], trials_at_min: Sequence[Mapping[str, Any]], names: SettingNames
+) -> str:
+    """Why the min load loses, as far as the trials tell, and what to do."""
+    trials = record.get("trials") or []
+    sent = [t for t in trials if float(t["offered_count"]) > 0]
+    if sent and all(float(t["forwarded_count"]) <= 0 for t in sent):
+        loads = sorted(float(t["load_pps"]) for t in sent)
+        span = format_rate(loads[0])
+        if loads[-1] > loads[0]:
+            span += f" to {format_rate(loads[-1])}"
+        offered = sum(float(t["offered_count"]) for t in sent)
+        return (
+            f"the DUT forwarded nothing: 0 of {offered:.0f} frames in all {len(sent)} trials "
+            f"({span}); it is down or not forwarding (a crashed data plane, ports down, wrong "
+            f"routes or MACs), and a lower {names.min_rate} will not help"
+        )
+    one_way = [w for t in trials_at_min for w in t.get("warnings") or [] if is_one_way(w)]
+    if one_way:
+        return (
+            f"one direction received nothing: {one_way[0]}; a lower {names.min_rate} will not help"
+        )
+    return f"give a lower {names.min_rate}, or check that the DUT forwards at all"
 
 
 def _stricter(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
@@ -339,4 +400,17 @@ def _cpu_shared(record: Mapping[str, Any], names: SettingNames) -> Irregularity 
         IrregularReason.CPU_SHARED,
         f"the CPU of {_joined(shared)} was shared while the search ran: the bounds measure "
         f"two runs at once; run alone, or accept it with {names.accept}",
+    )
+
+
+def _flapping(record: Mapping[str, Any], names: SettingNames) -> Irregularity | None:
+    evidence = record_flapping(record)
+    if evidence is None:
+        return None
+    return Irregularity(
+        IrregularReason.DUT_FLAPPING,
+        f"the DUT's capacity jumped between trials: {evidence.describe()}; bounds between "
+        "the two levels are a coin toss: find what changes the DUT's speed (CPU frequency "
+        "scaling, a worker moved between cores, interrupts, a link renegotiating), or accept "
+        f"it with {names.accept}",
     )

@@ -32,6 +32,9 @@ reads it; records without it stay valid). ``profile`` names the family
 older records stay valid), has ``min_frame_size_b`` and ``traffic``: per
 direction sent, the frame layout, addresses, flows, the varied fields and
 how many distinct frames a pcap-based TG sends.
+Since 1.6.0 a trial has ``surplus_count``: frames received beyond those
+sent (duplicates, foreign frames; the trial counts as no loss and says so in
+its warnings), and ``irregular`` may say ``DUT flapping``.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 
 #: Version of the record format; bump the major part on incompatible changes.
-RECORD_VERSION = "1.5.0"
+RECORD_VERSION = "1.6.0"
 
 
 def not_asked_latency() -> dict[str, Any]:
@@ -73,6 +76,7 @@ def trial_entry(index: int, trial: TrialResult) -> dict[str, Any]:
         "unsent_count": trial.unsent_count,
         "forwarded_count": trial.forwarded_count,
         "loss_count": trial.loss_count,
+        "surplus_count": trial.surplus_count,
         "loss_ratio": trial.loss_ratio,
         "effective_duration_s": trial.effective_duration,
         "reason": None

@@ -36,9 +36,12 @@ TG_LIMIT_TOLERANCE = 0.98
 
 def trial_tg_limited(trial: Mapping[str, Any]) -> bool:
     """True when the trial entry's TG sent at less than TG_LIMIT_TOLERANCE of its load
-    (``offered_rate_pps``: fewer frames than intended, or the same frames stretched)."""
+    (``offered_rate_pps``: fewer frames than intended, or the same frames stretched).
+    A trial meant to send less than one frame (a load below one frame per trial) was not
+    limited by the TG: it had nothing to send."""
     load = float(trial.get("load_pps") or 0.0)
-    return load > 0 and offered_rate_pps(trial) < TG_LIMIT_TOLERANCE * load
+    intended = float(trial.get("intended_count", load * float(trial["duration_s"])))
+    return load > 0 and intended >= 1 and offered_rate_pps(trial) < TG_LIMIT_TOLERANCE * load
 
 
 def offered_rate_pps(trial: Mapping[str, Any]) -> float:

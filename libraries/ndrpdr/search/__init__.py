@@ -8,6 +8,7 @@ number of goals over any Measurer.
 from ndrpdr.search.api import ALGORITHMS, search
 from ndrpdr.search.classify import Classification, Criterion, LoadStats, classify
 from ndrpdr.search.errors import (
+    MeasurerFailedError,
     SearchAbortedError,
     SearchError,
     SearchInputError,
@@ -30,6 +31,7 @@ __all__ = [
     "GoalResult",
     "LoadStats",
     "Measurer",
+    "MeasurerFailedError",
     "SearchAbortedError",
     "SearchError",
     "SearchInputError",

@@ -49,8 +49,9 @@ def search(
         trial, its number, each goal's relevant bounds so far, time spent).
 
     Raises SearchInputError for bad arguments or bad measurer answers,
-    SearchTimeLimitError when a limit is hit (``.partial`` keeps the trials
-    and the best bounds so far).
+    SearchTimeLimitError when a limit is hit, MeasurerFailedError when the
+    measurer raises (the exception it raised is the ``__cause__``); both
+    keep the trials and the best bounds so far in ``.partial``.
     """
     goals = _check_goals(goals)
     low = check_load("min_load", min_load)
@@ -85,10 +86,20 @@ def search(
             if goal_result.irregular_reason is GoalIrregularity.MIN_LOAD_IS_UPPER:
                 raise SearchIrregularError(
                     f"goal {index} ({goal_result.goal.describe()}): min_load={low!r} "
-                    "is an upper bound (the DUT fails even at the lowest load)",
+                    f"is an upper bound ({_why_min_load_fails(result, low)})",
                     result,
                 )
     return result
+
+
+def _why_min_load_fails(result: SearchResult, low: float) -> str:
+    """What the trials say of a min load that is an upper bound."""
+    sent = [trial for trial in result.trials if trial.offered_count > 0]
+    if not any(trial.offered_count > 0 for trial in result.trials if trial.load <= low):
+        return "its trials sent no frame: nothing was measured there"
+    if all(trial.forwarded_count == 0 for trial in sent):
+        return f"the DUT forwarded nothing in any of {len(sent)} trials"
+    return "the DUT fails even at the lowest load"
 
 
 def _check_goals(goals: Sequence[Goal]) -> tuple[Goal, ...]:

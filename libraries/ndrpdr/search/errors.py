@@ -40,3 +40,13 @@ class SearchTimeLimitError(SearchAbortedError):
 
 class SearchIrregularError(SearchAbortedError):
     """With fail_fast=True: the min load is an upper bound for a goal."""
+
+
+class MeasurerFailedError(SearchAbortedError):
+    """The measurer raised: the exception it raised is ``__cause__``, the trials before it
+    are in ``partial``.
+
+    Only ``Exception``s are wrapped: a Ctrl-C (KeyboardInterrupt), a Robot
+    Framework timeout or ``SystemExit`` propagate as raised (the search's
+    ``progress`` callback has seen every trial before them).
+    """

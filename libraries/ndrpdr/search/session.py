@@ -12,7 +12,12 @@ from collections.abc import Callable, Sequence
 
 from ndrpdr.search.classify import Criterion, conditional_throughput
 from ndrpdr.search.database import TrialDatabase
-from ndrpdr.search.errors import SearchInputError, SearchTimeLimitError
+from ndrpdr.search.errors import (
+    MeasurerFailedError,
+    SearchAbortedError,
+    SearchInputError,
+    SearchTimeLimitError,
+)
 from ndrpdr.search.goal import Goal
 from ndrpdr.search.numbers import finite_number
 from ndrpdr.search.progress import GoalProgress, SearchProgress
@@ -72,9 +77,22 @@ class Session:
         self.bounds_override: list[Bounds] | None = None
 
     def measure(self, duration: float, load: float, reason: TrialReason) -> TrialResult:
-        """Run one trial (after checking the limits) and record it."""
+        """Run one trial (after checking the limits) and record it.
+
+        A measurer that raises an Exception ends the search with
+        MeasurerFailedError, its ``partial`` result holding every trial so far.
+        """
         self._check_limits(duration, load)
-        raw = self.measurer.measure(duration, load)
+        try:
+            raw = self.measurer.measure(duration, load)
+        except SearchAbortedError:
+            raise
+        except Exception as exc:  # any failure keeps the trials so far
+            raise MeasurerFailedError(
+                f"trial {len(self.trials) + 1} ({duration:g} s at load {load:.6g}) failed after "
+                f"{len(self.trials)} trials: {type(exc).__name__}: {exc}",
+                self.result(),
+            ) from exc
         if not isinstance(raw, TrialResult):
             raise SearchInputError(
                 f"measurer returned {raw!r} (a {type(raw).__name__}), not a TrialResult, "

@@ -16,6 +16,13 @@ from typing import Protocol, runtime_checkable
 
 from ndrpdr.search.errors import SearchInputError
 from ndrpdr.search.numbers import finite_number
+from ndrpdr.search.trialnotes import (
+    is_sent_nothing_note,
+    is_surplus_note,
+    sent_nothing_note,
+    surplus_note,
+    with_note,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,7 +63,11 @@ class TrialResult:
 
     Give ``offered_count`` and one of ``forwarded_count`` / ``loss_count``
     (the other is derived). ``intended_count`` defaults to ``offered_count``
-    (nothing unsent).
+    (nothing unsent). A ``forwarded_count`` above ``offered_count`` (frames
+    the DUT duplicated, foreign frames on the TG's ports) is no loss: the
+    forwarded count becomes the offered one, the rest ``surplus_count``, and
+    the trial gets a warning saying so (``ndrpdr.search.trialnotes``); a
+    trial with a load that sent no frame gets one too.
     ``effective_duration`` [s] is what time sums count (may include
     per-trial overheads); it defaults to ``duration``.
     ``reason`` is filled in by the search engine, not by measurers.
@@ -71,6 +82,7 @@ class TrialResult:
     loss_count: float | None = None
     intended_count: float | None = None
     effective_duration: float | None = None
+    surplus_count: float = 0.0
     reason: TrialReason | None = dataclasses.field(default=None, compare=False)
     warnings: tuple[str, ...] = dataclasses.field(default=(), compare=False)
 
@@ -84,6 +96,8 @@ class TrialResult:
         _check_number("loss_count", self.loss_count, allow_none=True)
         _check_number("intended_count", self.intended_count, allow_none=True)
         _check_number("effective_duration", self.effective_duration, allow_none=True)
+        _check_number("surplus_count", self.surplus_count)
+        self._take_surplus()
         forwarded, lost = self.forwarded_count, self.loss_count
         if forwarded is None and lost is None:
             raise SearchInputError(
@@ -104,15 +118,45 @@ class TrialResult:
                 f"TrialResult forwarded_count={forwarded!r} + loss_count={lost!r} "
                 f"!= offered_count={self.offered_count!r}"
             )
-        if self.forwarded_count is not None and self.forwarded_count > self.offered_count:
-            raise SearchInputError(
-                f"TrialResult forwarded_count={self.forwarded_count!r} > "
-                f"offered_count={self.offered_count!r} at load={self.load!r}"
-            )
         if self.intended_count is None:
             object.__setattr__(self, "intended_count", self.offered_count)
         if self.effective_duration is None:
             object.__setattr__(self, "effective_duration", self.duration)
+        self._note_counts()
+
+    def _take_surplus(self) -> None:
+        """Frames received beyond those offered: no loss, kept as ``surplus_count``."""
+        forwarded, lost = self.forwarded_count, self.loss_count
+        if forwarded is None or forwarded <= self.offered_count:
+            return
+        if lost is not None and lost > 0.5:
+            raise SearchInputError(
+                f"TrialResult forwarded_count={forwarded!r} > offered_count="
+                f"{self.offered_count!r} with loss_count={lost!r} at load={self.load!r}: "
+                "a trial that received more than it sent lost nothing"
+            )
+        object.__setattr__(
+            self, "surplus_count", self.surplus_count + forwarded - self.offered_count
+        )
+        object.__setattr__(self, "forwarded_count", self.offered_count)
+        object.__setattr__(self, "loss_count", None)
+
+    def _note_counts(self) -> None:
+        """The surplus and sent-nothing warnings, as the counts say now (never twice)."""
+        assert self.intended_count is not None
+        surplus = self.surplus_count
+        notes = with_note(
+            self.warnings,
+            surplus_note(surplus, self.offered_count) if surplus > 0 else None,
+            is_surplus_note,
+        )
+        nothing = self.offered_count <= 0 and self.load > 0
+        notes = with_note(
+            notes,
+            sent_nothing_note(self.load, self.duration, self.intended_count) if nothing else None,
+            is_sent_nothing_note,
+        )
+        object.__setattr__(self, "warnings", notes)
 
     @property
     def unsent_count(self) -> float:
@@ -122,7 +166,8 @@ class TrialResult:
 
     @functools.cached_property
     def loss_ratio(self) -> float:
-        """(lost + unsent) / expected frames; 1.0 when nothing was expected.
+        """(lost + unsent) / expected frames; 1.0 when nothing was expected at a load > 0
+        (a trial that sent nothing measured nothing, so it cannot pass).
 
         Kept once computed: the controller reads it for every trial at every step.
         """

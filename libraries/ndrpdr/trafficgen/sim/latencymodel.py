@@ -73,7 +73,8 @@ def latency_model(model: DutModel, seed: int) -> LatencyModel:
         base_us=rng.uniform(4.0, 12.0),
         jitter_us=rng.uniform(0.5, 2.0),
         service_us=rng.uniform(1.0, 4.0),
-        capacity_pps=CAPACITY_OVER_PDR * model.true_pdr(1.0),
+        # A dead DUT (PDR 0) never gets latency trials; any capacity does for it.
+        capacity_pps=max(CAPACITY_OVER_PDR * model.true_pdr(1.0), 1.0),
     )
 
 

@@ -71,15 +71,6 @@ def veth_counter(
 
 
 def recount(result: TrialResult, received: int) -> TrialResult:
-    """``result`` with ``received`` (capped at offered) as its forwarded count."""
-    offered = int(result.offered_count)
-    warnings = result.warnings
-    if received > offered:
-        warnings = (
-            *warnings,
-            f"the TG veths received {received} frames > offered {offered}: frames not sent "
-            "by the TG reached its ports; forwarded counted as offered",
-        )
-    return dataclasses.replace(
-        result, forwarded_count=min(received, offered), loss_count=None, warnings=warnings
-    )
+    """``result`` with ``received`` as its forwarded count (frames beyond the offered ones
+    are its ``surplus_count``: ``ndrpdr.search.trial.TrialResult``)."""
+    return dataclasses.replace(result, forwarded_count=received, loss_count=None, surplus_count=0.0)

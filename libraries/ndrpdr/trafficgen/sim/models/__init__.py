@@ -4,7 +4,10 @@ Each name is re-exported by ``X as X``; ``ndrpdr.trafficgen.sim`` lists the publ
 """
 
 from ndrpdr.trafficgen.sim.models.chain import ChainModel as ChainModel
+from ndrpdr.trafficgen.sim.models.dead import DeadDut as DeadDut
+from ndrpdr.trafficgen.sim.models.duplicating import DuplicatingDut as DuplicatingDut
 from ndrpdr.trafficgen.sim.models.duration import DurationDependent as DurationDependent
+from ndrpdr.trafficgen.sim.models.flapping import FlappingCapacity as FlappingCapacity
 from ndrpdr.trafficgen.sim.models.gradual import GradualLoss as GradualLoss
 from ndrpdr.trafficgen.sim.models.noisyknee import NoisyKnee as NoisyKnee
 from ndrpdr.trafficgen.sim.models.overload import OverloadCollapse as OverloadCollapse

@@ -67,6 +67,14 @@ def cliff_loss_ratio(capacity_pps: float, load_pps: float) -> float:
     return 1.0 - capacity_pps / load_pps
 
 
+def cliff_counts(duration_s: float, load_pps: float, capacity_pps: float) -> tuple[int, int]:
+    """``(offered_count, forwarded_count)`` [frames] of a trial at a ``capacity_pps`` cliff."""
+    offered = offered_frames(duration_s, load_pps)
+    if offered == 0:
+        return 0, 0
+    return offered, offered - whole_frames_lost(offered, cliff_loss_ratio(capacity_pps, load_pps))
+
+
 def highest_passing(low: float, high: float, passes: Callable[[float], bool], steps: int) -> float:
     """The highest load [pps] in ``low..high`` that ``passes``, by bisection.
 

@@ -69,7 +69,7 @@ class ChainModel:
             if forwarded == 0:
                 break
             _, forwarded = model.trial(duration_s, forwarded / duration_s, rng)
-        return offered, min(forwarded, offered)
+        return offered, forwarded  # above offered: a DUT that duplicates
 
     def __repr__(self) -> str:
         return f"ChainModel({list(self.models)!r})"

@@ -50,7 +50,8 @@ class DutModel(Protocol):
         """Run one trial: ``(offered_count, forwarded_count)`` in frames.
 
         ``load_pps`` is the load the tester actually sends; offered frames
-        are ``round(load_pps * duration_s)``; forwarded never exceeds offered.
+        are ``round(load_pps * duration_s)``; forwarded exceeds offered only
+        for a DUT that duplicates frames.
         Only noisy models draw from ``rng``.
         """
         ...

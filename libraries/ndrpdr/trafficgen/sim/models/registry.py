@@ -17,6 +17,7 @@ from collections.abc import Callable
 from ndrpdr.search.errors import SearchInputError
 from ndrpdr.trafficgen.sim.models.base import check_positive
 from ndrpdr.trafficgen.sim.models.duration import DurationDependent
+from ndrpdr.trafficgen.sim.models.edge import EDGE_FACTORIES
 from ndrpdr.trafficgen.sim.models.gradual import GradualLoss
 from ndrpdr.trafficgen.sim.models.noisyknee import NoisyKnee
 from ndrpdr.trafficgen.sim.models.overload import OverloadCollapse
@@ -110,6 +111,7 @@ _FACTORIES: dict[str, Callable[[random.Random, float], DutModel]] = {
     "overload": _overload,
     "noisyknee": _noisyknee,
     "spells": _spells,
+    **EDGE_FACTORIES,
 }
 
 MODEL_NAMES: tuple[str, ...] = tuple(_FACTORIES)

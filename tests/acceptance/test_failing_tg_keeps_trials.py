@@ -1,0 +1,59 @@
+"""A TG that raises mid-search, in a real Robot run: the test fails naming the error, and
+the record and output.xml keep every trial measured before it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from acceptance_helpers import SIM, index_tests, read_output, run_robot
+
+from ndrpdr.results.schema import validate_record
+
+HERE = Path(__file__).resolve().parent
+
+SUITE = """\
+*** Settings ***
+Library    NdrPdrLibrary    {topology}
+Library    {helper}
+Suite Setup    Set Up Testbed
+Suite Teardown    Tear Down Testbed
+
+*** Test Cases ***
+TG Fails Mid Search
+    Make The Sim TG Fail At Trial    5    {kind}
+    Configure DUTs For Traffic    ethip4-ip4base    64
+    Find NDR And PDR    ethip4-ip4base    64
+"""
+
+
+@pytest.mark.parametrize(
+    ("kind", "error", "recorded"),
+    [
+        ("tg", "TG: the sim TG failed on purpose", "TG: the sim TG failed on purpose"),
+        ("bug", "a bug in the sim TG", "stopped by RuntimeError: a bug in the sim TG"),
+    ],
+)
+def test_a_failing_tg_keeps_the_trials_so_far(
+    tmp_path: Path, kind: str, error: str, recorded: str
+) -> None:
+    suite = tmp_path / "failing.robot"
+    suite.write_text(
+        SUITE.format(topology=SIM, helper=HERE / "failing_sim_tg.py", kind=kind),
+        encoding="utf-8",
+    )
+    process = run_robot(tmp_path / "out", str(suite))
+    assert process.returncode == 1, process.stdout + process.stderr
+    test = index_tests(read_output(tmp_path / "out"))["TG Fails Mid Search"]
+    assert test.status == "FAIL" and error in test.message
+    assert "INCOMPLETE" in test.tags
+    record = json.loads((tmp_path / "out" / "TG_Fails_Mid_Search.json").read_text())
+    validate_record(record)
+    assert record["status"] == "failed" and recorded in record["error"]
+    assert record["incomplete"] is True
+    # the calibration's trials come first, then the search's until the 5th call raised
+    count = len(record["trials"])
+    assert 1 <= count == record["search"]["trial_count"] <= 4
+    logged = (tmp_path / "out" / "output.xml").read_text(encoding="utf-8")
+    assert f"these are what its {count} trials support" in logged  # the log says so too
