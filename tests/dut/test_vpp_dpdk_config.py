@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_vpp_cores import node as cores_node
 
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.plan import plan_dut
@@ -36,8 +37,8 @@ PREFIX = "ndrpdr-dut1-0a1b2c3d"
 
 
 def node(topology: Topology = LOCAL, **options: Any) -> Node:
-    dut = topology.duts[0]
-    return dataclasses.replace(dut, options={**dut.options, **options})
+    """The topology's DUT with ``options`` added."""
+    return cores_node(topology, **options)
 
 
 def dpdk_section(text: str) -> list[str]:
@@ -128,6 +129,11 @@ def test_the_vdev_pmd_gives_the_drv_tag() -> None:
         ({"vdev": "af_unix"}, r"options\.vdev: 'af_unix' is not one of af_xdp, af_packet"),
         ({"rx_descriptors": 0}, r"options\.rx_descriptors: 0 is not an integer >= 1"),
         ({"service": "systemd"}, r"options\.service: 'systemd': with port_kind dpdk_vdev"),
+        (
+            {"rx_mode": "interrupt"},
+            r"options\.rx_mode: 'interrupt': with port_kind dpdk_vdev VPP "
+            r"polls the ports \(DPDK's af_xdp virtual devices have no RX interrupts\)",
+        ),
     ],
 )
 def test_bad_vdev_options_name_the_field(options: dict[str, Any], message: str) -> None:

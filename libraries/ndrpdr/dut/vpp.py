@@ -243,11 +243,7 @@ class VppDriver:
         """
         if self._vdev:
             text, names, queues = self._vdev_conf(config)
-            commands = [
-                *[f"set interface rx-mode {name} {self.options.rx_mode}" for name in names],
-                *forwarding_commands(config, names),
-                *self._placement(config, names),
-            ]
+            commands = [*forwarding_commands(config, names), *self._placement(config, names)]
         elif self._paths is not None:
             text = vpp_afpacket.startup_conf(self._node, config, self.options, self._paths)
             names = [vpp_afpacket.host_interface(port) for port in config.ports]

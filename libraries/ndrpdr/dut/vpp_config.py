@@ -163,7 +163,8 @@ class VppOptions:
     rx_mode: Literal["polling", "interrupt", "adaptive"] = option(
         "polling",
         "ports on Linux interfaces: how VPP reads them (polling takes the whole CPU; "
-        "interrupt sleeps until frames come, for a CPU shared with the TG)",
+        "interrupt sleeps until frames come, for a CPU shared with the TG; dpdk_vdev: "
+        "polling only)",
     )
     main_heap_mb: int = option(
         256, "ports on Linux interfaces: VPP's main heap on 4 KiB pages [MiB]", minimum=64
@@ -187,6 +188,12 @@ class VppOptions:
                 "main_core",
                 f"{self.main_core} is the CPU of the first worker (options.cpu): give the main "
                 "thread another CPU",
+            )
+        if self.port_kind == "dpdk_vdev" and self.rx_mode != "polling":
+            yield (
+                "rx_mode",
+                f"{self.rx_mode!r}: with port_kind dpdk_vdev VPP polls the ports (DPDK's "
+                f"{self.vdev} virtual devices have no RX interrupts): set rx_mode: polling",
             )
         if self.port_kind != "dpdk" and self.service != "direct":
             yield (
