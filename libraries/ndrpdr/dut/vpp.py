@@ -878,7 +878,8 @@ def _port_driver(node: Node) -> str:
 DESCRIPTION = DriverDescription(
     name="vpp",
     role="DUT",
-    summary="FD.io VPP (DPDK plugin on the NICs, or af_packet on Linux interfaces), "
+    summary="FD.io VPP (DPDK plugin on the NICs or on virtual devices of Linux interfaces, "
+    "or its af_packet / af_xdp plugin on those), "
     "configured through startup.conf and vppctl",
     options=VppOptions,
     factory=VppDriver,
