@@ -428,3 +428,35 @@ def test_three_node_vpp_search_finds_ndr_at_most_pdr(tmp_path: Path) -> None:
         assert run.leftovers(dpdk_before) + _vpp_left([record]) == []
     finally:
         run.clean()
+
+
+@needs_vpp
+def test_two_node_vpp_dpdk_forwards_trex_frames_through_dpdk_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """labbox-2n-vpp-dpdk.yaml: VPP's DPDK plugin on net_af_xdp vdevs of the DUT host, set up
+    over SSH; one TRex trial through it loses nothing, and show hardware shows DPDK ports."""
+    from ndrpdr.activebed.testbed import ActiveTestbed
+    from ndrpdr.families import profile_of as get_profile
+    from ndrpdr.testbed.loader import load_topology
+
+    monkeypatch.setenv("NDRPDR_STATE_DIR", str(tmp_path / "state"))
+    dpdk_before = _dpdk_entries()
+    topology = load_topology(TOPOLOGIES / "labbox-2n-vpp-dpdk.yaml")
+    with ActiveTestbed(topology) as testbed:
+        run_id = testbed.run_id
+        testbed.configure_duts("ip4base")
+        tg = testbed.traffic_generator(get_profile("ethip4-ip4base"), 64)
+        trial = tg.measure(1.0, 10_000)
+        telemetry = testbed.collect_telemetry()["DUT1"]
+    assert trial.forwarded_count >= 0.99 * trial.offered_count > 0, trial
+    assert "Devargs: iface=dut1-p1" in telemetry["show_hardware"]
+    assert "--vdev net_af_xdp1,iface=dut1-p2" in telemetry["show_dpdk_version"]
+    runtime = telemetry["show_runtime"]
+    assert "dpdk-input" in runtime and "ip4-rewrite" in runtime, runtime
+    assert [n for n in netns_list() if n.startswith(f"ndrpdr-{run_id}-")] == []
+    assert _vpp_left([{"telemetry": {"DUT1": telemetry}}]) == []
+    prefix = re.search(r"--file-prefix (\S+)", telemetry["show_dpdk_version"])
+    assert prefix is not None and not (DPDK_RUN / prefix[1]).exists()  # VPP's, removed
+    mine = f"ndrpdr-{os.getpid()}-"  # TRex's, named after this process (another run's are not)
+    assert [n for n in _dpdk_entries() - dpdk_before if n.startswith(mine)] == []

@@ -26,21 +26,25 @@ def new_file_prefix(node: str) -> str:
     return f"ndrpdr-{safe}-{secrets.token_hex(4)}"
 
 
-def vdev_args(pmd: str, names: Sequence[str], queues: int = 1) -> list[str]:
-    """``--vdev`` arguments: one AF_PACKET or AF_XDP virtual port per interface, in order.
+def vdev_spec(pmd: str, index: int, name: str, queues: int = 1) -> str:
+    """The device string of AF_PACKET (``pmd`` af_packet) or AF_XDP virtual port ``index``
+    on interface ``name``.
 
     ``queues`` > 1: that many queue pairs (AF_PACKET: sockets in a fanout
     group; AF_XDP: the interface's first ``queues`` kernel queues).
     """
+    if pmd == "af_packet":
+        spec = f"net_af_packet{index},iface={name},framecnt={AF_PACKET_FRAMECNT}"
+        return spec + (f",qpairs={queues}" if queues > 1 else "")
+    spec = f"net_af_xdp{index},iface={name}"
+    return spec + (f",queue_count={queues}" if queues > 1 else "")
+
+
+def vdev_args(pmd: str, names: Sequence[str], queues: int = 1) -> list[str]:
+    """``--vdev`` arguments: one virtual port per interface, in order (``vdev_spec``)."""
     args: list[str] = []
     for index, name in enumerate(names):
-        if pmd == "af_packet":
-            spec = f"net_af_packet{index},iface={name},framecnt={AF_PACKET_FRAMECNT}"
-            spec += f",qpairs={queues}" if queues > 1 else ""
-        else:
-            spec = f"net_af_xdp{index},iface={name}"
-            spec += f",queue_count={queues}" if queues > 1 else ""
-        args += ["--vdev", spec]
+        args += ["--vdev", vdev_spec(pmd, index, name, queues)]
     return args
 
 

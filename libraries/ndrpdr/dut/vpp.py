@@ -43,6 +43,14 @@ and removes the run directory, its shared-memory API segment and the
 kernel hands-off of the ports (``KernelHandsOff``: the node's kernel must
 not forward what VPP forwards). Each test begins with VPP's counters
 cleared, so the telemetry is that test's.
+
+With ``port_kind: dpdk_vdev`` (``ndrpdr.dut.vpp_vdev``) the same Linux
+interfaces are DPDK virtual devices of VPP's DPDK plugin, written into the
+``dpdk`` section by the lab's writer (``ndrpdr.dut.vpp_dpdk``). They exist
+from VPP's start, so each test starts its own VPP in the run directory and
+``stop`` ends it; before the set-up ``show hardware`` must show them as
+DPDK ports on the test's interfaces, and telemetry adds ``show dpdk
+version`` (its EAL arguments name each port's DPDK driver).
 """
 
 from __future__ import annotations
@@ -59,9 +67,10 @@ from ndrpdr.access.base import BackgroundProcess, CommandResult, NodeAccess, tai
 from ndrpdr.access.processlog import LOG_TAIL_LINES, bounded_log, log_tail
 from ndrpdr.access.procstate import describe_exit, stopped_text
 from ndrpdr.drivers import DriverDescription
-from ndrpdr.dut import vpp_afpacket, vpp_family
+from ndrpdr.dut import vpp_afpacket, vpp_family, vpp_vdev
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.cores import UnsupportedCoresError
+from ndrpdr.dut.dpdk_eal import DPDK_RUNTIME_ROOT, new_file_prefix
 from ndrpdr.dut.handsoff import KernelHandsOff, xdp_off_argv
 from ndrpdr.dut.health import check_process, process_state
 from ndrpdr.dut.netqueues import rx_queue_count
@@ -152,12 +161,14 @@ class VppDriver:
         self._applied = False
         self._process: BackgroundProcess | None = None
         self._stopped_log = ""
-        #: af_packet ports: the run directory (None: a lab VPP with the options' paths).
+        #: Ports on Linux interfaces: the run directory (None: a lab VPP with the options' paths).
         self._paths = (
             vpp_afpacket.run_paths(node, self.options, secrets.token_hex(4))
             if self.options.port_kind != "dpdk"
             else None
         )
+        #: dpdk_vdev ports: DPDK's ``file-prefix`` of the run (its /var/run/dpdk directory).
+        self._file_prefix = new_file_prefix(node.key) if self._vdev else None
         self._kernel: KernelHandsOff | None = None
         self._dir_made = False
         self._restarts = 0
@@ -172,6 +183,17 @@ class VppDriver:
         return self._node.key
 
     @property
+    def _vdev(self) -> bool:
+        """True with dpdk_vdev ports (DPDK's virtual devices on the node's Linux interfaces)."""
+        return self.options.port_kind == "dpdk_vdev"
+
+    @property
+    def _xdp(self) -> bool:
+        """True when the ports are read through AF_XDP (VPP's af_xdp plugin or DPDK's PMD)."""
+        kind = self.options.port_kind
+        return kind == "af_xdp" or (kind == "dpdk_vdev" and self.options.vdev == "af_xdp")
+
+    @property
     def startup_conf_text(self) -> str:
         """The startup.conf last written ("" before configure)."""
         return self._conf_text
@@ -183,7 +205,7 @@ class VppDriver:
 
     @property
     def run_dir(self) -> str | None:
-        """af_packet ports: the run directory on the node (None for a lab VPP)."""
+        """Ports on Linux interfaces: the run directory on the node (None for a lab VPP)."""
         return self._paths.run_dir if self._paths is not None else None
 
     @property
@@ -217,8 +239,12 @@ class VppDriver:
 
         af_packet ports: a running VPP is restarted only when the startup.conf
         changes; else the previous test's interfaces go and the new ones come.
+        dpdk_vdev ports: VPP opens them at its start, so each test has its own VPP.
         """
-        if self._paths is not None:
+        if self._vdev:
+            text, names, queues = self._vdev_conf(config)
+            commands = [*forwarding_commands(config, names), *self._placement(config, names)]
+        elif self._paths is not None:
             text = vpp_afpacket.startup_conf(self._node, config, self.options, self._paths)
             names = [vpp_afpacket.host_interface(port) for port in config.ports]
             workers = worker_cores(self._node, config, self.options)
@@ -235,14 +261,14 @@ class VppDriver:
         else:
             text = startup_conf(self._node, config, self.options)
             names = [interface_name(port) for port in config.ports]
-            commands = [*forwarding_commands(config), *self._placement(config)]
+            commands = [*forwarding_commands(config), *self._placement(config, names)]
             wanted = rx_queues(self.options, worker_cores(self._node, config, self.options))
             queues = (wanted, wanted)
         undo = _undo_commands(config, names)
         text += vpp_family.startup_section(config)
         self._stop_peer()
         keep = False
-        if self._paths is not None and self._running:
+        if self._paths is not None and self._running and not self._vdev:
             if not self._alive_now():  # it died since the last test: once more, saying so
                 self._note_death()
             else:  # a family that leaves tunnels, SAs, memifs... needs a fresh VPP
@@ -297,7 +323,8 @@ class VppDriver:
     def stop(self) -> None:
         """Stop VPP (systemctl stop, or end the process); idempotent.
 
-        af_packet ports: only the test's interfaces go; VPP runs on (``close`` ends it).
+        af_packet / af_xdp ports: only the test's interfaces go; VPP runs on (``close`` ends
+        it). dpdk_vdev ports: VPP ends, and the XDP program DPDK's af_xdp left goes too.
         """
         self._stop_peer()
         frozen = self._frozen()
@@ -306,8 +333,9 @@ class VppDriver:
             process = self._forget_process()
             assert process is not None  # _frozen() found it
             self._end(process)
+            self._xdp_off("stop")
             return
-        if self._paths is not None:
+        if self._paths is not None and not self._vdev:
             if self._running and self._alive_now():
                 self._remove_interfaces("stop")
             return
@@ -319,12 +347,14 @@ class VppDriver:
             self._steps.run("stop", argv, timeout_s=120.0)
             return
         self._end(process)
+        self._xdp_off("stop")
 
     def close(self) -> None:
         """End a VPP of the run by PID and remove everything of it (idempotent).
 
-        af_packet ports: the process, the kernel hands-off, the run directory and
-        the shared-memory API segment; otherwise the same as ``stop``.
+        Ports on Linux interfaces: the process, the kernel hands-off, the run
+        directory and the shared-memory API segment (dpdk_vdev: also DPDK's
+        runtime directory); a lab VPP: the same as ``stop``.
         """
         if self._paths is None:
             self.stop()
@@ -351,11 +381,19 @@ class VppDriver:
                     "remove the API segment",
                     ["sh", "-c", 'rm -f -- /dev/shm/"$1"-*', "sh", paths.prefix],
                 ),
+                *self._dpdk_dir_removal(),
             ):
                 self._steps.undo(errors, f"close: {step}", argv)
             self._dir_made = False
         if errors:
             raise self._steps.error("close", "\n".join(errors))
+
+    def _dpdk_dir_removal(self) -> list[tuple[str, list[str]]]:
+        """dpdk_vdev ports: the step that removes DPDK's runtime directory of the run."""
+        if self._file_prefix is None:
+            return []
+        path = f"{DPDK_RUNTIME_ROOT}/{self._file_prefix}"
+        return [("remove the DPDK runtime directory", ["rm", "-rf", "--", path])]
 
     def telemetry(self) -> dict[str, str]:
         """CLI texts by name (while running), VPP's state, log tail and startup.conf."""
@@ -371,6 +409,8 @@ class VppDriver:
         elif self._running and (self._paths is None or self._alive_now()):
             for name, command in TELEMETRY_COMMANDS:
                 out[name] = bounded_log(self._steps.text(self._vppctl_argv(command)))
+            if self._vdev:  # its EAL arguments name DPDK's driver of each port (--vdev)
+                out["show_dpdk_version"] = self._steps.text(self._vppctl_argv("show dpdk version"))
         if self._peer is not None:
             out.update(self._peer.telemetry())
         out["log"] = self._log_text(200)
@@ -399,6 +439,8 @@ class VppDriver:
             self._steps.track_path(self._paths.run_dir)
             for segment in ("global_vm", "vpe-api"):
                 self._steps.track_path(f"/dev/shm/{self._paths.prefix}-{segment}")
+            if self._file_prefix is not None:
+                self._steps.track_path(f"{DPDK_RUNTIME_ROOT}/{self._file_prefix}")
             self._dir_made = True
         self._steps.run(
             "configure: create the startup.conf directory",
@@ -418,6 +460,7 @@ class VppDriver:
             self._running = False
             if process is not None:
                 self._end(process)
+                self._xdp_off("start")  # a VPP that ends leaves its XDP program attached
             fail = functools.partial(self._steps.error, "start")
             require("vpp", self._steps.access, binary=options.binary, fail=fail)
             argv = [options.binary, "-c", self.startup_conf_path]
@@ -463,12 +506,13 @@ class VppDriver:
         )
 
     def _hands_off(self) -> None:
-        """af_packet ports: keep the node's kernel from forwarding on them (once per run)."""
+        """Ports on Linux interfaces: keep the node's kernel from forwarding on them (once per
+        run)."""
         if self._kernel is not None:
             return
         assert self._config is not None
         names = [str(port.name) for port in self._config.ports]
-        kernel = KernelHandsOff(self._steps, names, xdp=self.options.port_kind == "af_xdp")
+        kernel = KernelHandsOff(self._steps, names, xdp=self._xdp)
         self._kernel = kernel
         kernel.apply()
 
@@ -514,7 +558,7 @@ class VppDriver:
         would take the next user's frames. At close the kernel hands-off
         (``KernelHandsOff(xdp=True)``) detaches it, also after a VPP died.
         """
-        if self.options.port_kind != "af_xdp" or self._config is None:
+        if not self._xdp or self._config is None:
             return
         for port in self._config.ports:
             name = str(port.name)
@@ -581,6 +625,8 @@ class VppDriver:
         family = config.family
         step = f"set up {config.mode if family is None else family.family}"
         self._check_plugins(step)
+        if self._vdev:
+            self._check_vdev_ports(step)
         start = self._clock()
         if len(self._commands) > vpp_family.EXEC_THRESHOLD:
             self._exec(step, self._commands)
@@ -594,6 +640,15 @@ class VppDriver:
         settle_s = 0.0 if family is None or family.vpp is None else family.vpp.settle_s
         if settle_s > 0:  # frames VPP sends of its own after the set-up (IPv6: MLD reports)
             self._sleep(settle_s)
+
+    def _check_vdev_ports(self, step: str) -> None:
+        """dpdk_vdev ports: DutError unless VPP's Ethernet0/1 are DPDK ports on the test's
+        interfaces, with their MACs (``vpp_vdev.hardware_problem``)."""
+        assert self._config is not None
+        hardware = self._vppctl(step, "show hardware")
+        problem = vpp_vdev.hardware_problem(hardware, self._config)
+        if problem is not None:
+            raise self._steps.error(step, f"{problem}\n{self._logs()}")
 
     def _check_plugins(self, step: str) -> None:
         """DutError naming the family and each plugin it needs that this VPP has not loaded."""
@@ -726,10 +781,11 @@ class VppDriver:
         return f"vpp ({how}): running{alive}{doing}"
 
     def _port_queues(self, config: DutTestConfig, workers: tuple[int, ...]) -> tuple[int, int]:
-        """RX queues of each port: one per worker (``rx_queues``); af_xdp: every kernel queue
-        of the interface, at least as many (``ndrpdr.dut.netqueues``)."""
+        """RX queues of each port: one per worker (``rx_queues``); VPP's af_xdp: every kernel
+        queue of the interface, at least as many (``ndrpdr.dut.netqueues``); DPDK's af_xdp:
+        the first of them."""
         wanted = rx_queues(self.options, workers)
-        if self.options.port_kind != "af_xdp":
+        if not self._xdp:
             return wanted, wanted
         counts = []
         for port in config.ports:
@@ -741,17 +797,35 @@ class VppDriver:
                     "queue)"
                 )
             counts.append(count)
+        if self._vdev:
+            return wanted, wanted
         return counts[0], counts[1]
 
-    def _placement(self, config: DutTestConfig) -> list[str]:
-        """dpdk ports: pin each port's RX queues round robin to the workers."""
+    def _placement(self, config: DutTestConfig, names: list[str]) -> list[str]:
+        """dpdk / dpdk_vdev ports ``names``: pin each one's RX queues round robin to the workers."""
         workers = worker_cores(self._node, config, self.options)
         queues = rx_queues(self.options, workers)
         return [
             command
-            for port in config.ports
-            for command in rx_placement_commands(interface_name(port), queues, len(workers))
+            for name in names
+            for command in rx_placement_commands(name, queues, len(workers))
         ]
+
+    def _vdev_conf(self, config: DutTestConfig) -> tuple[str, list[str], tuple[int, int]]:
+        """dpdk_vdev ports: startup.conf, VPP's names of the ports, their RX queues."""
+        assert self._paths is not None and self._file_prefix is not None
+        vpp_afpacket.check_ports(self._node, config)
+        check_ports_exist(self._steps, config.ports)
+        first, second = self._port_queues(config, worker_cores(self._node, config, self.options))
+        text = vpp_vdev.startup_conf(
+            self._node,
+            config,
+            self.options,
+            self._paths,
+            file_prefix=self._file_prefix,
+            queues=first,
+        )
+        return text, vpp_vdev.interface_names(config), (first, second)
 
     def cpu_layout(self, config: DutTestConfig | None = None) -> str:
         """Which CPU does what: "main thread on cpu 0, 1 worker(s) on cpu 1 (1 RX queue(s) per
@@ -788,11 +862,13 @@ def _describe(result: CommandResult) -> str:
 
 
 def _port_driver(node: Node) -> str:
-    """af_packet / af_xdp, or the node's uio_driver through which VPP's DPDK plugin takes
-    the NICs."""
+    """af_packet / af_xdp (VPP's plugin, or DPDK's virtual device with dpdk_vdev), or the
+    node's uio_driver through which VPP's DPDK plugin takes the NICs."""
     kind = node.options.get("port_kind")
     if kind in ("af_packet", "af_xdp"):
         return str(kind)
+    if kind == "dpdk_vdev":  # DPDK's poll mode driver of the virtual devices
+        return str(node.options.get("vdev", VppOptions.vdev))
     try:
         return uio_driver(node) or "vfio-pci"
     except DutError:
@@ -802,7 +878,8 @@ def _port_driver(node: Node) -> str:
 DESCRIPTION = DriverDescription(
     name="vpp",
     role="DUT",
-    summary="FD.io VPP (DPDK plugin on the NICs, or af_packet on Linux interfaces), "
+    summary="FD.io VPP (DPDK plugin on the NICs or on virtual devices of Linux interfaces, "
+    "or its af_packet / af_xdp plugin on those), "
     "configured through startup.conf and vppctl",
     options=VppOptions,
     factory=VppDriver,

@@ -1,5 +1,8 @@
 """VPP on Linux interfaces (af_packet, af_xdp): the run directory, startup.conf, CLI set-up.
 
+(``dpdk_vdev`` ports share the run directory and startup.conf, with the
+DPDK plugin and its ``dpdk`` section: ``ndrpdr.dut.vpp_vdev``.)
+
 Pure functions, no I/O. With ``port_kind: af_packet`` (or ``af_xdp``) VPP
 needs no NIC, no DPDK and no hugepages: each DUT port is the node's Linux
 interface (a veth of the local testbed or of a lab-in-a-box host), opened
@@ -33,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 import re
+from collections.abc import Sequence
 
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.dut.cores import corelist
@@ -48,6 +52,8 @@ from ndrpdr.dut.vpp_config import (
 from ndrpdr.dut.vpp_queues import af_packet_queue_words, af_xdp_queue_words, rx_placement_commands
 from ndrpdr.testbed.model import Node
 
+#: VPP's DPDK plugin.
+DPDK_PLUGIN = "dpdk_plugin.so"
 #: Buffers per NUMA node on 4 KiB pages (VPP's own default; no hugepages behind them).
 AF_PACKET_BUFFERS_PER_NUMA = 16384
 #: Where run directories go unless ``options.run_dir`` says (a lab-in-a-box host's /tmp is
@@ -134,8 +140,18 @@ def check_ports(node: Node, config: DutTestConfig) -> None:
         raise DutError(f"{node.key} (vpp): configure: both ports are {names[0]!r}")
 
 
-def startup_conf(node: Node, config: DutTestConfig, options: VppOptions, paths: VppRunPaths) -> str:
-    """startup.conf of an af_packet VPP whose files are all in ``paths.run_dir``."""
+def startup_conf(
+    node: Node,
+    config: DutTestConfig,
+    options: VppOptions,
+    paths: VppRunPaths,
+    dpdk: Sequence[str] = (),
+) -> str:
+    """startup.conf of a VPP on Linux interfaces whose files are all in ``paths.run_dir``.
+
+    ``dpdk``: the ``dpdk`` section's lines (``dpdk_vdev`` ports; the other
+    kinds disable the DPDK plugin).
+    """
     check_ports(node, config)
     workers = worker_cores(node, config, options)
     buffers = options.buffers_per_numa or AF_PACKET_BUFFERS_PER_NUMA
@@ -143,7 +159,9 @@ def startup_conf(node: Node, config: DutTestConfig, options: VppOptions, paths: 
         f"# VPP startup.conf for {node.key} ({options.port_kind} ports), written by the ndrpdr "
         "vpp driver:",
         f"# {len(workers)} worker(s) (0: the main thread forwards); the same for every test",
-        "# with as many cores, so one VPP serves them all.",
+        "# with as many cores, so one VPP serves them all."
+        if not dpdk
+        else "# with as many cores; the ports exist from VPP's start: a VPP per test.",
         "unix {",
         "  nodaemon",
         f"  runtime-dir {paths.run_dir}",
@@ -167,24 +185,30 @@ def startup_conf(node: Node, config: DutTestConfig, options: VppOptions, paths: 
     ]
     if workers:
         lines.append(f"  corelist-workers {corelist(workers)}")
+    plugin = port_plugin(options.port_kind)
     lines += [
         "}",
+        *dpdk,
         "plugins {",
         f"  plugin default {{ {'enable' if options.default_plugins else 'disable'} }}",
-        f"  plugin {port_plugin(options.port_kind)} {{ enable }}",
-        "  plugin dpdk_plugin.so { disable }",
+        f"  plugin {plugin} {{ enable }}",
     ]
+    if plugin != DPDK_PLUGIN:
+        lines.append(f"  plugin {DPDK_PLUGIN} {{ disable }}")
     lines += [
         f"  plugin {file} {{ enable }}"
         for file in plugin_files(options, family_plugins(config))
-        if file != port_plugin(options.port_kind)
+        if file != plugin
     ]
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
 def port_plugin(kind: PortKind) -> str:
-    """The VPP plugin that opens Linux interfaces of port kind ``kind`` (af_packet, af_xdp)."""
+    """The VPP plugin that opens Linux interfaces of port kind ``kind`` (af_packet, af_xdp,
+    dpdk_vdev)."""
+    if kind == "dpdk_vdev":
+        return DPDK_PLUGIN
     return "af_xdp_plugin.so" if kind == "af_xdp" else "af_packet_plugin.so"
 
 

@@ -29,13 +29,17 @@ from ndrpdr.drivers import option, option_names, read_options
 from ndrpdr.dut import cores
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.dut.ports import MAC
+from ndrpdr.dut.vpp_dpdk import dpdk_section
 from ndrpdr.testbed.model import Node
 
 Service = Literal["systemd", "direct"]
 SERVICES: tuple[Service, ...] = ("systemd", "direct")
-#: How VPP reaches the DUT ports: NICs by PCI address (DPDK plugin), or the node's Linux
-#: interfaces (af_packet or af_xdp plugin; ``ndrpdr.dut.vpp_afpacket``).
-PortKind = Literal["dpdk", "af_packet", "af_xdp"]
+#: How VPP reaches the DUT ports: NICs by PCI address (DPDK plugin), the node's Linux
+#: interfaces as DPDK virtual devices (DPDK plugin, ``ndrpdr.dut.vpp_dpdk``), or the Linux
+#: interfaces through VPP's af_packet or af_xdp plugin (``ndrpdr.dut.vpp_afpacket``).
+PortKind = Literal["dpdk", "dpdk_vdev", "af_packet", "af_xdp"]
+#: The DPDK poll mode drivers of ``dpdk_vdev`` ports.
+VdevPmd = Literal["af_xdp", "af_packet"]
 
 #: The largest standard Ethernet frame incl. FCS [B]; larger frames are jumbo frames.
 STANDARD_MAX_FRAME_B = 1518
@@ -95,13 +99,13 @@ class VppOptions:
     )  # fmt: skip
     main_core: int | None = option(
         None,
-        "CPU of VPP's main thread (default: 1 with dpdk ports; with af_packet / af_xdp ports "
+        "CPU of VPP's main thread (default: 1 with dpdk ports; with ports on Linux interfaces "
         "and workers, the lowest CPU no worker uses)",
         minimum=0,
     )
     worker_cores: tuple[int, ...] | None = option(
         None, "CPUs of the workers in order (default: dpdk ports: the test's cores after "
-        "main_core; af_packet / af_xdp ports: cpu alone, and on this machine cpu and the "
+        "main_core; ports on Linux interfaces: cpu alone, and on this machine cpu and the "
         "CPUs no other node of the run uses); a test asking for more workers is skipped",
         minimum=0, min_items=1, unique=True,
     )  # fmt: skip
@@ -111,7 +115,7 @@ class VppOptions:
     buffers_per_numa: int | None = option(
         None,
         f"packet buffers per NUMA node (default: {DEFAULT_BUFFERS_PER_NUMA} with dpdk ports, "
-        "16384 on 4 KiB pages with af_packet ports)",
+        "16384 on 4 KiB pages with the others)",
         minimum=1,
     )
     no_multi_seg: bool | None = option(
@@ -119,37 +123,51 @@ class VppOptions:
     )
     plugins: tuple[str, ...] = option(
         (),
-        "plugins loaded besides dpdk_plugin.so ('ping' or 'ping_plugin.so')",
+        "plugins loaded besides the ports' plugin ('ping' or 'ping_plugin.so')",
         pattern=r"[A-Za-z0-9_]+(_plugin\.so)?",
         what="a plugin name (like 'ping' or 'ping_plugin.so')",
     )
     default_plugins: bool = option(False, "also load every other installed plugin")
     port_kind: PortKind = option(
         "dpdk",
-        "dpdk: the NICs by PCI address (DPDK plugin); af_packet or af_xdp: the node's Linux "
-        "interfaces through that VPP plugin (no NIC, no hugepages; needs service direct)",
+        "dpdk: the NICs by PCI address (DPDK plugin); dpdk_vdev: the node's Linux interfaces "
+        "as DPDK virtual devices (DPDK plugin, see vdev); af_packet or af_xdp: the Linux "
+        "interfaces through that VPP plugin (all but dpdk: no NIC, no hugepages; need service "
+        "direct)",
+    )
+    vdev: VdevPmd = option(
+        "af_xdp",
+        "dpdk_vdev ports: DPDK's poll mode driver on the Linux interfaces (af_xdp: "
+        "net_af_xdp; af_packet: net_af_packet, where AF_XDP is not available)",
+    )
+    rx_descriptors: int | None = option(
+        None, "dpdk / dpdk_vdev ports: RX descriptors per queue (default: VPP's, 1024)", minimum=1
+    )
+    tx_descriptors: int | None = option(
+        None, "dpdk / dpdk_vdev ports: TX descriptors per queue (default: VPP's, 1024)", minimum=1
     )
     cpu: int = option(
         1,
-        "af_packet / af_xdp ports: the CPU that forwards: the first worker's (the main thread "
+        "ports on Linux interfaces: the CPU that forwards: the first worker's (the main thread "
         "then runs on main_core), or with 0 cores the main thread's; unset on this machine: "
         "this CPU unless another run holds it",
         minimum=0,
     )
     run_dir: str | None = option(
         None,
-        "af_packet / af_xdp ports: the directory of startup.conf, sockets and log (default: "
+        "ports on Linux interfaces: the directory of startup.conf, sockets and log (default: "
         "/tmp/ndrpdr-vpp-<node>-<random>, made per run and removed after it)",
         pattern=_PATH.pattern,
         what=_PATH_TEXT,
     )
     rx_mode: Literal["polling", "interrupt", "adaptive"] = option(
         "polling",
-        "af_packet / af_xdp ports: how VPP reads them (polling takes the whole CPU; "
-        "interrupt sleeps until frames come, for a CPU shared with the TG)",
+        "ports on Linux interfaces: how VPP reads them (polling takes the whole CPU; "
+        "interrupt sleeps until frames come, for a CPU shared with the TG; dpdk_vdev: "
+        "polling only)",
     )
     main_heap_mb: int = option(
-        256, "af_packet / af_xdp ports: VPP's main heap on 4 KiB pages [MiB]", minimum=64
+        256, "ports on Linux interfaces: VPP's main heap on 4 KiB pages [MiB]", minimum=64
     )
 
     @property
@@ -170,6 +188,12 @@ class VppOptions:
                 "main_core",
                 f"{self.main_core} is the CPU of the first worker (options.cpu): give the main "
                 "thread another CPU",
+            )
+        if self.port_kind == "dpdk_vdev" and self.rx_mode != "polling":
+            yield (
+                "rx_mode",
+                f"{self.rx_mode!r}: with port_kind dpdk_vdev VPP polls the ports (DPDK's "
+                f"{self.vdev} virtual devices have no RX interrupts): set rx_mode: polling",
             )
         if self.port_kind != "dpdk" and self.service != "direct":
             yield (
@@ -242,7 +266,7 @@ def worker_cores(node: Node, config: DutTestConfig, options: VppOptions) -> tupl
     """The CPUs of the ``config.cores`` workers (UnsupportedCoresError, a skip, when too few).
 
     dpdk ports: ``options.worker_cores``, else the CPUs after the main core
-    (a lab host: as many as asked). af_packet / af_xdp ports:
+    (a lab host: as many as asked). Ports on Linux interfaces:
     ``options.worker_cores``, else ``options.cpu`` alone.
     """
     if config.cores < 0:
@@ -259,7 +283,7 @@ def worker_cores(node: Node, config: DutTestConfig, options: VppOptions) -> tupl
 def main_core(options: VppOptions, workers: Sequence[int]) -> int:
     """The CPU of VPP's main thread with ``workers``.
 
-    dpdk ports: ``main_core`` (default 1). af_packet / af_xdp ports: with no
+    dpdk ports: ``main_core`` (default 1). Ports on Linux interfaces: with no
     workers ``cpu`` (the main thread forwards), else ``main_core`` or the
     lowest CPU no worker uses.
     """
@@ -350,22 +374,10 @@ def startup_conf(node: Node, config: DutTestConfig, options: VppOptions) -> str:
         "buffers {",
         f"  buffers-per-numa {options.buffers_per_numa or DEFAULT_BUFFERS_PER_NUMA}",
         "}",
-        "dpdk {",
     ]
-    driver = uio_driver(node)
-    if driver is not None:
-        lines.append(f"  uio-driver {driver}")
-    if multi_seg_off(node, config, options):
-        lines.append("  no-multi-seg")
-    for port in config.ports:
-        lines += [
-            f"  dev {port.pci_address} {{",
-            f"    name {interface_name(port)}",
-            f"    num-rx-queues {queues}",
-            "  }",
-        ]
+    nics = [(str(port.pci_address), interface_name(port)) for port in config.ports]
+    lines += dpdk_lines(node, config, options, queues, nics=nics, uio_driver=uio_driver(node))
     lines += [
-        "}",
         "plugins {",
         f"  plugin default {{ {'enable' if options.default_plugins else 'disable'} }}",
         "  plugin dpdk_plugin.so { enable }",
@@ -375,6 +387,31 @@ def startup_conf(node: Node, config: DutTestConfig, options: VppOptions) -> str:
     ]
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def dpdk_lines(
+    node: Node,
+    config: DutTestConfig,
+    options: VppOptions,
+    queues: int,
+    *,
+    nics: Sequence[tuple[str, str]] = (),
+    vdevs: Sequence[str] = (),
+    uio_driver: str | None = None,
+    file_prefix: str | None = None,
+) -> list[str]:
+    """The ``dpdk`` section for ``config`` with ``queues`` RX queues per port
+    (``vpp_dpdk.dpdk_section``: the options' descriptors, ``no-multi-seg``)."""
+    return dpdk_section(
+        queues,
+        rx_descriptors=options.rx_descriptors,
+        tx_descriptors=options.tx_descriptors,
+        no_multi_seg=multi_seg_off(node, config, options),
+        uio_driver=uio_driver,
+        nics=nics,
+        vdevs=vdevs,
+        file_prefix=file_prefix,
+    )
 
 
 def up_commands(config: DutTestConfig, names: Sequence[str]) -> list[str]:
