@@ -24,6 +24,15 @@ from ndrpdr.cli.main import build_parser, main
 #: Libraries neither ``--help`` nor ``validate`` uses, each 0.1 s or more to import.
 HEAVY = ("sqlalchemy", "scapy", "paramiko", "robot")
 
+#: What ``ndrpdr --help`` may import of the project: the entry point and its error handling.
+HELP_IMPORTS = {"ndrpdr", "ndrpdr.__main__", "ndrpdr.cli", "ndrpdr.errors", "ndrpdr.interrupts"}
+
+#: Parts of the project ``ndrpdr validate`` has no use for (it reads topology files only).
+NOT_FOR_VALIDATE = (
+    "NdrPdrLibrary", "ndrpdr.activebed", "ndrpdr.console", "ndrpdr.families", "ndrpdr.labbox",
+    "ndrpdr.searchrun", "ndrpdr.store",
+)  # fmt: skip
+
 #: Run ``python -m ndrpdr ARGS`` in this interpreter, then write its modules as JSON to OUT.
 _PROBE = """
 import json, runpy, sys
@@ -58,6 +67,15 @@ def _heavy(modules: set[str]) -> list[str]:
     return sorted(m for m in modules if m.split(".")[0] in HEAVY)
 
 
+def _packages(modules: set[str]) -> set[str]:
+    """The project's top-level modules and packages among ``modules`` (``ndrpdr.cli``...)."""
+    return {
+        ".".join(m.split(".")[:2])
+        for m in modules
+        if m.split(".")[0] in ("ndrpdr", "NdrPdrLibrary")
+    }
+
+
 def _command_modules(modules: set[str]) -> set[str]:
     return modules & {command.module for command in COMMANDS.values()}
 
@@ -67,6 +85,7 @@ def test_help_imports_no_command_and_no_heavy_library(tmp_path: Path) -> None:
     assert status == 0
     assert _heavy(modules) == []
     assert _command_modules(modules) == set()
+    assert _packages(modules) <= HELP_IMPORTS
 
 
 @pytest.mark.parametrize(
@@ -79,6 +98,7 @@ def test_validate_imports_only_its_command(tmp_path: Path, topology: Path) -> No
     assert status == 0
     assert _heavy(modules) == []
     assert _command_modules(modules) == {COMMANDS["validate"].module}
+    assert sorted(_packages(modules) & set(NOT_FOR_VALIDATE)) == []
 
 
 def test_a_command_declares_its_arguments_only_when_chosen() -> None:
