@@ -39,6 +39,9 @@ below MLRsearch 1.2.1's)."""
 LIBRARY_OVERHEAD_PER_TRIAL_S = 5e-3
 """NdrPdrLibrary's wall time per trial on top of a plain run_search, on the simulator [s]."""
 
+CLI_STARTUP_S = 0.25
+"""Median wall time of ``ndrpdr --help`` and ``ndrpdr validate sim.yaml``, each [s] (issue 25)."""
+
 
 def mlrsearch_ratio_target(goal_set: str, model: str) -> float:
     """The time(mlr) / time(MLRsearch 1.2.1) ceiling for this goal set and model."""

@@ -6,7 +6,9 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[2]
 TOPOLOGIES = ROOT / "topologies"
@@ -84,3 +86,15 @@ def run_cli(*args: str, timeout: float = 60.0) -> subprocess.CompletedProcess[st
         timeout=timeout,
         check=False,
     )
+
+
+class CliRun(NamedTuple):
+    """What ``ndrpdr ARGS`` did, in the field names of ``subprocess.CompletedProcess``."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+#: The ``cli`` fixture: ``cli(*args)`` runs ``ndrpdr ARGS`` in the test's process.
+CliCall = Callable[..., CliRun]

@@ -1,12 +1,13 @@
 """``ndrpdr search`` refuses bad settings before anything starts, and fails irregular results.
 
-Real ``python -m ndrpdr search`` processes. Bad input must exit 2 with an
-argparse-style line naming the option as typed, its value and the accepted
-range, and write no record. The settings that need no TG are checked on a
-lab topology whose set-up would fail at once (TRex and VPP over SSH to
-127.0.0.1:1): the bad-input message instead of a connection error shows
-that nothing was set up. Rates relative to the TG are checked on sim.yaml
-once its maximum is known, before the first trial.
+Run through ``main(argv)`` in this process (the ``cli`` fixture;
+test_cli_subprocess runs real child processes). Bad input must exit 2
+with an argparse-style line naming the option as typed, its value and the
+accepted range, and write no record. The settings that need no TG are
+checked on a lab topology whose set-up would fail at once (TRex and VPP
+over SSH to 127.0.0.1:1): the bad-input message instead of a connection
+error shows that nothing was set up. Rates relative to the TG are checked
+on sim.yaml once its maximum is known, before the first trial.
 """
 
 from __future__ import annotations
@@ -16,10 +17,9 @@ import re
 from pathlib import Path
 
 import pytest
-from cli_helpers import SIM, trial_lines, write_trex_topology
+from cli_helpers import SIM, CliCall, trial_lines, write_trex_topology
 
 from ndrpdr.results.schema import validate_record
-from robot_runner import run_python
 
 _ERROR = "ndrpdr search: error: "
 
@@ -33,9 +33,8 @@ def _error_line(stderr: str) -> str:
     return stderr
 
 
-def _search(*args: str) -> tuple[int, str, str]:
-    process = run_python(["-m", "ndrpdr", "search", "--no-latency", *args], timeout=120)
-    return process.returncode, process.stdout, process.stderr
+def _search(cli: CliCall, *args: str) -> tuple[int, str, str]:
+    return cli("search", "--no-latency", *args)
 
 
 @pytest.mark.parametrize(
@@ -72,11 +71,11 @@ def _search(*args: str) -> tuple[int, str, str]:
     ],
 )
 def test_bad_input_exits_2_before_the_testbed(
-    tmp_path: Path, args: list[str], message: str
+    tmp_path: Path, args: list[str], message: str, cli: CliCall
 ) -> None:
     lab = write_trex_topology(tmp_path)
     record = tmp_path / "record.json"
-    status, out, err = _search("--topology", str(lab), "--json", str(record), *args)
+    status, out, err = _search(cli, "--topology", str(lab), "--json", str(record), *args)
     assert status == 2, err
     assert err.startswith(_ERROR + message), err
     assert "ssh" not in err.lower() and "trex" not in err.lower()  # nothing was set up
@@ -95,17 +94,17 @@ def test_bad_input_exits_2_before_the_testbed(
     ],
 )
 def test_rates_against_the_tg_exit_2_before_any_trial(
-    tmp_path: Path, args: list[str], message: str
+    tmp_path: Path, args: list[str], message: str, cli: CliCall
 ) -> None:
     record = tmp_path / "record.json"
-    status, out, err = _search("--topology", str(SIM), "--json", str(record), *args)
+    status, out, err = _search(cli, "--topology", str(SIM), "--json", str(record), *args)
     assert status == 2, err
     assert err.startswith(_ERROR + message), err
     assert trial_lines(out) == [] and not record.exists()
 
 
-def test_help_states_the_limits() -> None:
-    process = run_python(["-m", "ndrpdr", "search", "--help"])
+def test_help_states_the_limits(cli: CliCall) -> None:
+    process = cli("search", "--help")
     text = " ".join(process.stdout.split())
     assert process.returncode == 0
     assert "at most 600s" in text  # final trial duration
@@ -115,7 +114,7 @@ def test_help_states_the_limits() -> None:
 
 
 @pytest.mark.parametrize("algorithm", ["mlr", "binary", "bswlv"])
-def test_lossy_min_load_exits_1(tmp_path: Path, algorithm: str) -> None:
+def test_lossy_min_load_exits_1(tmp_path: Path, algorithm: str, cli: CliCall) -> None:
     """The issue's case: a min load above what the sim DUT forwards.
 
     sim.yaml's DUT models ethip4-ip4base on 1 core (about 18 Mpps at 64 B):
@@ -123,7 +122,7 @@ def test_lossy_min_load_exits_1(tmp_path: Path, algorithm: str) -> None:
     """
     record_path = tmp_path / "record.json"
     status, out, err = _search(
-        "--min-rate", "25Mpps", "--max-rate", "29Mpps", "--algorithm", algorithm,
+        cli, "--min-rate", "25Mpps", "--max-rate", "29Mpps", "--algorithm", algorithm,
         "--json", str(record_path),
     )  # fmt: skip
     assert status == 1, out + err
@@ -136,10 +135,10 @@ def test_lossy_min_load_exits_1(tmp_path: Path, algorithm: str) -> None:
     assert [item["tag"] for item in record["irregular"]] == ["MIN_LOAD_LOSSY"]
 
 
-def test_allow_irregular_passes_with_a_warning(tmp_path: Path) -> None:
+def test_allow_irregular_passes_with_a_warning(tmp_path: Path, cli: CliCall) -> None:
     record_path = tmp_path / "record.json"
     status, _, err = _search(
-        "--min-rate", "25Mpps", "--allow-irregular", "--json", str(record_path)
+        cli, "--min-rate", "25Mpps", "--allow-irregular", "--json", str(record_path)
     )
     assert status == 0, err
     assert "WARNING: search irregular (--allow-irregular): NDR and PDR: the min load" in err
@@ -148,10 +147,10 @@ def test_allow_irregular_passes_with_a_warning(tmp_path: Path) -> None:
     assert [item["tag"] for item in record["irregular"]] == ["MIN_LOAD_LOSSY"]
 
 
-def test_time_cap_without_bounds_exits_1(tmp_path: Path) -> None:
+def test_time_cap_without_bounds_exits_1(tmp_path: Path, cli: CliCall) -> None:
     """The default search needs about 34 s of trials; a 5 s cap stops it before its bounds."""
     record_path = tmp_path / "record.json"
-    status, _, err = _search("--max-search-time", "5s", "--json", str(record_path))
+    status, _, err = _search(cli, "--max-search-time", "5s", "--json", str(record_path))
     assert status == 1, err
     assert err.startswith("search irregular: the search hit its time cap of 5 s of trials")
     assert "give a longer --max-search-time" in err
@@ -160,8 +159,8 @@ def test_time_cap_without_bounds_exits_1(tmp_path: Path) -> None:
     assert record["search"]["search_time_s"] <= 5.0
 
 
-def test_binary_conditional_throughput_is_not_computed() -> None:
-    status, out, err = _search("--algorithm", "binary", "--console", "quiet")
+def test_binary_conditional_throughput_is_not_computed(cli: CliCall) -> None:
+    status, out, err = _search(cli, "--algorithm", "binary", "--console", "quiet")
     assert status == 0, err
     lines = [line for line in out.splitlines() if line.startswith(("NDR:", "PDR:"))]
     assert len(lines) == 2
@@ -169,7 +168,7 @@ def test_binary_conditional_throughput_is_not_computed() -> None:
     assert "0 pps" not in out
 
 
-def test_bswlv_ndr_above_pdr_exits_1_where_mlr_is_in_order(tmp_path: Path) -> None:
+def test_bswlv_ndr_above_pdr_exits_1_where_mlr_is_in_order(tmp_path: Path, cli: CliCall) -> None:
     """sim.yaml with the ``noisyknee`` DUT (seed 3: random loss in a band below its capacity):
     bswlv's per-goal "passes if any repeat passes" gives an NDR above the PDR, as the
     issue saw on a Linux DUT; mlr, whose goals share every trial, keeps them in order."""
@@ -181,7 +180,7 @@ def test_bswlv_ndr_above_pdr_exits_1_where_mlr_is_in_order(tmp_path: Path) -> No
     )
     record_path = tmp_path / "record.json"
     status, _, err = _search(
-        "--topology", str(noisy), "--algorithm", "bswlv", "--json", str(record_path)
+        cli, "--topology", str(noisy), "--algorithm", "bswlv", "--json", str(record_path)
     )
     assert status == 1, err
     found = re.match(
@@ -196,7 +195,7 @@ def test_bswlv_ndr_above_pdr_exits_1_where_mlr_is_in_order(tmp_path: Path) -> No
     assert float(found[1]) == pytest.approx(record["ndr"]["lower_bound"] / 1e6, abs=5e-4)
     assert float(found[2]) == pytest.approx(record["pdr"]["lower_bound"] / 1e6, abs=5e-4)
     assert [item["tag"] for item in record["irregular"]] == ["BOUNDS_OUT_OF_ORDER"]
-    status, _, err = _search("--topology", str(noisy), "--json", str(record_path))
+    status, _, err = _search(cli, "--topology", str(noisy), "--json", str(record_path))
     assert status == 0, err
     record = json.loads(record_path.read_text())
     assert record["ndr"]["lower_bound"] <= record["pdr"]["lower_bound"]
@@ -216,17 +215,17 @@ def test_bswlv_ndr_above_pdr_exits_1_where_mlr_is_in_order(tmp_path: Path) -> No
     ],
 )
 def test_trial_refuses_bad_input_before_anything_is_set_up(
-    tmp_path: Path, args: list[str], message: str
+    tmp_path: Path, args: list[str], message: str, cli: CliCall
 ) -> None:
     lab = write_trex_topology(tmp_path)  # its set-up would fail at once: it never starts
-    process = run_python(["-m", "ndrpdr", "trial", "--topology", str(lab), *args], timeout=120)
+    process = cli("trial", "--topology", str(lab), *args)
     assert process.returncode == 2, process.stderr
     assert _error_line(process.stderr).startswith("ndrpdr trial: error: " + message), process.stderr
     assert "ssh" not in process.stderr.lower() and "trex" not in process.stderr.lower()
 
 
-def test_trial_refuses_a_rate_above_the_tgs_maximum_before_the_trial() -> None:
-    process = run_python(["-m", "ndrpdr", "trial", "--topology", str(SIM), "--rate", "50Mpps"])
+def test_trial_refuses_a_rate_above_the_tgs_maximum_before_the_trial(cli: CliCall) -> None:
+    process = cli("trial", "--topology", str(SIM), "--rate", "50Mpps")
     assert process.returncode == 2, process.stderr
     assert _error_line(process.stderr).startswith(
         "ndrpdr trial: error: --rate 50Mpps: 50 Mpps is above the traffic generator's maximum"

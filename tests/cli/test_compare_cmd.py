@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import ROOT, run_cli
+from cli_helpers import ROOT, CliCall
 
 from robot_runner import robot_output
 
@@ -56,8 +56,8 @@ def _row(stdout: str, metric: str) -> str:
     return line
 
 
-def test_the_same_dut_twice_passes_the_gate(runs: dict[str, Path]) -> None:
-    process = run_cli("compare", str(runs["a"]), str(runs["a2"]), "--fail-on-regression", "3")
+def test_the_same_dut_twice_passes_the_gate(runs: dict[str, Path], cli: CliCall) -> None:
+    process = cli("compare", str(runs["a"]), str(runs["a2"]), "--fail-on-regression", "3")
     assert process.returncode == 0, process.stdout + process.stderr
     assert "within noise" in _row(process.stdout, "NDR lower")
     assert "worse" not in process.stdout and "REGRESSION" not in process.stdout
@@ -65,9 +65,9 @@ def test_the_same_dut_twice_passes_the_gate(runs: dict[str, Path]) -> None:
     assert "0 tests regressed beyond noise by more than 3 %" in process.stdout
 
 
-def test_a_slower_dut_fails_the_gate(runs: dict[str, Path]) -> None:
+def test_a_slower_dut_fails_the_gate(runs: dict[str, Path], cli: CliCall) -> None:
     """B given as its output.xml: the records are found through the links in it."""
-    process = run_cli(
+    process = cli(
         "compare", str(runs["a"]), str(runs["b"] / "output.xml"), "--fail-on-regression", "2"
     )
     assert process.returncode == 1, process.stdout + process.stderr
@@ -82,20 +82,18 @@ def test_a_slower_dut_fails_the_gate(runs: dict[str, Path]) -> None:
     assert "1 tests regressed beyond noise by more than 2 %" in process.stdout
 
 
-def test_the_threshold_and_the_direction_matter(runs: dict[str, Path]) -> None:
-    above = run_cli("compare", str(runs["a"]), str(runs["b"]), "--fail-on-regression", "4")
+def test_the_threshold_and_the_direction_matter(runs: dict[str, Path], cli: CliCall) -> None:
+    above = cli("compare", str(runs["a"]), str(runs["b"]), "--fail-on-regression", "4")
     assert above.returncode == 0, above.stdout + above.stderr
-    faster = run_cli("compare", str(runs["b"]), str(runs["a"]), "--fail-on-regression", "0")
+    faster = cli("compare", str(runs["b"]), str(runs["a"]), "--fail-on-regression", "0")
     assert faster.returncode == 0, faster.stdout + faster.stderr
     assert "better" in _row(faster.stdout, "PDR lower")
-    ungated = run_cli("compare", str(runs["a"]), str(runs["b"]))
+    ungated = cli("compare", str(runs["a"]), str(runs["b"]))
     assert ungated.returncode == 0, ungated.stdout + ungated.stderr
 
 
-def test_json_output(runs: dict[str, Path]) -> None:
-    process = run_cli(
-        "compare", str(runs["a"]), str(runs["b"]), "--json", "--fail-on-regression", "2"
-    )
+def test_json_output(runs: dict[str, Path], cli: CliCall) -> None:
+    process = cli("compare", str(runs["a"]), str(runs["b"]), "--json", "--fail-on-regression", "2")
     assert process.returncode == 1, process.stderr
     document = json.loads(process.stdout)
     assert document["only_a"] == ["1518B-1c-ethip4-ip4base-ndrpdr"] and document["only_b"] == []
@@ -109,18 +107,20 @@ def test_json_output(runs: dict[str, Path]) -> None:
     assert ndr["frame_size"] == "64" and ndr["profile"] == "ethip4-ip4base"
 
 
-def test_bad_usage_exits_2_naming_the_path(runs: dict[str, Path], tmp_path: Path) -> None:
-    missing = run_cli("compare", str(tmp_path / "nowhere"), str(runs["a"]))
+def test_bad_usage_exits_2_naming_the_path(
+    runs: dict[str, Path], tmp_path: Path, cli: CliCall
+) -> None:
+    missing = cli("compare", str(tmp_path / "nowhere"), str(runs["a"]))
     assert missing.returncode == 2
     assert f"ndrpdr compare: {tmp_path / 'nowhere'}: no such file or directory" in missing.stderr
-    empty = run_cli("compare", str(runs["a"]), str(tmp_path))
+    empty = cli("compare", str(runs["a"]), str(tmp_path))
     assert empty.returncode == 2
     assert f"{tmp_path}: not a results directory" in empty.stderr
-    bad_pct = run_cli("compare", str(runs["a"]), str(runs["a2"]), "--fail-on-regression", "x")
+    bad_pct = cli("compare", str(runs["a"]), str(runs["a2"]), "--fail-on-regression", "x")
     assert bad_pct.returncode == 2 and "--fail-on-regression: not a percentage" in bad_pct.stderr
 
 
-def test_mrr_records_of_a_slower_dut_fail_the_gate(tmp_path: Path) -> None:
+def test_mrr_records_of_a_slower_dut_fail_the_gate(tmp_path: Path, cli: CliCall) -> None:
     """The MRR suite's records (real Robot runs on sim) are compared by mean receive rate."""
     suite = ROOT / "suites" / "ip4" / "ethip4-ip4base-mrr.robot"
     settings = ["--variable", "MRR_TRIALS:3", "--variable", "MRR_TRIAL_DURATION:0.2s"]
@@ -131,17 +131,13 @@ def test_mrr_records_of_a_slower_dut_fail_the_gate(tmp_path: Path) -> None:
         process, _ = robot_output(tmp_path / name, [*settings, *more, str(suite)])
         assert process.returncode == 0, process.stdout + process.stderr
     test = "64B-1c-ethip4-ip4base-mrr"
-    same = run_cli(
-        "compare", str(tmp_path / "a"), str(tmp_path / "a2"), "--fail-on-regression", "3"
-    )
+    same = cli("compare", str(tmp_path / "a"), str(tmp_path / "a2"), "--fail-on-regression", "3")
     assert same.returncode == 0, same.stdout + same.stderr
     (row,) = [
         line for line in same.stdout.splitlines() if line.split()[:3] == [test, "MRR", "mean"]
     ]
     assert "within noise" in row
-    worse = run_cli(
-        "compare", str(tmp_path / "a"), str(tmp_path / "b"), "--fail-on-regression", "2"
-    )
+    worse = cli("compare", str(tmp_path / "a"), str(tmp_path / "b"), "--fail-on-regression", "2")
     assert worse.returncode == 1, worse.stdout + worse.stderr
     (row,) = [
         line for line in worse.stdout.splitlines() if line.split()[:3] == [test, "MRR", "mean"]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import ROOT, run_cli
+from cli_helpers import ROOT, CliCall
 
 from csit_schema_source import csit_schema_or_skip
 from ndrpdr.results.outputxml import read_outcomes
@@ -63,11 +63,11 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def test_each_test_becomes_one_document_where_csit_writes_it(
-    runs: dict[str, Path], tmp_path: Path
+    runs: dict[str, Path], tmp_path: Path, cli: CliCall
 ) -> None:
     """No schema needed: the documents against the run's own records and output.xml."""
     out = tmp_path / "csit"
-    process = run_cli("export", "--format", "csit", "-o", str(out), str(runs["ok"]))
+    process = cli("export", "--format", "csit", "-o", str(out), str(runs["ok"]))
     assert process.returncode == 0, process.stdout + process.stderr
     assert "2 tests written to" in process.stdout
     assert sorted(p.relative_to(out) for p in out.rglob("*.json")) == [MRR_FILE, NDRPDR_FILE]
@@ -88,10 +88,12 @@ def test_each_test_becomes_one_document_where_csit_writes_it(
     assert process.stderr == ""  # nothing to note on a regular run
 
 
-def test_a_failed_test_carries_robots_message(runs: dict[str, Path], tmp_path: Path) -> None:
+def test_a_failed_test_carries_robots_message(
+    runs: dict[str, Path], tmp_path: Path, cli: CliCall
+) -> None:
     out = tmp_path / "csit"
     xml = runs["fails"] / "output.xml"
-    process = run_cli("export", "--format", "csit", "-o", str(out), str(xml))
+    process = cli("export", "--format", "csit", "-o", str(out), str(xml))
     assert process.returncode == 0, process.stdout + process.stderr
     (outcome,) = read_outcomes(xml)
     assert outcome.status == "FAIL" and outcome.message
@@ -105,18 +107,18 @@ def test_a_failed_test_carries_robots_message(runs: dict[str, Path], tmp_path: P
 
 
 def test_the_documents_are_valid_against_csits_schema(
-    runs: dict[str, Path], schema_file: Path, tmp_path: Path
+    runs: dict[str, Path], schema_file: Path, tmp_path: Path, cli: CliCall
 ) -> None:
     out = tmp_path / "csit"
     args = ["export", "--format", "csit", "-o", str(out), "--validate", str(schema_file)]
-    process = run_cli(*args, str(runs["ok"]), str(runs["fails"] / "output.xml"))
+    process = cli(*args, str(runs["ok"]), str(runs["fails"] / "output.xml"))
     assert process.returncode == 0, process.stdout + process.stderr
     assert f"3 tests written to {out}" in process.stdout
     assert f"valid against {schema_file}" in process.stdout
 
 
 def test_an_invalid_document_is_named_and_nothing_is_written(
-    runs: dict[str, Path], schema_file: Path, tmp_path: Path
+    runs: dict[str, Path], schema_file: Path, tmp_path: Path, cli: CliCall
 ) -> None:
     """CSIT's schema, made stricter here (a DUT type only VPP), refuses our sim documents."""
     schema = _read(schema_file)
@@ -125,7 +127,7 @@ def test_an_invalid_document_is_named_and_nothing_is_written(
     strict.write_text(json.dumps(schema))
     out = tmp_path / "csit"
     args = ["export", "--format", "csit", "-o", str(out), "--validate", str(strict)]
-    process = run_cli(*args, str(runs["ok"]))
+    process = cli(*args, str(runs["ok"]))
     assert process.returncode == 1, process.stdout + process.stderr
     for name in (NDRPDR, MRR):
         line = f"ndrpdr export: invalid: {name} ({runs['ok']}): dut_type: 'vpp' was expected"
@@ -135,38 +137,38 @@ def test_an_invalid_document_is_named_and_nothing_is_written(
 
 
 def test_a_schema_of_another_model_version_is_refused(
-    runs: dict[str, Path], tmp_path: Path
+    runs: dict[str, Path], tmp_path: Path, cli: CliCall
 ) -> None:
     """A stand-in schema of ours (not CSIT's text), with another version in its $id."""
     other = tmp_path / "test_case.schema.yaml"
     other.write_text("$id: https://fd.io/FIXME/CSIT/UTI/test_case/info/1.6.0\ntype: object\n")
     out = tmp_path / "csit"
     args = ["export", "--format", "csit", "-o", str(out), "--validate", str(other)]
-    process = run_cli(*args, str(runs["ok"]))
+    process = cli(*args, str(runs["ok"]))
     assert process.returncode == 1
     assert f"{other}: $id 'https://fd.io/FIXME/CSIT/UTI/test_case/info/1.6.0'" in process.stderr
     assert "is not CSIT's test_case model 1.5.1" in process.stderr
     assert not out.exists()
 
 
-def test_bad_runs_are_named(runs: dict[str, Path], tmp_path: Path) -> None:
+def test_bad_runs_are_named(runs: dict[str, Path], tmp_path: Path, cli: CliCall) -> None:
     out = tmp_path / "csit"
-    missing = run_cli("export", "--format", "csit", "-o", str(out), str(tmp_path / "nope"))
+    missing = cli("export", "--format", "csit", "-o", str(out), str(tmp_path / "nope"))
     assert missing.returncode == 2
     assert f"ndrpdr export: {tmp_path / 'nope'}: no such file or directory" in missing.stderr
     both = (str(runs["ok"]), str(runs["ok"] / "output.xml"))
-    twice = run_cli("export", "--format", "csit", "-o", str(out), *both)
+    twice = cli("export", "--format", "csit", "-o", str(out), *both)
     assert twice.returncode == 1
     assert "test id throughput.ethip4-ip4base-ndrpdr.64b-1c-ethip4-ip4base-ndrpdr again" in (
         twice.stderr
     )
     assert not out.exists()
-    other_format = run_cli("export", "--format", "xunit", "-o", str(out), str(runs["ok"]))
+    other_format = cli("export", "--format", "xunit", "-o", str(out), str(runs["ok"]))
     assert other_format.returncode == 2 and "invalid choice: 'xunit'" in other_format.stderr
 
 
 def test_records_without_output_xml_take_the_suite_option(
-    runs: dict[str, Path], tmp_path: Path
+    runs: dict[str, Path], tmp_path: Path, cli: CliCall
 ) -> None:
     """Only the JSON records (output.xml lost): their ``run`` section names the suite; records
     older than that section (format < 1.5.0) take ``--suite``, else the test name's."""
@@ -175,7 +177,7 @@ def test_records_without_output_xml_take_the_suite_option(
     for record in runs["ok"].glob("*.json"):
         (named / record.name).write_bytes(record.read_bytes())
     out = tmp_path / "from-run"
-    process = run_cli("export", "--format", "csit", "-o", str(out), "--suite", "Other", str(named))
+    process = cli("export", "--format", "csit", "-o", str(out), "--suite", "Other", str(named))
     assert process.returncode == 0, process.stdout + process.stderr
     assert not (out / "other").exists()
     assert len(list(out.rglob("64b-1c-ethip4-ip4base-ndrpdr.info.json"))) == 1
@@ -187,25 +189,27 @@ def test_records_without_output_xml_take_the_suite_option(
         (bare / record.name).write_text(json.dumps(data))
     out = tmp_path / "csit"
     args = ("export", "--format", "csit", "-o", str(out), "--suite", "Nightly VPP", str(bare))
-    process = run_cli(*args)
+    process = cli(*args)
     assert process.returncode == 0, process.stdout + process.stderr
     document = _read(out / "nightly_vpp" / "64b-1c-ethip4-ip4base-ndrpdr.info.json")
     assert document["test_id"] == "nightly_vpp.64b-1c-ethip4-ip4base-ndrpdr"
     assert document["tags"] == ["NDRPDR", "64B"] and document["passed"] is True
     assert (out / "nightly_vpp" / "64b-1c-ethip4-ip4base-mrr.info.json").is_file()
-    default = run_cli("export", "--format", "csit", "-o", str(tmp_path / "d"), str(bare))
+    default = cli("export", "--format", "csit", "-o", str(tmp_path / "d"), str(bare))
     assert default.returncode == 0, default.stdout + default.stderr
     assert (tmp_path / "d" / "ethip4-ip4base-ndrpdr" / NDRPDR_FILE.name).is_file()
 
 
-def test_a_test_without_a_record_is_noted(runs: dict[str, Path], tmp_path: Path) -> None:
+def test_a_test_without_a_record_is_noted(
+    runs: dict[str, Path], tmp_path: Path, cli: CliCall
+) -> None:
     """The run's real output.xml, its MRR record removed: Robot ran a test that left none."""
     run = tmp_path / "run"
     run.mkdir()
     for name in ("output.xml", f"{NDRPDR}.json"):
         (run / name).write_bytes((runs["ok"] / name).read_bytes())
     out = tmp_path / "csit"
-    process = run_cli("export", "--format", "csit", "-o", str(out), str(run / "output.xml"))
+    process = cli("export", "--format", "csit", "-o", str(out), str(run / "output.xml"))
     assert process.returncode == 0, process.stdout + process.stderr
     assert "1 tests written" in process.stdout
     note = f"ndrpdr export: note: {MRR} ({run / 'output.xml'}) [PASS]: no result record"

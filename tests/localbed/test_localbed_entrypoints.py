@@ -189,7 +189,8 @@ def test_ndrpdr_cleanup_as_non_root_removes_nothing_and_succeeds(
 ) -> None:
     code = (
         "import os, sys\n"
-        "from ndrpdr.cli.main import main\n"
+        "from ndrpdr.cli.main import build_parser, main\n"
+        "build_parser().parse_args(['cleanup'])\n"  # imports the command's module (lazily loaded)
         "os.setegid(65534); os.seteuid(65534)\n"  # nobody, after the imports
         "sys.exit(main(['cleanup']))\n"
     )

@@ -1,1 +1,2 @@
-"""The ``ndrpdr`` command line: validate, trial, search."""
+"""The ``ndrpdr`` command line: ``main``, the table of commands (``commands``), one module a command
+(``*_cmd``, imported only when its command is chosen)."""

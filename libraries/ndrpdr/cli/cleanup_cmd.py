@@ -9,13 +9,8 @@ from ndrpdr.console.lines import print_to
 from ndrpdr.localbed.beforerun import can_remove_leftovers, remove_leftovers_before_run
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register the command."""
-    parser = commands.add_parser(
-        "cleanup",
-        help="remove what dead local runs left: their namespaces, interfaces, processes and "
-        "state files (never a live run's; needs root)",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the arguments and ``run`` (the help line is in ``commands.COMMANDS``)."""
     parser.set_defaults(run=run)
 
 

@@ -12,14 +12,8 @@ from ndrpdr.results.ownoutputs import clear_earlier_outputs
 from ndrpdr.results.pabotresults import PABOT_RESULTS, clear_pabot_results
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register the command."""
-    parser = commands.add_parser(
-        "clear-results",
-        help="remove an earlier run's result records (JSON written by ndrpdr), Robot's "
-        "output.xml, log.html, report.html, xunit.xml and pabot's pabot_results/ from DIR; "
-        "nothing else",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the arguments and ``run`` (the help line is in ``commands.COMMANDS``)."""
     parser.add_argument("directory", type=Path, help="the output directory (e.g. results)")
     parser.add_argument(
         "--ours",

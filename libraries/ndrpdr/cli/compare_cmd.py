@@ -21,11 +21,8 @@ from ndrpdr.results.runfiles import RunFilesError, read_run
 _HEAD = ("Test", "Metric", "A [Mpps]", "B [Mpps]", "Change", "Noise", "Verdict")
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register the command."""
-    parser = commands.add_parser(
-        "compare", help="two runs side by side per test; gate on regressions beyond noise"
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the arguments and ``run`` (the help line is in ``commands.COMMANDS``)."""
     parser.add_argument("a", type=Path, help="run A (reference): results directory or output.xml")
     parser.add_argument("b", type=Path, help="run B (new run): results directory or output.xml")
     parser.add_argument(

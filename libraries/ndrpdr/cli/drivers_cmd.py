@@ -9,11 +9,8 @@ from ndrpdr.drivers import descriptions
 from ndrpdr.drivers.docs import drivers_text
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register the command."""
-    parser = commands.add_parser(
-        "drivers", help="list the TG and DUT drivers and the options each takes"
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the arguments and ``run`` (the help line is in ``commands.COMMANDS``)."""
     parser.add_argument("names", nargs="*", metavar="NAME", help="only these drivers")
     parser.set_defaults(run=run)
 

@@ -42,11 +42,8 @@ from ndrpdr.results.runfiles import RunFilesError, read_run
 FORMATS = ("csit",)
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register the command."""
-    parser = commands.add_parser(
-        "export", help="write each test of runs in another tool's format (CSIT's JSON model)"
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the arguments and ``run`` (the help line is in ``commands.COMMANDS``)."""
     parser.add_argument(
         "--format", required=True, choices=FORMATS, help="csit: CSIT's test_case model 1.5.1"
     )

@@ -11,13 +11,8 @@ from ndrpdr.families import Family, FamilyError, all_families, get_family
 _DUT_DRIVERS = ("sim", "vpp", "linux", "testpmd", "l3fwd", "ovs")
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register the command."""
-    parser = commands.add_parser(
-        "families",
-        help="list the test families (CSIT ids): testbeds, VPP plugins, DUT drivers that "
-        "run each, traffic",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the arguments and ``run`` (the help line is in ``commands.COMMANDS``)."""
     parser.add_argument("ids", nargs="*", metavar="ID", help="only these families")
     parser.set_defaults(run=run)
 

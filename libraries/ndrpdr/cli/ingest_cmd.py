@@ -22,11 +22,8 @@ from ndrpdr.store.ingest import ingest_path
 from ndrpdr.store.urls import STORE_ENV, default_store_url
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register the command."""
-    parser = commands.add_parser(
-        "ingest", help="add runs' JSON records to the results store (again: nothing changes)"
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the arguments and ``run`` (the help line is in ``commands.COMMANDS``)."""
     parser.add_argument(
         "paths",
         type=Path,

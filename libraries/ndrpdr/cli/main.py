@@ -19,49 +19,21 @@ import os
 import sys
 from collections.abc import Sequence
 
-from ndrpdr.cli import (
-    cleanup_cmd,
-    clear_results_cmd,
-    compare_cmd,
-    drivers_cmd,
-    export_cmd,
-    families_cmd,
-    ingest_cmd,
-    search_cmd,
-    suites_cmd,
-    summary_cmd,
-    trend_cmd,
-    trial_cmd,
-    validate_cmd,
-)
+from ndrpdr.cli.commands import add_commands
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.interrupts import acknowledge, handle_interrupts
-from ndrpdr.localbed.beforerun import remove_leftovers_before_run
 
 #: Commands that build a testbed: they remove dead runs' leftovers before anything else.
 BUILDS_TESTBED = frozenset({"search", "trial"})
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every command."""
+    """The argument parser with every command (a command's module is imported when chosen)."""
     parser = argparse.ArgumentParser(
         prog="ndrpdr", description="NDR/PDR throughput search on sim, local and lab testbeds"
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug details")
-    commands = parser.add_subparsers(dest="command", required=True)
-    validate_cmd.add_parser(commands)
-    trial_cmd.add_parser(commands)
-    search_cmd.add_parser(commands)
-    summary_cmd.add_parser(commands)
-    drivers_cmd.add_parser(commands)
-    families_cmd.add_parser(commands)
-    suites_cmd.add_parser(commands)
-    cleanup_cmd.add_parser(commands)
-    clear_results_cmd.add_parser(commands)
-    compare_cmd.add_parser(commands)
-    export_cmd.add_parser(commands)
-    ingest_cmd.add_parser(commands)
-    trend_cmd.add_parser(commands)
+    add_commands(parser)
     return parser
 
 
@@ -91,10 +63,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(args)
 
 
+def _remove_leftovers() -> None:
+    """Remove dead runs' leftovers (imported here: only the commands that build a testbed pay)."""
+    from ndrpdr.cli.cleanup_cmd import notice  # noqa: PLC0415 - only search and trial need it
+    from ndrpdr.localbed.beforerun import remove_leftovers_before_run  # noqa: PLC0415
+
+    remove_leftovers_before_run(notice)
+
+
 def _run(args: argparse.Namespace) -> int:
     try:
         if args.command in BUILDS_TESTBED:
-            remove_leftovers_before_run(cleanup_cmd.notice)
+            _remove_leftovers()
         status: int = args.run(args)
         sys.stdout.flush()  # a closed pipe shows here, not at exit
         return status

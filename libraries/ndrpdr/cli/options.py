@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ndrpdr.cli.nicoption import add_nic_option
 from ndrpdr.console.progress import ConsoleKind
 from ndrpdr.families import FamilyError, profile_of
 from ndrpdr.profiles import FrameSize, Profile, parse_frame_size
@@ -47,17 +48,6 @@ def add_traffic_options(parser: argparse.ArgumentParser) -> None:
         "--unidirectional", action="store_true", help="send TG port 1 -> port 2 only"
     )
     add_nic_option(parser)
-
-
-def add_nic_option(parser: argparse.ArgumentParser) -> None:
-    """--nic MODEL: the NIC whose ports the traffic crosses."""
-    parser.add_argument(
-        "--nic",
-        default=None,
-        metavar="MODEL",
-        help="NIC model of the DUT ports to test, e.g. Intel-E810CQ (default: the first "
-        "ports that make a whole path)",
-    )
 
 
 def add_console_option(parser: argparse.ArgumentParser) -> None:

@@ -35,11 +35,8 @@ from ndrpdr.searchlimits import (
 from ndrpdr.searchrun import SearchRun, run_search
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register the command."""
-    parser = commands.add_parser(
-        "search", help="find NDR and PDR (or the throughput of each --loss-ratio) in one search"
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the arguments and ``run`` (the help line is in ``commands.COMMANDS``)."""
     add_traffic_options(parser)
     parser.add_argument(
         "--final-trial-duration",

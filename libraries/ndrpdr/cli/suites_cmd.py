@@ -7,12 +7,7 @@ import argparse
 from ndrpdr.families import suitegen
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register the command."""
-    parser = commands.add_parser(
-        "suites",
-        help="list the suites the family table makes; --write writes them into suites/, "
-        "--check names the files that are stale",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the arguments and ``run`` (the help line is in ``commands.COMMANDS``)."""
     suitegen.add_arguments(parser)
     parser.set_defaults(run=suitegen.run)

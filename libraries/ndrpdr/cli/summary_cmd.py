@@ -12,9 +12,8 @@ from ndrpdr.results.outputxml import TestOutcome, read_outcomes
 _COLUMNS = (("NDR lower", "NDR_LOWER"), ("PDR lower", "PDR_LOWER"), ("MRR avg", "MRR_AVG"))
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register the command."""
-    parser = commands.add_parser("summary", help="one line per test of a Robot output.xml")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the arguments and ``run`` (the help line is in ``commands.COMMANDS``)."""
     parser.add_argument("output", type=Path, help="output.xml of a robot run")
     parser.set_defaults(run=run)
 

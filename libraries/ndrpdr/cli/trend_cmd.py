@@ -26,11 +26,8 @@ from ndrpdr.store.errors import StoreError
 from ndrpdr.store.trendread import read_store
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register the command."""
-    parser = commands.add_parser(
-        "trend", help="one offline HTML page: each test over time, change points, regressions"
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the arguments and ``run`` (the help line is in ``commands.COMMANDS``)."""
     parser.add_argument(
         "runs",
         nargs="*",

@@ -19,9 +19,8 @@ from ndrpdr.searchlimits import (
 from ndrpdr.units import format_rate
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register the command."""
-    parser = commands.add_parser("trial", help="one trial at a rate, counts printed")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the arguments and ``run`` (the help line is in ``commands.COMMANDS``)."""
     add_traffic_options(parser)
     parser.add_argument("--rate", required=True, help="aggregate rate: 100kpps, 1Mpps, 50%%, 1Gbps")
     parser.add_argument(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ndrpdr.cli.options import add_nic_option
+from ndrpdr.cli.nicoption import add_nic_option
 from ndrpdr.drivers import describe
 from ndrpdr.dut.plan import plan_duts
 from ndrpdr.errors import NdrPdrError
@@ -14,11 +14,8 @@ from ndrpdr.testbed.model import Topology
 from ndrpdr.testbed.path import TrafficPath, compute_path, nic_models
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register the command."""
-    parser = commands.add_parser(
-        "validate", help="check topology files (and show the ports and links a test uses)"
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the arguments and ``run`` (the help line is in ``commands.COMMANDS``)."""
     parser.add_argument(
         "--plan",
         action="store_true",
