@@ -10,9 +10,9 @@ from ndrpdr.results.record import trial_entry
 from ndrpdr.results.soaksummary import soak_message, soak_metadata
 from ndrpdr.results.trialtable import trials_html
 from ndrpdr.search.soak import SOAK_LOSS_RATIO, SoakProgress, SoakResult, soak_search
+from ndrpdr.search.trial import TrialResult
 from ndrpdr.searchlimits import Given, check_load_range
 from ndrpdr.searchrun import default_min_load
-from ndrpdr.search.trial import TrialResult
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.argtypes import Duration, FrameSize, Rate, TrafficProfile
 from NdrPdrLibrary.keywords.component import Component, keyword

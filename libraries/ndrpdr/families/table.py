@@ -145,7 +145,9 @@ def suite(family: Family, test_type: TestType) -> Suite:
     if test_type == "soak":
         pairs = ((pairs[0][0], _CORES_SOAK),)
     rows = tuple(
-        TestRow(family, test_type, frame, cores) for frame, cores_list in pairs for cores in cores_list
+        TestRow(family, test_type, frame, cores)
+        for frame, cores_list in pairs
+        for cores in cores_list
     )
     return Suite(family, test_type, rows)
 

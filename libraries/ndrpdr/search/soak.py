@@ -80,7 +80,7 @@ class SoakResult:
 
     @property
     def limited_by(self) -> str | None:
-        """"min_load" / "max_load" when the 95 % interval reaches that end of the range.
+        """ "min_load" / "max_load" when the 95 % interval reaches that end of the range.
 
         The critical load may then lie beyond it: the estimate is the range's end.
         """
@@ -184,7 +184,9 @@ def soak_search(
         posterior.add(trial)
         estimate = posterior.estimate()
         if progress is not None:
-            progress(SoakProgress(len(session.trials), trial, estimate, session.search_time, budget))
+            progress(
+                SoakProgress(len(session.trials), trial, estimate, session.search_time, budget)
+            )
     return SoakResult(
         loss_ratio=target,
         critical_load=estimate.mean,

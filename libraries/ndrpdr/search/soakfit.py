@@ -186,7 +186,9 @@ class Posterior:
         for load, mass in zip(self.loads, weights, strict=True):
             if below + mass >= share and mass > 0:
                 inside = (share - below) / mass  # 0..1 through the cell
-                return min(self.max_load, max(self.min_load, load * math.exp(step * (inside - 0.5))))
+                return min(
+                    self.max_load, max(self.min_load, load * math.exp(step * (inside - 0.5)))
+                )
             below += mass
         return self.loads[-1]
 
