@@ -52,9 +52,7 @@ def test_uses_the_budget_and_never_more() -> None:
 
 def test_a_dut_faster_than_the_max_load_is_reported_at_the_max() -> None:
     result, _ = _soak("sharp", 5, 60.0, loss_ratio=TARGET)
-    capped = soak_search(
-        SimulatedMeasurer(make_model("sharp", 5)), MIN_LOAD, 1e6, time_budget=60.0
-    )
+    capped = soak_search(SimulatedMeasurer(make_model("sharp", 5)), MIN_LOAD, 1e6, time_budget=60.0)
     assert result.limited_by is None
     assert capped.limited_by == "max_load" and "[at max_load]" in capped.describe()
 
@@ -70,7 +68,9 @@ class _Stuck:
 
     def measure(self, duration: float, load: float) -> TrialResult:
         self.now += 10.0
-        return TrialResult(duration=duration, load=load, offered_count=load * duration, loss_count=0)
+        return TrialResult(
+            duration=duration, load=load, offered_count=load * duration, loss_count=0
+        )
 
 
 def test_a_wall_time_cap_stops_with_the_estimate_so_far() -> None:

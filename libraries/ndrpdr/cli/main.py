@@ -28,6 +28,7 @@ from ndrpdr.cli import (
     families_cmd,
     ingest_cmd,
     search_cmd,
+    soak_cmd,
     suites_cmd,
     summary_cmd,
     trend_cmd,
@@ -39,7 +40,7 @@ from ndrpdr.interrupts import acknowledge, handle_interrupts
 from ndrpdr.localbed.beforerun import remove_leftovers_before_run
 
 #: Commands that build a testbed: they remove dead runs' leftovers before anything else.
-BUILDS_TESTBED = frozenset({"search", "trial"})
+BUILDS_TESTBED = frozenset({"search", "soak", "trial"})
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate_cmd.add_parser(commands)
     trial_cmd.add_parser(commands)
     search_cmd.add_parser(commands)
+    soak_cmd.add_parser(commands)
     summary_cmd.add_parser(commands)
     drivers_cmd.add_parser(commands)
     families_cmd.add_parser(commands)

@@ -28,9 +28,9 @@ The grid of ``c`` is geometric; when the posterior has gathered in a small
 part of it, the grid is rebuilt around that part from every trial (finer
 steps, same prior density), and widened again if mass reaches a rebuilt
 grid's edge. A coarse grid over the whole range is kept as well: when its
-posterior leaves the fine grid's range (later trials contradict earlier
-ones, which a fine grid alone cannot see), the fine grid starts over from
-the coarse posterior's central part.
+best point explains the trials clearly better than any of the fine grid's
+(later trials contradict earlier ones, which a fine grid alone cannot
+see), the fine grid starts over from the coarse posterior's central part.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ from collections.abc import Sequence
 
 from ndrpdr.search.trial import TrialResult
 
-#: Relative widths ``w`` of the loss-ratio curve the prior spans: 1e-7 (a cliff) .. 1e-1.
-WIDTHS: tuple[float, ...] = tuple(10.0 ** (-7.0 + 0.5 * i) for i in range(13))
+#: Relative widths ``w`` of the loss-ratio curve the prior spans: 1e-9 (a cliff) .. 1e-1.
+WIDTHS: tuple[float, ...] = tuple(10.0 ** (-9.0 + 2.0 * i / 3.0) for i in range(13))
 #: Critical loads in the grid.
 GRID_POINTS = 64
 #: A trial's loss counts in full up to max(this, CAP_TARGETS x the frames the target allows).
@@ -54,6 +54,9 @@ TAIL = 1e-4
 ZOOM_SHARE = 0.25
 #: A rebuilt grid widens when more than this posterior mass sits in its end point.
 EDGE_MASS = 1e-3
+#: The fine grid starts over when the coarse grid's best point explains the trials better
+#: than the fine grid's best by more than this [log-likelihood, nats].
+COARSE_BETTER_BY = 3.0
 #: No grid narrower than this relative width (float steps of loads).
 MIN_RELATIVE_SPAN = 1e-9
 
@@ -136,6 +139,7 @@ class Posterior:
 
     def _build(self, low: float, high: float) -> None:
         self.loads = geometric(low, high, GRID_POINTS)
+        self.step = math.log(self.loads[1] / self.loads[0])  # the grid's log-load step
         self._log = [
             [
                 sum(
@@ -167,6 +171,10 @@ class Posterior:
             for index, w in enumerate(WIDTHS):
                 row[index] = fade * row[index] + weight * log_likelihood(obs, load, w, self.target)
 
+    def best(self) -> float:
+        """The highest (tempered) log-likelihood of any grid point."""
+        return max(max(row) for row in self._log)
+
     def weights(self) -> list[float]:
         """Posterior mass of each grid load (summed over widths), normalised."""
         marginal = [_log_sum_exp(row) for row in self._log]
@@ -181,7 +189,7 @@ class Posterior:
         Each grid load's mass is spread evenly over its cell (half a step either side).
         """
         weights = self.weights() if weights is None else weights
-        step = math.log(self.loads[1] / self.loads[0])
+        step = self.step
         below = 0.0
         for load, mass in zip(self.loads, weights, strict=True):
             if below + mass >= share and mass > 0:
@@ -198,9 +206,8 @@ class Posterior:
         mean = sum(w * load for w, load in zip(weights, self.loads, strict=True))
         # The within-cell spread (a cell of log-width s is s * load / sqrt(12) wide) keeps a
         # posterior gathered in one cell from claiming a spread of zero.
-        step = math.log(self.loads[1] / self.loads[0])
         variance = sum(
-            w * ((load - mean) ** 2 + (step * load) ** 2 / 12.0)
+            w * ((load - mean) ** 2 + (self.step * load) ** 2 / 12.0)
             for w, load in zip(weights, self.loads, strict=True)
         )
         return Estimate(
@@ -214,11 +221,9 @@ class Posterior:
     def _regrid(self) -> None:
         assert self.coarse is not None
         low, high = self.loads[0], self.loads[-1]
-        coarse_low = self.coarse.quantile(TAIL)
-        coarse_high = self.coarse.quantile(1.0 - TAIL)
-        if coarse_low > high or coarse_high < low:
+        if self.coarse.best() > self.best() + COARSE_BETTER_BY:
             self.rebuilds += 1
-            self._build(coarse_low, coarse_high)
+            self._build(self.coarse.quantile(TAIL), self.coarse.quantile(1.0 - TAIL))
             return
         weights = self.weights()
         span = math.log(high / low)

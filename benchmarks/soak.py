@@ -1,0 +1,92 @@
+"""Soak benchmark: the soak search's estimate against the sim models' true critical load.
+
+For every DUT model and seed, one soak search (``ndrpdr.search.soak``) on
+the simulator; the truth is ``model.true_throughput(budget, loss_ratio)``:
+the load whose trial of the whole soak's length meets the loss ratio.
+Printed per model: mean and worst relative error, the mean relative
+stdev, and how often the truth lies within avg +/- 1 stdev, avg +/- 2 stdev
+and the 95 % interval. For the deterministic models (sharp, gradual,
+duration, overload) that truth is the long-run critical load the soak
+estimates; for the noisy ones (transient, sporadic, noisyknee) the truth is
+the load where the *median* trial meets the goal, a different question,
+and their rows show how far a Poisson loss model stays from it (bursty
+loss is outside the model).
+
+    python -m benchmarks.soak [--quick] [--models sharp,gradual] [--seeds 20] [--budget 1800]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from collections.abc import Sequence
+
+from benchmarks.cli import names
+from ndrpdr.search.soak import SOAK_LOSS_RATIO, SOAK_TIME_S, soak_search
+from ndrpdr.trafficgen.sim import MODEL_NAMES
+from ndrpdr.trafficgen.sim.measurer import SimulatedMeasurer
+from ndrpdr.trafficgen.sim.models import make_model
+
+MIN_LOAD_PPS = 1e5
+MAX_LOAD_PPS = 29.76e6
+
+
+def run_model(model: str, seeds: int, budget_s: float, overhead_s: float) -> dict[str, float]:
+    """Errors and coverage of ``seeds`` soaks on ``model``."""
+    errors, spreads, within1, within2, within95 = [], [], 0, 0, 0
+    for seed in range(seeds):
+        dut = make_model(model, seed)
+        result = soak_search(
+            SimulatedMeasurer(dut, overhead_s=overhead_s, seed=seed),
+            MIN_LOAD_PPS,
+            MAX_LOAD_PPS,
+            time_budget=budget_s,
+        )
+        truth = min(dut.true_throughput(budget_s, SOAK_LOSS_RATIO), MAX_LOAD_PPS)
+        errors.append(result.critical_load / truth - 1.0)
+        spreads.append(result.stdev / truth)
+        distance = abs(result.critical_load - truth)
+        within1 += distance <= result.stdev
+        within2 += distance <= 2 * result.stdev
+        within95 += result.low <= truth <= result.high
+    return {
+        "mean_abs_error": statistics.fmean(abs(e) for e in errors),
+        "worst_error": max(errors, key=abs),
+        "mean_rel_stdev": statistics.fmean(spreads),
+        "within_1sd": within1 / seeds,
+        "within_2sd": within2 / seeds,
+        "within_95": within95 / seeds,
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print one row per model."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.soak", description=__doc__)
+    parser.add_argument("--models", type=names, default=MODEL_NAMES, help="comma list")
+    parser.add_argument("--seeds", type=int, default=20, help="seeds per model (default 20)")
+    parser.add_argument("--budget", type=float, default=SOAK_TIME_S, help="trial seconds")
+    parser.add_argument("--overhead", type=float, default=0.5, help="per-trial overhead [s]")
+    parser.add_argument("--quick", action="store_true", help="sharp and gradual, 3 seeds, 300 s")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.models, args.seeds, args.budget = ("sharp", "gradual"), 3, 300.0
+    for model in args.models:
+        if model not in MODEL_NAMES:
+            parser.error(f"unknown model {model!r}; choose from {', '.join(MODEL_NAMES)}")
+    print(f"soak: loss ratio {SOAK_LOSS_RATIO:g}, {args.budget:g} s, {args.seeds} seeds per model")
+    print(
+        f"{'model':<10} {'mean|err|':>10} {'worst err':>10} {'mean sd':>9} "
+        f"{'in 1sd':>7} {'in 2sd':>7} {'in 95%':>7}"
+    )
+    for model in args.models:
+        row = run_model(model, args.seeds, args.budget, args.overhead)
+        print(
+            f"{model:<10} {row['mean_abs_error']:>10.2e} {row['worst_error']:>+10.2e} "
+            f"{row['mean_rel_stdev']:>9.2e} {row['within_1sd']:>7.0%} {row['within_2sd']:>7.0%} "
+            f"{row['within_95']:>7.0%}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
