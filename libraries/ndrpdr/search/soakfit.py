@@ -10,12 +10,16 @@ load], ``w`` log-uniform over ``WIDTHS`` (a cliff to a slope of 10 %).
 The posterior is summed exactly over a grid (no sampling, so the same
 trials always give the same answer).
 
-Honesty against a wrong model: a trial's loss counts in full only up to
-``cap`` frames (``max(CAP_MIN_FRAMES, CAP_TARGETS * r * n)``); a trial that
-lost more says only "at least cap" (a censored count). So a trial far above
-the critical load, or a burst of loss, tells that ``f`` is large there
-without forcing the curve's shape through a million lost frames, which
-would make the posterior far narrower than the data allow.
+Honesty against a wrong model: counts saturate at ``cap`` frames
+(``max(CAP_MIN_FRAMES, CAP_TARGETS * r * n)``), the observed ones and the
+expected ones alike (the likelihood of ``min(lost, cap)`` under a Poisson
+mean of ``min(n * f, cap)``). A trial that lost more says only "at least
+cap": one far above the critical load, or a burst of loss, tells that
+``f`` is large there without forcing the curve's shape through a million
+lost frames. And a trial that lost little where the curve expects far more
+costs at most ``cap`` nats, not millions: a load that misled once (a
+buffer hid a short trial's overload) can be outvoted by later trials
+instead of ruling the posterior forever.
 
 Trials count in proportion to their duration, relative to the longest
 trial so far (the log-likelihood is tempered by that weight): a soak asks
@@ -96,14 +100,9 @@ def log_likelihood(obs: Observation, critical: float, width: float, target: floa
     if obs.frames <= 0 or obs.load <= 0:
         return 0.0
     log_f = min(0.0, math.log(target) + (obs.load - critical) / (width * critical))
-    log_mean = math.log(obs.frames) + log_f
-    mean = math.exp(log_mean)
     cap = max(CAP_MIN_FRAMES, CAP_TARGETS * target * obs.frames)
-    if obs.lost < cap:
-        return obs.lost * log_mean - mean
-    if mean >= cap:  # "at least cap lost" is as likely as it gets
-        return cap * math.log(cap) - cap
-    return cap * log_mean - mean
+    log_mean = min(math.log(obs.frames) + log_f, math.log(cap))
+    return min(obs.lost, cap) * log_mean - math.exp(log_mean)
 
 
 def _log_sum_exp(values: Sequence[float]) -> float:
