@@ -5,10 +5,8 @@ from __future__ import annotations
 import argparse
 
 from ndrpdr.activebed.testbed import ActiveTestbed
-from ndrpdr.cli.options import add_traffic_options, traffic_from
+from ndrpdr.cli.options import add_traffic_options, configured_tg, traffic_from
 from ndrpdr.cli.searchargs import usage_error
-from ndrpdr.families import get_family
-from ndrpdr.profiles import frame_sizes
 from ndrpdr.results.soaksummary import soak_message
 from ndrpdr.search.soak import SOAK_LOSS_RATIO, soak_search
 from ndrpdr.searchlimits import BadSettingError, Given, check_load_range
@@ -46,12 +44,7 @@ def run(args: argparse.Namespace) -> int:
     except BadSettingError as exc:
         return usage_error("soak", exc)
     with ActiveTestbed(topology, nic=args.nic) as testbed:
-        testbed.configure_family(
-            get_family(profile.name),
-            cores=args.cores,
-            max_frame_size_b=max(frame_sizes(frame_size)),
-        )
-        tg = testbed.traffic_generator(profile, frame_size, bidirectional=not args.unidirectional)
+        tg = configured_tg(testbed, args, profile, frame_size)
         try:
             low, high = check_load_range(
                 None if args.min_rate is None else Given("--min-rate", args.min_rate),
