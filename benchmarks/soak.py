@@ -69,13 +69,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Print one row per model."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.soak", description=__doc__)
     parser.add_argument("--models", type=names, default=MODEL_NAMES, help="comma list")
-    parser.add_argument("--seeds", type=int, default=20, help="seeds per model (default 20)")
-    parser.add_argument("--budget", type=float, default=SOAK_TIME_S, help="trial seconds")
+    parser.add_argument("--seeds", type=int, help="seeds per model (default 20)")
+    parser.add_argument("--budget", type=float, help=f"trial seconds (default {SOAK_TIME_S:g})")
     parser.add_argument("--overhead", type=float, default=0.5, help="per-trial overhead [s]")
-    parser.add_argument("--quick", action="store_true", help="sharp and gradual, 3 seeds, 300 s")
+    parser.add_argument("--quick", action="store_true", help="defaults: sharp, gradual, 3 seeds, 300 s")
     args = parser.parse_args(argv)
-    if args.quick:
-        args.models, args.seeds, args.budget = ("sharp", "gradual"), 3, 300.0
+    if args.quick and args.models == MODEL_NAMES:
+        args.models = ("sharp", "gradual")
+    args.seeds = args.seeds or (3 if args.quick else 20)
+    args.budget = args.budget or (300.0 if args.quick else SOAK_TIME_S)
     for model in args.models:
         if model not in MODEL_NAMES:
             parser.error(f"unknown model {model!r}; choose from {', '.join(MODEL_NAMES)}")
