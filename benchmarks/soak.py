@@ -72,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, help="seeds per model (default 20)")
     parser.add_argument("--budget", type=float, help=f"trial seconds (default {SOAK_TIME_S:g})")
     parser.add_argument("--overhead", type=float, default=0.5, help="per-trial overhead [s]")
-    parser.add_argument("--quick", action="store_true", help="defaults: sharp, gradual, 3 seeds, 300 s")
+    parser.add_argument("--quick", action="store_true", help="sharp, gradual, 3 seeds, 300 s")
     args = parser.parse_args(argv)
     if args.quick and args.models == MODEL_NAMES:
         args.models = ("sharp", "gradual")
