@@ -118,6 +118,16 @@ def test_measure_mrr_without_trials_names_the_argument() -> None:
     assert library.ctx.is_set_up is False  # checked before the testbed is touched
 
 
+@pytest.mark.parametrize("ratio", [0.0, 1.0, -1e-7])
+def test_find_critical_load_names_a_bad_loss_ratio(ratio: float) -> None:
+    library = NdrPdrLibrary(str(SIM))
+    with pytest.raises(KeywordError) as raised:
+        library.run_keyword("Find Critical Load", (), {"loss_ratio": ratio})
+    assert str(raised.value).startswith(f"loss_ratio={ratio}: ")
+    assert "accepted: a ratio in (0, 1)" in str(raised.value)
+    assert library.ctx.is_set_up is False  # checked before the testbed is touched
+
+
 def test_keywords_run_through_run_keyword() -> None:
     library = NdrPdrLibrary(str(SIM))
     try:
