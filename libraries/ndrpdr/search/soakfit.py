@@ -47,6 +47,7 @@ from ndrpdr.search.trial import TrialResult
 
 #: Relative widths ``w`` of the loss-ratio curve the prior spans: 1e-9 (a cliff) .. 1e-1.
 WIDTHS: tuple[float, ...] = tuple(10.0 ** (-9.0 + 2.0 * i / 3.0) for i in range(13))
+_INVERSE_WIDTHS = tuple(1.0 / w for w in WIDTHS)
 #: Critical loads in the grid.
 GRID_POINTS = 64
 #: A trial's loss counts in full up to max(this, CAP_TARGETS x the frames the target allows).
@@ -95,14 +96,19 @@ class Estimate:
     high: float  # 97.5 % quantile
 
 
-def log_likelihood(obs: Observation, critical: float, width: float, target: float) -> float:
-    """log P(obs | c=critical, w=width), up to a constant of the observation alone."""
+def log_likelihood_row(obs: Observation, critical: float, target: float) -> list[float]:
+    """log P(obs | c=critical, w) for every ``w`` of ``WIDTHS``, up to a constant of the
+    observation alone (one row of the grid: the observation's terms are worked out once)."""
     if obs.frames <= 0 or obs.load <= 0:
-        return 0.0
-    log_f = min(0.0, math.log(target) + (obs.load - critical) / (width * critical))
+        return [0.0] * len(WIDTHS)
     cap = max(CAP_MIN_FRAMES, CAP_TARGETS * target * obs.frames)
-    log_mean = min(math.log(obs.frames) + log_f, math.log(cap))
-    return min(obs.lost, cap) * log_mean - math.exp(log_mean)
+    log_cap, log_frames, lost = math.log(cap), math.log(obs.frames), min(obs.lost, cap)
+    log_target, excess = math.log(target), (obs.load - critical) / critical
+    row = []
+    for inverse in _INVERSE_WIDTHS:
+        log_mean = min(log_frames + min(0.0, log_target + excess * inverse), log_cap)
+        row.append(lost * log_mean - math.exp(log_mean))
+    return row
 
 
 def _log_sum_exp(values: Sequence[float]) -> float:
@@ -139,16 +145,9 @@ class Posterior:
     def _build(self, low: float, high: float) -> None:
         self.loads = geometric(low, high, GRID_POINTS)
         self.step = math.log(self.loads[1] / self.loads[0])  # the grid's log-load step
-        self._log = [
-            [
-                sum(
-                    o.duration / self.longest * log_likelihood(o, load, w, self.target)
-                    for o in self.observations
-                )
-                for w in WIDTHS
-            ]
-            for load in self.loads
-        ]
+        self._log = [[0.0] * len(WIDTHS) for _ in self.loads]
+        for obs in self.observations:
+            self._fold(obs, 1.0, obs.duration / self.longest)
 
     def add(self, trial: TrialResult) -> None:
         """Fold one trial in (and rebuild the grid when the posterior has moved or narrowed)."""
@@ -165,10 +164,13 @@ class Posterior:
         if obs.duration > self.longest:
             fade = self.longest / obs.duration  # every earlier trial's weight shrinks
             self.longest = obs.duration
-        weight = obs.duration / self.longest
+        self._fold(obs, fade, obs.duration / self.longest)
+
+    def _fold(self, obs: Observation, fade: float, weight: float) -> None:
+        """Every grid value becomes ``fade`` x itself + ``weight`` x the observation's term."""
         for load, row in zip(self.loads, self._log, strict=True):
-            for index, w in enumerate(WIDTHS):
-                row[index] = fade * row[index] + weight * log_likelihood(obs, load, w, self.target)
+            terms = log_likelihood_row(obs, load, self.target)
+            row[:] = [fade * old + weight * term for old, term in zip(row, terms, strict=True)]
 
     def best(self) -> float:
         """The highest (tempered) log-likelihood of any grid point."""
