@@ -7,7 +7,7 @@ import pytest
 from ndrpdr.search import SearchInputError, TrialResult
 from ndrpdr.search.soak import SoakProgress, SoakResult, soak_search
 from ndrpdr.trafficgen.sim.measurer import SimulatedMeasurer
-from ndrpdr.trafficgen.sim.models import make_model
+from ndrpdr.trafficgen.sim.models import SharpCliff, make_model
 
 MIN_LOAD = 1e5
 MAX_LOAD = 29.76e6
@@ -103,3 +103,20 @@ def test_bad_inputs_are_named(kwargs: dict[str, object], message: str) -> None:
     }
     with pytest.raises(SearchInputError, match=message):
         soak_search(**args)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_buffer_that_fools_short_trials_is_outvoted_by_long_ones(seed: int) -> None:
+    """The duration model: a buffer hides overload from short trials (up to 30 % above the
+    capacity in a 1 s trial); the long trials that follow bring the estimate within 1 %."""
+    result, truth = _soak("duration", seed, 1800.0)
+    assert abs(result.critical_load / truth - 1) < 0.01
+
+
+def test_a_cliff_between_coarse_grid_points_keeps_the_fine_estimate() -> None:
+    """Losses just above a cliff fit no coarse point well; the fine grid must not jump away."""
+    dut = SharpCliff(9863417.1088728)
+    result = soak_search(SimulatedMeasurer(dut), 29761.904, 29761904.0, time_budget=120.0)
+    truth = dut.true_throughput(120.0, TARGET)
+    assert abs(result.critical_load / truth - 1) < 1e-6
+    assert result.low <= truth <= result.high
