@@ -28,6 +28,7 @@ LIBRARY_KEYWORDS = (
     "Find NDR And PDR",
     "Find Throughput For Loss Ratios",
     "Find Throughput With Binary Search",
+    "Find Critical Load",
     "Check Search Settings",
     "Get Last Search Record",
     "Read Result Record",

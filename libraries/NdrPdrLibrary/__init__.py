@@ -14,6 +14,7 @@ from NdrPdrLibrary.keywords.dut import DutKeywords
 from NdrPdrLibrary.keywords.results import ResultsKeywords
 from NdrPdrLibrary.keywords.search import SearchKeywords
 from NdrPdrLibrary.keywords.settings import SettingsKeywords
+from NdrPdrLibrary.keywords.soak import SoakKeywords
 from NdrPdrLibrary.keywords.testbed import TestbedKeywords
 from NdrPdrLibrary.keywords.traffic import TrafficKeywords
 from NdrPdrLibrary.robotview import CONVERTERS, real_value, robot_arguments, robot_types
@@ -149,6 +150,7 @@ class NdrPdrLibrary(DynamicCore):  # type: ignore[misc]
                 DutKeywords(self.ctx),
                 TrafficKeywords(self.ctx),
                 SearchKeywords(self.ctx),
+                SoakKeywords(self.ctx),
                 SettingsKeywords(self.ctx),
                 ResultsKeywords(self.ctx),
             ],

@@ -1,7 +1,8 @@
 """Every generated suite runs on the simulator: CI's selection of rows, names and tags checked.
 
 One ``python3 -m robot suites/`` run with CI's selection (``.ci/run``): each
-family's smallest frame at 1 core (IPsec: 1518B), NDRPDR and MRR. No
+family's smallest frame at 1 core (IPsec: 1518B), NDRPDR, MRR and soak
+(60 s of simulated soak). No
 topology is given, so 2-node families run on ``sim.yaml`` and 3-node-only
 ones on ``sim-3n.yaml`` (their suites' default). Every test of the
 selection runs and passes, named and tagged as the family table says, with
@@ -18,7 +19,7 @@ from acceptance_helpers import SUITES, index_tests, read_output, run_robot
 from robot.result import TestCase as RobotTest
 
 from ndrpdr.families.registry import builtin_families
-from ndrpdr.families.table import TestRow, suites
+from ndrpdr.families.table import TEST_TYPES, TestRow, suites
 
 #: CI's selection of rows (``.ci/run``'s bin/run-suites line).
 SELECTION = ("64B AND 1C", "78B AND 1C", "1518B AND 1C AND IPSEC")
@@ -42,16 +43,16 @@ def tests(tmp_path_factory: pytest.TempPathFactory) -> dict[str, RobotTest]:
     includes = [arg for tags in SELECTION for arg in ("--include", tags)]
     process = run_robot(
         outputdir, *includes, "--include", "eth-l2xcbase AND 2C AND 64B AND MRR",
-        "--variable", "MRR_TRIALS:2", str(SUITES),
+        "--variable", "MRR_TRIALS:2", "--variable", "SOAK_TIME:60s", str(SUITES),
         timeout=600,
     )  # fmt: skip
     assert process.returncode == 0, process.stdout[-3000:] + process.stderr
     return index_tests(read_output(outputdir))
 
 
-def test_every_family_runs_in_both_test_types(tests: dict[str, RobotTest]) -> None:
+def test_every_family_runs_in_every_test_type(tests: dict[str, RobotTest]) -> None:
     assert sorted(tests) == sorted([*ROWS, TWO_CORES])
-    assert len(ROWS) == 2 * len(builtin_families())  # one row per family and test type
+    assert len(ROWS) == len(TEST_TYPES) * len(builtin_families())  # a row per family and type
     failed = {name: test.message for name, test in tests.items() if test.status != "PASS"}
     assert failed == {}
 

@@ -77,7 +77,7 @@ def _check_frame(lines: list[str], outcomes: list[TestOutcome]) -> None:
     """Header, rule, one line per test starting with its name, and the closing count."""
     header, rule, *rows, total = lines
     assert header.startswith("Test ")
-    for title in ("Status", "NDR lower", "PDR lower", "MRR avg"):
+    for title in ("Status", "NDR lower", "PDR lower", "MRR avg", "Soak avg"):
         assert title in header
     assert rule == "-" * len(header)
     assert len(rows) == len(outcomes)

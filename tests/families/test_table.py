@@ -51,8 +51,12 @@ def test_smallest_frame_follows_the_ip_version(family: Family) -> None:
 
 @pytest.mark.parametrize("family", builtin_families(), ids=lambda f: f.id)
 def test_rows_of_every_family(family: Family) -> None:
-    """Both test types, same rows; CSIT's frame/core restrictions; 1c, 2c, 4c at the key frame."""
-    ndrpdr, mrr = (suite(family, kind) for kind in TEST_TYPES)
+    """NDRPDR and MRR, same rows; CSIT's frame/core restrictions; 1c, 2c, 4c at the key frame;
+    soak: the first row's frame at 1c and 2c."""
+    ndrpdr, mrr, soak = (suite(family, kind) for kind in TEST_TYPES)
+    first = ndrpdr.rows[0].frame_size
+    assert [(r.frame_size, r.cores) for r in soak.rows] == [(first, 1), (first, 2)]
+    assert soak.rows[0].name == f"{soak.rows[0].frame_label}-1c-{family.id}-soak"
     assert [(r.frame_size, r.cores) for r in ndrpdr.rows] == [
         (r.frame_size, r.cores) for r in mrr.rows
     ]
@@ -96,7 +100,7 @@ def test_names_and_paths_are_unique() -> None:
     names = Counter(row.name for s in ALL for row in s.rows)
     assert [name for name, count in names.items() if count > 1] == []
     paths = [s.path for s in ALL]
-    assert len(paths) == len(set(paths)) == 2 * len(builtin_families())
+    assert len(paths) == len(set(paths)) == len(TEST_TYPES) * len(builtin_families())
     assert {s.folder for s in ALL} <= set(BUILTIN_MODULES) - {"own"}
     assert suite(get_family("ethip4udp-ip4base"), "mrr").path == "ip4/ethip4udp-ip4base-mrr.robot"
     assert suite(get_family("ethip6-ip6base"), "ndrpdr").path == "ip6/ethip6-ip6base-ndrpdr.robot"

@@ -23,7 +23,7 @@ from ndrpdr.families.suitegen import (
     stale_files,
     write_suites,
 )
-from ndrpdr.families.table import suite, suites
+from ndrpdr.families.table import TEST_TYPES, suite, suites
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "suites"
@@ -108,7 +108,7 @@ def test_lines_fit_and_every_tag_is_there(kind: str) -> None:
 def test_listing_names_every_suite(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["suites"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 2 * len(builtin_families())
+    assert len(lines) == len(TEST_TYPES) * len(builtin_families())
     assert lines[0].startswith("ip4/ethip4udp-ip4base-ndrpdr.robot: 9 tests (64B-1c-")
 
 
@@ -131,7 +131,11 @@ def test_a_labs_suites_elsewhere_find_the_resource_and_the_simulator(
     assert "--lab needs --dir DIR" in capsys.readouterr().err
     out = tmp_path / "lab-suites"
     assert main(["suites", "--write", "--lab", "--dir", str(out)]) == 0
-    assert sorted(_files(out)) == ["lab/ethip6-ip6lab-mrr.robot", "lab/ethip6-ip6lab-ndrpdr.robot"]
+    assert sorted(_files(out)) == [
+        "lab/ethip6-ip6lab-mrr.robot",
+        "lab/ethip6-ip6lab-ndrpdr.robot",
+        "lab/ethip6-ip6lab-soak.robot",
+    ]
     text = (out / "lab" / "ethip6-ip6lab-ndrpdr.robot").read_text()
     assert "\n78B-1c-ethip6-ip6lab-ndrpdr\n" in text
     for line in text.splitlines():

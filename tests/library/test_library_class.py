@@ -61,7 +61,7 @@ def test_instance_with_a_missing_file_raises_nothing() -> None:
 
 def test_keyword_names() -> None:
     names = NdrPdrLibrary("/nonexistent.yaml").get_keyword_names()
-    assert len(names) == len(set(names)) == len(KEYWORDS) == 16
+    assert len(names) == len(set(names)) == len(KEYWORDS) == 17
     assert set(names) == KEYWORDS
 
 
@@ -115,6 +115,16 @@ def test_measure_mrr_without_trials_names_the_argument() -> None:
     with pytest.raises(KeywordError) as raised:
         library.run_keyword("Measure MRR", (), {"trials": 0})
     assert str(raised.value) == "trials=0: Measure MRR needs a trial; accepted: 1 or more trials"
+    assert library.ctx.is_set_up is False  # checked before the testbed is touched
+
+
+@pytest.mark.parametrize("ratio", [0.0, 1.0, -1e-7])
+def test_find_critical_load_names_a_bad_loss_ratio(ratio: float) -> None:
+    library = NdrPdrLibrary(str(SIM))
+    with pytest.raises(KeywordError) as raised:
+        library.run_keyword("Find Critical Load", (), {"loss_ratio": ratio})
+    assert str(raised.value).startswith(f"loss_ratio={ratio}: ")
+    assert "accepted: a ratio in (0, 1)" in str(raised.value)
     assert library.ctx.is_set_up is False  # checked before the testbed is touched
 
 

@@ -36,6 +36,10 @@ COMMANDS: dict[str, Command] = {
         "ndrpdr.cli.search_cmd",
         "find NDR and PDR (or the throughput of each --loss-ratio) in one search",
     ),
+    "soak": Command(
+        "ndrpdr.cli.soak_cmd",
+        "soak search: the critical load for a tiny loss ratio within a time budget",
+    ),
     "summary": Command("ndrpdr.cli.summary_cmd", "one line per test of a Robot output.xml"),
     "drivers": Command(
         "ndrpdr.cli.drivers_cmd", "list the TG and DUT drivers and the options each takes"

@@ -5,14 +5,16 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.cli.nicoption import add_nic_option
 from ndrpdr.console.progress import ConsoleKind
-from ndrpdr.families import FamilyError, profile_of
-from ndrpdr.profiles import FrameSize, Profile, parse_frame_size
+from ndrpdr.families import FamilyError, get_family, profile_of
+from ndrpdr.profiles import FrameSize, Profile, frame_sizes, parse_frame_size
 from ndrpdr.profiles.errors import ProfileError
 from ndrpdr.searchlimits import BadSettingError
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
+from ndrpdr.trafficgen.base import TrafficGenerator
 
 DEFAULT_TOPOLOGY = "topologies/sim.yaml"
 DEFAULT_PROFILE = "ethip4-ip4base"
@@ -87,3 +89,14 @@ def traffic_from(args: argparse.Namespace) -> tuple[Topology, Profile, FrameSize
     profile, frame_size = check_traffic_options(args)
     topology = load_topology(Path(args.topology))
     return topology, profile, frame_size
+
+
+def configured_tg(
+    testbed: ActiveTestbed, args: argparse.Namespace, profile: Profile, frame_size: FrameSize
+) -> TrafficGenerator:
+    """Configure the DUTs of ``testbed`` for ``profile``'s family (``--cores``) and give the
+    TG of that traffic (``--unidirectional``): what one-test commands do before measuring."""
+    testbed.configure_family(
+        get_family(profile.name), cores=args.cores, max_frame_size_b=max(frame_sizes(frame_size))
+    )
+    return testbed.traffic_generator(profile, frame_size, bidirectional=not args.unidirectional)

@@ -9,7 +9,12 @@ from pathlib import Path
 from ndrpdr.console.lines import print_to
 from ndrpdr.results.outputxml import TestOutcome, read_outcomes
 
-_COLUMNS = (("NDR lower", "NDR_LOWER"), ("PDR lower", "PDR_LOWER"), ("MRR avg", "MRR_AVG"))
+_COLUMNS = (
+    ("NDR lower", "NDR_LOWER"),
+    ("PDR lower", "PDR_LOWER"),
+    ("MRR avg", "MRR_AVG"),
+    ("Soak avg", "SOAK_AVG"),
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

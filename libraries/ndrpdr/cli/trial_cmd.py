@@ -5,10 +5,8 @@ from __future__ import annotations
 import argparse
 
 from ndrpdr.activebed.testbed import ActiveTestbed
-from ndrpdr.cli.options import add_traffic_options, traffic_from
+from ndrpdr.cli.options import add_traffic_options, configured_tg, traffic_from
 from ndrpdr.cli.searchargs import usage_error
-from ndrpdr.families import get_family
-from ndrpdr.profiles import frame_sizes
 from ndrpdr.searchlimits import (
     FINAL_TRIAL_DURATION_MAX_S,
     BadSettingError,
@@ -42,12 +40,7 @@ def run(args: argparse.Namespace) -> int:
     except BadSettingError as exc:
         return usage_error("trial", exc)
     with ActiveTestbed(topology, nic=args.nic) as testbed:
-        testbed.configure_family(
-            get_family(profile.name),
-            cores=args.cores,
-            max_frame_size_b=max(frame_sizes(frame_size)),
-        )
-        tg = testbed.traffic_generator(profile, frame_size, bidirectional=not args.unidirectional)
+        tg = configured_tg(testbed, args, profile, frame_size)
         try:
             _, rate = check_load_range(
                 None, rate_given, tg_max_pps=tg.max_load_pps, frame_size=frame_size

@@ -48,8 +48,9 @@ _USED_BY_RESOURCE = "# robocop: off=unused-variable"
 _WHAT = {
     "ndrpdr": "Finds NDR (zero loss) and PDR (loss ratio <= 0.5 %) with one search per test.",
     "mrr": "Measures the maximum receive rate: trials at the traffic generator's maximum rate.",
+    "soak": "Estimates the critical load for a loss ratio of 1e-7 with a 30 min soak search.",
 }
-_TEMPLATE = {"ndrpdr": "NDRPDR Test", "mrr": "MRR Test"}
+_TEMPLATE = {"ndrpdr": "NDRPDR Test", "mrr": "MRR Test", "soak": "SOAK Test"}
 
 
 def _setting(name: str, *values: str) -> str:

@@ -1,7 +1,7 @@
 """The suite table: which tests each family's suites hold (family x test type x frame x cores).
 
 As CSIT's suite generator, every family gets one suite per test type
-(``ndrpdr``, ``mrr``) and each suite one test per row of frame size and
+(``ndrpdr``, ``mrr``, ``soak``) and each suite one test per row of frame size and
 physical core count, named ``<frame>-<cores>c-<family>-<type>``
 (``64B-2c-ethip4-ip4base-ndrpdr``, ``78B-1c-ethip6-ip6base-mrr``) and
 tagged ``<frame>`` and ``<cores>C`` (``64B``, ``2C``). The suite carries
@@ -25,7 +25,9 @@ family can be compared across cores. CSIT's daily and weekly jobs run 1, 2
 and 4 cores; so does the table. A testbed that cannot give a DUT that many cores (a 2-CPU
 machine's local testbed) skips the row saying why, never runs it on fewer.
 MRR suites hold the same rows as NDRPDR suites, as CSIT's generator makes
-them.
+them. A soak test runs for 30 minutes in a lab, so soak suites hold only
+the family's first row (its smallest frame; 1518B for IPsec) at 1 and 2
+cores (``64B-1c-ethip4-ip4base-soak``).
 
 Tags added at run time, not here (a committed suite's tags are static):
 the testbed's (``DUT_VPP``, ``TG_TREX``, ``2_NODE_SINGLE_LINK_TOPO``...,
@@ -43,9 +45,11 @@ from ndrpdr.families.model import Family
 from ndrpdr.families.registry import kind_of
 from ndrpdr.profiles import IMIX, FrameSize, frame_size_label
 
-TestType = Literal["ndrpdr", "mrr"]
+TestType = Literal["ndrpdr", "mrr", "soak"]
 #: The test types, in suite order.
-TEST_TYPES: tuple[TestType, ...] = ("ndrpdr", "mrr")
+TEST_TYPES: tuple[TestType, ...] = ("ndrpdr", "mrr", "soak")
+#: Cores of soak rows (each family's first frame row only).
+_CORES_SOAK = (1, 2)
 #: The smallest frame of IPv4 and L2 families, and of IPv6 ones (CSIT's 64B and 78B) [B incl. FCS].
 MIN_FRAME_IP4_B = 64
 MIN_FRAME_IP6_B = 78
@@ -137,14 +141,17 @@ def frame_rows(family: Family) -> tuple[tuple[FrameSize, tuple[int, ...]], ...]:
 
 def suite(family: Family, test_type: TestType) -> Suite:
     """``family``'s suite of ``test_type``."""
+    pairs = frame_rows(family)
+    if test_type == "soak":
+        pairs = ((pairs[0][0], _CORES_SOAK),)
     rows = tuple(
         TestRow(family, test_type, frame, cores)
-        for frame, cores_list in frame_rows(family)
+        for frame, cores_list in pairs
         for cores in cores_list
     )
     return Suite(family, test_type, rows)
 
 
 def suites(families: Iterable[Family]) -> tuple[Suite, ...]:
-    """Every suite of ``families``: each family's NDRPDR suite, then its MRR suite."""
+    """Every suite of ``families``: each family's NDRPDR suite, then its MRR and soak suites."""
     return tuple(suite(family, kind) for family in families for kind in TEST_TYPES)

@@ -1,0 +1,137 @@
+"""The soak keyword: Find Critical Load (CSIT's soak test type, our estimator)."""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+from ndrpdr.console.lines import trial_line
+from ndrpdr.console.progress import ProgressOption
+from ndrpdr.results.record import trial_entry
+from ndrpdr.results.soaksummary import soak_message, soak_metadata
+from ndrpdr.results.trialtable import trials_html
+from ndrpdr.search.soak import SOAK_LOSS_RATIO, SoakProgress, SoakResult, soak_search
+from ndrpdr.search.trial import TrialResult
+from ndrpdr.searchlimits import Given, check_load_range
+from ndrpdr.searchrun import default_min_load
+from NdrPdrLibrary import robotout
+from NdrPdrLibrary.argtypes import Duration, FrameSize, Rate, TrafficProfile
+from NdrPdrLibrary.keywords.component import Component, keyword
+from NdrPdrLibrary.traffic import open_traffic
+
+
+class CriticalLoad(TypedDict):
+    """What `Find Critical Load` returns [frames per second, aggregate over directions].
+
+    | =Key= | =Value= |
+    | ``avg`` | the critical load's estimate (posterior mean) |
+    | ``stdev`` | its standard deviation |
+    | ``lower``, ``upper`` | ``avg`` minus / plus ``stdev`` (CSIT's soak bounds) |
+    | ``low``, ``high`` | the 95 % interval |
+    | ``trials`` | number of trials measured |
+    """
+
+    avg: float
+    stdev: float
+    lower: float
+    upper: float
+    low: float
+    high: float
+    trials: int
+
+
+def _outcome(result: SoakResult) -> CriticalLoad:
+    return CriticalLoad(
+        avg=result.critical_load,
+        stdev=result.stdev,
+        lower=result.lower,
+        upper=result.upper,
+        low=result.low,
+        high=result.high,
+        trials=len(result.trials),
+    )
+
+
+class SoakKeywords(Component):
+    """Find Critical Load."""
+
+    @keyword("Find Critical Load", tags=("search",))
+    def find_critical_load(
+        self,
+        profile: TrafficProfile = TrafficProfile.ETHIP4_IP4BASE,
+        frame_size: FrameSize = FrameSize(64),
+        *,
+        soak_time: Duration = Duration(1800.0),
+        loss_ratio: float = SOAK_LOSS_RATIO,
+        initial_trial_duration: Duration = Duration(1.0),
+        min_rate: Rate | None = None,
+        max_rate: Rate | None = None,
+        bidirectional: bool = True,
+        flows: int | None = None,
+    ) -> CriticalLoad:
+        """Soak search: estimate the load the DUT takes for long at ``loss_ratio`` (1e-7).
+
+        CSIT's soak test type: ``soak_time`` (30 min by default) of trials
+        whose durations grow as the search goes, each at the load where the
+        critical load most likely is; lost frames are fitted with a
+        loss-vs-load model (``ndrpdr.search.soak``). The time counts trial
+        seconds (on the simulator they pass in simulated time, so a soak
+        takes seconds). Loads stay between ``min_rate`` (default max / 1000,
+        at least 10 kpps) and ``max_rate`` (default the TG's maximum).
+
+        The test gets the message ``SOAK critical load: ... Mpps, stdev ...``
+        with CSIT's bounds (average minus / plus one stdev) and the 95 %
+        interval, and the metadata ``SOAK_AVG``, ``SOAK_STDEV``,
+        ``SOAK_LOWER``, ``SOAK_UPPER`` (frames per second), ``SOAK_LOSS_RATIO``,
+        ``SOAK_TRIALS`` and ``SOAK_TIME`` (trial seconds); the log gets the
+        trial table, also when a trial fails. Returns a `CriticalLoad`.
+
+        Example:
+        | ${soak} =    Find Critical Load    ethip4-ip4base    64    soak_time=30 min
+        """
+        if not 0.0 < loss_ratio < 1.0:
+            raise Given("loss_ratio", loss_ratio).bad("the soak's target", "a ratio in (0, 1)")
+        traffic = open_traffic(
+            self.ctx, profile, frame_size, bidirectional=bidirectional, flows=flows
+        )
+        low, high = check_load_range(
+            None if min_rate is None else Given("min_rate", str(min_rate)),
+            None if max_rate is None else Given("max_rate", str(max_rate)),
+            tg_max_pps=traffic.tg.max_load_pps,
+            frame_size=traffic.frame_size,
+            min_percent_of_tg=True,
+        )
+        low = default_min_load(high) if low is None else low
+        robotout.console(
+            f"\nsoak search: {float(soak_time):g} s for loss ratio {loss_ratio:g}, "
+            f"{traffic.describe()}"
+        )
+        measured: list[TrialResult] = []
+        show = self.ctx.progress is ProgressOption.TRIALS
+
+        def progress(step: SoakProgress) -> None:
+            measured.append(step.trial)
+            if show:
+                robotout.console(trial_line(step.trial_number, step.trial))
+
+        try:
+            result = soak_search(
+                traffic.tg,
+                low,
+                high,
+                time_budget=float(soak_time),
+                loss_ratio=loss_ratio,
+                initial_duration=min(float(initial_trial_duration), float(soak_time)),
+                progress=progress,
+            )
+        finally:
+            traffic.tg.stop_traffic()
+            robotout.info(
+                trials_html({"trials": [trial_entry(i, t) for i, t in enumerate(measured)]}),
+                html=True,
+            )
+        message = soak_message(result, traffic.frame_size)
+        robotout.info(message)
+        metadata = soak_metadata(result)
+        robotout.set_test_result(message, metadata)
+        robotout.set_suite_result_line(" ".join(f"{k}={v}" for k, v in metadata.items()))
+        return _outcome(result)

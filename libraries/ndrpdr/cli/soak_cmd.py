@@ -1,0 +1,78 @@
+"""``ndrpdr soak``: set the testbed up, run one soak search, print the critical load, tear down."""
+
+from __future__ import annotations
+
+import argparse
+
+from ndrpdr.activebed.testbed import ActiveTestbed
+from ndrpdr.cli.options import add_traffic_options, configured_tg, traffic_from
+from ndrpdr.cli.searchargs import usage_error
+from ndrpdr.results.soaksummary import soak_message
+from ndrpdr.search.soak import SOAK_LOSS_RATIO, soak_search
+from ndrpdr.searchlimits import BadSettingError, Given, check_load_range
+from ndrpdr.searchrun import default_min_load
+from ndrpdr.units import UnitError, parse_duration
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the arguments and ``run`` (the help line is in ``commands.COMMANDS``)."""
+    add_traffic_options(parser)
+    parser.add_argument(
+        "--soak-time", default="30min", help="trial time of the soak (default 30min, CSIT's)"
+    )
+    parser.add_argument(
+        "--loss-ratio",
+        type=float,
+        default=SOAK_LOSS_RATIO,
+        help=f"target loss ratio (default {SOAK_LOSS_RATIO:g})",
+    )
+    parser.add_argument("--min-rate", help="lowest load (default max / 1000, at least 10 kpps)")
+    parser.add_argument("--max-rate", help="highest load (default the TG's maximum)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the soak's estimate; 0 on success, 2 for a bad option (named)."""
+    try:
+        soak_time = _soak_time(args.soak_time)
+        if not 0.0 < args.loss_ratio < 1.0:
+            raise Given("--loss-ratio", args.loss_ratio).bad("out of range", "a ratio in (0, 1)")
+        topology, profile, frame_size = traffic_from(args)
+    except BadSettingError as exc:
+        return usage_error("soak", exc)
+    with ActiveTestbed(topology, nic=args.nic) as testbed:
+        tg = configured_tg(testbed, args, profile, frame_size)
+        try:
+            low, high = check_load_range(
+                None if args.min_rate is None else Given("--min-rate", args.min_rate),
+                None if args.max_rate is None else Given("--max-rate", args.max_rate),
+                tg_max_pps=tg.max_load_pps,
+                frame_size=frame_size,
+            )
+        except BadSettingError as exc:
+            return usage_error("soak", exc)
+        try:
+            result = soak_search(
+                tg,
+                default_min_load(high) if low is None else low,
+                high,
+                time_budget=soak_time,
+                loss_ratio=args.loss_ratio,
+                initial_duration=min(1.0, soak_time),
+            )
+        finally:
+            tg.stop_traffic()
+    print(soak_message(result, frame_size))
+    return 0
+
+
+def _soak_time(text: str) -> float:
+    """--soak-time in seconds, or BadSettingError naming it."""
+    given = Given("--soak-time", text)
+    try:
+        seconds = parse_duration(text)
+    except UnitError as exc:
+        raise given.bad(str(exc), "a duration such as 30min or 600s") from exc
+    if seconds <= 0:
+        raise given.bad("not a time", "a duration above 0 s")
+    return seconds

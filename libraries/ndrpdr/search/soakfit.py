@@ -1,0 +1,245 @@
+"""The soak search's loss model and its posterior over a grid of critical loads.
+
+Model (ours): a trial that was meant to send ``n`` frames at load ``L``
+[pps] loses a Poisson number of frames of mean ``n * f(L)``, where the
+loss-ratio curve is ``f(L) = min(1, r * exp((L - c) / (w * c)))``: it
+passes the target loss ratio ``r`` exactly at the critical load ``c``
+[pps] and grows by a factor ``e`` every ``w * c`` pps above it (``w`` is the
+curve's relative width). Prior: ``c`` log-uniform over [min load, max
+load], ``w`` log-uniform over ``WIDTHS`` (a cliff to a slope of 10 %).
+The posterior is summed exactly over a grid (no sampling, so the same
+trials always give the same answer).
+
+Honesty against a wrong model: counts saturate at ``cap`` frames
+(``max(CAP_MIN_FRAMES, CAP_TARGETS * r * n)``), the observed ones and the
+expected ones alike (the likelihood of ``min(lost, cap)`` under a Poisson
+mean of ``min(n * f, cap)``). A trial that lost more says only "at least
+cap": one far above the critical load, or a burst of loss, tells that
+``f`` is large there without forcing the curve's shape through a million
+lost frames. And a trial that lost little where the curve expects far more
+costs at most ``cap`` nats, not millions: a load that misled once (a
+buffer hid a short trial's overload) can be outvoted by later trials
+instead of ruling the posterior forever.
+
+Trials count in proportion to their duration, relative to the longest
+trial so far (the log-likelihood is tempered by that weight): a soak asks
+about long-run behaviour, and short early trials can mislead about it (a
+buffer hides a load above the capacity for a second, a rare burst of loss
+weighs more in a short trial), so as trials grow the short ones fade.
+This also widens the posterior, never narrows it.
+
+The grid of ``c`` is geometric; when the posterior has gathered in a small
+part of it, the grid is rebuilt around that part from every trial (finer
+steps, same prior density), and widened again if mass reaches a rebuilt
+grid's edge. A coarse grid over the whole range is kept as well: when its
+best point explains the trials clearly better than any of the fine grid's
+(later trials contradict earlier ones, which a fine grid alone cannot
+see), the fine grid starts over from the coarse posterior's central part.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+
+from ndrpdr.search.trial import TrialResult
+
+#: Relative widths ``w`` of the loss-ratio curve the prior spans: 1e-9 (a cliff) .. 1e-1.
+WIDTHS: tuple[float, ...] = tuple(10.0 ** (-9.0 + 2.0 * i / 3.0) for i in range(13))
+_INVERSE_WIDTHS = tuple(1.0 / w for w in WIDTHS)
+#: Critical loads in the grid.
+GRID_POINTS = 64
+#: A trial's loss counts in full up to max(this, CAP_TARGETS x the frames the target allows).
+CAP_MIN_FRAMES = 10.0
+CAP_TARGETS = 4.0
+#: The grid is rebuilt when the posterior's central (1 - 2 TAIL) mass spans less than
+#: ZOOM_SHARE of the grid's log-width, to that span widened by itself on both sides.
+TAIL = 1e-4
+ZOOM_SHARE = 0.25
+#: A rebuilt grid widens when more than this posterior mass sits in its end point.
+EDGE_MASS = 1e-3
+#: The fine grid starts over when the coarse grid's best point explains the trials better
+#: than the fine grid's best by more than this [log-likelihood, nats].
+COARSE_BETTER_BY = 3.0
+#: No grid narrower than this relative width (float steps of loads).
+MIN_RELATIVE_SPAN = 1e-9
+
+
+@dataclasses.dataclass(frozen=True)
+class Observation:
+    """What the fit reads of a trial: load [pps], frames meant to be sent, frames lost.
+
+    Unsent frames count as lost (RFC 9971), as in ``TrialResult.loss_ratio``.
+    """
+
+    load: float
+    frames: float
+    lost: float
+    duration: float
+
+    @classmethod
+    def of(cls, trial: TrialResult) -> Observation:
+        """The observation of a trial."""
+        frames = max(trial.offered_count, trial.intended_count or 0.0)
+        return cls(trial.load, frames, trial.loss_ratio * frames, trial.duration)
+
+
+@dataclasses.dataclass(frozen=True)
+class Estimate:
+    """The posterior of the critical load: mean and stdev [pps], and quantiles [pps]."""
+
+    mean: float
+    stdev: float
+    median: float
+    low: float  # 2.5 % quantile
+    high: float  # 97.5 % quantile
+
+
+def log_likelihood_row(obs: Observation, critical: float, target: float) -> list[float]:
+    """log P(obs | c=critical, w) for every ``w`` of ``WIDTHS``, up to a constant of the
+    observation alone (one row of the grid: the observation's terms are worked out once)."""
+    if obs.frames <= 0 or obs.load <= 0:
+        return [0.0] * len(WIDTHS)
+    cap = max(CAP_MIN_FRAMES, CAP_TARGETS * target * obs.frames)
+    log_cap, log_frames, lost = math.log(cap), math.log(obs.frames), min(obs.lost, cap)
+    log_target, excess = math.log(target), (obs.load - critical) / critical
+    row = []
+    for inverse in _INVERSE_WIDTHS:
+        log_mean = min(log_frames + min(0.0, log_target + excess * inverse), log_cap)
+        row.append(lost * log_mean - math.exp(log_mean))
+    return row
+
+
+def _log_sum_exp(values: Sequence[float]) -> float:
+    top = max(values)
+    if top == -math.inf:
+        return top
+    return top + math.log(sum(math.exp(v - top) for v in values))
+
+
+def geometric(low: float, high: float, points: int) -> list[float]:
+    """``points`` loads from ``low`` to ``high`` with a constant ratio."""
+    ratio = math.log(high / low) / (points - 1)
+    return [low * math.exp(ratio * i) for i in range(points)]
+
+
+class Posterior:
+    """The posterior over (critical load, width) given the trials so far.
+
+    ``coarse``: keep a whole-range grid that can move the fine one (see the module).
+    """
+
+    def __init__(
+        self, target: float, min_load: float, max_load: float, *, coarse: bool = True
+    ) -> None:
+        self.target = target
+        self.min_load = min_load
+        self.max_load = max_load
+        self.observations: list[Observation] = []
+        self.longest = 0.0  # the longest trial so far [s]: weights are durations over it
+        self.rebuilds = 0
+        self.coarse = Posterior(target, min_load, max_load, coarse=False) if coarse else None
+        self._build(min_load, max_load)
+
+    def _build(self, low: float, high: float) -> None:
+        self.loads = geometric(low, high, GRID_POINTS)
+        self.step = math.log(self.loads[1] / self.loads[0])  # the grid's log-load step
+        self._log = [[0.0] * len(WIDTHS) for _ in self.loads]
+        for obs in self.observations:
+            self._fold(obs, 1.0, obs.duration / self.longest)
+
+    def add(self, trial: TrialResult) -> None:
+        """Fold one trial in (and rebuild the grid when the posterior has moved or narrowed)."""
+        obs = Observation.of(trial)
+        self.add_fixed(obs)
+        if self.coarse is not None:
+            self.coarse.add_fixed(obs)
+            self._regrid()
+
+    def add_fixed(self, obs: Observation) -> None:
+        """Fold one observation into this grid, never rebuilding it."""
+        self.observations.append(obs)
+        fade = 1.0
+        if obs.duration > self.longest:
+            fade = self.longest / obs.duration  # every earlier trial's weight shrinks
+            self.longest = obs.duration
+        self._fold(obs, fade, obs.duration / self.longest)
+
+    def _fold(self, obs: Observation, fade: float, weight: float) -> None:
+        """Every grid value becomes ``fade`` x itself + ``weight`` x the observation's term."""
+        for load, row in zip(self.loads, self._log, strict=True):
+            terms = log_likelihood_row(obs, load, self.target)
+            row[:] = [fade * old + weight * term for old, term in zip(row, terms, strict=True)]
+
+    def best(self) -> float:
+        """The highest (tempered) log-likelihood of any grid point."""
+        return max(max(row) for row in self._log)
+
+    def weights(self) -> list[float]:
+        """Posterior mass of each grid load (summed over widths), normalised."""
+        marginal = [_log_sum_exp(row) for row in self._log]
+        top = max(marginal)
+        mass = [math.exp(m - top) for m in marginal]
+        total = sum(mass)
+        return [m / total for m in mass]
+
+    def quantile(self, share: float, weights: Sequence[float] | None = None) -> float:
+        """The load below which ``share`` of the posterior lies (interpolated in log-load).
+
+        Each grid load's mass is spread evenly over its cell (half a step either side).
+        """
+        weights = self.weights() if weights is None else weights
+        step = self.step
+        below = 0.0
+        for load, mass in zip(self.loads, weights, strict=True):
+            if below + mass >= share and mass > 0:
+                inside = (share - below) / mass  # 0..1 through the cell
+                return min(
+                    self.max_load, max(self.min_load, load * math.exp(step * (inside - 0.5)))
+                )
+            below += mass
+        return self.loads[-1]
+
+    def estimate(self) -> Estimate:
+        """Mean, stdev, median and the 95 % central interval of the critical load [pps]."""
+        weights = self.weights()
+        mean = sum(w * load for w, load in zip(weights, self.loads, strict=True))
+        # The within-cell spread (a cell of log-width s is s * load / sqrt(12) wide) keeps a
+        # posterior gathered in one cell from claiming a spread of zero.
+        variance = sum(
+            w * ((load - mean) ** 2 + (self.step * load) ** 2 / 12.0)
+            for w, load in zip(weights, self.loads, strict=True)
+        )
+        return Estimate(
+            mean=mean,
+            stdev=math.sqrt(variance),
+            median=self.quantile(0.5, weights),
+            low=self.quantile(0.025, weights),
+            high=self.quantile(0.975, weights),
+        )
+
+    def _regrid(self) -> None:
+        assert self.coarse is not None
+        low, high = self.loads[0], self.loads[-1]
+        if self.coarse.best() > self.best() + COARSE_BETTER_BY:
+            self.rebuilds += 1
+            self._build(self.coarse.quantile(TAIL), self.coarse.quantile(1.0 - TAIL))
+            return
+        weights = self.weights()
+        span = math.log(high / low)
+        q_low, q_high = self.quantile(TAIL, weights), self.quantile(1.0 - TAIL, weights)
+        new_low, new_high = low, high
+        if weights[0] > EDGE_MASS and low > self.min_load:
+            new_low = low * math.exp(-span)
+        if weights[-1] > EDGE_MASS and high < self.max_load:
+            new_high = high * math.exp(span)
+        central = math.log(q_high / q_low)
+        if (new_low, new_high) == (low, high) and central < ZOOM_SHARE * span:
+            margin = max(central, MIN_RELATIVE_SPAN)
+            new_low, new_high = q_low * math.exp(-margin), q_high * math.exp(margin)
+        new_low, new_high = max(self.min_load, new_low), min(self.max_load, new_high)
+        if (new_low, new_high) == (low, high) or math.log(new_high / new_low) < MIN_RELATIVE_SPAN:
+            return
+        self.rebuilds += 1
+        self._build(new_low, new_high)

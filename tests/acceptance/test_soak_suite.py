@@ -1,0 +1,68 @@
+"""A generated soak suite runs on the simulator in seconds: critical load and spread reported.
+
+``robot --include 1C suites/ip4/ethip4-ip4scale2m-rnd-soak.robot`` with a 10
+minute soak (simulated time): the test passes, its message and metadata
+carry the critical load and its spread, and the estimate is the simulated
+DUT's true critical load for loss ratio 1e-7 (a sharp cliff below the TG's
+maximum), inside the reported 95 % interval.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from acceptance_helpers import SIM, index_tests, plain_float, read_output, run_robot, suite_file
+from robot.result import TestCase as RobotTest
+
+from ndrpdr.families import profile_of
+from ndrpdr.profiles import parse_frame_size
+from ndrpdr.testbed.loader import load_topology
+from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+
+FAMILY = "ethip4-ip4scale2m-rnd"
+TEST = f"64B-1c-{FAMILY}-soak"
+SOAK_TIME_S = 600.0
+
+
+@pytest.fixture(scope="module")
+def soak(tmp_path_factory: pytest.TempPathFactory) -> tuple[RobotTest, float]:
+    """The soak test of the run, and the run's wall seconds."""
+    outputdir: Path = tmp_path_factory.mktemp("soak")
+    started = time.monotonic()
+    process = run_robot(
+        outputdir, "--include", "1C", "--variable", f"SOAK_TIME:{SOAK_TIME_S:g}s",
+        str(suite_file(FAMILY, "soak")),
+    )  # fmt: skip
+    wall_s = time.monotonic() - started
+    assert process.returncode == 0, process.stdout[-3000:] + process.stderr
+    return index_tests(read_output(outputdir))[TEST], wall_s
+
+
+def test_the_soak_passes_in_seconds_with_the_estimate_in_message_and_metadata(
+    soak: tuple[RobotTest, float],
+) -> None:
+    test, wall_s = soak
+    assert test.status == "PASS"
+    assert wall_s < 60.0  # 10 simulated minutes
+    assert {"SOAK", "64B", "1C", "1T1C", FAMILY} <= set(test.tags)
+    metadata = test.metadata
+    avg, stdev = plain_float(metadata["SOAK_AVG"]), plain_float(metadata["SOAK_STDEV"])
+    lower, upper = plain_float(metadata["SOAK_LOWER"]), plain_float(metadata["SOAK_UPPER"])
+    assert lower <= avg <= upper and upper - lower == pytest.approx(2 * stdev, abs=0.002)
+    assert metadata["SOAK_LOSS_RATIO"] == "1e-07"
+    assert plain_float(metadata["SOAK_TIME"]) == pytest.approx(SOAK_TIME_S)
+    assert "SOAK critical load: " in test.message and "SOAK lower bound: " in test.message
+    assert f"{avg / 1e6:.4f} Mpps" in test.message
+
+
+def test_the_estimate_is_the_simulated_duts_critical_load(soak: tuple[RobotTest, float]) -> None:
+    test, _ = soak
+    tg = SimTrafficGenerator(
+        load_topology(SIM), parse_frame_size("64"), profile=profile_of(FAMILY), cores=1
+    )
+    truth = tg.model.true_throughput(SOAK_TIME_S, 1e-7)
+    assert truth < tg.max_load_pps  # the DUT, not the TG, limits
+    avg = plain_float(test.metadata["SOAK_AVG"])
+    assert avg == pytest.approx(truth, rel=1e-4)

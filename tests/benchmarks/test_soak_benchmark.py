@@ -1,0 +1,22 @@
+"""The soak benchmark runs and prints one row per model with errors and coverage."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks import soak
+
+
+def test_quick_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    assert soak.main(["--models", "sharp,gradual", "--seeds", "1", "--budget", "60"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("soak: loss ratio 1e-07, 60 s, 1 seeds")
+    rows = {line.split()[0]: line.split() for line in lines[2:]}
+    assert sorted(rows) == ["gradual", "sharp"]
+    assert all(row[-2] in ("0%", "100%") for row in rows.values())  # truth in the 95 % interval
+    assert all(float(row[1]) < 1e-3 for row in rows.values())  # mean |error| on these models
+
+
+def test_unknown_model_is_refused() -> None:
+    with pytest.raises(SystemExit):
+        soak.main(["--models", "nosuch"])

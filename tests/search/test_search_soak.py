@@ -1,0 +1,122 @@
+"""The soak search: lands near the sim models' truth, spread honest and shrinking, budget kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from ndrpdr.search import SearchInputError, TrialResult
+from ndrpdr.search.soak import SoakProgress, SoakResult, soak_search
+from ndrpdr.trafficgen.sim.measurer import SimulatedMeasurer
+from ndrpdr.trafficgen.sim.models import SharpCliff, make_model
+
+MIN_LOAD = 1e5
+MAX_LOAD = 29.76e6
+TARGET = 1e-7
+
+
+def _soak(model: str, seed: int, budget_s: float, **kwargs: object) -> tuple[SoakResult, float]:
+    """The soak's result on ``model`` and the model's truth for trials of the budget's length."""
+    dut = make_model(model, seed)
+    result = soak_search(
+        SimulatedMeasurer(dut, seed=seed), MIN_LOAD, MAX_LOAD, time_budget=budget_s, **kwargs
+    )
+    return result, dut.true_throughput(budget_s, TARGET)
+
+
+@pytest.mark.parametrize("model", ["sharp", "gradual", "overload"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_lands_near_the_truth_with_an_honest_spread(model: str, seed: int) -> None:
+    result, truth = _soak(model, seed, 600.0)
+    assert abs(result.critical_load / truth - 1) < 1e-4
+    assert result.low <= truth <= result.high  # the 95 % interval holds the truth
+    assert result.lower < result.critical_load < result.upper
+    assert result.limited_by is None and result.stopped is None
+
+
+def test_spread_shrinks_with_the_budget() -> None:
+    spreads = [_soak("gradual", 3, budget)[0].stdev for budget in (30.0, 300.0, 1800.0)]
+    assert spreads[0] > spreads[1] > spreads[2]
+
+
+def test_uses_the_budget_and_never_more() -> None:
+    steps: list[SoakProgress] = []
+    result, _ = _soak("sharp", 4, 100.0, progress=steps.append)
+    spent = sum(t.effective_seconds for t in result.trials)
+    assert spent == pytest.approx(100.0) and result.search_time == pytest.approx(spent)
+    assert [s.trial_number for s in steps] == list(range(1, len(result.trials) + 1))
+    durations = [t.duration for t in result.trials]
+    assert durations[0] == 1.0 and max(durations) > 5.0  # trials grow with time spent
+    assert all(MIN_LOAD <= t.load <= MAX_LOAD for t in result.trials)
+    assert all(t.reason is not None and t.reason.algorithm == "soak" for t in result.trials)
+
+
+def test_a_dut_faster_than_the_max_load_is_reported_at_the_max() -> None:
+    result, _ = _soak("sharp", 5, 60.0, loss_ratio=TARGET)
+    capped = soak_search(SimulatedMeasurer(make_model("sharp", 5)), MIN_LOAD, 1e6, time_budget=60.0)
+    assert result.limited_by is None
+    assert capped.limited_by == "max_load" and "[at max_load]" in capped.describe()
+
+
+class _Stuck:
+    """A measurer whose clock runs 10 wall seconds a trial."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def clock(self) -> float:
+        return self.now
+
+    def measure(self, duration: float, load: float) -> TrialResult:
+        self.now += 10.0
+        return TrialResult(
+            duration=duration, load=load, offered_count=load * duration, loss_count=0
+        )
+
+
+def test_a_wall_time_cap_stops_with_the_estimate_so_far() -> None:
+    stuck = _Stuck()
+    result = soak_search(
+        stuck, MIN_LOAD, MAX_LOAD, time_budget=600.0, max_wall_time=25.0, clock=stuck.clock
+    )
+    assert len(result.trials) == 3 and result.stopped and "max_wall_time" in result.stopped
+    assert result.search_time < 600.0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"min_load": 2e6, "max_load": 1e6}, "min_load=2000000.0 must be below max_load"),
+        ({"time_budget": 0}, "time_budget=0 must be > 0"),
+        ({"loss_ratio": 1.0}, "loss_ratio=1.0 must be below 1"),
+        ({"loss_ratio": -1e-7}, "loss_ratio=-1e-07 must be > 0"),
+        ({"initial_duration": 20.0, "time_budget": 10.0}, "initial_duration=20 s is longer"),
+        ({"growth": 2.0}, r"growth=2.0 must be in \(0, 1\]"),
+        ({"measurer": object()}, "has no measure"),
+    ],
+)
+def test_bad_inputs_are_named(kwargs: dict[str, object], message: str) -> None:
+    args: dict[str, object] = {
+        "measurer": SimulatedMeasurer(make_model("sharp", 1)),
+        "min_load": MIN_LOAD,
+        "max_load": MAX_LOAD,
+        **kwargs,
+    }
+    with pytest.raises(SearchInputError, match=message):
+        soak_search(**args)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_buffer_that_fools_short_trials_is_outvoted_by_long_ones(seed: int) -> None:
+    """The duration model: a buffer hides overload from short trials (up to 30 % above the
+    capacity in a 1 s trial); the long trials that follow bring the estimate within 1 %."""
+    result, truth = _soak("duration", seed, 1800.0)
+    assert abs(result.critical_load / truth - 1) < 0.01
+
+
+def test_a_cliff_between_coarse_grid_points_keeps_the_fine_estimate() -> None:
+    """Losses just above a cliff fit no coarse point well; the fine grid must not jump away."""
+    dut = SharpCliff(9863417.1088728)
+    result = soak_search(SimulatedMeasurer(dut), 29761.904, 29761904.0, time_budget=120.0)
+    truth = dut.true_throughput(120.0, TARGET)
+    assert abs(result.critical_load / truth - 1) < 1e-6
+    assert result.low <= truth <= result.high
