@@ -24,7 +24,19 @@ from ndrpdr.families.model import Family
 from ndrpdr.profiles import Profile
 
 #: The built-in family modules, in the order their families are listed.
-BUILTIN_MODULES: tuple[str, ...] = ("own", "ip4", "ip6", "l2", "acl", "memif", "srv6", "ipsec")
+BUILTIN_MODULES: tuple[str, ...] = (
+    "own",
+    "ip4",
+    "ip6",
+    "l2",
+    "acl",
+    "memif",
+    "srv6",
+    "ipsec",
+    "vxlan",
+    "wireguard",
+    "features",
+)
 #: The environment variable naming a lab's family directories.
 FAMILIES_ENV = "NDRPDR_FAMILIES"
 

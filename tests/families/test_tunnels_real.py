@@ -1,0 +1,110 @@
+"""3-node tunnel families (VXLAN, WireGuard) on the real VPP v26.06: local-vpp-3n.yaml.
+
+DUT1 and DUT2 each run VPP (af_packet ports) with the family's set-up;
+the TG sends the family's frames from both ports. What is sent must come
+out at the other TG port, unchanged where the family switches at L2, and
+the tunnel's own graph nodes must have handled every frame on both DUTs
+(encapsulated by one, decapsulated by the other), not plain forwarding.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterator
+
+import pytest
+from familybed import FamilyBed, family_bed, pid_alive, require_vpp
+from scapy.layers.inet import IP
+from scapy.layers.l2 import Ether
+
+from ndrpdr.families import get_family
+
+#: Frames per direction.
+FRAMES = 400
+
+
+@pytest.fixture(scope="module")
+def bed() -> Iterator[FamilyBed]:
+    require_vpp()
+    with family_bed("vpp-3n") as made:
+        yield made
+        pids = made.close()
+        assert pids and not any(pid_alive(pid) for pid in pids)
+
+
+def node_vectors(runtime: str, prefix: str) -> int:
+    """Packets (vectors) the graph nodes named ``prefix``... handled, from ``show runtime``."""
+    total = 0
+    for line in runtime.splitlines():
+        words = line.split()
+        if len(words) >= 4 and words[0].startswith(prefix) and words[2].isdigit():
+            total += int(words[3])
+    return total
+
+
+def family_frames(bed: FamilyBed, family_id: str, direction: int) -> list[bytes]:
+    """``FRAMES`` 64 B frames of the family's direction: its varied addresses in turn, proto 61.
+
+    L2 families address the far TG port, L3 ones the DUT port they enter.
+    """
+    profile = get_family(family_id).profile
+    headers = profile.directions[direction]
+    far = bed.tg_mac("port2" if direction == 0 else "port1")
+    dst_mac = far if profile.layer == "L2" else bed.entry_mac(direction)
+    eth = Ether(src=bed.tg_mac("port1" if direction == 0 else "port2"), dst=dst_mac)
+    frames = []
+    for n in range(FRAMES):
+        address = {"ip.src": headers.src, "ip.dst": headers.dst}
+        for vary in headers.vary:
+            step = n % vary.count * vary.step
+            address[vary.field] = str(ipaddress.IPv4Address(address[vary.field]) + step)
+        packet = eth / IP(src=address["ip.src"], dst=address["ip.dst"], proto=61, ttl=64)
+        frames.append(bytes(packet / bytes(max(0, 60 - len(packet)))))
+    return frames
+
+
+@pytest.mark.parametrize(
+    ("family", "encap", "decap"),
+    [
+        ("ethip4vxlan-l2bdbasemaclrn", "vxlan4-encap", "vxlan4-input"),
+        pytest.param(
+            "ethip4vxlan-l2xcbase",
+            "vxlan4-encap",
+            "vxlan4-input",
+            marks=pytest.mark.every_family,
+        ),
+        ("ethip4udpwireguard1tnlsw-ip4base", "wg4-output-tun", "wg4-input"),
+        pytest.param(
+            "ethip4udpwireguard8tnlsw-ip4base",
+            "wg4-output-tun",
+            "wg4-input",
+            marks=pytest.mark.every_family,
+        ),
+        pytest.param(
+            "ethip4udpwireguard1000tnlsw-ip4base",
+            "wg4-output-tun",
+            "wg4-input",
+            marks=pytest.mark.every_family,
+        ),
+    ],
+)
+def test_tunnel_family_frames_cross_the_tunnel_and_are_delivered(
+    bed: FamilyBed, family: str, encap: str, decap: str
+) -> None:
+    drivers = bed.configure(family)
+    try:
+        for direction in (0, 1):
+            sent, received = bed.send(direction, family_frames(bed, family, direction))
+            assert sent >= FRAMES, f"direction {direction}: tcpreplay sent {sent}"
+            assert received == sent, (
+                f"direction {direction}: sent {sent}, received {received}\n"
+                + "\n".join(
+                    f"{k} show errors:\n{d.run_cli('show errors')}" for k, d in drivers.items()
+                )
+            )
+        for key, driver in drivers.items():
+            runtime = driver.telemetry()["show_runtime"]
+            assert node_vectors(runtime, encap) >= FRAMES, f"{key}:\n{runtime}"
+            assert node_vectors(runtime, decap) >= FRAMES, f"{key}:\n{runtime}"
+    finally:
+        bed.stop()
