@@ -73,7 +73,12 @@ def family_frames(bed: FamilyBed, family_id: str, direction: int) -> list[bytes]
             "vxlan4-input",
             marks=pytest.mark.every_family,
         ),
-        ("ethip4udpwireguard1tnlsw-ip4base", "wg4-output-tun", "wg4-input"),
+        pytest.param(
+            "ethip4udpwireguard1tnlsw-ip4base",
+            "wg4-output-tun",
+            "wg4-input",
+            marks=pytest.mark.every_family,
+        ),
         pytest.param(
             "ethip4udpwireguard8tnlsw-ip4base",
             "wg4-output-tun",

@@ -1,7 +1,8 @@
 """Every known family: the built-in ones and a lab's own, by CSIT id.
 
 Built-in families live in this package, one module per kind (``ip4``,
-``ip6``, ``l2``, ``acl``, ``memif``, ``srv6``, ``ipsec``, ``own``); each
+``ip6``, ``l2``, ``acl``, ``memif``, ``srv6``, ``ipsec``, ``vxlan``,
+``wireguard``, ``features``, ``own``); each
 module lists its families in ``FAMILIES``. A lab adds its own without
 editing the package: every ``*.py`` file of the directories in the
 environment variable ``NDRPDR_FAMILIES`` (separated by ``:``) is loaded
