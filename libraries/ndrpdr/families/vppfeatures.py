@@ -6,7 +6,8 @@ the ports facing the TG, as CSIT's keywords do:
 - ``Policer`` (``ipolicemarkbase``, after CSIT's ``Initialize IPv4 policer
   2r3c-'ca' in circular topology``): a color-aware 2R3C (RFC 2698) policer
   in packets per second (CIR 100, EIR 150, committed and excess bursts of
-  one average frame [B], rounding to the closest), conforming frames
+  one frame [B]: the test's largest, where CSIT takes its average frame,
+  which only IMIX tells apart; rounding to the closest), conforming frames
   transmitted, exceeding ones marked AF22, violating ones transmitted;
   an IPv4 classify table on the destination address (/32) with one
   session per TG-facing port: the destination of the traffic entering
@@ -33,7 +34,6 @@ from typing import Literal
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.families import vppip
 from ndrpdr.families.build import FreshVpp, host
-from ndrpdr.profiles import frame_sizes
 
 #: CSIT's policer rates [packets/s] and the DSCP exceeding frames get.
 CIR_PPS, EIR_PPS = 100, 150
@@ -76,8 +76,7 @@ class Policer(FreshVpp):
 
     def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
         """IPv4 routing, the policer, the table, a session per TG port, the classifiers."""
-        sizes = frame_sizes(config.max_frame_size_b)
-        burst = round(sum(sizes) / len(sizes))
+        burst = config.max_frame_size_b
         lines = vppip.ip4_base(config, names)
         lines += [
             f"policer add name policer1 type 2r3c-2698 color-aware cir {CIR_PPS} eir {EIR_PPS} "
