@@ -13,40 +13,20 @@ import base64
 import dataclasses
 import ipaddress
 import re
-from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from test_vpp3n_renders import NAMES, configs, render
 
-from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.dut.plan import plan_duts
+from ndrpdr.dut.base import DutError
 from ndrpdr.families import all_families, get_family
 from ndrpdr.families.model import FamilyDefinitionError
 from ndrpdr.families.vppvxlan import VxlanVpp
 from ndrpdr.families.vppwireguard import WireguardVpp
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.path import compute_path
 
-ROOT = Path(__file__).resolve().parents[2]
-NAMES = ("eth0", "eth1")
 VXLAN = [f.id for f in all_families() if isinstance(f.setup.vpp, VxlanVpp)]
 WIREGUARD = [f.id for f in all_families() if isinstance(f.setup.vpp, WireguardVpp)]
-
-
-def configs(family: str) -> tuple[DutTestConfig, DutTestConfig]:
-    topology = load_topology(ROOT / "topologies" / "local-vpp-3n.yaml")
-    planned = plan_duts(
-        topology, compute_path(topology), "ip4base", family=get_family(family).setup
-    )
-    return planned["DUT1"], planned["DUT2"]
-
-
-def render(family: str) -> tuple[list[str], list[str]]:
-    vpp = get_family(family).setup.vpp
-    assert vpp is not None
-    one, two = configs(family)
-    return vpp.commands(one, NAMES), vpp.commands(two, NAMES)
 
 
 def test_csit_ids_and_counts() -> None:

@@ -13,7 +13,7 @@ import ipaddress
 from collections.abc import Iterator
 
 import pytest
-from familybed import FamilyBed, family_bed, pid_alive, require_vpp
+from familybed import FamilyBed, node_vectors, three_node_bed
 from scapy.layers.inet import IP
 from scapy.layers.l2 import Ether
 
@@ -25,21 +25,7 @@ FRAMES = 400
 
 @pytest.fixture(scope="module")
 def bed() -> Iterator[FamilyBed]:
-    require_vpp()
-    with family_bed("vpp-3n") as made:
-        yield made
-        pids = made.close()
-        assert pids and not any(pid_alive(pid) for pid in pids)
-
-
-def node_vectors(runtime: str, prefix: str) -> int:
-    """Packets (vectors) the graph nodes named ``prefix``... handled, from ``show runtime``."""
-    total = 0
-    for line in runtime.splitlines():
-        words = line.split()
-        if len(words) >= 4 and words[0].startswith(prefix) and words[2].isdigit():
-            total += int(words[3])
-    return total
+    yield from three_node_bed()
 
 
 def family_frames(bed: FamilyBed, family_id: str, direction: int) -> list[bytes]:
