@@ -58,7 +58,8 @@ def _wireguard(tunnels: int) -> Family:
             ),
         ),
         note="VPP on a 3-node chain (runs on topologies/local-vpp-3n.yaml; wireguard plugin; "
-        "the driver waits 7 s after the set-up for the tunnels' handshakes)",
+        f"the driver waits {WireguardVpp(family, tunnels).settle_s:.0f} s after the set-up for "
+        "the tunnels' handshakes; one still down starts on the first trial's frames)",
         setup=setup(
             family,
             vpp=WireguardVpp(family, tunnels),
