@@ -283,6 +283,9 @@ SMOKE = (
     "ethip4udp-ip4base-iacl50sl-10kflows",
     "ethip4udp-ip4base-oacl50sf-10kflows",
     "ethip4udp-ip4base-oacl50sl-10kflows",
+    "ethip4-ip4base-ipolicemarkbase",
+    "ethip4-ip4base-adlalwlistbase",
+    "ethip6-ip6base-adlalwlistbase",
 )
 
 #: A graph node each family's frames must pass (``show runtime``), and a CLI text of its set-up.
@@ -320,6 +323,21 @@ EVIDENCE = {
         "show acl-plugin acl",
         "applied outbound",
     ),
+    "ethip4-ip4base-ipolicemarkbase": (
+        "ip4-policer-classify",
+        "show policer",
+        "exceed action mark-and-transmit AF22",
+    ),
+    "ethip4-ip4base-adlalwlistbase": (
+        "ip4-adl-allowlist",
+        "show ip fib table 1 198.18.0.0/24",
+        "dpo-receive",
+    ),
+    "ethip6-ip6base-adlalwlistbase": (
+        "ip6-adl-allowlist",
+        "show ip6 fib table 1 2001:2::/64",
+        "dpo-receive",
+    ),
 }
 
 
@@ -340,7 +358,7 @@ def test_every_other_2node_family_sets_up_and_forwards(
         for port in config.ports:
             ip6 = family.profile.directions[0].ip_version == 6
             prefix = port.routed_prefix6 if ip6 else port.routed_prefix
-            fib = vpp.run_cli(f"show ip{'6' if ip6 else ''} fib {prefix}")
+            fib = vpp.run_cli(f"show ip{'6' if ip6 else ''} fib table 0 {prefix}")
             assert fib.count("path:[") == 1, fib
     check_crossing(bed, family, config)
     node, command, text = EVIDENCE[family_id]

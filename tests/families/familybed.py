@@ -158,3 +158,22 @@ def family_bed(name: str) -> Iterator[FamilyBed]:
             yield bed
         finally:
             bed.close()
+
+
+def three_node_bed() -> Iterator[FamilyBed]:
+    """The body of a module fixture: a FamilyBed of local-vpp-3n.yaml, its VPPs gone after it."""
+    require_vpp()
+    with family_bed("vpp-3n") as made:
+        yield made
+        pids = made.close()
+        assert pids and not any(pid_alive(pid) for pid in pids)
+
+
+def node_vectors(runtime: str, prefix: str) -> int:
+    """Packets (vectors) the graph nodes named ``prefix``... handled, from ``show runtime``."""
+    total = 0
+    for line in runtime.splitlines():
+        words = line.split()
+        if len(words) >= 4 and words[0].startswith(prefix) and words[2].isdigit():
+            total += int(words[3])
+    return total

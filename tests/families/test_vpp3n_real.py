@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from familybed import FamilyBed, family_bed, pid_alive, require_vpp
+from familybed import FamilyBed, node_vectors, three_node_bed
 from scapy.layers.inet import IP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
@@ -28,11 +28,7 @@ SHOWN_TUNNELS = 8
 
 @pytest.fixture(scope="module")
 def bed() -> Iterator[FamilyBed]:
-    require_vpp()
-    with family_bed("vpp-3n") as made:
-        yield made
-        pids = made.close()
-        assert pids and not any(pid_alive(pid) for pid in pids)
+    yield from three_node_bed()
 
 
 def sa_packets(text: str) -> dict[int, int]:
@@ -71,16 +67,6 @@ def first_sas(driver: VppDriver, tunnels: int) -> str:
     """
     count = 2 * min(tunnels, SHOWN_TUNNELS)
     return "\n".join(driver.run_cli(f"show ipsec sa {i}") for i in range(count))
-
-
-def node_vectors(runtime: str, prefix: str) -> int:
-    """Packets (vectors) the graph nodes named ``prefix``... handled, from ``show runtime``."""
-    total = 0
-    for line in runtime.splitlines():
-        words = line.split()
-        if len(words) >= 4 and words[0].startswith(prefix) and words[2].isdigit():
-            total += int(words[3])
-    return total
 
 
 def every_family(*values: object) -> object:

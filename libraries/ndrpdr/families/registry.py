@@ -1,7 +1,8 @@
 """Every known family: the built-in ones and a lab's own, by CSIT id.
 
 Built-in families live in this package, one module per kind (``ip4``,
-``ip6``, ``l2``, ``acl``, ``memif``, ``srv6``, ``ipsec``, ``own``); each
+``ip6``, ``l2``, ``acl``, ``memif``, ``srv6``, ``ipsec``, ``vxlan``,
+``wireguard``, ``features``, ``own``); each
 module lists its families in ``FAMILIES``. A lab adds its own without
 editing the package: every ``*.py`` file of the directories in the
 environment variable ``NDRPDR_FAMILIES`` (separated by ``:``) is loaded
@@ -24,7 +25,19 @@ from ndrpdr.families.model import Family
 from ndrpdr.profiles import Profile
 
 #: The built-in family modules, in the order their families are listed.
-BUILTIN_MODULES: tuple[str, ...] = ("own", "ip4", "ip6", "l2", "acl", "memif", "srv6", "ipsec")
+BUILTIN_MODULES: tuple[str, ...] = (
+    "own",
+    "ip4",
+    "ip6",
+    "l2",
+    "acl",
+    "memif",
+    "srv6",
+    "ipsec",
+    "vxlan",
+    "wireguard",
+    "features",
+)
 #: The environment variable naming a lab's family directories.
 FAMILIES_ENV = "NDRPDR_FAMILIES"
 

@@ -1,0 +1,110 @@
+"""3-node tunnel families (VXLAN, WireGuard) on the real VPP v26.06: local-vpp-3n.yaml.
+
+DUT1 and DUT2 each run VPP (af_packet ports) with the family's set-up;
+the TG sends the family's frames from both ports. What is sent must come
+out at the other TG port, unchanged where the family switches at L2, and
+the tunnel's own graph nodes must have handled every frame on both DUTs
+(encapsulated by one, decapsulated by the other), not plain forwarding.
+WireGuard families first send the frames once, uncounted: a tunnel whose
+handshake did not complete during the set-up starts it on them.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import time
+from collections.abc import Iterator
+
+import pytest
+from familybed import FamilyBed, node_vectors, three_node_bed
+from scapy.layers.inet import IP
+from scapy.layers.l2 import Ether
+
+from ndrpdr.families import get_family
+
+#: Frames per direction.
+FRAMES = 400
+#: Seconds for the handshakes the warm-up frames start [s].
+WARM_UP_S = 2.0
+
+
+@pytest.fixture(scope="module")
+def bed() -> Iterator[FamilyBed]:
+    yield from three_node_bed()
+
+
+def family_frames(bed: FamilyBed, family_id: str, direction: int) -> list[bytes]:
+    """``FRAMES`` 64 B frames of the family's direction: its varied addresses in turn, proto 61.
+
+    L2 families address the far TG port, L3 ones the DUT port they enter.
+    """
+    profile = get_family(family_id).profile
+    headers = profile.directions[direction]
+    far = bed.tg_mac("port2" if direction == 0 else "port1")
+    dst_mac = far if profile.layer == "L2" else bed.entry_mac(direction)
+    eth = Ether(src=bed.tg_mac("port1" if direction == 0 else "port2"), dst=dst_mac)
+    frames = []
+    for n in range(FRAMES):
+        address = {"ip.src": headers.src, "ip.dst": headers.dst}
+        for vary in headers.vary:
+            step = n % vary.count * vary.step
+            address[vary.field] = str(ipaddress.IPv4Address(address[vary.field]) + step)
+        packet = eth / IP(src=address["ip.src"], dst=address["ip.dst"], proto=61, ttl=64)
+        frames.append(bytes(packet / bytes(max(0, 60 - len(packet)))))
+    return frames
+
+
+@pytest.mark.parametrize(
+    ("family", "encap", "decap"),
+    [
+        ("ethip4vxlan-l2bdbasemaclrn", "vxlan4-encap", "vxlan4-input"),
+        pytest.param(
+            "ethip4vxlan-l2xcbase",
+            "vxlan4-encap",
+            "vxlan4-input",
+            marks=pytest.mark.every_family,
+        ),
+        pytest.param(
+            "ethip4udpwireguard1tnlsw-ip4base",
+            "wg4-output-tun",
+            "wg4-input",
+            marks=pytest.mark.every_family,
+        ),
+        pytest.param(
+            "ethip4udpwireguard8tnlsw-ip4base",
+            "wg4-output-tun",
+            "wg4-input",
+            marks=pytest.mark.every_family,
+        ),
+        pytest.param(
+            "ethip4udpwireguard1000tnlsw-ip4base",
+            "wg4-output-tun",
+            "wg4-input",
+            marks=pytest.mark.every_family,
+        ),
+    ],
+)
+def test_tunnel_family_frames_cross_the_tunnel_and_are_delivered(
+    bed: FamilyBed, family: str, encap: str, decap: str
+) -> None:
+    drivers = bed.configure(family)
+    try:
+        if "WIREGUARD" in get_family(family).tags:  # the first frames start a handshake still due
+            for direction in (0, 1):
+                bed.send(direction, family_frames(bed, family, direction), attempts=1)
+            time.sleep(WARM_UP_S)
+        for direction in (0, 1):
+            sent, received = bed.send(direction, family_frames(bed, family, direction))
+            assert sent >= FRAMES, f"direction {direction}: tcpreplay sent {sent}"
+            assert received == sent, (
+                f"direction {direction}: sent {sent}, received {received}\n"
+                + "\n".join(
+                    f"{k} show errors:\n{d.run_cli('show errors')}" for k, d in drivers.items()
+                )
+            )
+        for key, driver in drivers.items():
+            runtime = driver.telemetry()["show_runtime"]
+            assert node_vectors(runtime, encap) >= FRAMES, f"{key}:\n{runtime}"
+            assert node_vectors(runtime, decap) >= FRAMES, f"{key}:\n{runtime}"
+    finally:
+        bed.stop()
