@@ -19,6 +19,7 @@ from pathlib import Path
 from acceptance_helpers import ROOT, SUITES, child_env
 
 import ndrpdr
+from ndrpdr.results.record import RECORD_VERSION
 from ndrpdr.results.schema import validate_record
 from ndrpdr.store import open_store
 
@@ -54,7 +55,7 @@ def test_a_sim_runs_records_carry_its_run_and_ingest_stores_it(tmp_path: Path) -
     runs = {test: record["run"] for test, record in records.items()}
     for test, record in records.items():
         validate_record(record)
-        assert record["version"] == "1.5.0"
+        assert record["version"] == RECORD_VERSION
         assert runs[test]["test"] == test
     ndrpdr_run, mrr_run = (runs[test] for test in TESTS)
     assert re.fullmatch(r"[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}", ndrpdr_run["id"])
