@@ -23,7 +23,7 @@ import argparse
 import statistics
 from collections.abc import Sequence
 
-from benchmarks.cli import names
+from benchmarks.cli import DEFAULT_MODELS, names
 from ndrpdr.search.soak import SOAK_LOSS_RATIO, SOAK_TIME_S, soak_search
 from ndrpdr.trafficgen.sim import MODEL_NAMES
 from ndrpdr.trafficgen.sim.measurer import SimulatedMeasurer
@@ -68,13 +68,15 @@ def run_model(model: str, seeds: int, budget_s: float, overhead_s: float) -> dic
 def main(argv: Sequence[str] | None = None) -> int:
     """Print one row per model."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.soak", description=__doc__)
-    parser.add_argument("--models", type=names, default=MODEL_NAMES, help="comma list")
+    parser.add_argument(
+        "--models", type=names, default=DEFAULT_MODELS, help="comma list (default: DUT behaviours)"
+    )
     parser.add_argument("--seeds", type=int, help="seeds per model (default 20)")
     parser.add_argument("--budget", type=float, help=f"trial seconds (default {SOAK_TIME_S:g})")
     parser.add_argument("--overhead", type=float, default=0.5, help="per-trial overhead [s]")
     parser.add_argument("--quick", action="store_true", help="sharp, gradual, 3 seeds, 300 s")
     args = parser.parse_args(argv)
-    if args.quick and args.models == MODEL_NAMES:
+    if args.quick and args.models == DEFAULT_MODELS:
         args.models = ("sharp", "gradual")
     args.seeds = args.seeds or (3 if args.quick else 20)
     args.budget = args.budget or (300.0 if args.quick else SOAK_TIME_S)

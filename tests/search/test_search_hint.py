@@ -88,3 +88,27 @@ def test_full_length_trials_never_jump_far_below_the_forwarding_rate() -> None:
     assert min(full) >= 0.85 * 0.9 * knee, [f"{load:.4g}" for load in full]
     lower = result.goal_results[0].lower_bound
     assert lower is not None and 0.9 * knee * 0.995 <= lower <= 0.9 * knee, result.describe()
+
+
+class ShallowLossDut:
+    """Nothing lost up to ``knee``, then 2 % and a little more with the load,
+    at any duration: the short stage's secant through two such trials aims
+    far below the knee."""
+
+    def __init__(self, knee: float) -> None:
+        self.knee = knee
+
+    def measure(self, duration: float, load: float) -> TrialResult:
+        offered = load * duration
+        ratio = 0.0 if load <= self.knee else 0.02 + 0.01 * (load / self.knee - 1.0)
+        return TrialResult(duration, load, offered_count=offered, loss_count=ratio * offered)
+
+
+def test_short_trials_never_jump_far_below_the_forwarding_rate() -> None:
+    knee = 3e6
+    result = search(ShallowLossDut(knee), STRICT_GOALS[:1], MIN_LOAD, MAX_LOAD)
+    # After the max load, every trial stays near the knee: unguarded, the
+    # short stage's secant went to a small fraction of it first.
+    assert min(t.load for t in result.trials) >= 0.85 * knee, result.describe()
+    lower = result.goal_results[0].lower_bound
+    assert lower is not None and knee * 0.995 <= lower <= knee, result.describe()

@@ -14,15 +14,17 @@ import dataclasses
 from ndrpdr.search import knee
 from ndrpdr.search.classify import Classification, classify
 from ndrpdr.search.grid import LoadGrid
-from ndrpdr.search.hint import estimate_threshold, pool
+from ndrpdr.search.hint import LossPoint, estimate_threshold, pool
 from ndrpdr.search.mlrnames import Direction, Phase, Rule
 from ndrpdr.search.mlrplan import Plan
 from ndrpdr.search.mlrtrack import Track
 from ndrpdr.search.session import Session
 
 FAR_OFF_WIDTHS = 4
-"""The goal's estimate from full-length trials stays within this many goal
-widths below the forwarding rate of the lowest load they failed at."""
+"""A stage's estimate stays within this many goal widths below the
+forwarding rate of the lowest load its trials failed at (short trials for
+the short stage, full-length ones for the goal), unless that trial
+forwarded nothing."""
 GROW_AFTER_MOVES = 3
 """From this many moves of a bound in a row on, the final stage's step doubles per move."""
 
@@ -96,17 +98,29 @@ class MlrState:
             full = pool(trials, exceed, min_duration=goal.final_trial_duration)
             bad = [p for p in full if p.loss_ratio > goal.loss_ratio]
             if not self.trust_short or bad:
-                estimate = estimate_threshold(full, goal.loss_ratio)
-                if estimate is None or not bad:
-                    return estimate
-                # Never further below the lowest failing full-length load's
-                # forwarding rate than a few goal widths: an extrapolation
-                # through noise must not take the goal 30 % down at once.
-                rate = bad[0].load * (1.0 - bad[0].loss_ratio) / (1.0 - goal.loss_ratio)
-                return max(estimate, rate * (1.0 - goal.relative_width) ** FAR_OFF_WIDTHS)
+                return self._guarded(estimate_threshold(full, goal.loss_ratio), full, track)
             return estimate_threshold(pool(trials, exceed), goal.loss_ratio)
         short_only = pool(trials, exceed, max_duration=goal.initial_trial_duration)
-        return estimate_threshold(short_only, goal.loss_ratio)
+        return self._guarded(estimate_threshold(short_only, goal.loss_ratio), short_only, track)
+
+    def _guarded(
+        self, estimate: float | None, points: list[LossPoint], track: Track
+    ) -> float | None:
+        """``estimate``, but never further below the forwarding rate of the lowest
+        load that lost too much than ``FAR_OFF_WIDTHS`` goal widths: an
+        extrapolation through noise (a few percent lost at random, a spell) must
+        not take a goal 30 % down at once, with every trial on the way back up a
+        chance of an unlucky failure. Not guarded: a lowest failure that
+        forwarded nothing (a dead DUT) and an estimate below the min load
+        (loss at every load): one trial at the min load settles either."""
+        goal = track.goal
+        bad = [p for p in points if p.loss_ratio > goal.loss_ratio]
+        if estimate is None or not bad or bad[0].loss_ratio >= 1.0:
+            return estimate
+        if estimate < self.grid.load(0):
+            return estimate
+        rate = bad[0].load * (1.0 - bad[0].loss_ratio) / (1.0 - goal.loss_ratio)
+        return max(estimate, rate * (1.0 - goal.relative_width) ** FAR_OFF_WIDTHS)
 
     def short_lower(self, track: Track, low: int, high: int) -> int | None:
         """The short stage's lower bound, if it lies inside the bracket."""
