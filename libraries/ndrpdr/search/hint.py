@@ -10,9 +10,10 @@ g(L) = L * (loss_ratio(L) - goal_loss_ratio), zero at the threshold:
 * two high-loss trials forwarding the same rate: a capacity cliff, the
   threshold is that rate / (1 - goal loss ratio);
 * otherwise, unless the loss ratio falls somewhere as the load grows
-  over the high-loss loads (noise), a secant through the two lowest
-  ones, on the square root of g first for the zero-loss goal (smooth loss onset), then on g
-  itself (loss growing linearly, e.g. forwarding collapse under overload);
+  over the high-loss loads (noise), a secant through the two lowest ones,
+  on the square root of g first for the zero-loss goal (smooth loss
+  onset), then on g itself (loss growing linearly, e.g. forwarding
+  collapse under overload);
 * last, the capacity model through the lowest high-loss trial.
 
 Exact for a capacity cliff, a linear collapse and a quadratic loss onset;
@@ -38,6 +39,11 @@ class LossPoint:
     def excess(self, goal_loss_ratio: float) -> float:
         """Frames per second lost beyond what the goal allows."""
         return self.load * (self.loss_ratio - goal_loss_ratio)
+
+    def cliff_threshold(self, goal_loss_ratio: float) -> float:
+        """The threshold if this point's forwarding rate were a capacity cliff:
+        that rate / (1 - goal loss ratio)."""
+        return self.load * (1.0 - self.loss_ratio) / (1.0 - goal_loss_ratio)
 
 
 def pool(
@@ -106,7 +112,7 @@ def _candidates(
         low_excess = good.excess(goal_loss_ratio)
         share = -low_excess / (high_excess - low_excess)
         roots.append(good.load + (first.load - good.load) * share)
-    capacity = first.load * (1.0 - first.loss_ratio) / (1.0 - goal_loss_ratio)
+    capacity = first.cliff_threshold(goal_loss_ratio)
     if not _grows(bad):
         # Loss that falls as the load grows is noise (a few percent lost
         # at random): a secant through it can aim anywhere (once at a third

@@ -24,7 +24,7 @@ FAR_OFF_WIDTHS = 4
 """A stage's estimate stays within this many goal widths below the
 forwarding rate of the lowest load its trials failed at (short trials for
 the short stage, full-length ones for the goal), unless that trial
-forwarded nothing."""
+forwarded nothing or the estimate lies below the min load."""
 GROW_AFTER_MOVES = 3
 """From this many moves of a bound in a row on, the final stage's step doubles per move."""
 
@@ -96,8 +96,7 @@ class MlrState:
         exceed = goal.exceed_ratio
         if not short:
             full = pool(trials, exceed, min_duration=goal.final_trial_duration)
-            bad = [p for p in full if p.loss_ratio > goal.loss_ratio]
-            if not self.trust_short or bad:
+            if not self.trust_short or any(p.loss_ratio > goal.loss_ratio for p in full):
                 return self._guarded(estimate_threshold(full, goal.loss_ratio), full, track)
             return estimate_threshold(pool(trials, exceed), goal.loss_ratio)
         short_only = pool(trials, exceed, max_duration=goal.initial_trial_duration)
@@ -119,7 +118,7 @@ class MlrState:
             return estimate
         if estimate < self.grid.load(0):
             return estimate
-        rate = bad[0].load * (1.0 - bad[0].loss_ratio) / (1.0 - goal.loss_ratio)
+        rate = bad[0].cliff_threshold(goal.loss_ratio)
         return max(estimate, rate * (1.0 - goal.relative_width) ** FAR_OFF_WIDTHS)
 
     def short_lower(self, track: Track, low: int, high: int) -> int | None:
