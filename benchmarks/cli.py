@@ -6,8 +6,8 @@ import argparse
 from collections.abc import Sequence
 
 from benchmarks.goalsets import GOAL_SET_NAMES, check_goal_set
+from ndrpdr.simdut.models.edge import EDGE_FACTORIES
 from ndrpdr.trafficgen.sim import MODEL_NAMES
-from ndrpdr.trafficgen.sim.models.edge import EDGE_FACTORIES
 
 DEFAULT_MODELS = tuple(name for name in MODEL_NAMES if name not in EDGE_FACTORIES)
 """The models benchmarks run unless told: DUT behaviours. The edge models

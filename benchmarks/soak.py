@@ -25,9 +25,9 @@ from collections.abc import Sequence
 
 from benchmarks.cli import DEFAULT_MODELS, names
 from ndrpdr.search.soak import SOAK_LOSS_RATIO, SOAK_TIME_S, soak_search
+from ndrpdr.simdut.models import make_model
 from ndrpdr.trafficgen.sim import MODEL_NAMES
 from ndrpdr.trafficgen.sim.measurer import SimulatedMeasurer
-from ndrpdr.trafficgen.sim.models import make_model
 
 MIN_LOAD_PPS = 1e5
 MAX_LOAD_PPS = 29.76e6

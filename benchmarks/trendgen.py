@@ -38,11 +38,11 @@ from ndrpdr.results.journal import write_json_atomically
 from ndrpdr.results.mrrrecord import build_mrr_record
 from ndrpdr.results.trendseries import Latency, latency_of_record
 from ndrpdr.searchrun import run_search
+from ndrpdr.simdut.models.noisyknee import NoisyKnee
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.sim import SimulatedMeasurer, make_model
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
-from ndrpdr.trafficgen.sim.models.noisyknee import NoisyKnee
 
 SIM_TOPOLOGY = Path(__file__).resolve().parent.parent / "topologies" / "sim.yaml"
 #: The first night of a generated year (22:00 UTC, as a nightly job starts).

@@ -6,8 +6,8 @@ import pytest
 
 from ndrpdr.search import SearchInputError, TrialResult
 from ndrpdr.search.soak import SoakProgress, SoakResult, soak_search
+from ndrpdr.simdut.models import SharpCliff, make_model
 from ndrpdr.trafficgen.sim.measurer import SimulatedMeasurer
-from ndrpdr.trafficgen.sim.models import SharpCliff, make_model
 
 MIN_LOAD = 1e5
 MAX_LOAD = 29.76e6

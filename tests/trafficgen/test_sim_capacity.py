@@ -7,23 +7,24 @@ from pathlib import Path
 
 import pytest
 
-from ndrpdr.dut.sim import SimDutDriver, modelled
+from ndrpdr.dut.sim import SimDutDriver
 from ndrpdr.families import all_families, get_family
 from ndrpdr.profiles import IMIX, PacketCost, Profile
 from ndrpdr.profiles.cost import SIM_CORE_HZ
 from ndrpdr.profiles.errors import ProfileError
 from ndrpdr.profiles.framesize import average_frame_size
 from ndrpdr.search.errors import SearchInputError
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
-from ndrpdr.trafficgen.sim.capacity import (
+from ndrpdr.simdut.capacity import (
     SEED_FACTOR_MAX,
     SEED_FACTOR_MIN,
     modelled_capacity,
     seed_factor,
 )
+from ndrpdr.simdut.modelled import modelled
+from ndrpdr.simdut.models import MODEL_NAMES, ChainModel, make_model
+from ndrpdr.testbed.loader import load_topology
+from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
-from ndrpdr.trafficgen.sim.models import MODEL_NAMES, ChainModel, make_model
 
 TOPOLOGIES = Path(__file__).resolve().parents[2] / "topologies"
 IP4BASE = get_family("ethip4-ip4base").profile

@@ -12,9 +12,9 @@ from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.search.errors import SearchInputError
 from ndrpdr.searchrun import run_search
+from ndrpdr.simdut.models import ChainModel, GradualLoss, SharpCliff, make_model
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
-from ndrpdr.trafficgen.sim.models import ChainModel, GradualLoss, SharpCliff, make_model
 
 SIM_3N = Path(__file__).resolve().parents[2] / "topologies" / "sim-3n.yaml"
 

@@ -11,12 +11,12 @@ import pytest
 
 from ndrpdr.profiles import max_load_pps
 from ndrpdr.search.trial import Measurer
+from ndrpdr.simdut.models import make_model
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 from ndrpdr.testbed.path import compute_path
 from ndrpdr.trafficgen.base import TrafficGenerator, TrafficGeneratorError
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator, link_limit_pps
-from ndrpdr.trafficgen.sim.models import make_model
 
 SIM = Path(__file__).resolve().parents[2] / "topologies" / "sim.yaml"
 LINE_64 = max_load_pps(10e9, 64)  # one 10GE direction at 64 B: 14.88 Mpps

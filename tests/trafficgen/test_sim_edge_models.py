@@ -12,8 +12,7 @@ from ndrpdr.results.record import trial_entry
 from ndrpdr.search import Goal, GoalIrregularity, SearchResult, search
 from ndrpdr.search.errors import SearchInputError
 from ndrpdr.searchrun import default_min_load
-from ndrpdr.trafficgen.sim.measurer import SimulatedMeasurer
-from ndrpdr.trafficgen.sim.models import (
+from ndrpdr.simdut.models import (
     ChainModel,
     DeadDut,
     DuplicatingDut,
@@ -21,6 +20,7 @@ from ndrpdr.trafficgen.sim.models import (
     SharpCliff,
     make_model,
 )
+from ndrpdr.trafficgen.sim.measurer import SimulatedMeasurer
 
 GOALS = [Goal(loss_ratio=0.0), Goal(loss_ratio=0.005)]
 #: Both directions at the 64 B line rate of 10GE [pps], as sim.yaml.

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from ndrpdr.search.errors import SearchInputError
-from ndrpdr.trafficgen.sim.models import LossSpells
+from ndrpdr.simdut.models import LossSpells
 
 CAPACITY = 10e6
 

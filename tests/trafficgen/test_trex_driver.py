@@ -31,10 +31,10 @@ from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import max_load_pps
 from ndrpdr.search.trial import Measurer
 from ndrpdr.searchrun import run_search
+from ndrpdr.simdut.models import make_model
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.base import TrafficGenerator, TrafficGeneratorError
-from ndrpdr.trafficgen.sim.models import make_model
 from ndrpdr.trafficgen.trex.client import ClientSettings, TrexClientError
 from ndrpdr.trafficgen.trex.driver import TrexTrafficGenerator
 from ndrpdr.trafficgen.trex.server import SERVER_SCRIPT

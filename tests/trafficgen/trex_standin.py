@@ -34,8 +34,8 @@ from typing import Any
 from ndrpdr.access.base import CommandResult
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.profiles import max_load_pps
+from ndrpdr.simdut.models import DutModel
 from ndrpdr.testbed.model import Topology
-from ndrpdr.trafficgen.sim.models import DutModel
 from ndrpdr.trafficgen.trex.client import ClientSettings, CoreMask, TrexClient
 from ndrpdr.trafficgen.trex.driver import TrexTrafficGenerator
 from ndrpdr.trafficgen.trex.session import TrexSession

@@ -7,9 +7,7 @@ Nothing here does I/O. Typical use::
     result = measurer.measure(duration=1.0, load=1e6)
 """
 
-from ndrpdr.trafficgen.sim.clock import SimulatedClock
-from ndrpdr.trafficgen.sim.measurer import SimulatedMeasurer
-from ndrpdr.trafficgen.sim.models import (
+from ndrpdr.simdut.models import (
     MODEL_NAMES,
     DurationDependent,
     DutModel,
@@ -21,6 +19,8 @@ from ndrpdr.trafficgen.sim.models import (
     TransientInterrupts,
     make_model,
 )
+from ndrpdr.trafficgen.sim.clock import SimulatedClock
+from ndrpdr.trafficgen.sim.measurer import SimulatedMeasurer
 
 __all__ = [
     "MODEL_NAMES",

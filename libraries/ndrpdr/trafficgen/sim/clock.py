@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ndrpdr.trafficgen.sim.models.base import check_non_negative
+from ndrpdr.simdut.models.base import check_non_negative
 
 
 class SimulatedClock:

@@ -5,7 +5,7 @@ options ``model`` and ``seed``); a 3-node path crosses two models in a
 chain. Each DUT is a model of a real one: its capacity is what the traffic
 profile's family costs a software data plane at the frame size (the mean
 for IMIX) on the DUTs' worker cores, times a per-seed factor of 0.97..1.03
-(``ndrpdr.trafficgen.sim.capacity``; the facts behind the costs are in
+(``ndrpdr.simdut.capacity``; the facts behind the costs are in
 ``ndrpdr.profiles.cost``); the model (sharp, gradual, noisyknee...) shapes
 loss around it. On a 3-node path both DUTs do the family's work, each with
 the full cost. Without a profile (plain Python callers) the capacity is
@@ -32,9 +32,11 @@ import random
 import time
 
 from ndrpdr.drivers import DriverDescription, option
-from ndrpdr.dut.sim import ModelledDut, SimDutOptions, note_modelled
 from ndrpdr.profiles import FrameSize, Profile, max_load_pps
 from ndrpdr.search.trial import TrialResult
+from ndrpdr.simdut.capacity import ModelledCapacity, modelled_capacity
+from ndrpdr.simdut.modelled import ModelledDut, SimDutOptions, note_modelled
+from ndrpdr.simdut.models import ChainModel, DutModel, make_model
 from ndrpdr.testbed.model import Topology
 from ndrpdr.testbed.path import TrafficPath, compute_path
 from ndrpdr.trafficgen.base import (
@@ -44,10 +46,8 @@ from ndrpdr.trafficgen.base import (
     node_options,
 )
 from ndrpdr.trafficgen.latency import LatencyResult, latency_from_samples
-from ndrpdr.trafficgen.sim.capacity import ModelledCapacity, modelled_capacity
 from ndrpdr.trafficgen.sim.latencymodel import chain_sample, latency_model
 from ndrpdr.trafficgen.sim.measurer import SimulatedMeasurer
-from ndrpdr.trafficgen.sim.models import ChainModel, DutModel, make_model
 
 #: The simulated latency stream's rate per direction [pps].
 LATENCY_STREAM_PPS = 10_000.0

@@ -16,8 +16,8 @@ import dataclasses
 import random
 from collections.abc import Sequence
 
-from ndrpdr.trafficgen.sim.models.base import check_non_negative, check_positive
-from ndrpdr.trafficgen.sim.models.protocol import DutModel
+from ndrpdr.simdut.models.base import check_non_negative, check_positive
+from ndrpdr.simdut.models.protocol import DutModel
 
 #: Highest utilisation the queueing delay is computed at (load at or above capacity).
 MAX_UTILISATION = 0.98

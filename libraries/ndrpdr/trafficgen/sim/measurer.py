@@ -7,9 +7,9 @@ import random
 from ndrpdr.search.errors import SearchInputError
 from ndrpdr.search.numbers import finite_number
 from ndrpdr.search.trial import TrialResult
+from ndrpdr.simdut.models.base import check_non_negative, check_positive
+from ndrpdr.simdut.models.protocol import DutModel
 from ndrpdr.trafficgen.sim.clock import SimulatedClock
-from ndrpdr.trafficgen.sim.models.base import check_non_negative, check_positive
-from ndrpdr.trafficgen.sim.models.protocol import DutModel
 
 
 class SimulatedMeasurer:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-from ndrpdr.trafficgen.sim.models.base import DeterministicModel, check_positive
+from ndrpdr.simdut.models.base import DeterministicModel, check_positive
 
 
 class GradualLoss(DeterministicModel):

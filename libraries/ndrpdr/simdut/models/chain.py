@@ -6,8 +6,8 @@ import random
 from collections.abc import Sequence
 
 from ndrpdr.search.errors import SearchInputError
-from ndrpdr.trafficgen.sim.models.base import check_fraction, check_non_negative, check_positive
-from ndrpdr.trafficgen.sim.models.protocol import DutModel
+from ndrpdr.simdut.models.base import check_fraction, check_non_negative, check_positive
+from ndrpdr.simdut.models.protocol import DutModel
 
 
 class ChainModel:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ndrpdr.trafficgen.sim.models.base import DeterministicModel, check_fraction, check_positive
+from ndrpdr.simdut.models.base import DeterministicModel, check_fraction, check_positive
 
 
 class OverloadCollapse(DeterministicModel):

@@ -7,7 +7,7 @@ import random
 from typing import ClassVar
 
 from ndrpdr.search.errors import SearchInputError
-from ndrpdr.trafficgen.sim.models.base import (
+from ndrpdr.simdut.models.base import (
     ModelBase,
     check_fraction,
     check_positive,

@@ -9,10 +9,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from ndrpdr.trafficgen.sim.models.dead import draw_dead
-from ndrpdr.trafficgen.sim.models.duplicating import draw_duplicating
-from ndrpdr.trafficgen.sim.models.flapping import draw_flapping
-from ndrpdr.trafficgen.sim.models.protocol import DutModel
+from ndrpdr.simdut.models.dead import draw_dead
+from ndrpdr.simdut.models.duplicating import draw_duplicating
+from ndrpdr.simdut.models.flapping import draw_flapping
+from ndrpdr.simdut.models.protocol import DutModel
 
 EDGE_FACTORIES: dict[str, Callable[[random.Random, float], DutModel]] = {
     "dead": draw_dead,

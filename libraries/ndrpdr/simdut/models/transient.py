@@ -6,7 +6,7 @@ import math
 import random
 from typing import ClassVar
 
-from ndrpdr.trafficgen.sim.models.base import (
+from ndrpdr.simdut.models.base import (
     ModelBase,
     check_non_negative,
     check_positive,

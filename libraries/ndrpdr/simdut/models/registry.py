@@ -4,7 +4,7 @@ Every model draws its capacity [pps] first, uniformly in
 [``CAPACITY_MIN_PPS``, ``CAPACITY_MAX_PPS``] (well below 29.76 Mpps, the
 10GE 64B line rate), so the same seed gives the same capacity across models.
 A caller that knows the capacity (the sim TG, from the family's packet
-cost: ``ndrpdr.trafficgen.sim.capacity``) gives it; the draw is made all
+cost: ``ndrpdr.simdut.capacity``) gives it; the draw is made all
 the same, so a seed's other parameters (the shape around the capacity) do
 not depend on whether a capacity was given.
 """
@@ -15,17 +15,17 @@ import random
 from collections.abc import Callable
 
 from ndrpdr.search.errors import SearchInputError
-from ndrpdr.trafficgen.sim.models.base import check_positive
-from ndrpdr.trafficgen.sim.models.duration import DurationDependent
-from ndrpdr.trafficgen.sim.models.edge import EDGE_FACTORIES
-from ndrpdr.trafficgen.sim.models.gradual import GradualLoss
-from ndrpdr.trafficgen.sim.models.noisyknee import NoisyKnee
-from ndrpdr.trafficgen.sim.models.overload import OverloadCollapse
-from ndrpdr.trafficgen.sim.models.protocol import DutModel
-from ndrpdr.trafficgen.sim.models.sharp import SharpCliff
-from ndrpdr.trafficgen.sim.models.spells import LossSpells
-from ndrpdr.trafficgen.sim.models.sporadic import SporadicLoss
-from ndrpdr.trafficgen.sim.models.transient import TransientInterrupts
+from ndrpdr.simdut.models.base import check_positive
+from ndrpdr.simdut.models.duration import DurationDependent
+from ndrpdr.simdut.models.edge import EDGE_FACTORIES
+from ndrpdr.simdut.models.gradual import GradualLoss
+from ndrpdr.simdut.models.noisyknee import NoisyKnee
+from ndrpdr.simdut.models.overload import OverloadCollapse
+from ndrpdr.simdut.models.protocol import DutModel
+from ndrpdr.simdut.models.sharp import SharpCliff
+from ndrpdr.simdut.models.spells import LossSpells
+from ndrpdr.simdut.models.sporadic import SporadicLoss
+from ndrpdr.simdut.models.transient import TransientInterrupts
 
 CAPACITY_MIN_PPS = 2e6
 """Lowest capacity [pps] make_model draws."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import ClassVar
 
-from ndrpdr.trafficgen.sim.models.base import (
+from ndrpdr.simdut.models.base import (
     ModelBase,
     check_fraction,
     check_positive,
