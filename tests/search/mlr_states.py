@@ -10,12 +10,12 @@ from __future__ import annotations
 from ndrpdr.search import Goal, TrialResult
 from ndrpdr.search.classify import Criterion
 from ndrpdr.search.grid import LoadGrid
-from ndrpdr.search.mlrnames import Stage
-from ndrpdr.search.mlrplan import Plan
-from ndrpdr.search.mlrstate import MlrState
-from ndrpdr.search.mlrstrategy import Nomination
-from ndrpdr.search.mlrtrack import Track
-from ndrpdr.search.mlrview import BoundsView, ScoutView
+from ndrpdr.search.mlr.names import Stage
+from ndrpdr.search.mlr.plan import Plan
+from ndrpdr.search.mlr.state import MlrState
+from ndrpdr.search.mlr.strategy import Nomination
+from ndrpdr.search.mlr.track import Track
+from ndrpdr.search.mlr.view import BoundsView, ScoutView
 from ndrpdr.search.session import Limits, Session
 
 MIN_LOAD, MAX_LOAD = 1e5, 1e6

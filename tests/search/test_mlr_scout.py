@@ -7,10 +7,10 @@ import dataclasses
 
 from mlr_states import TOP, WIDTH, measured, planned, scout, state, track
 
-from ndrpdr.search import mlrscout as rules
-from ndrpdr.search.mlrnames import Direction, Expect, Phase, Rule, Stage
-from ndrpdr.search.mlrplan import Plan
-from ndrpdr.search.mlrstrategy import select
+from ndrpdr.search.mlr import scout as rules
+from ndrpdr.search.mlr.names import Direction, Expect, Phase, Rule, Stage
+from ndrpdr.search.mlr.plan import Plan
+from ndrpdr.search.mlr.strategy import select
 
 
 def _noisy() -> list[tuple[int, float]]:

@@ -9,11 +9,11 @@ import json
 import pytest
 from mlr_states import TOP, bounds, measured, planned, state, track
 
-from ndrpdr.search import mlrstage as rules
-from ndrpdr.search.mlrnames import Direction, Expect, Phase, Rule, Stage
-from ndrpdr.search.mlrplan import Plan
-from ndrpdr.search.mlrstrategy import Handover, Nomination, Strategy, select
-from ndrpdr.search.mlrview import BoundsView
+from ndrpdr.search.mlr import stage as rules
+from ndrpdr.search.mlr.names import Direction, Expect, Phase, Rule, Stage
+from ndrpdr.search.mlr.plan import Plan
+from ndrpdr.search.mlr.strategy import Handover, Nomination, Strategy, select
+from ndrpdr.search.mlr.view import BoundsView
 
 
 def _last(index: int, phase: Phase, rule: Rule, hint: int | None = None, span: int = 0) -> Plan:

@@ -174,7 +174,7 @@ def test_mlr_csit_goals_use_the_duration_sum() -> None:
 
 
 def test_mlr_gives_up_after_max_trials(monkeypatch: pytest.MonkeyPatch) -> None:
-    import ndrpdr.search.mlr as mlr_module
+    import ndrpdr.search.mlr.controller as mlr_module
 
     monkeypatch.setattr(mlr_module, "MAX_TRIALS", 2)
     with pytest.raises(SearchError, match="did not converge in 2 trials"):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ndrpdr.search import Goal, TrialResult, search
-from ndrpdr.search.hint import LossPoint, estimate_threshold
+from ndrpdr.search.mlr.hint import LossPoint, estimate_threshold
 
 MIN_LOAD = 1e4
 MAX_LOAD = 1e7

@@ -15,7 +15,7 @@ from collections import Counter
 import pytest
 
 from ndrpdr.search import Goal, TrialResult, search
-from ndrpdr.search.knee import PassFail, count, median_load, overlapping
+from ndrpdr.search.mlr.knee import PassFail, count, median_load, overlapping
 
 WIDTH = 0.005
 

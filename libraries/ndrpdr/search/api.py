@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from ndrpdr.search.bisection import run_bisection
 from ndrpdr.search.errors import SearchInputError, SearchIrregularError
 from ndrpdr.search.goal import Goal
-from ndrpdr.search.mlr import MlrController
+from ndrpdr.search.mlr.controller import MlrController
 from ndrpdr.search.progress import SearchProgress
 from ndrpdr.search.result import GoalIrregularity, SearchResult
 from ndrpdr.search.session import Limits, Session, check_load

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from ndrpdr.search.mlrnames import Expect, Phase, Rule
-from ndrpdr.search.mlrplan import Plan
-from ndrpdr.search.mlrstate import MlrState
-from ndrpdr.search.mlrtrack import Track
+from ndrpdr.search.mlr.names import Expect, Phase, Rule
+from ndrpdr.search.mlr.plan import Plan
+from ndrpdr.search.mlr.state import MlrState
+from ndrpdr.search.mlr.track import Track
 
 SCOUT_WIDTHS = 2
 """The scout stage ends once its bounds are this many goal widths apart."""

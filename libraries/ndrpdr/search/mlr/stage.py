@@ -2,17 +2,17 @@
 
 Both stages decide loads by one criterion (the short one: the goal's loss
 ratio at the initial trial duration; the final one: the goal itself) from
-the view in ``mlrview.BoundsView``. The estimate (``hint``) steers; without
+the view in ``view.BoundsView``. The estimate (``hint``) steers; without
 one the bracket is bisected or extended by one goal width. In the final
 stage a step grows while a bound keeps moving one way (``BoundsView.plan``).
 """
 
 from __future__ import annotations
 
-from ndrpdr.search.mlrnames import Expect, Phase, Rule
-from ndrpdr.search.mlrplan import Plan
-from ndrpdr.search.mlrstrategy import Handover, Nomination, Strategy
-from ndrpdr.search.mlrview import BoundsView
+from ndrpdr.search.mlr.names import Expect, Phase, Rule
+from ndrpdr.search.mlr.plan import Plan
+from ndrpdr.search.mlr.strategy import Handover, Nomination, Strategy
+from ndrpdr.search.mlr.view import BoundsView
 
 BoundsStrategy = Strategy[BoundsView]
 

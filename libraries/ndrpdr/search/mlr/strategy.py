@@ -1,6 +1,6 @@
 """The shape of the mlr controller's strategies and how one is selected.
 
-A strategy looks at a stage's view (see ``mlrview``) and nominates a trial,
+A strategy looks at a stage's view (see ``view``) and nominates a trial,
 declines (None: the next strategy is asked), or hands the goal over to its
 next stage. A stage's strategies are asked in priority order and the first
 that does not decline wins, as in CSIT's MLRsearch strategies; a strategy
@@ -14,7 +14,7 @@ import enum
 from collections.abc import Sequence
 from typing import Generic, TypeVar
 
-from ndrpdr.search.mlrplan import Plan
+from ndrpdr.search.mlr.plan import Plan
 
 View = TypeVar("View")
 

@@ -8,7 +8,7 @@ Per goal, up to three stages instead of MLRsearch's chain of coarser targets:
 2. scout (goals whose duration sum holds at least ``SCOUT_MIN_TRIALS``
    final trials, e.g. CSIT's 21 x 1 s): full-length trials, a load decided
    by sqrt(duration sum x final duration) of them (3 of 5 where the goal
-   needs 11 of 21), until the scout bounds lie within ``mlrview.SCOUT_WIDTHS`` goal
+   needs 11 of 21), until the scout bounds lie within ``view.SCOUT_WIDTHS`` goal
    widths; then the goal's own criterion settles the loads between and at
    them, so the scouting trials count again. A goal bound that lands
    outside the scout bracket (noise fooled the scout) scouts afresh from
@@ -18,7 +18,7 @@ Per goal, up to three stages instead of MLRsearch's chain of coarser targets:
    goes to the load where a logistic fit of every such trial's pass/fail
    puts the median trial's threshold (see ``knee``), clamped into the
    scout bracket, instead of stepping or bisecting (after
-   ``mlrscout.FIT_YIELDS_AFTER_MOVES`` moves the same way a further geometric step
+   ``scout.FIT_YIELDS_AFTER_MOVES`` moves the same way a further geometric step
    wins). Before any noise, where a full-length trial lost a little (within
    the goal's loss ratio: a smooth loss curve), the scout tries the
    estimate (see ``hint``) as the final stage does;
@@ -29,7 +29,7 @@ Per goal, up to three stages instead of MLRsearch's chain of coarser targets:
 
 Steps on a noisy knee: while a bound keeps moving the same way the step
 doubles (in the scout stage from the first move, in the final stage from
-``mlrstate.GROW_AFTER_MOVES`` moves), as MLRsearch's expansion does, instead of one
+``state.GROW_AFTER_MOVES`` moves), as MLRsearch's expansion does, instead of one
 goal width per load; a full-length contradiction of a predicted pass counts
 as two moves down; a min load that already lost (or an estimate below it)
 sends the goal straight to the min load at full length instead of bisecting
@@ -45,12 +45,12 @@ integer log grid; among all goals' nominations the lowest load goes first
 above it; every trial counts for every goal.
 
 Where the parts live: each stage's rules are small strategy objects that
-nominate a trial or decline, asked in priority order (``mlrstrategy``):
-``mlrstage`` for the short and final stages, ``mlrscout`` for the scout
-stage. They read a per-stage view (``mlrview``) built from the shared
-queries of ``mlrstate``; a goal's state is a ``mlrtrack.Track``, a
-nomination a ``mlrplan.Plan``, and the names of stages, phases and rules
-are the str enums of ``mlrnames``. This module creates the goals' tracks,
+nominate a trial or decline, asked in priority order (``strategy``):
+``stage`` for the short and final stages, ``scout`` for the scout
+stage. They read a per-stage view (``view``) built from the shared
+queries of ``state``; a goal's state is a ``track.Track``, a
+nomination a ``plan.Plan``, and the names of stages, phases and rules
+are the str enums of ``names``. This module creates the goals' tracks,
 picks among their nominations and learns from each trial.
 """
 
@@ -60,14 +60,14 @@ from ndrpdr.search.classify import Classification, Criterion
 from ndrpdr.search.errors import SearchError
 from ndrpdr.search.goal import Goal
 from ndrpdr.search.grid import LoadGrid
-from ndrpdr.search.mlrnames import Direction, Expect, Phase, Rule, Stage
-from ndrpdr.search.mlrplan import Plan
-from ndrpdr.search.mlrscout import SCOUT_STAGE
-from ndrpdr.search.mlrstage import FINAL_STAGE, SHORT_STAGE
-from ndrpdr.search.mlrstate import MlrState
-from ndrpdr.search.mlrstrategy import select
-from ndrpdr.search.mlrtrack import Track
-from ndrpdr.search.mlrview import bounds_view, scout_view
+from ndrpdr.search.mlr.names import Direction, Expect, Phase, Rule, Stage
+from ndrpdr.search.mlr.plan import Plan
+from ndrpdr.search.mlr.scout import SCOUT_STAGE
+from ndrpdr.search.mlr.stage import FINAL_STAGE, SHORT_STAGE
+from ndrpdr.search.mlr.state import MlrState
+from ndrpdr.search.mlr.strategy import select
+from ndrpdr.search.mlr.track import Track
+from ndrpdr.search.mlr.view import bounds_view, scout_view
 from ndrpdr.search.session import Session
 from ndrpdr.search.trial import TrialReason, TrialResult
 

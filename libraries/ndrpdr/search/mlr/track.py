@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 from ndrpdr.search.goal import Goal
-from ndrpdr.search.mlrnames import Direction, Stage
-from ndrpdr.search.mlrplan import Plan
+from ndrpdr.search.mlr.names import Direction, Stage
+from ndrpdr.search.mlr.plan import Plan
 
 
 @dataclasses.dataclass

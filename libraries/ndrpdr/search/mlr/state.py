@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from ndrpdr.search import knee
 from ndrpdr.search.classify import Classification, classify
 from ndrpdr.search.grid import LoadGrid
-from ndrpdr.search.hint import LossPoint, estimate_threshold, pool
-from ndrpdr.search.mlrnames import Direction, Phase, Rule
-from ndrpdr.search.mlrplan import Plan
-from ndrpdr.search.mlrtrack import Track
+from ndrpdr.search.mlr import knee
+from ndrpdr.search.mlr.hint import LossPoint, estimate_threshold, pool
+from ndrpdr.search.mlr.names import Direction, Phase, Rule
+from ndrpdr.search.mlr.plan import Plan
+from ndrpdr.search.mlr.track import Track
 from ndrpdr.search.session import Session
 
 FAR_OFF_WIDTHS = 4

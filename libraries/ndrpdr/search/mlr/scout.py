@@ -13,15 +13,15 @@ fooled the scout) scouts afresh from the goal's bounds.
 
 from __future__ import annotations
 
-from ndrpdr.search.mlrnames import Direction, Expect, Phase, Rule
-from ndrpdr.search.mlrstrategy import Nomination, Strategy, select
-from ndrpdr.search.mlrview import ScoutView
+from ndrpdr.search.mlr.names import Direction, Expect, Phase, Rule
+from ndrpdr.search.mlr.strategy import Nomination, Strategy, select
+from ndrpdr.search.mlr.view import ScoutView
 
 FIT_YIELDS_AFTER_MOVES = 4
 """From this many moves of a scout bound in a row on, a geometric step that
 goes further than the fitted knee wins (a fit that lags a long walk)."""
 SCOUTED_GROW_AFTER_MOVES = 4
-"""The same as ``mlrstate.GROW_AFTER_MOVES`` for a goal's bound that keeps
+"""The same as ``state.GROW_AFTER_MOVES`` for a goal's bound that keeps
 moving through the scout's bounds (stale verdicts: loss that came and went
 in spells); one move later, since on loss that comes at random the scout's
 bounds are crossed often (noisyknee: growing after 3 moves cost 6 % more

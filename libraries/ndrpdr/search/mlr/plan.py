@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ndrpdr.search.mlrnames import Expect, Phase, Rule
+from ndrpdr.search.mlr.names import Expect, Phase, Rule
 
 
 @dataclasses.dataclass(frozen=True)
