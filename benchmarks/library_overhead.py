@@ -57,9 +57,9 @@ from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import FrameSize
 from ndrpdr.results.record import write_record
-from ndrpdr.results.summary import search_message, search_metadata
-from ndrpdr.results.traceplot import trace_svg
-from ndrpdr.results.trialtable import trials_html
+from ndrpdr.results.report.summary import search_message, search_metadata
+from ndrpdr.results.report.traceplot import trace_svg
+from ndrpdr.results.report.trialtable import trials_html
 from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology
 from NdrPdrLibrary.publish import MAX_LOGGED_TRIALS

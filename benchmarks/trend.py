@@ -42,10 +42,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from benchmarks.trendgen import TESTS, Generated, Plan, TestPlan, generate, run_id
-from ndrpdr.results.changepoint import MIN_SEGMENT
-from ndrpdr.results.history import Sample
-from ndrpdr.results.trendpage import trend_html
-from ndrpdr.results.trendseries import build_trend
+from ndrpdr.results.trend.changepoint import MIN_SEGMENT
+from ndrpdr.results.trend.history import Sample
+from ndrpdr.results.trend.trendpage import trend_html
+from ndrpdr.results.trend.trendseries import build_trend
 from ndrpdr.store import open_store
 from ndrpdr.store.ingest import ingest_path
 from ndrpdr.store.trendread import read_store

@@ -17,7 +17,7 @@ own (``build_record`` / ``build_mrr_record``), dated on their night.
 
 ``generate`` spreads the tests over worker processes; each worker writes
 its records (``<out>/<run id>/<test>.json``) when asked and returns the
-samples (``ndrpdr.results.history.Sample``) and latency.
+samples (``ndrpdr.results.trend.history.Sample``) and latency.
 """
 
 from __future__ import annotations
@@ -32,11 +32,11 @@ from typing import Any
 
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
-from ndrpdr.results.compare import TestKey
-from ndrpdr.results.history import Sample, sample_from_record
 from ndrpdr.results.journal import write_json_atomically
 from ndrpdr.results.mrrrecord import build_mrr_record
-from ndrpdr.results.trendseries import Latency, latency_of_record
+from ndrpdr.results.trend.compare import TestKey
+from ndrpdr.results.trend.history import Sample, sample_from_record
+from ndrpdr.results.trend.trendseries import Latency, latency_of_record
 from ndrpdr.searchrun import run_search
 from ndrpdr.simdut.models.noisyknee import NoisyKnee
 from ndrpdr.testbed.loader import load_topology

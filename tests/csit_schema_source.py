@@ -10,7 +10,7 @@ Where it comes from, first found wins:
 None found: the tests that need it skip, saying how to provide it, unless
 ``NDRPDR_REQUIRE_CSIT_SCHEMA=1`` (CI sets it where the mirror exists): then
 they fail. A schema of another model version than 1.5.1 always fails them
-(``ndrpdr.results.csitschema`` checks its ``$id``).
+(``ndrpdr.results.csit.csitschema`` checks its ``$id``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from ndrpdr.results.csitschema import CSIT_SCHEMA_PATH, load_csit_schema, schema_from_text
+from ndrpdr.results.csit.csitschema import CSIT_SCHEMA_PATH, load_csit_schema, schema_from_text
 
 #: The bare mirror of FDio/csit on the project's machine.
 MIRROR = Path("/work/.mirror/FDio+csit/repo")

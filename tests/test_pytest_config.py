@@ -12,9 +12,9 @@ from robot_runner import ROOT
 _MODULE = """
 from NdrPdrLibrary.keywords.testbed import TestbedKeywords
 from ndrpdr.dut.testpmd import TestpmdDriver, TestpmdOptions
-from ndrpdr.results.compare import TestKey
-from ndrpdr.results.outputxml import TestOutcome
-from ndrpdr.results.trendseries import TestTrend
+from ndrpdr.results.trend.compare import TestKey
+from ndrpdr.results.outdir.outputxml import TestOutcome
+from ndrpdr.results.trend.trendseries import TestTrend
 from ndrpdr.activebed.testbed import ActiveTestbed, TestbedError
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from ndrpdr.results.caveats import caveat_tags
-from ndrpdr.results.latencyplot import latency_svg
 from ndrpdr.results.record import write_record
-from ndrpdr.results.summary import bounds_line, search_message, search_metadata
-from ndrpdr.results.traceplot import trace_svg
-from ndrpdr.results.trialtable import trials_html
+from ndrpdr.results.report.latencyplot import latency_svg
+from ndrpdr.results.report.summary import bounds_line, search_message, search_metadata
+from ndrpdr.results.report.traceplot import trace_svg
+from ndrpdr.results.report.trialtable import trials_html
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.context import LibraryContext
 from NdrPdrLibrary.runstamp import stamp_run

@@ -43,7 +43,7 @@ from robot.result import TestSuite as RobotSuite
 
 from ndrpdr.families import profile_of
 from ndrpdr.profiles import parse_frame_size
-from ndrpdr.results.runfiles import read_run
+from ndrpdr.results.outdir.runfiles import read_run
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 

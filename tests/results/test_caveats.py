@@ -17,8 +17,8 @@ from ndrpdr.results.caveats import (
     caveat_metadata,
     caveat_tags,
 )
+from ndrpdr.results.report.summary import search_message, search_metadata
 from ndrpdr.results.schema import validate_record
-from ndrpdr.results.summary import search_message, search_metadata
 from ndrpdr.results.tglimit import (
     TG_LIMIT_TOLERANCE,
     UNSENT_REASON,

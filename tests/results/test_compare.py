@@ -1,4 +1,4 @@
-"""The comparison of two runs (ndrpdr.results.compare) on records of real sim searches.
+"""The comparison of two runs (ndrpdr.results.trend.compare) on records of real sim searches.
 
 Each NDRPDR record comes from a real ``run_search`` on sim.yaml: seed 1 is a
 DUT of capacity 4.419 Mpps, seed 2303 one of 4.189 Mpps (5.2 % less; the
@@ -22,9 +22,9 @@ import pytest
 from record_helpers import SIM, sim_mrr_record, sim_record
 
 from ndrpdr.goals import ndr_pdr_goals
-from ndrpdr.results.compare import compare_runs, mrr_value
-from ndrpdr.results.runfiles import RunFilesError, read_run
+from ndrpdr.results.outdir.runfiles import RunFilesError, read_run
 from ndrpdr.results.schema import validate_record
+from ndrpdr.results.trend.compare import compare_runs, mrr_value
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 

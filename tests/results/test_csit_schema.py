@@ -20,8 +20,8 @@ from record_helpers import SIM, sim_mrr_record, sim_record, sim_search
 
 import csit_schema_source
 from csit_schema_source import csit_schema_or_skip, find_csit_schema
-from ndrpdr.results.csitmodel import CSIT_MODEL_VERSION, RobotTest, csit_test_case
-from ndrpdr.results.csitschema import (
+from ndrpdr.results.csit.csitmodel import CSIT_MODEL_VERSION, RobotTest, csit_test_case
+from ndrpdr.results.csit.csitschema import (
     CSIT_SCHEMA_PATH,
     CsitSchemaError,
     CsitValidator,

@@ -18,9 +18,9 @@ from record_helpers import SIM, sim_mrr_record, sim_record, sim_search
 
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import bandwidth_bps
-from ndrpdr.results.csitmodel import RobotTest, csit_caveats, csit_test_case, names_of_test
-from ndrpdr.results.csitnames import csit_names, default_suite, info_path
-from ndrpdr.results.csitresult import CsitModelError, latency_sections
+from ndrpdr.results.csit.csitmodel import RobotTest, csit_caveats, csit_test_case, names_of_test
+from ndrpdr.results.csit.csitnames import csit_names, default_suite, info_path
+from ndrpdr.results.csit.csitresult import CsitModelError, latency_sections
 from ndrpdr.search import Goal
 from ndrpdr.testbed.loader import load_topology
 

@@ -6,7 +6,7 @@ import datetime
 
 from record_helpers import SIM, sim_record
 
-from ndrpdr.results.history import sample_from_record
+from ndrpdr.results.trend.history import sample_from_record
 from ndrpdr.testbed.loader import load_topology
 
 UTC = datetime.timezone.utc

@@ -13,10 +13,10 @@ import pytest
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.latencyrun import not_measured
-from ndrpdr.results.latencyplot import latency_svg
 from ndrpdr.results.record import RECORD_VERSION
+from ndrpdr.results.report.latencyplot import latency_svg
+from ndrpdr.results.report.summary import search_message, search_metadata
 from ndrpdr.results.schema import RecordError, validate_record
-from ndrpdr.results.summary import search_message, search_metadata
 from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator

@@ -11,6 +11,8 @@ import pytest
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import loss_ratio_goals
 from ndrpdr.results.irregular import IrregularPolicy, IrregularReason
+from ndrpdr.results.report.traceplot import trace_svg
+from ndrpdr.results.report.trialtable import trials_html
 from ndrpdr.results.schema import validate_record
 from ndrpdr.results.searchrecord import (
     RecordStatus,
@@ -19,8 +21,6 @@ from ndrpdr.results.searchrecord import (
     build_record,
     settle,
 )
-from ndrpdr.results.traceplot import trace_svg
-from ndrpdr.results.trialtable import trials_html
 from ndrpdr.search import search
 from ndrpdr.search.result import GoalIrregularity
 from ndrpdr.testbed.loader import load_topology

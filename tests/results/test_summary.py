@@ -14,8 +14,8 @@ from record_helpers import SIM, sim_search
 
 from ndrpdr.goals import loss_ratio_goals, ndr_pdr_goals
 from ndrpdr.profiles import FrameSize, bandwidth_bps
+from ndrpdr.results.report.summary import bounds_line, plain_number, search_message, search_metadata
 from ndrpdr.results.schema import validate_record
-from ndrpdr.results.summary import bounds_line, plain_number, search_message, search_metadata
 from ndrpdr.search import Goal
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology

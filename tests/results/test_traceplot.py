@@ -14,8 +14,8 @@ from record_helpers import SIM, sim_record
 
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.results.record import trial_entry
-from ndrpdr.results.traceplot import trace_svg
-from ndrpdr.results.trialfacts import (
+from ndrpdr.results.report.traceplot import trace_svg
+from ndrpdr.results.report.trialfacts import (
     HIGH_LOSS,
     LOSS_COLOURS,
     LOW_LOSS,

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from record_helpers import SIM, sim_record
 
-from ndrpdr.results.plotpanel import LABEL_GAP
-from ndrpdr.results.traceplot import trace_svg
+from ndrpdr.results.report.plotpanel import LABEL_GAP
+from ndrpdr.results.report.traceplot import trace_svg
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 from ndrpdr.units import format_rate

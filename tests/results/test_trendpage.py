@@ -7,10 +7,10 @@ import random
 import re
 import xml.etree.ElementTree as ET
 
-from ndrpdr.results.compare import TestKey, Value
-from ndrpdr.results.history import Sample
-from ndrpdr.results.trendpage import trend_html, trend_report
-from ndrpdr.results.trendseries import Latency, build_trend
+from ndrpdr.results.trend.compare import TestKey, Value
+from ndrpdr.results.trend.history import Sample
+from ndrpdr.results.trend.trendpage import trend_html, trend_report
+from ndrpdr.results.trend.trendseries import Latency, build_trend
 
 UTC = datetime.timezone.utc
 

@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from ndrpdr.results.compare import TestKey, Value
-from ndrpdr.results.history import Sample
-from ndrpdr.results.trendseries import (
+from ndrpdr.results.trend.compare import TestKey, Value
+from ndrpdr.results.trend.history import Sample
+from ndrpdr.results.trend.trendseries import (
     PROGRESSION,
     REGRESSION,
     build_trend,

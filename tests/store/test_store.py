@@ -22,9 +22,9 @@ from store_helpers import (
     with_run,
 )
 
-from ndrpdr.results.history import sample_from_record
 from ndrpdr.results.schema import validate_record
-from ndrpdr.results.trendseries import Latency
+from ndrpdr.results.trend.history import sample_from_record
+from ndrpdr.results.trend.trendseries import Latency
 from ndrpdr.store import RunSummary, open_store
 
 NIGHT_1 = "2026-11-20T22:00:00+00:00"

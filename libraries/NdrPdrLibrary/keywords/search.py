@@ -11,9 +11,9 @@ from ndrpdr.errors import NdrPdrError
 from ndrpdr.goals import PDR_LOSS_RATIO
 from ndrpdr.latencyrun import DEFAULT_LATENCY_DURATION_S
 from ndrpdr.results.irregular import ROBOT_NAMES, IrregularPolicy, irregular_text
-from ndrpdr.results.latencysummary import point_line
+from ndrpdr.results.report.latencysummary import point_line
+from ndrpdr.results.report.summary import search_message
 from ndrpdr.results.searchrecord import GoalEntry, SearchRecord
-from ndrpdr.results.summary import search_message
 from ndrpdr.search import Goal
 from ndrpdr.searchlimits import Given, check_load_range, check_search_settings
 from ndrpdr.searchrun import SearchRun, run_search

@@ -7,8 +7,8 @@ from typing import TypedDict
 from ndrpdr.console.lines import trial_line
 from ndrpdr.console.progress import ProgressOption
 from ndrpdr.results.record import trial_entry
-from ndrpdr.results.soaksummary import soak_message, soak_metadata
-from ndrpdr.results.trialtable import trials_html
+from ndrpdr.results.report.soaksummary import soak_message, soak_metadata
+from ndrpdr.results.report.trialtable import trials_html
 from ndrpdr.search.soak import SOAK_LOSS_RATIO, SoakProgress, SoakResult, soak_search
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.searchlimits import Given, check_load_range

@@ -9,8 +9,8 @@ from ndrpdr.console.lines import trial_line
 from ndrpdr.console.progress import ProgressOption
 from ndrpdr.results.mrrrecord import build_mrr_record, mrr_message
 from ndrpdr.results.record import trial_entry
-from ndrpdr.results.summary import bounds_line, plain_number
-from ndrpdr.results.trialtable import trials_html
+from ndrpdr.results.report.summary import bounds_line, plain_number
+from ndrpdr.results.report.trialtable import trials_html
 from ndrpdr.search import TrialResult
 from ndrpdr.searchlimits import Given
 from ndrpdr.units import format_rate

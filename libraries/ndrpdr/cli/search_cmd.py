@@ -19,8 +19,8 @@ from ndrpdr.latencyrun import DEFAULT_LATENCY_DURATION_S
 from ndrpdr.profiles import frame_sizes
 from ndrpdr.results.caveats import caveat_lines
 from ndrpdr.results.irregular import IrregularPolicy, irregular_text
-from ndrpdr.results.latencysummary import latency_lines
 from ndrpdr.results.record import write_record
+from ndrpdr.results.report.latencysummary import latency_lines
 from ndrpdr.search import ALGORITHMS
 from ndrpdr.searchlimits import (
     DEFAULT_MAX_SEARCH_TIME_S,

@@ -7,7 +7,7 @@ import argparse
 from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.cli.options import add_traffic_options, configured_tg, traffic_from
 from ndrpdr.cli.searchargs import usage_error
-from ndrpdr.results.soaksummary import soak_message
+from ndrpdr.results.report.soaksummary import soak_message
 from ndrpdr.search.soak import SOAK_LOSS_RATIO, soak_search
 from ndrpdr.searchlimits import BadSettingError, Given, check_load_range
 from ndrpdr.searchrun import default_min_load

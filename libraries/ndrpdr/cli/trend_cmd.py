@@ -4,10 +4,11 @@ Each RUN is a results directory (one JSON record per test) or an output.xml
 linking the records; one per run, the run id is the directory's name
 unless the records name their run. ``--store URL`` adds every run of a
 results store (``ndrpdr ingest``); RUN paths are then optional. The page
-(``ndrpdr.results.trendpage``) has a chart per test with the change points marked and a table of the
-regressions and progressions since the last good run. Exit 0; 1 when the page
-cannot be written or the store cannot be read; 2 for a
-path that is not a run's results or a --since that names no run.
+(``ndrpdr.results.trend.trendpage``) has a chart per test with the change
+points marked and a table of the regressions and progressions since the
+last good run. Exit 0; 1 when the page cannot be written or the store
+cannot be read; 2 for a path that is not a run's results or a --since that
+names no run.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ import datetime
 import sys
 from pathlib import Path
 
-from ndrpdr.results.runfiles import RunFilesError
-from ndrpdr.results.trendpage import trend_html
-from ndrpdr.results.trendruns import RunSamples, read_runs
-from ndrpdr.results.trendseries import build_trend
+from ndrpdr.results.outdir.runfiles import RunFilesError
+from ndrpdr.results.trend.trendpage import trend_html
+from ndrpdr.results.trend.trendruns import RunSamples, read_runs
+from ndrpdr.results.trend.trendseries import build_trend
 from ndrpdr.store import open_store
 from ndrpdr.store.errors import StoreError
 from ndrpdr.store.trendread import read_store

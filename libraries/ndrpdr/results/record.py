@@ -26,7 +26,7 @@ the same top-level fields where they apply, and an ``mrr`` section instead
 of the search's. Since 1.5.0 a record of either kind may have a ``run``
 section (the keyword layer stamps it when it writes the record): the run's
 id and start, the Robot test, suite and tags, the suites' git revision
-and the versions of the nodes' software (``ndrpdr.results.history``
+and the versions of the nodes' software (``ndrpdr.results.trend.history``
 reads it; records without it stay valid). ``profile`` names the family
 (``name``) and, in records written since test families (optional, so
 older records stay valid), has ``min_frame_size_b`` and ``traffic``: per

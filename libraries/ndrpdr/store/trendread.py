@@ -2,13 +2,13 @@
 
 The samples come from ``Store.samples()``, the latency at each search's
 highest load point from ``Store.latency()`` (kept with the sample at
-ingest, so no record is loaded), as ``ndrpdr.results.trendruns`` reads
+ingest, so no record is loaded), as ``ndrpdr.results.trend.trendruns`` reads
 both from records on disk.
 """
 
 from __future__ import annotations
 
-from ndrpdr.results.trendruns import RunSamples
+from ndrpdr.results.trend.trendruns import RunSamples
 from ndrpdr.store.store import Store
 
 

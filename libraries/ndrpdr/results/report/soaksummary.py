@@ -10,7 +10,7 @@ plain frames per second, for tools that read output.xml.
 from __future__ import annotations
 
 from ndrpdr.profiles import FrameSize, bandwidth_bps
-from ndrpdr.results.summary import plain_number
+from ndrpdr.results.report.summary import plain_number
 from ndrpdr.search.soak import SoakResult
 
 

@@ -17,9 +17,9 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ndrpdr.results.latencysummary import direction_name, format_us
-from ndrpdr.results.svgaxes import INK
-from ndrpdr.results.svgtext import FONT, escape
+from ndrpdr.results.report.latencysummary import direction_name, format_us
+from ndrpdr.results.report.svgaxes import INK
+from ndrpdr.results.report.svgtext import FONT, escape
 
 _COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd")
 _GRID = "#e0e0e0"

@@ -25,12 +25,12 @@ import datetime
 import math
 from collections.abc import Sequence
 
-from ndrpdr.results.plotlegend import FAIL
-from ndrpdr.results.plotpanel import GOAL_COLOURS, GREY
-from ndrpdr.results.plotscale import Scale, nice_step
-from ndrpdr.results.svgaxes import INK, axes
-from ndrpdr.results.svgtext import FONT, escape, num, text_width
-from ndrpdr.results.trendseries import REGRESSION, Change, Series, TestTrend
+from ndrpdr.results.report.plotlegend import FAIL
+from ndrpdr.results.report.plotpanel import GOAL_COLOURS, GREY
+from ndrpdr.results.report.plotscale import Scale, nice_step
+from ndrpdr.results.report.svgaxes import INK, axes
+from ndrpdr.results.report.svgtext import FONT, escape, num, text_width
+from ndrpdr.results.trend.trendseries import REGRESSION, Change, Series, TestTrend
 from ndrpdr.units import format_rate
 
 #: Colour of each metric's dots and levels.

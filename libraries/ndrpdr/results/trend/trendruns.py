@@ -1,11 +1,11 @@
 """Samples (and latency) for the trend report from runs' records on disk.
 
 Each path is one run: a results directory (one JSON record per test) or
-the output.xml linking the records (``ndrpdr.results.runfiles``). The
+the output.xml linking the records (``ndrpdr.results.outdir.runfiles``). The
 run's id is the record's own ``run.id`` when it has one, else the name of
 the directory (for an output.xml: of the directory holding it; its path
 from the paths' common parent when names repeat, see ``run_ids``); the run's
-start is the record's (``ndrpdr.results.history.sample_from_record``).
+start is the record's (``ndrpdr.results.trend.history.sample_from_record``).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from ndrpdr.results.compare import TestKey
-from ndrpdr.results.history import Sample, sample_from_record
-from ndrpdr.results.runfiles import read_run
-from ndrpdr.results.trendseries import Latency, latency_of_record
+from ndrpdr.results.outdir.runfiles import read_run
+from ndrpdr.results.trend.compare import TestKey
+from ndrpdr.results.trend.history import Sample, sample_from_record
+from ndrpdr.results.trend.trendseries import Latency, latency_of_record
 
 
 @dataclasses.dataclass(frozen=True)

@@ -27,11 +27,11 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 
-from ndrpdr.results.changepoint import HORIZON_RUNS, MIN_SEGMENT, PENALTY_PER_LN_N
-from ndrpdr.results.compare import TestKey
-from ndrpdr.results.history import Sample
-from ndrpdr.results.svgtext import escape
-from ndrpdr.results.trendplot import (
+from ndrpdr.results.report.svgtext import escape
+from ndrpdr.results.trend.changepoint import HORIZON_RUNS, MIN_SEGMENT, PENALTY_PER_LN_N
+from ndrpdr.results.trend.compare import TestKey
+from ndrpdr.results.trend.history import Sample
+from ndrpdr.results.trend.trendplot import (
     CAVEAT,
     METRIC_COLOURS,
     PROGRESSION_COLOUR,
@@ -40,7 +40,7 @@ from ndrpdr.results.trendplot import (
     latency_svg,
     trend_svg,
 )
-from ndrpdr.results.trendseries import (
+from ndrpdr.results.trend.trendseries import (
     TREND_METRICS,
     Change,
     Latency,

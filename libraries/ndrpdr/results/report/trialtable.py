@@ -5,7 +5,7 @@
 counts in columns that add up (intended = offered + unsent, offered =
 forwarded + lost), its loss ratio (unsent frames count as lost) and the
 measurer's warnings. Rows are tinted by loss class
-with the colours of the trace chart (``ndrpdr.results.traceplot``). Inline
+with the colours of the trace chart (``ndrpdr.results.report.traceplot``). Inline
 styles only, every text escaped; pure functions, no I/O.
 """
 
@@ -15,9 +15,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ndrpdr.results.goalentries import record_pdr_loss_ratio
-from ndrpdr.results.svgtext import escape
-from ndrpdr.results.tglimit import trial_tg_limited
-from ndrpdr.results.trialfacts import (
+from ndrpdr.results.report.svgtext import escape
+from ndrpdr.results.report.trialfacts import (
     LOSS_COLOURS,
     LOSS_TINTS,
     format_percent,
@@ -27,6 +26,7 @@ from ndrpdr.results.trialfacts import (
     phase_text,
     trial_number_text,
 )
+from ndrpdr.results.tglimit import trial_tg_limited
 from ndrpdr.units import format_rate
 
 #: Column headings, in order.

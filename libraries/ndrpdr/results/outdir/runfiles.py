@@ -4,7 +4,7 @@ A results directory (what ``bin/run-suites`` leaves) holds one JSON record
 per test, named after the test (``64B-1c-ethip4-ip4base-ndrpdr.json``). An
 output.xml links each test's record from its log message (``<a
 href="...json">``, relative to the output.xml's directory). Either gives a
-mapping ``test name -> record`` for ``ndrpdr.results.compare``.
+mapping ``test name -> record`` for ``ndrpdr.results.trend.compare``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ndrpdr.errors import NdrPdrError
-from ndrpdr.results.outputxml import OutputXmlError, read_root
+from ndrpdr.results.outdir.outputxml import OutputXmlError, read_root
 
 #: Record kinds a run's records may have.
 RECORD_KINDS = frozenset({"ndrpdr", "mrr"})

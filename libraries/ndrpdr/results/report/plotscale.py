@@ -1,6 +1,6 @@
 """Scales of the trace plot: value-to-pixel maps, tick steps, the zoom window, label spreading.
 
-Pure arithmetic, no SVG: ``ndrpdr.results.plotpanel`` draws with it.
+Pure arithmetic, no SVG: ``ndrpdr.results.report.plotpanel`` draws with it.
 Values are seconds [s] or loads [frames/s]; positions are pixels [px].
 """
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ndrpdr.results.svgtext import escape, num
+from ndrpdr.results.report.svgtext import escape, num
 
 #: The colour of axes and text.
 INK = "#222"

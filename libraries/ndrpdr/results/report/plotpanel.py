@@ -2,7 +2,7 @@
 
 A ``Panel`` is a rectangle of the SVG with a time scale (x, search time
 [s]) and a load scale (y, [frames/s]). The trace plot
-(``ndrpdr.results.traceplot``) draws two: the whole search, and a zoom on
+(``ndrpdr.results.report.traceplot``) draws two: the whole search, and a zoom on
 the goals' bounds where trials outside the window show as thin strips at
 its edge. Each function returns SVG element strings; pure, no I/O.
 """
@@ -13,11 +13,11 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ndrpdr.results import svgaxes
-from ndrpdr.results.plotscale import Scale, spread
-from ndrpdr.results.svgaxes import INK
-from ndrpdr.results.svgtext import escape, fit, num, seconds_text, text_width
-from ndrpdr.results.trialfacts import (
+from ndrpdr.results.report import svgaxes
+from ndrpdr.results.report.plotscale import Scale, spread
+from ndrpdr.results.report.svgaxes import INK
+from ndrpdr.results.report.svgtext import escape, fit, num, seconds_text, text_width
+from ndrpdr.results.report.trialfacts import (
     LOSS_COLOURS,
     format_percent,
     is_full_length,

@@ -34,7 +34,7 @@ successive differences (mean absolute difference x sqrt(pi) / 2, which a
 few steps or outliers barely move, unlike the plain standard deviation),
 and never below half of the median of the runs' own noise (an NDRPDR
 search's ``upper - lower``, an MRR result's spread: see
-``ndrpdr.results.compare``): what a search cannot resolve is not a change.
+``ndrpdr.results.trend.compare``): what a search cannot resolve is not a change.
 Segments shorter than ``MIN_SEGMENT`` runs are not allowed, and a run
 more than ``OUTLIER_SIGMAS`` sigma away from both its neighbours, on the
 same side, is an outlier left out of the segments (a step moves a run away

@@ -1,10 +1,10 @@
 """Results over time, per test: the series the trend report plots and the changes found in them.
 
-``build_trend`` takes samples (``ndrpdr.results.history.Sample``: one test
+``build_trend`` takes samples (``ndrpdr.results.trend.history.Sample``: one test
 of one run) in any order and groups them per test and testbed, oldest run
 first. Each of the gated metrics (NDR lower bound, PDR lower bound, MRR
 mean, [pps]) becomes a series; its change points come from
-``ndrpdr.results.changepoint`` over the runs that passed without caveat
+``ndrpdr.results.trend.changepoint`` over the runs that passed without caveat
 (an incomplete, irregular or failed run's value is plotted, marked, but
 never moves a level). Latency (optional, from the records' ``latency``
 section, see ``latency_of_record``) is carried along for the plots.
@@ -27,9 +27,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ndrpdr.results.changepoint import Detection, segments
-from ndrpdr.results.compare import TestKey
-from ndrpdr.results.history import Sample
+from ndrpdr.results.trend.changepoint import Detection, segments
+from ndrpdr.results.trend.compare import TestKey
+from ndrpdr.results.trend.history import Sample
 
 #: The metrics a trend follows, in the order of the plot's legend.
 TREND_METRICS = ("NDR lower", "PDR lower", "MRR mean")

@@ -29,8 +29,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ndrpdr.results.goalentries import record_pdr_loss_ratio
-from ndrpdr.results.plotlegend import frame_text, legend, title
-from ndrpdr.results.plotpanel import (
+from ndrpdr.results.report.plotlegend import frame_text, legend, title
+from ndrpdr.results.report.plotpanel import (
     GREY,
     Panel,
     axes,
@@ -40,11 +40,11 @@ from ndrpdr.results.plotpanel import (
     trial_spans,
     trial_tooltip,
 )
-from ndrpdr.results.plotscale import Scale, ZoomWindow, nice_step, zoom_window
-from ndrpdr.results.svgaxes import INK
-from ndrpdr.results.svgtext import CHAR_EM, FONT, escape, fit, num
-from ndrpdr.results.tgplot import tg_limit_marks
-from ndrpdr.results.trialfacts import (
+from ndrpdr.results.report.plotscale import Scale, ZoomWindow, nice_step, zoom_window
+from ndrpdr.results.report.svgaxes import INK
+from ndrpdr.results.report.svgtext import CHAR_EM, FONT, escape, fit, num
+from ndrpdr.results.report.tgplot import tg_limit_marks
+from ndrpdr.results.report.trialfacts import (
     goal_names,
     trial_number,
     trial_time,

@@ -21,7 +21,7 @@ import datetime
 from collections.abc import Mapping
 from typing import Any
 
-from ndrpdr.results.compare import TestKey, Value, record_values, test_key
+from ndrpdr.results.trend.compare import TestKey, Value, record_values, test_key
 
 
 @dataclasses.dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any
 from ndrpdr.profiles import bandwidth_bps
 from ndrpdr.results.caveats import caveat_lines, caveat_metadata
 from ndrpdr.results.goalentries import named_goals
-from ndrpdr.results.latencysummary import latency_lines, latency_metadata
+from ndrpdr.results.report.latencysummary import latency_lines, latency_metadata
 
 
 def _mpps(pps: float) -> str:
@@ -51,7 +51,7 @@ def search_message(record: Mapping[str, Any]) -> str:
     ``search failed: <error>`` followed by what was measured. Then the
     caveats: ``bounds incomplete: ...`` after an early stop and
     ``limited by the traffic generator: sent at most X ...``. Last the
-    latency (``ndrpdr.results.latencysummary``): ``Latency at 90 % PDR
+    latency (``ndrpdr.results.report.latencysummary``): ``Latency at 90 % PDR
     (x Mpps): forward min/avg/max 5/12/80 us, p99 40 us; reverse ...``
     per load point, or ``Latency: not measured (why)``.
     """
@@ -111,7 +111,7 @@ def search_metadata(record: Mapping[str, Any]) -> dict[str, str]:
     (e.g. ``NDR_UPPER`` when the max load was a lower bound). Also ``FRAME_SIZE``, ``TRIALS``,
     ``SEARCH_TIME_S`` (sum of trial durations) and ``STATUS``; ``TG_LIMITED``,
     ``TG_MAX_OFFERED_PPS`` and ``INCOMPLETE`` (``ndrpdr.results.caveats``);
-    ``LATENCY`` and ``LAT_90PDR_FWD_AVG_US`` etc. (``ndrpdr.results.latencysummary``).
+    ``LATENCY`` and ``LAT_90PDR_FWD_AVG_US`` etc. (``ndrpdr.results.report.latencysummary``).
     """
     values: dict[str, str] = {}
     for goal in named_goals(record):

@@ -13,8 +13,8 @@ import html
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ndrpdr.results.report.trialfacts import trial_number_text
 from ndrpdr.results.tglimit import offered_rate_pps, trial_tg_limited
-from ndrpdr.results.trialfacts import trial_number_text
 from ndrpdr.units import format_rate
 
 #: The colour of TG-limit marks (the trial table's unsent cells use it too).

@@ -1,6 +1,6 @@
 """The ``result`` object of CSIT's test_case model (1.5.1) from one of our records.
 
-Pure: a record in, a JSON-ready dict out (``ndrpdr.results.csitmodel``
+Pure: a record in, a JSON-ready dict out (``ndrpdr.results.csit.csitmodel``
 builds the rest of the document and says, field by field, what maps to
 what). Rates are aggregate over directions [pps]; bandwidths [bps] include
 20 B of L1 overhead per frame; latencies are whole microseconds.

@@ -24,7 +24,7 @@ from typing import Any
 import jsonschema
 
 from ndrpdr.errors import NdrPdrError
-from ndrpdr.results.csitmodel import CSIT_MODEL_VERSION
+from ndrpdr.results.csit.csitmodel import CSIT_MODEL_VERSION
 from ndrpdr.testbed.errors import FileFormatError
 from ndrpdr.testbed.yamlsafe import parse_yaml
 

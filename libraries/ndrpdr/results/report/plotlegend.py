@@ -11,10 +11,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ndrpdr.goals import PDR_LOSS_RATIO
-from ndrpdr.results.plotpanel import GREY, goal_colour
-from ndrpdr.results.svgaxes import INK
-from ndrpdr.results.svgtext import CHAR_EM, FONT, escape, fit, num, seconds_text
-from ndrpdr.results.trialfacts import (
+from ndrpdr.results.report.plotpanel import GREY, goal_colour
+from ndrpdr.results.report.svgaxes import INK
+from ndrpdr.results.report.svgtext import CHAR_EM, FONT, escape, fit, num, seconds_text
+from ndrpdr.results.report.trialfacts import (
     HIGH_LOSS,
     LOSS_COLOURS,
     LOW_LOSS,

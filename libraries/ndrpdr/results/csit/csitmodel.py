@@ -1,9 +1,9 @@
 """A result record as one test case of CSIT's JSON model (``test_case`` schema, version 1.5.1).
 
 Pure: a record (and what Robot said about its test) in, a JSON-ready dict
-out (its ``result`` from ``ndrpdr.results.csitresult``, its names from
-``ndrpdr.results.csitnames``); nothing is read or written here
-(``ndrpdr.cli.export_cmd`` does that, ``ndrpdr.results.csitschema``
+out (its ``result`` from ``ndrpdr.results.csit.csitresult``, its names from
+``ndrpdr.results.csit.csitnames``); nothing is read or written here
+(``ndrpdr.cli.export_cmd`` does that, ``ndrpdr.results.csit.csitschema``
 validates). The mapping, field by field (README "Exporting to CSIT's
 model" has the same as a table):
 
@@ -60,15 +60,15 @@ import datetime
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ndrpdr.results.csitnames import CsitNames, csit_names, default_suite
-from ndrpdr.results.csitresult import (
+from ndrpdr.results.csit.csitnames import CsitNames, csit_names, default_suite
+from ndrpdr.results.csit.csitresult import (
     CsitModelError,
     frame_size_of,
     mrr_result,
     ndrpdr_result,
     number,
 )
-from ndrpdr.results.history import testbed_name
+from ndrpdr.results.trend.history import testbed_name
 
 #: The version of CSIT's model the documents follow (its ``version`` field).
 CSIT_MODEL_VERSION = "1.5.1"
@@ -173,7 +173,7 @@ def tags_of_test(record: Mapping[str, Any], test: RobotTest) -> list[str]:
 
 
 def names_of_test(record: Mapping[str, Any], test: RobotTest) -> CsitNames:
-    """The model's names of the test (``ndrpdr.results.csitnames``; ``info_path`` gives its file).
+    """The model's names of the test (``csitnames``; ``info_path`` gives its file).
 
     The suite is Robot's, else the record's ``run.suite``, else
     ``fallback_suite``, else the one the test's name implies
