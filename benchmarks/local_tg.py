@@ -86,7 +86,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from ndrpdr.activebed.testbed import ActiveTestbed
-from ndrpdr.dut.dpdk_eal import AF_PACKET_FRAMECNT
+from ndrpdr.dut.dpdk.eal import AF_PACKET_FRAMECNT
 from ndrpdr.dut.handsoff import sink_ruleset
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.localbed import read_counters

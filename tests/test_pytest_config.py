@@ -11,7 +11,7 @@ from robot_runner import ROOT
 
 _MODULE = """
 from NdrPdrLibrary.keywords.testbed import TestbedKeywords
-from ndrpdr.dut.testpmd import TestpmdDriver, TestpmdOptions
+from ndrpdr.dut.dpdk.testpmd import TestpmdDriver, TestpmdOptions
 from ndrpdr.results.trend.compare import TestKey
 from ndrpdr.results.outdir.outputxml import TestOutcome
 from ndrpdr.results.trend.trendseries import TestTrend

@@ -19,7 +19,7 @@ import pytest
 
 from ndrpdr.access.base import CommandError, CommandResult, NodeAccessError
 from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.dut.dpdk_app import DpdkAppDriver
+from ndrpdr.dut.dpdk.app import DpdkAppDriver
 from ndrpdr.testbed.model import Interface, Node, SshAccess
 
 #: testpmd's ready line (the default log of a started process).

@@ -37,7 +37,7 @@ from dutbed import pid_alive
 import ndrpdr.activebed.testbed
 from ndrpdr.access.ssh import SshTransport
 from ndrpdr.activebed.testbed import ActiveTestbed
-from ndrpdr.dut.dpdk_app import DpdkAppDriver
+from ndrpdr.dut.dpdk.app import DpdkAppDriver
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.localbed import LocalTestbed

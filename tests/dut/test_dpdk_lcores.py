@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from lab_host_helpers import READY, LabHost, lab_dut_node, on_kernel_ports
 
-from ndrpdr.dut import dpdk_lcores
 from ndrpdr.dut.base import DutPort, DutTestConfig, UnsupportedFamilyError
 from ndrpdr.dut.cores import UnsupportedCoresError
-from ndrpdr.dut.l3fwd import L3fwdDriver
-from ndrpdr.dut.testpmd import TestpmdDriver
+from ndrpdr.dut.dpdk import lcores as dpdk_lcores
+from ndrpdr.dut.dpdk.l3fwd import L3fwdDriver
+from ndrpdr.dut.dpdk.testpmd import TestpmdDriver
 
 PCI1, PCI2 = "0000:18:00.0", "0000:18:00.1"
 L3FWD_READY = "L3FWD: entering main loop on lcore 0\n"

@@ -21,8 +21,8 @@ from ssh_dut_helpers import DUT_NAMESPACE, SSH_TOPOLOGY, NamespacedSshd, serve_s
 from ndrpdr.access.ssh import SshTransport
 from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.dut.base import DutError
+from ndrpdr.dut.dpdk.testpmd import TestpmdDriver
 from ndrpdr.dut.health import REMOTE_HEALTH_INTERVAL_S
-from ndrpdr.dut.testpmd import TestpmdDriver
 from ndrpdr.localbed.naming import namespace_name, new_run_id
 from ndrpdr.testbed.loader import load_topology
 

@@ -11,8 +11,8 @@ import pytest
 from dutbed import Bed, check_forwarding, local_bed, pid_alive, ports_clean, require_local
 
 from ndrpdr.dut.base import DutError
-from ndrpdr.dut.l3fwd import L3fwdDriver
-from ndrpdr.dut.l3fwd_build import EXAMPLES_DIR
+from ndrpdr.dut.dpdk.l3fwd import L3fwdDriver
+from ndrpdr.dut.dpdk.l3fwd_build import EXAMPLES_DIR
 
 
 @pytest.fixture(scope="module")

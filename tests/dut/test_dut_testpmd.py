@@ -19,7 +19,7 @@ from dutbed import (
 
 from ndrpdr.dut.base import DutError, ForwardingMode
 from ndrpdr.dut.cores import UnsupportedCoresError
-from ndrpdr.dut.testpmd import TestpmdDriver
+from ndrpdr.dut.dpdk.testpmd import TestpmdDriver
 
 #: Enough for testpmd's 32768 mbufs and quicker to set up than the default 1024 MiB
 #: (one test keeps the default).

@@ -15,21 +15,21 @@ import pytest
 from ndrpdr.access.base import CommandResult
 from ndrpdr.access.processlog import bounded_log, strip_ansi
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
-from ndrpdr.dut.dpdk_eal import vdev_args
-from ndrpdr.dut.handsoff import sink_ruleset
-from ndrpdr.dut.l3fwd import L3fwdDriver
-from ndrpdr.dut.l3fwd_build import (
+from ndrpdr.dut.dpdk.eal import vdev_args
+from ndrpdr.dut.dpdk.l3fwd import L3fwdDriver
+from ndrpdr.dut.dpdk.l3fwd_build import (
     EXAMPLES_DIR,
     PATCH_MARK,
     PatchError,
     ensure_l3fwd,
     patch_main_c,
 )
+from ndrpdr.dut.dpdk.testpmd import TestpmdDriver
+from ndrpdr.dut.handsoff import sink_ruleset
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ovs import ovs_flows
 from ndrpdr.dut.registry import make_dut_driver
 from ndrpdr.dut.sim import SimDutDriver
-from ndrpdr.dut.testpmd import TestpmdDriver
 from ndrpdr.testbed.model import Interface, NetnsAccess, Node
 
 PORTS = (

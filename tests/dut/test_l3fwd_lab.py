@@ -27,8 +27,8 @@ from lab_host_helpers import (
 
 from ndrpdr.access.base import CommandError, CommandResult
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
-from ndrpdr.dut.dpdk_lab import PCI_DEVICES
-from ndrpdr.dut.l3fwd import L3fwdDriver
+from ndrpdr.dut.dpdk.l3fwd import L3fwdDriver
+from ndrpdr.dut.dpdk.lab import PCI_DEVICES
 from ndrpdr.dut.registry import make_dut_driver
 from ndrpdr.testbed.model import Node
 

@@ -27,8 +27,8 @@ from dutbed import REQUIRED_TOOLS
 from ssh_dut_helpers import NamespacedSshd, search_over_ssh, serve_sshd
 
 from ndrpdr.access.local import LocalTransport
-from ndrpdr.dut.l3fwd import L3fwdDriver
-from ndrpdr.dut.l3fwd_build import EXAMPLES_DIR, ensure_l3fwd
+from ndrpdr.dut.dpdk.l3fwd import L3fwdDriver
+from ndrpdr.dut.dpdk.l3fwd_build import EXAMPLES_DIR, ensure_l3fwd
 from ndrpdr.dut.nodesteps import NodeSteps
 
 TOOLS = (*REQUIRED_TOOLS, "ssh-keygen", "unshare", "pkg-config", "make", "cc")

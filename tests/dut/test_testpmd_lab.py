@@ -26,9 +26,9 @@ from lab_host_helpers import (
 )
 
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
-from ndrpdr.dut.dpdk_lab import PCI_DEVICES, dpdk_port_order
+from ndrpdr.dut.dpdk.lab import PCI_DEVICES, dpdk_port_order
+from ndrpdr.dut.dpdk.testpmd import TestpmdDriver
 from ndrpdr.dut.registry import make_dut_driver
-from ndrpdr.dut.testpmd import TestpmdDriver
 from ndrpdr.testbed.model import Node
 
 #: Port 1 has the higher PCI address: DPDK makes it port id 1, port 2 port id 0.

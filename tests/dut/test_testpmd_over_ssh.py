@@ -29,7 +29,7 @@ import pytest
 from dutbed import REQUIRED_TOOLS
 from ssh_dut_helpers import NamespacedSshd, search_over_ssh, serve_sshd
 
-from ndrpdr.dut.testpmd import TestpmdDriver
+from ndrpdr.dut.dpdk.testpmd import TestpmdDriver
 
 TOOLS = (*REQUIRED_TOOLS, "dpdk-testpmd", "ssh-keygen", "unshare")
 

@@ -23,7 +23,7 @@ import pytest
 from ndrpdr.dut.base import DutError, DutTestConfig, ForwardingMode
 from ndrpdr.dut.cores import UnsupportedCoresError, corelist
 from ndrpdr.dut.plan import plan_dut, plan_duts
-from ndrpdr.dut.vpp_config import (
+from ndrpdr.dut.vpp.config import (
     OPTION_KEYS,
     VppOptions,
     cli_commands,
@@ -319,9 +319,9 @@ def test_af_packet_ports_need_the_driver_to_run_vpp(csit: Topology) -> None:
 
 def test_linux_interface_port_kinds_give_their_drv_tag_and_plugin() -> None:
     """af_packet / af_xdp: CSIT's DRV_* tag names the kind; startup.conf loads its plugin only."""
-    from ndrpdr.dut.vpp import DESCRIPTION
-    from ndrpdr.dut.vpp_afpacket import VppRunPaths
-    from ndrpdr.dut.vpp_afpacket import startup_conf as linux_startup_conf
+    from ndrpdr.dut.vpp.afpacket import VppRunPaths
+    from ndrpdr.dut.vpp.afpacket import startup_conf as linux_startup_conf
+    from ndrpdr.dut.vpp.driver import DESCRIPTION
 
     local = load_topology(ROOT / "topologies" / "local-vpp.yaml")
     assert DESCRIPTION.port_driver is not None

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from ndrpdr.dut import vpp_queues
 from ndrpdr.dut.base import DutError, UnsupportedFamilyError
 from ndrpdr.dut.cores import UnsupportedCoresError, main_cpu, queue_placement, worker_cpus
 from ndrpdr.dut.plan import plan_dut
-from ndrpdr.dut.vpp_afpacket import VppRunPaths, create_commands
-from ndrpdr.dut.vpp_afpacket import startup_conf as linux_startup_conf
-from ndrpdr.dut.vpp_config import parse_options, startup_conf
+from ndrpdr.dut.vpp import queues as vpp_queues
+from ndrpdr.dut.vpp.afpacket import VppRunPaths, create_commands
+from ndrpdr.dut.vpp.afpacket import startup_conf as linux_startup_conf
+from ndrpdr.dut.vpp.config import parse_options, startup_conf
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Node
 

@@ -19,9 +19,9 @@ import pytest
 from dutbed import Bed, check_forwarding, local_bed, pid_alive
 from test_vpp_real import close_clean, require_vpp
 
-from ndrpdr.dut.dpdk_eal import DPDK_RUNTIME_ROOT
-from ndrpdr.dut.vpp import VppDriver
-from ndrpdr.dut.vpp_vdev import hardware_devargs
+from ndrpdr.dut.dpdk.eal import DPDK_RUNTIME_ROOT
+from ndrpdr.dut.vpp.driver import VppDriver
+from ndrpdr.dut.vpp.vdev import hardware_devargs
 
 #: What each poll mode driver's device arguments add to ``iface=`` (one queue pair).
 QUEUE_ARGS = {"af_xdp": "", "af_packet": ",framecnt=16384"}

@@ -29,7 +29,7 @@ from ndrpdr.access.base import (
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.plan import plan_dut
 from ndrpdr.dut.registry import make_dut_driver
-from ndrpdr.dut.vpp import VppDriver
+from ndrpdr.dut.vpp.driver import VppDriver
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Node, Topology
 

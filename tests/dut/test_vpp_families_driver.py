@@ -16,7 +16,7 @@ from test_vpp_driver import ROOT, VERSION, Clock, RecordingAccess, make, vppctl
 
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.plan import plan_dut
-from ndrpdr.dut.vpp_config import interface_name
+from ndrpdr.dut.vpp.config import interface_name
 from ndrpdr.families import get_family
 from ndrpdr.families.vppip import MLD_SETTLE_S
 from ndrpdr.testbed.loader import load_topology
@@ -75,7 +75,7 @@ def test_a_loaded_plugin_lets_the_family_set_up_and_times_it(csit: Topology) -> 
     family = get_family("ethip4udp-ip4base-iacl50sf-10kflows").setup.vpp
     assert family is not None
     names = (interface_name(config.ports[0]), interface_name(config.ports[1]))
-    placement = [  # each port's RX queue on the one worker (ndrpdr.dut.vpp_queues)
+    placement = [  # each port's RX queue on the one worker (ndrpdr.dut.vpp.queues)
         f"set interface rx-placement {name} queue 0 worker 0" for name in names
     ]
     commands = [*family.commands(config, names), *placement]

@@ -31,7 +31,7 @@ from test_vpp_real import close_clean, require_vpp
 from ndrpdr.dut.base import DutError, DutTestConfig, FamilySetup
 from ndrpdr.dut.plan import plan_dut
 from ndrpdr.dut.ports import MAC
-from ndrpdr.dut.vpp import VppDriver
+from ndrpdr.dut.vpp.driver import VppDriver
 from ndrpdr.families import Family, get_family
 from ndrpdr.families.build import VppCommands
 from ndrpdr.families.vppip import ip4_base

@@ -33,7 +33,7 @@ from dutbed import (
 
 from ndrpdr.dut.base import DutError
 from ndrpdr.dut.cores import UnsupportedCoresError
-from ndrpdr.dut.vpp import VppDriver
+from ndrpdr.dut.vpp.driver import VppDriver
 from ndrpdr.localbed import LocalTestbed
 
 VPP_DIR = Path("/opt/vpp/v26.06")

@@ -25,7 +25,7 @@ import pytest
 from ndrpdr.dut.base import DutTestConfig
 from ndrpdr.dut.plan import plan_duts
 from ndrpdr.dut.registry import make_dut_driver
-from ndrpdr.dut.vpp import VppDriver
+from ndrpdr.dut.vpp.driver import VppDriver
 from ndrpdr.families import get_family
 from ndrpdr.localbed import LocalTestbed, read_counters
 from ndrpdr.profiles import write_pcap

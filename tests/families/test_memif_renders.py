@@ -14,7 +14,7 @@ import pytest
 
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.plan import plan_dut
-from ndrpdr.dut.vpp_family import (
+from ndrpdr.dut.vpp.family import (
     EXEC_THRESHOLD,
     exec_error,
     needs_fresh_vpp,
@@ -22,7 +22,7 @@ from ndrpdr.dut.vpp_family import (
     script,
     startup_section,
 )
-from ndrpdr.dut.vpp_peer import memif_socket, startup_conf
+from ndrpdr.dut.vpp.peer import memif_socket, startup_conf
 from ndrpdr.families import get_family
 from ndrpdr.families.vppmemif import MEMIF_MACS, MEMIFS, SOCKET
 from ndrpdr.testbed.loader import load_topology

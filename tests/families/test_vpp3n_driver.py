@@ -21,8 +21,8 @@ import pytest
 from ndrpdr.access.base import CommandResult
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.plan import plan_dut
-from ndrpdr.dut.vpp import VppDriver
-from ndrpdr.dut.vpp_family import EXEC_THRESHOLD
+from ndrpdr.dut.vpp.driver import VppDriver
+from ndrpdr.dut.vpp.family import EXEC_THRESHOLD
 from ndrpdr.families import get_family
 from ndrpdr.testbed.loader import load_topology
 

@@ -19,7 +19,7 @@ from scapy.layers.inet import IP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
 
-from ndrpdr.dut.vpp import VppDriver
+from ndrpdr.dut.vpp.driver import VppDriver
 
 #: Frames per direction; tunnels whose SA counters a test reads.
 FRAMES = 400

@@ -18,9 +18,9 @@ from robot.api import ExecutionResult
 import robot_runner
 from ndrpdr.access.base import BackgroundProcess, CommandResult
 from ndrpdr.dut.base import DutError
-from ndrpdr.dut.l3fwd import L3fwdDriver
+from ndrpdr.dut.dpdk.l3fwd import L3fwdDriver
+from ndrpdr.dut.dpdk.testpmd import TestpmdDriver
 from ndrpdr.dut.registry import make_dut_driver
-from ndrpdr.dut.testpmd import TestpmdDriver
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import SshAccess, Topology
 

@@ -88,7 +88,7 @@ def _ovs(node: Node, access: NodeAccess) -> str | None:
 
 
 def _vpp(node: Node, access: NodeAccess) -> str | None:
-    from ndrpdr.dut.vpp_config import parse_options  # noqa: PLC0415 - only VPP nodes need it
+    from ndrpdr.dut.vpp.config import parse_options  # noqa: PLC0415 - only VPP nodes need it
 
     options = parse_options(node)
     line = _first_line(access, [options.vppctl, "-s", options.cli_socket, "show", "version"])

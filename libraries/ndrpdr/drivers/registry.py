@@ -22,10 +22,10 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "ndrpdr.trafficgen.trex.description",
     "ndrpdr.dut.sim",
     "ndrpdr.dut.linux",
-    "ndrpdr.dut.testpmd",
-    "ndrpdr.dut.l3fwd",
+    "ndrpdr.dut.dpdk.testpmd",
+    "ndrpdr.dut.dpdk.l3fwd",
     "ndrpdr.dut.ovs",
-    "ndrpdr.dut.vpp",
+    "ndrpdr.dut.vpp.driver",
 )
 
 _drivers: dict[tuple[NodeType, str], DriverDescription] = {}

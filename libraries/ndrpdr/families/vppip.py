@@ -41,8 +41,8 @@ import dataclasses
 import ipaddress
 from collections.abc import Sequence
 
-from ndrpdr.dut import vpp_config
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
+from ndrpdr.dut.vpp import config as vpp_config
 from ndrpdr.families.model import FamilyDefinitionError
 from ndrpdr.profiles import Headers
 

@@ -27,8 +27,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from ndrpdr.dut import vpp_config
 from ndrpdr.dut.base import DutTestConfig
+from ndrpdr.dut.vpp import config as vpp_config
 from ndrpdr.profiles import Headers
 
 #: The bridge domain the L2 families use (CSIT's bd_id 1).

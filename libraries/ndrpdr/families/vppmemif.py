@@ -14,7 +14,7 @@ port 2 as the family says (CSIT's ``... with memif pairs`` keywords):
   neighbour), so a frame the second VPP loops back arrives addressed to
   the DUT: every packet is routed twice.
 
-The second VPP (``ndrpdr.dut.vpp_peer``: CSIT's container, here a VPP in
+The second VPP (``ndrpdr.dut.vpp.peer``: CSIT's container, here a VPP in
 a network namespace of its own on the DUT's host) is the slave on the same
 socket and cross-connects its two memifs both ways (``PEER_COMMANDS``),
 for all three families as in CSIT.

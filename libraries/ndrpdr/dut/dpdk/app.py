@@ -6,7 +6,7 @@ to the DUT CPU: ``configure`` checks the ports, ``start`` has the
 ``--file-prefix``), starts the app and waits for its "forwarding" line,
 ``stop`` sends SIGINT by PID and has the set-up undo what it did. A
 driver adds its command line (``_app_argv``); what is DPDK rather than
-the application lives in the ``DpdkSetup`` (``ndrpdr.dut.dpdk_setup``).
+the application lives in the ``DpdkSetup`` (``ndrpdr.dut.dpdk.setup``).
 
 Nothing here assumes the node is this machine: every command and process
 goes through the NodeAccess (local, netns or SSH), and a process handle
@@ -27,9 +27,9 @@ from ndrpdr.access.base import BackgroundProcess, NodeAccess
 from ndrpdr.access.processlog import bounded_log, log_tail
 from ndrpdr.drivers import read_options
 from ndrpdr.dut.base import DutTestConfig
-from ndrpdr.dut.dpdk_lcores import forwarding_cpus
-from ndrpdr.dut.dpdk_options import DpdkAppOptions
-from ndrpdr.dut.dpdk_setup import DpdkSetup
+from ndrpdr.dut.dpdk.lcores import forwarding_cpus
+from ndrpdr.dut.dpdk.options import DpdkAppOptions
+from ndrpdr.dut.dpdk.setup import DpdkSetup
 from ndrpdr.dut.health import check_process
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.process import effective_cpu, pinned, stop_noting
@@ -79,7 +79,7 @@ class DpdkAppDriver(abc.ABC):
         self.cpu_option = options.cpu
         #: The CPU in use (``cpu_option`` modulo the node's CPU count, set by start).
         self.cpu = self.cpu_option
-        #: The CPUs of the forwarding lcores (``ndrpdr.dut.dpdk_lcores``), set by start.
+        #: The CPUs of the forwarding lcores (``ndrpdr.dut.dpdk.lcores``), set by start.
         self.lcore_cpus: tuple[int, ...] = (self.cpu_option,)
         #: Queue pairs per port (one per lcore; af_xdp: one per kernel queue), set by configure.
         self.queues = 1

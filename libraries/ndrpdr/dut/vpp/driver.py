@@ -1,7 +1,7 @@
 """VPP DUT (the lab driver): startup.conf, the service, forwarding set up through vppctl.
 
 ``configure`` checks the test configuration, renders startup.conf
-(``ndrpdr.dut.vpp_config``) and writes it to ``options.startup_conf`` on
+(``ndrpdr.dut.vpp.config``) and writes it to ``options.startup_conf`` on
 the node. ``start`` (re)starts VPP: ``systemctl restart <unit>``
 (``options.service: systemd``, the default) or ``<binary> -c <startup_conf>``
 as a background process of the node access (``service: direct``).
@@ -29,7 +29,7 @@ VPP's Python API (vpp_papi) is not used: it talks to VPP's API socket on
 the machine it runs on, while the node may be remote; vppctl through the
 node access works on any node.
 
-With ``port_kind: af_packet`` (``ndrpdr.dut.vpp_afpacket``) the ports are
+With ``port_kind: af_packet`` (``ndrpdr.dut.vpp.afpacket``) the ports are
 the node's Linux interfaces and VPP is one process of the run, started by
 the driver (``service: direct``) in its own run directory, and kept for
 every test of the suite: ``start`` starts it once (again only when the
@@ -44,9 +44,9 @@ kernel hands-off of the ports (``KernelHandsOff``: the node's kernel must
 not forward what VPP forwards). Each test begins with VPP's counters
 cleared, so the telemetry is that test's.
 
-With ``port_kind: dpdk_vdev`` (``ndrpdr.dut.vpp_vdev``) the same Linux
+With ``port_kind: dpdk_vdev`` (``ndrpdr.dut.vpp.vdev``) the same Linux
 interfaces are DPDK virtual devices of VPP's DPDK plugin, written into the
-``dpdk`` section by the lab's writer (``ndrpdr.dut.vpp_dpdk``). They exist
+``dpdk`` section by the lab's writer (``ndrpdr.dut.vpp.dpdk``). They exist
 from VPP's start, so each test starts its own VPP in the run directory and
 ``stop`` ends it; before the set-up ``show hardware`` must show them as
 DPDK ports on the test's interfaces, and telemetry adds ``show dpdk
@@ -67,16 +67,18 @@ from ndrpdr.access.base import BackgroundProcess, CommandResult, NodeAccess, tai
 from ndrpdr.access.processlog import LOG_TAIL_LINES, bounded_log, log_tail
 from ndrpdr.access.procstate import describe_exit, stopped_text
 from ndrpdr.drivers import DriverDescription
-from ndrpdr.dut import vpp_afpacket, vpp_family, vpp_vdev
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.cores import UnsupportedCoresError
-from ndrpdr.dut.dpdk_eal import DPDK_RUNTIME_ROOT, new_file_prefix
+from ndrpdr.dut.dpdk.eal import DPDK_RUNTIME_ROOT, new_file_prefix
 from ndrpdr.dut.handsoff import KernelHandsOff, xdp_off_argv
 from ndrpdr.dut.health import check_process, process_state
 from ndrpdr.dut.netqueues import rx_queue_count
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ports import check_ports_exist
-from ndrpdr.dut.vpp_config import (
+from ndrpdr.dut.vpp import afpacket as vpp_afpacket
+from ndrpdr.dut.vpp import family as vpp_family
+from ndrpdr.dut.vpp import vdev as vpp_vdev
+from ndrpdr.dut.vpp.config import (
     VppOptions,
     cli_error,
     family_plugins,
@@ -90,8 +92,8 @@ from ndrpdr.dut.vpp_config import (
     uio_driver,
     worker_cores,
 )
-from ndrpdr.dut.vpp_peer import PeerVpp, memif_socket
-from ndrpdr.dut.vpp_queues import rx_placement_commands
+from ndrpdr.dut.vpp.peer import PeerVpp, memif_socket
+from ndrpdr.dut.vpp.queues import rx_placement_commands
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.systemtools import require
 from ndrpdr.testbed.model import Node

@@ -29,14 +29,14 @@ from ndrpdr.drivers import option, option_names, read_options
 from ndrpdr.dut import cores
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.dut.ports import MAC
-from ndrpdr.dut.vpp_dpdk import dpdk_section
+from ndrpdr.dut.vpp.dpdk import dpdk_section
 from ndrpdr.testbed.model import Node
 
 Service = Literal["systemd", "direct"]
 SERVICES: tuple[Service, ...] = ("systemd", "direct")
 #: How VPP reaches the DUT ports: NICs by PCI address (DPDK plugin), the node's Linux
-#: interfaces as DPDK virtual devices (DPDK plugin, ``ndrpdr.dut.vpp_dpdk``), or the Linux
-#: interfaces through VPP's af_packet or af_xdp plugin (``ndrpdr.dut.vpp_afpacket``).
+#: interfaces as DPDK virtual devices (DPDK plugin, ``ndrpdr.dut.vpp.dpdk``), or the Linux
+#: interfaces through VPP's af_packet or af_xdp plugin (``ndrpdr.dut.vpp.afpacket``).
 PortKind = Literal["dpdk", "dpdk_vdev", "af_packet", "af_xdp"]
 #: The DPDK poll mode drivers of ``dpdk_vdev`` ports.
 VdevPmd = Literal["af_xdp", "af_packet"]

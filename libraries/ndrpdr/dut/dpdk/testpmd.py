@@ -27,10 +27,10 @@ from typing import Literal
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.drivers import DriverDescription, option
 from ndrpdr.dut.base import DutTestConfig
-from ndrpdr.dut.dpdk_app import DpdkAppDriver, read_dpdk_node
-from ndrpdr.dut.dpdk_lcores import testpmd_core_args, testpmd_lcores
-from ndrpdr.dut.dpdk_options import DpdkAppOptions
-from ndrpdr.dut.dpdk_setup import port_driver
+from ndrpdr.dut.dpdk.app import DpdkAppDriver, read_dpdk_node
+from ndrpdr.dut.dpdk.lcores import testpmd_core_args, testpmd_lcores
+from ndrpdr.dut.dpdk.options import DpdkAppOptions
+from ndrpdr.dut.dpdk.setup import port_driver
 from ndrpdr.testbed.model import Node
 
 #: mbufs in the pool; the default count does not fit ``--no-huge -m 1024``.

@@ -4,7 +4,7 @@ The ports are AF_PACKET or AF_XDP vdevs on kernel interfaces (the local
 testbed's veths, or a lab host's NICs left to the kernel), or, with ``pmd:
 pci``, the NICs themselves by PCI address (``-a``), bound to a user-space
 I/O driver (vfio-pci) and fed from hugepages, as the testpmd driver does
-(``ndrpdr.dut.dpdk_setup``). The node is reached through its NodeAccess only
+(``ndrpdr.dut.dpdk.setup``). The node is reached through its NodeAccess only
 (netns, local or SSH), so the same driver runs a lab DUT over SSH.
 
 l3fwd's built-in LPM table routes 198.18.<i>.0/24 to DPDK port *i*, which
@@ -18,7 +18,7 @@ port it faces). l3fwd only routes, so mode ``l2xc`` is refused.
 Unless ``options.binary`` names a built l3fwd (e.g. an installed
 ``dpdk-l3fwd``), the binary is built once per DPDK version from Debian's
 packages on the node itself, through its NodeAccess (see
-``ndrpdr.dut.l3fwd_build``): over SSH the lab host then needs dpdk-doc,
+``ndrpdr.dut.dpdk.l3fwd_build``): over SSH the lab host then needs dpdk-doc,
 libdpdk-dev, pkg-config, make and gcc.
 
 Options: ``L3fwdOptions`` (``ndrpdr drivers`` lists them).
@@ -34,11 +34,11 @@ import re
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.drivers import DriverDescription, option
 from ndrpdr.dut.base import DutTestConfig
-from ndrpdr.dut.dpdk_app import DpdkAppDriver, read_dpdk_node
-from ndrpdr.dut.dpdk_lcores import l3fwd_config, l3fwd_lcores
-from ndrpdr.dut.dpdk_options import DpdkAppOptions
-from ndrpdr.dut.dpdk_setup import port_driver
-from ndrpdr.dut.l3fwd_build import CACHE_DIR, ensure_l3fwd
+from ndrpdr.dut.dpdk.app import DpdkAppDriver, read_dpdk_node
+from ndrpdr.dut.dpdk.l3fwd_build import CACHE_DIR, ensure_l3fwd
+from ndrpdr.dut.dpdk.lcores import l3fwd_config, l3fwd_lcores
+from ndrpdr.dut.dpdk.options import DpdkAppOptions
+from ndrpdr.dut.dpdk.setup import port_driver
 from ndrpdr.testbed.model import Node
 
 #: l3fwd's port mask: DPDK ports 0 and 1 (the only two devices it is given).

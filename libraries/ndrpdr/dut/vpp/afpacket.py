@@ -1,7 +1,7 @@
 """VPP on Linux interfaces (af_packet, af_xdp): the run directory, startup.conf, CLI set-up.
 
 (``dpdk_vdev`` ports share the run directory and startup.conf, with the
-DPDK plugin and its ``dpdk`` section: ``ndrpdr.dut.vpp_vdev``.)
+DPDK plugin and its ``dpdk`` section: ``ndrpdr.dut.vpp.vdev``.)
 
 Pure functions, no I/O. With ``port_kind: af_packet`` (or ``af_xdp``) VPP
 needs no NIC, no DPDK and no hugepages: each DUT port is the node's Linux
@@ -28,7 +28,7 @@ node's ``cpu`` and forwards itself when the test asks for 0 cores; with N
 cores its N workers run on ``cpu`` (then ``worker_cores``) and the main
 thread on a CPU none of them uses (``vpp_config.main_core``), and each
 port has one RX queue per worker, pinned round robin
-(``ndrpdr.dut.vpp_queues``).
+(``ndrpdr.dut.vpp.queues``).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.dut.cores import corelist
 from ndrpdr.dut.ports import IFNAME, MAC
-from ndrpdr.dut.vpp_config import (
+from ndrpdr.dut.vpp.config import (
     PortKind,
     VppOptions,
     family_plugins,
@@ -49,7 +49,7 @@ from ndrpdr.dut.vpp_config import (
     plugin_files,
     worker_cores,
 )
-from ndrpdr.dut.vpp_queues import af_packet_queue_words, af_xdp_queue_words, rx_placement_commands
+from ndrpdr.dut.vpp.queues import af_packet_queue_words, af_xdp_queue_words, rx_placement_commands
 from ndrpdr.testbed.model import Node
 
 #: VPP's DPDK plugin.
@@ -223,7 +223,7 @@ def create_commands(
     """The vppctl commands that open the two ports (af_packet or af_xdp), read in ``rx_mode``.
 
     Each port gets ``rx_queues`` receive queues (one count, or one per
-    port), pinned round robin to the ``workers`` (``ndrpdr.dut.vpp_queues``);
+    port), pinned round robin to the ``workers`` (``ndrpdr.dut.vpp.queues``);
     with no workers the main thread reads them.
     """
     counts = (rx_queues, rx_queues) if isinstance(rx_queues, int) else rx_queues

@@ -10,7 +10,7 @@ set-up (read here, so the driver never branches on family names):
   does not remove (tunnels, SAs, SR policies, memifs): the VPP of the run
   is restarted for the next test instead of reused;
 - ``peer_commands`` (tuple of str): a second VPP runs next to the DUT's
-  (``ndrpdr.dut.vpp_peer``) and these are its commands; ``{socket}``
+  (``ndrpdr.dut.vpp.peer``) and these are its commands; ``{socket}``
   stands for the path of the memif socket the DUT's VPP listens on.
 
 Long command lists (thousands of tunnels) go to VPP as one script run by

@@ -28,7 +28,7 @@ from ndrpdr.access.base import BackgroundProcess
 from ndrpdr.access.processlog import bounded_log, log_tail
 from ndrpdr.dut.base import DutError
 from ndrpdr.dut.nodesteps import NodeSteps
-from ndrpdr.dut.vpp_config import cli_error
+from ndrpdr.dut.vpp.config import cli_error
 
 #: How long the second VPP may take to answer its CLI [s], and the pause between tries [s].
 START_TIMEOUT_S = 20.0

@@ -14,7 +14,7 @@ namespace or locally, and a recording access can check every command):
   (``nr_hugepages``, never lowered) and that a hugetlbfs is mounted
   (mounting one at /dev/hugepages if none is, unmounted again on restore).
 
-``ndrpdr.dut.dpdk_setup`` uses both for a DPDK application's ports and memory.
+``ndrpdr.dut.dpdk.setup`` uses both for a DPDK application's ports and memory.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 
 from ndrpdr.dut.base import DutError
-from ndrpdr.dut.dpdk_options import NO_BINDING
+from ndrpdr.dut.dpdk.options import NO_BINDING
 from ndrpdr.dut.nodesteps import NodeSteps
 
 #: Where sysfs lists PCI devices, and drivers.

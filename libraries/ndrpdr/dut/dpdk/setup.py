@@ -1,7 +1,7 @@
 """The DPDK side of a DPDK application DUT: its ports, its memory, its runtime files.
 
 ``DpdkSetup`` is the component a DPDK application driver (testpmd, l3fwd:
-``ndrpdr.dut.dpdk_app``) is given: all that is DPDK rather than the
+``ndrpdr.dut.dpdk.app``) is given: all that is DPDK rather than the
 application. By ``options.pmd`` its ports are
 
 * ``VdevPorts`` (``af_packet``, ``af_xdp``): AF_PACKET / AF_XDP vdevs on
@@ -26,15 +26,15 @@ from typing import Protocol
 
 from ndrpdr.dut.base import DutTestConfig
 from ndrpdr.dut.cores import UnsupportedCoresError
-from ndrpdr.dut.dpdk_eal import DPDK_RUNTIME_ROOT, eal_args, new_file_prefix, vdev_args
-from ndrpdr.dut.dpdk_lab import (
+from ndrpdr.dut.dpdk.eal import DPDK_RUNTIME_ROOT, eal_args, new_file_prefix, vdev_args
+from ndrpdr.dut.dpdk.lab import (
     Hugepages,
     PciBinding,
     check_driver_name,
     check_pci_address,
     dpdk_port_order,
 )
-from ndrpdr.dut.dpdk_options import DpdkAppOptions
+from ndrpdr.dut.dpdk.options import DpdkAppOptions
 from ndrpdr.dut.handsoff import KernelHandsOff
 from ndrpdr.dut.netqueues import rx_queue_count
 from ndrpdr.dut.nodesteps import NodeSteps

@@ -6,9 +6,9 @@ socket per queue; libxdp attaches its XDP program to the veth, which the
 driver detaches after VPP ends) or, where AF_XDP is not available,
 ``net_af_packet`` (options.vdev). So the lab's data path runs without a
 NIC or hugepages: the DPDK plugin, the ``dpdk`` startup section
-(``ndrpdr.dut.vpp_dpdk``, the lab's own writer), ``dpdk-input`` and the
+(``ndrpdr.dut.vpp.dpdk``, the lab's own writer), ``dpdk-input`` and the
 interface TX nodes. The rest of startup.conf is that of every VPP on
-Linux interfaces (``ndrpdr.dut.vpp_afpacket``: a run directory, 4 KiB
+Linux interfaces (``ndrpdr.dut.vpp.afpacket``: a run directory, 4 KiB
 pages); the DPDK runtime directory is ``/var/run/dpdk/<file prefix>``.
 
 The ports exist from VPP's start: VPP names a virtual device
@@ -22,10 +22,10 @@ DPDK port, and its ``Ethernet address``) before the forwarding is set up.
 from __future__ import annotations
 
 from ndrpdr.dut.base import DutTestConfig
-from ndrpdr.dut.dpdk_eal import vdev_spec
-from ndrpdr.dut.vpp_afpacket import VppRunPaths
-from ndrpdr.dut.vpp_afpacket import startup_conf as linux_startup_conf
-from ndrpdr.dut.vpp_config import VppOptions, dpdk_lines
+from ndrpdr.dut.dpdk.eal import vdev_spec
+from ndrpdr.dut.vpp.afpacket import VppRunPaths
+from ndrpdr.dut.vpp.afpacket import startup_conf as linux_startup_conf
+from ndrpdr.dut.vpp.config import VppOptions, dpdk_lines
 from ndrpdr.testbed.model import Node
 
 
