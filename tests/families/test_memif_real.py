@@ -20,7 +20,7 @@ from familybed import FamilyBed, family_bed, pid_alive, require_vpp
 from scapy.layers.inet import IP
 from scapy.layers.l2 import Ether
 
-from ndrpdr.families.vppmemif import MEMIFS
+from ndrpdr.families.vpp.memif import MEMIFS
 
 #: Frames per direction.
 FRAMES = 400

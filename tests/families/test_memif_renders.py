@@ -24,7 +24,7 @@ from ndrpdr.dut.vpp.family import (
 )
 from ndrpdr.dut.vpp.peer import memif_socket, startup_conf
 from ndrpdr.families import get_family
-from ndrpdr.families.vppmemif import MEMIF_MACS, MEMIFS, SOCKET
+from ndrpdr.families.vpp.memif import MEMIF_MACS, MEMIFS, SOCKET
 from ndrpdr.testbed.loader import load_topology
 
 ROOT = Path(__file__).resolve().parents[2]

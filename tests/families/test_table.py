@@ -111,7 +111,7 @@ def test_a_lab_family_goes_to_the_lab_folder(
 ) -> None:
     (tmp_path / "lab.py").write_text(
         "import dataclasses\n"
-        "from ndrpdr.families.ip4 import FAMILIES as IP4\n"
+        "from ndrpdr.families.defs.ip4 import FAMILIES as IP4\n"
         "base = IP4[0]\n"
         "profile = dataclasses.replace(base.profile, name='ethip4-ip4mylab')\n"
         "setup = dataclasses.replace(base.setup, family='ethip4-ip4mylab')\n"

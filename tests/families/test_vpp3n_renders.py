@@ -21,8 +21,8 @@ from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.plan import plan_duts
 from ndrpdr.families import all_families, get_family
 from ndrpdr.families.model import FamilyDefinitionError
-from ndrpdr.families.vppipsec import IpsecVpp
-from ndrpdr.families.vppsrv6 import Srv6Vpp
+from ndrpdr.families.vpp.ipsec import IpsecVpp
+from ndrpdr.families.vpp.srv6 import Srv6Vpp
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.path import compute_path
 

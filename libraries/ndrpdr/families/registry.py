@@ -55,7 +55,7 @@ def _module_families(name: str, families: object) -> list[Family]:
 def _builtin() -> list[Family]:
     out: list[Family] = []
     for name in BUILTIN_MODULES:
-        module = importlib.import_module(f"ndrpdr.families.{name}")
+        module = importlib.import_module(f"ndrpdr.families.defs.{name}")
         out += _module_families(module.__name__, getattr(module, "FAMILIES", None))
     return out
 
@@ -120,7 +120,7 @@ def family_ids() -> tuple[str, ...]:
 def _builtin_kinds() -> dict[str, str]:
     kinds: dict[str, str] = {}
     for name in BUILTIN_MODULES:
-        module = importlib.import_module(f"ndrpdr.families.{name}")
+        module = importlib.import_module(f"ndrpdr.families.defs.{name}")
         kinds.update((f.id, name) for f in _module_families(module.__name__, module.FAMILIES))
     return kinds
 

@@ -4,7 +4,7 @@ The DUT's VPP forwards between a TG port and a memif interface, the
 second VPP (CSIT's container; here a VPP in a network namespace of its own
 on the DUT's host) forwards between its two memif interfaces, and back:
 TG -> DUT port 1 -> memif1 -> VPP 2 -> memif2 -> DUT port 2 -> TG. The
-traffic is CSIT's ``trex-stl-ethip4-ip4src254`` (``ndrpdr.families.l2``).
+traffic is CSIT's ``trex-stl-ethip4-ip4src254`` (``ndrpdr.families.defs.l2``).
 
 ``eth-l2xcbase-eth-2memif-1dcr``: both VPPs cross-connect;
 ``eth-l2bdbasemaclrn-eth-2memif-1dcr``: both bridge with learning;
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ndrpdr.families.build import cost, setup, src_range_traffic, vpp_only
 from ndrpdr.families.model import Family
-from ndrpdr.families.vppmemif import MemifVpp
+from ndrpdr.families.vpp.memif import MemifVpp
 from ndrpdr.profiles import Layer, Profile
 
 

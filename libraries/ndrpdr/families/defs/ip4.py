@@ -22,9 +22,9 @@ mtrie). The figures sit in those ranges.
 from __future__ import annotations
 
 from ndrpdr.dut.base import ForwardingMode
-from ndrpdr.families import vppip
 from ndrpdr.families.build import VppCommands, cost, fib_startup, setup, src_range_traffic, vpp_only
 from ndrpdr.families.model import Family
+from ndrpdr.families.vpp import ip as vppip
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, Op, Profile, Vary
 
 IP4BASE_COST = cost(145.0, "CSIT 64B-1c ethip4-ip4base NDR near 18 Mpps on 2.6 GHz cores")

@@ -17,9 +17,9 @@ from __future__ import annotations
 import dataclasses
 
 from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.families import vppl2
 from ndrpdr.families.build import FreshVpp
 from ndrpdr.families.model import FamilyDefinitionError
+from ndrpdr.families.vpp import l2 as vppl2
 
 #: CSIT's VNI of the DUT1 - DUT2 tunnel.
 VNI = 24

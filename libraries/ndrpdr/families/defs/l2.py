@@ -24,7 +24,7 @@ destination MAC and IPv4 addresses step together through 5k (500k) values
 per direction, so the bridge learns 10k (1M) MACs.
 
 Costs (sim), relative to ``ethip4-ip4base`` (general knowledge of CSIT's
-published reports, unverified; ``ndrpdr.families.ip4``): l2patch 1.2-1.4
+published reports, unverified; ``ndrpdr.families.defs.ip4``): l2patch 1.2-1.4
 (the cheapest VPP graph), l2xc 1.1-1.3, a learning bridge 0.8-1.0, a 1M-MAC
 bridge 0.5-0.7. The figures sit in those ranges.
 """
@@ -34,7 +34,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ndrpdr.dut.base import ForwardingMode
-from ndrpdr.families import vppl2
 from ndrpdr.families.build import (
     VppCommands,
     cost,
@@ -44,6 +43,7 @@ from ndrpdr.families.build import (
     vpp_only,
 )
 from ndrpdr.families.model import Family
+from ndrpdr.families.vpp import l2 as vppl2
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, PacketCost, Profile, Vary
 
 L2XC_COST = cost(121.0, "eth-l2xcbase at 1.2x ethip4-ip4base (CSIT: 1.1-1.3x)")

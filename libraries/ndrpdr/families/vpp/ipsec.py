@@ -13,7 +13,7 @@ IPsecUtil tunnel keywords, in our addresses):
   routes the other's end points (100.0.0.0/8, 200.0.0.0/8) over the link;
 - tunnel *i* carries destination ``20.0.0.0 + i`` (direction 0) and
   ``10.0.0.0 + i`` (direction 1): the family's traffic
-  (``ndrpdr.families.ipsec``) gives each destination its own tunnel;
+  (``ndrpdr.families.defs.ipsec``) gives each destination its own tunnel;
 - SAs: SPI/SA id ``100000 + i`` from DUT1 to DUT2, ``200000 + i`` back;
   each tunnel has its own keys, derived from the family, the tunnel and the
   direction (both DUTs render the same keys, no secret is shared at run
@@ -301,7 +301,7 @@ def ipsec_vpp(
     algorithm: str,
     suffix: str = "",
 ) -> IpsecVpp:
-    """The VPP set-up of ``ndrpdr.families.ipsec``'s family (its ``kind`` and ``suffix`` words)."""
+    """The VPP set-up of a ``defs.ipsec`` family (its ``kind`` and ``suffix`` words)."""
     return IpsecVpp(
         family=family,
         tunnels=tunnels,

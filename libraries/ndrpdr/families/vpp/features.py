@@ -1,6 +1,6 @@
 """VPP set-ups of the IP feature families: base routing plus a policer or an ADL allowlist.
 
-Both add to the base IPv4 / IPv6 routing (``ndrpdr.families.vppip``) on
+Both add to the base IPv4 / IPv6 routing (``ndrpdr.families.vpp.ip``) on
 the ports facing the TG, as CSIT's keywords do:
 
 - ``Policer`` (``ipolicemarkbase``, after CSIT's ``Initialize IPv4 policer
@@ -32,8 +32,8 @@ import dataclasses
 from typing import Literal
 
 from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.families import vppip
 from ndrpdr.families.build import FreshVpp, host
+from ndrpdr.families.vpp import ip as vppip
 
 #: CSIT's policer rates [packets/s] and the DSCP exceeding frames get.
 CIR_PPS, EIR_PPS = 100, 150

@@ -41,7 +41,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from ndrpdr.dut.base import DutTestConfig
 from ndrpdr.families.build import FreshVpp
 from ndrpdr.families.model import FamilyDefinitionError
-from ndrpdr.families.vppvxlan import three_node_sides
+from ndrpdr.families.vpp.vxlan import three_node_sides
 
 #: CSIT's WireGuard port and persistent keepalive [s].
 LISTEN_PORT = 51820

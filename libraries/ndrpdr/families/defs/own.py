@@ -8,10 +8,10 @@ queues. Every DUT driver routes it (the basic ``ip4base`` set-up).
 
 from __future__ import annotations
 
-from ndrpdr.families import vppip
 from ndrpdr.families.build import VppCommands, cost, direction_hosts, setup
-from ndrpdr.families.ip4 import IP4BASE_COST
+from ndrpdr.families.defs.ip4 import IP4BASE_COST
 from ndrpdr.families.model import Family
+from ndrpdr.families.vpp import ip as vppip
 from ndrpdr.profiles import Headers, Profile, Vary
 
 #: Flows per direction when a test does not say.

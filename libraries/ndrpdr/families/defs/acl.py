@@ -33,11 +33,11 @@ from ndrpdr.families.build import (
     src_range_traffic,
     vpp_only,
 )
-from ndrpdr.families.ip4 import IP4BASE_COST
-from ndrpdr.families.ip6 import IP6BASE_COST
+from ndrpdr.families.defs.ip4 import IP4BASE_COST
+from ndrpdr.families.defs.ip6 import IP6BASE_COST
 from ndrpdr.families.model import Family
-from ndrpdr.families.vppacl import Acl50, ClassifyDst
-from ndrpdr.families.vppip import MLD_SETTLE_S
+from ndrpdr.families.vpp.acl import Acl50, ClassifyDst
+from ndrpdr.families.vpp.ip import MLD_SETTLE_S
 from ndrpdr.profiles import Headers, PacketCost, Profile, Vary
 
 

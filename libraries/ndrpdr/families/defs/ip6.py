@@ -19,9 +19,9 @@ ranges.
 
 from __future__ import annotations
 
-from ndrpdr.families import vppip
 from ndrpdr.families.build import VppCommands, cost, fib_startup, setup, src_range_traffic, vpp_only
 from ndrpdr.families.model import Family
+from ndrpdr.families.vpp import ip as vppip
 from ndrpdr.profiles import Headers, Op, PacketCost, Profile, Vary
 
 IP6BASE_COST = cost(172.0, "CSIT 64B-1c ethip6-ip6base NDR near 15 Mpps on 2.6 GHz cores")

@@ -6,7 +6,7 @@
 direction 0 from 10.0.0.0 to 20.0.0.0, direction 1 from 20.0.0.0 to
 10.0.0.0, source and destination stepping together by 256 through N
 values, so each frame of a direction rides tunnel *i* for its ``+ 256 i``
-(``ndrpdr.families.vppwireguard``). The DUT - DUT link carries them as
+(``ndrpdr.families.vpp.wireguard``). The DUT - DUT link carries them as
 Ethernet/IPv4/UDP/WireGuard (60 B more).
 
 Costs (sim), per DUT, relative to ``ethip4-ip4base`` (general knowledge of
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ndrpdr.families.build import cost, setup, vpp_only
 from ndrpdr.families.model import Family
-from ndrpdr.families.vppwireguard import STEP, WireguardVpp
+from ndrpdr.families.vpp.wireguard import STEP, WireguardVpp
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, Profile, Vary
 
 #: Cycles per 64 B packet and per byte above 64 of WireGuard in software (per DUT).

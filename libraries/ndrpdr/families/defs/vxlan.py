@@ -2,11 +2,11 @@
 
 ``ethip4vxlan-l2xcbase`` and ``ethip4vxlan-l2bdbasemaclrn`` (CSIT's
 ``tests/vpp/perf/ip4_tunnels``, 3-node only) send CSIT's
-``trex-stl-ethip4-ip4src254``, as the L2 families (``ndrpdr.families.l2``):
+``trex-stl-ethip4-ip4src254``, as the L2 families (``ndrpdr.families.defs.l2``):
 Ethernet/IPv4 (proto 61), each direction from 254 sources to host .1 of
 the other prefix, addressed to the far TG port's MAC. Each DUT
 cross-connects (bridges, learning MACs) its TG port with one VXLAN tunnel
-to the other DUT (``ndrpdr.families.vppvxlan``); the DUT - DUT link
+to the other DUT (``ndrpdr.families.vpp.vxlan``); the DUT - DUT link
 carries the frames with 50 B of outer headers.
 
 Costs (sim), per DUT, relative to ``ethip4-ip4base`` (general knowledge of
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ndrpdr.families.build import cost, setup, src_range_traffic, vpp_only
 from ndrpdr.families.model import Family
-from ndrpdr.families.vppvxlan import VxlanVpp
+from ndrpdr.families.vpp.vxlan import VxlanVpp
 from ndrpdr.profiles import Profile
 
 

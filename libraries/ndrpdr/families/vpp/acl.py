@@ -27,7 +27,7 @@ import ipaddress
 from typing import Literal
 
 from ndrpdr.dut.base import DutTestConfig
-from ndrpdr.families import vppip
+from ndrpdr.families.vpp import ip as vppip
 
 #: Rules of the ACL the traffic does not hit (CSIT's no_hit_aces_number).
 NO_HIT_RULES = 50

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from ndrpdr.families.build import cost, setup, vpp_only
 from ndrpdr.families.model import Family
-from ndrpdr.families.vppipsec import ipsec_vpp
+from ndrpdr.families.vpp.ipsec import ipsec_vpp
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, Profile, Vary
 
 #: (cycles per 64 B packet, cycles per byte above 64) of each algorithm, AES-NI assumed.

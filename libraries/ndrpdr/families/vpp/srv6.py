@@ -28,7 +28,7 @@ import dataclasses
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.families.build import FreshVpp
 from ndrpdr.families.model import FamilyDefinitionError
-from ndrpdr.families.vppip import MLD_SETTLE_S
+from ndrpdr.families.vpp.ip import MLD_SETTLE_S
 
 #: Per DUT position: (encapsulation source, binding SID, the SIDs it owns (the other's targets)).
 SIDS: tuple[tuple[str, str, tuple[str, str]], tuple[str, str, tuple[str, str]]] = (

@@ -3,10 +3,10 @@
 ``ethip4-ip4base-ipolicemarkbase``, ``ethip4-ip4base-adlalwlistbase``
 (CSIT's ``trex-stl-ethip4-ip4src253``) and ``ethip6-ip6base-adlalwlistbase``
 (``trex-stl-ethip6-ip6src253``) send the base families' traffic
-(``ndrpdr.families.ip4``, ``ip6``): 253 sources per direction to host 2 of
+(``ndrpdr.families.defs.ip4``, ``ip6``): 253 sources per direction to host 2 of
 the far prefix. CSIT runs them on 2-node and 3-node, with its tags (the policer's
 without ``ETH``); the set-ups
-(``ndrpdr.families.vppfeatures``) put the policer or the allowlist on the
+(``ndrpdr.families.vpp.features``) put the policer or the allowlist on the
 ports facing the TG. Every frame passes: the policer transmits or marks
 (its rates are far below any load; what is measured is its cost), the
 allowlist permits the traffic's own sources.
@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from ndrpdr.dut.base import VppSetup
 from ndrpdr.families.build import cost, setup, src_range_traffic, vpp_only
-from ndrpdr.families.ip4 import IP4BASE_COST
-from ndrpdr.families.ip6 import IP6BASE_COST
+from ndrpdr.families.defs.ip4 import IP4BASE_COST
+from ndrpdr.families.defs.ip6 import IP6BASE_COST
 from ndrpdr.families.model import Family
-from ndrpdr.families.vppfeatures import Adl, Policer
+from ndrpdr.families.vpp.features import Adl, Policer
 from ndrpdr.profiles import PacketCost, Profile
 
 

@@ -1,6 +1,6 @@
 """3-node SRv6 families: DUT1 encapsulates into SRv6, DUT2 decapsulates, and back.
 
-All send CSIT's ``trex-stl-ethip6-ip6src253`` (``ndrpdr.families.ip6``).
+All send CSIT's ``trex-stl-ethip6-ip6src253`` (``ndrpdr.families.defs.ip6``).
 ``ethip6ip6-ip6base-srv6enc1sid``: IPv6-in-IPv6 with one SID (no SRH);
 ``ethip6srhip6-ip6base-srv6enc2sids``: an SRH with two SIDs, the second
 DUT ending the segment and decapsulating; ``-nodecaps``: two SIDs, the
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ndrpdr.families.build import cost, setup, src_range_traffic, vpp_only
 from ndrpdr.families.model import Family
-from ndrpdr.families.vppsrv6 import Srv6Vpp
+from ndrpdr.families.vpp.srv6 import Srv6Vpp
 from ndrpdr.profiles import Profile
 
 
