@@ -11,14 +11,15 @@ README = ROOT / "README.rst"
 MAX_BYTES = 20_000
 #: A reStructuredText link whose target is a path in docs/: `text <docs/...>`_
 _DOCS_LINK = re.compile(r"<(docs/[^>\s]+)>`_")
-#: The manual's pages (docs/<name>.rst) that README must link to.
+#: The manual's pages (docs/<name>.rst) that README must link to. Not "search": Sphinx
+#: reserves that name (with genindex, modindex) for its own search page, which would replace it.
 PAGES = (
     "getting-started",
     "running",
     "topologies",
     "lab",
     "families",
-    "search",
+    "search-engine",
     "results",
     "trends",
     "cli",

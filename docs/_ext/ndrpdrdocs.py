@@ -24,6 +24,8 @@ from ndrpdr.cli.families_cmd import families_table
 from ndrpdr.drivers.docs import drivers_text
 from ndrpdr.results.schema import record_schema
 
+#: Page names Sphinx keeps for pages of its own (a page of ours so named would be replaced).
+RESERVED = frozenset({"search", "genindex", "modindex"})
 #: Where the keyword documentation is written, relative to the manual's source directory.
 LIBDOC = Path("_static") / "NdrPdrLibrary.html"
 
@@ -51,9 +53,33 @@ def _field_type(spec: dict[str, Any]) -> str:
     if "enum" in spec:
         return " | ".join(f"``{value}``" for value in spec["enum"])
     if "$ref" in spec:
-        return str(spec["$ref"]).rsplit("/", 1)[-1]
+        return _ref_name(spec)
     kind = spec.get("type", "")
-    return " or ".join(kind) if isinstance(kind, list) else str(kind)
+    text = " or ".join(kind) if isinstance(kind, list) else str(kind)
+    if "format" in spec:
+        text += f" ({spec['format']})"
+    if "$ref" in spec.get("items", {}):
+        text += f" of {_ref_name(spec['items'])}"
+    return text
+
+
+def _ref_name(spec: dict[str, Any]) -> str:
+    """The name of the definition a ``$ref`` points to (``#/$defs/bounds`` -> ``bounds``)."""
+    return str(spec["$ref"]).rsplit("/", 1)[-1]
+
+
+def _about(spec: dict[str, Any], defs: dict[str, Any]) -> str:
+    """What a property holds: its description, else its definition's; and the fields inside."""
+    target = defs.get(_ref_name(spec), {}) if "$ref" in spec else spec
+    items = spec.get("items", {})
+    if "$ref" in items:
+        target = defs.get(_ref_name(items), {})
+    about = str(spec.get("description") or target.get("description", ""))
+    inner = list(target.get("properties", {}))
+    if inner:
+        fields = ", ".join(f"``{name}``" for name in inner)
+        about = f"{about} Fields: {fields}." if about else f"Fields: {fields}."
+    return about
 
 
 def record_fields_table() -> str:
@@ -63,7 +89,8 @@ def record_fields_table() -> str:
     lines = [
         ".. list-table::",
         "   :header-rows: 1",
-        "   :widths: 14 8 12 66",
+        "   :widths: 14 10 14 62",
+        "   :class: fixed-widths",
         "",
         "   * - field",
         "     - required",
@@ -71,8 +98,7 @@ def record_fields_table() -> str:
         "     - what it holds",
     ]
     for name, spec in record["properties"].items():
-        ref = str(spec.get("$ref", "")).rsplit("/", 1)[-1]
-        about = spec.get("description") or defs.get(ref, {}).get("description", "")
+        about = _about(spec, defs)
         lines += [
             f"   * - ``{name}``",
             f"     - {'yes' if name in record['required'] else 'no'}",
@@ -102,7 +128,13 @@ def write_libdoc(app: Sphinx) -> None:
 def generated_pages(
     app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str], removed: set[str]
 ) -> list[str]:
-    """The pages whose content comes from code: read again every build."""
+    """The pages whose content comes from code: read again every build.
+
+    ExtensionError for a page named as one of Sphinx's own (``RESERVED``).
+    """
+    taken = sorted(RESERVED & env.found_docs)
+    if taken:
+        raise ExtensionError(f"docs/{taken[0]}.rst: Sphinx writes its own page of that name")
     return [name for name in ("families", "drivers", "results") if name in env.found_docs]
 
 

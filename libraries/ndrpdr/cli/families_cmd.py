@@ -49,7 +49,8 @@ def families_table() -> str:
     lines = [
         ".. list-table::",
         "   :header-rows: 1",
-        "   :widths: 8 28 10 16 12 26",
+        "   :widths: 8 24 10 16 12 30",
+        "   :class: fixed-widths",
         "",
         "   * - kind",
         "     - family",
