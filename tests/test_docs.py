@@ -1,9 +1,11 @@
-"""README.rst: short, with the two commands, and every link into docs/ resolving to a page."""
+"""README.rst (short, the two commands, every link into docs/ resolving) and the manual's facts."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.rst"
@@ -66,3 +68,19 @@ def test_readme_links_every_page_of_the_manual() -> None:
 def test_readme_states_the_test_count_once() -> None:
     # Other changes update the count of tests; one place keeps their merges simple.
     assert len(re.findall(r"\b\d+ tests \(\d+ families", _readme())) == 1
+
+
+def test_the_architecture_page_lists_the_layers_import_linter_checks() -> None:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contract = next(
+        c
+        for c in config["tool"]["importlinter"]["contracts"]
+        if c.get("containers") == ["ndrpdr"] and c["type"] == "layers"
+    )
+    layers = [set(re.split(r"\s*[|:]\s*", layer.strip())) for layer in contract["layers"]]
+    page = (ROOT / "docs" / "architecture.rst").read_text(encoding="utf-8")
+    section = page.split("\nLayers\n------\n", 1)[1].split("\n\n``testbed``", 1)[0]
+    items = re.split(r"\n\d+\. ", "\n" + section.split("\n\n", 1)[1])[1:]
+    listed = [set(re.findall(r"``(\w+)``", item)) for item in items]
+    assert listed == layers[::-1], "docs/architecture.rst's layers differ from pyproject's"
