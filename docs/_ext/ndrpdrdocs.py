@@ -117,8 +117,14 @@ class RecordFieldsDirective(SphinxDirective):
 
 
 def write_libdoc(app: Sphinx) -> None:
-    """Write NdrPdrLibrary's Libdoc into the source tree's _static (ExtensionError on failure)."""
+    """Write NdrPdrLibrary's Libdoc into the source tree's _static (ExtensionError on failure).
+
+    Every HTML build writes it anew; another builder (linkcheck, after the HTML build in
+    tox's docs env) only when it is missing.
+    """
     target = Path(app.srcdir) / LIBDOC
+    if app.builder.format != "html" and target.is_file():
+        return
     target.parent.mkdir(exist_ok=True)
     status = libdoc("NdrPdrLibrary", str(target), name="NdrPdrLibrary", quiet=True)
     if status != 0 or not target.is_file():
