@@ -22,7 +22,7 @@ Run: ``PYTHONPATH=libraries:. python -m benchmarks.trend [--nights 365] [--jobs 
     (a third night is also tried and reported, not a target).
 
 ``--seed N`` seeds the measurement noise of the noise year (N) and of the
-steps (N + 1); the default 1 is the set the README quotes, and another set
+steps (N + 1); the default 1 is the set docs/trends.rst quotes, and another set
 checks that nothing is tuned to it. Figures are printed side by side with
 their targets; ``--json`` writes them.
 """

@@ -30,7 +30,7 @@ no estimate made of those outcomes alone can have less night-to-night noise.
 
 Generating the nights costs about 3 min of CPU, scoring them about 4;
 ``--cache FILE`` keeps the nights (JSON) for the next run. Not a target:
-figures for the README's argument.
+figures for the argument in docs/trends.rst.
 """
 
 from __future__ import annotations

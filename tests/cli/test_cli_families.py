@@ -8,8 +8,10 @@ import pytest
 from cli_helpers import SIM
 
 from ndrpdr.activebed.testbed import ActiveTestbed
+from ndrpdr.cli.families_cmd import families_table
 from ndrpdr.cli.main import main
-from ndrpdr.families import Family, all_families
+from ndrpdr.families import Family, all_families, get_family
+from ndrpdr.families.registry import builtin_families
 
 
 def test_families_lists_every_family(capsys: pytest.CaptureFixture[str]) -> None:
@@ -34,6 +36,40 @@ def test_families_says_where_each_runs(capsys: pytest.CaptureFixture[str]) -> No
     assert "sim" in drivers and "linux" not in drivers  # SRv6: the sim and at most VPP
     assert "  testbeds: 3-node" in srv6.splitlines()
     assert "  tags: ETH IP6FWD FEATURE SRv6 SRv6_2SID_DECAP" in srv6.splitlines()
+
+
+def _table_rows(table: str) -> list[list[str]]:
+    """The list-table's rows, each a list of its cells' text."""
+    rows: list[list[str]] = []
+    for line in table.splitlines():
+        if line.startswith("   * - "):
+            rows.append([line.removeprefix("   * - ")])
+        elif line.startswith("     - "):
+            rows[-1].append(line.removeprefix("     - "))
+    return rows
+
+
+def test_the_manuals_families_table_has_a_row_per_builtin_family() -> None:
+    table = families_table()
+    assert table.startswith(".. list-table::\n   :header-rows: 1\n")
+    header, *rows = _table_rows(table)
+    assert header == ["kind", "family", "testbeds", "DUT drivers", "VPP plugins", "traffic"]
+    families = builtin_families()
+    assert [row[1].split("``")[1] for row in rows] == [f.id for f in families]
+    assert all(len(row) == len(header) for row in rows)
+    by_id = {row[1].split("``")[1]: row for row in rows}
+    assert by_id["ethip4-ip4base"] == [
+        "ip4",
+        "``ethip4-ip4base``",
+        "2-node, 3-node",
+        "sim, vpp, linux, testpmd, l3fwd, ovs",
+        "none",
+        get_family("ethip4-ip4base").description,
+    ]
+    assert by_id["ethip4udp-ip4base-iacl50sf-10kflows"][4] == "acl"
+    assert by_id["ethip4udp-ip4base"][1].endswith("(ours)")  # not a CSIT id
+    srv6 = by_id["ethip6srhip6-ip6base-srv6enc2sids"]
+    assert srv6[2] == "3-node" and "linux" not in srv6[3]
 
 
 def test_an_unknown_family_names_the_known_ones(capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ndrpdr.families import Family, FamilyError, all_families, get_family
+from ndrpdr.families.registry import builtin_families, kind_of
 
 #: The DUT drivers a family may name (``FamilySetup.runs_on``), in the order shown.
 _DUT_DRIVERS = ("sim", "vpp", "linux", "testpmd", "l3fwd", "ovs")
@@ -36,6 +37,40 @@ def describe(family: Family) -> str:
     ]
     if family.note:
         lines.append(f"  note: {family.note}")
+    return "\n".join(lines) + "\n"
+
+
+def families_table() -> str:
+    """The built-in families as an RST list-table (the manual's families page).
+
+    One row per family, in the table's order: kind (the suites' folder), id, testbeds,
+    the DUT drivers with a set-up for it, the VPP plugins beyond the base (or none), the traffic.
+    """
+    lines = [
+        ".. list-table::",
+        "   :header-rows: 1",
+        "   :widths: 8 24 10 16 12 30",
+        "   :class: fixed-widths",
+        "",
+        "   * - kind",
+        "     - family",
+        "     - testbeds",
+        "     - DUT drivers",
+        "     - VPP plugins",
+        "     - traffic",
+    ]
+    for family in builtin_families():
+        own = "" if family.csit else " (ours)"
+        cells = [
+            kind_of(family.id),
+            f"``{family.id}``{own}",
+            family.topologies,
+            ", ".join(drivers_running(family)),
+            ", ".join(family.plugins) or "none",
+            family.description,
+        ]
+        lines.append(f"   * - {cells[0]}")
+        lines += [f"     - {cell}" for cell in cells[1:]]
     return "\n".join(lines) + "\n"
 
 

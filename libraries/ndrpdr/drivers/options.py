@@ -11,7 +11,7 @@ declaration come
   cross-field ``problems()``); errors name the field and what is wrong;
 * ``options_schema``: the JSON Schema of the mapping (editors, and the
   loader's first check);
-* ``option_docs``: one line per option for the README and ``ndrpdr drivers``.
+* ``option_docs``: one line per option for the manual and ``ndrpdr drivers``.
 
 Supported field types: ``bool``, ``int``, ``float`` (an integer is
 accepted), ``str``, ``Literal[...]`` (the choices), ``tuple[str, ...]`` and

@@ -4,7 +4,7 @@ Pure: a record (and what Robot said about its test) in, a JSON-ready dict
 out (its ``result`` from ``ndrpdr.results.csit.csitresult``, its names from
 ``ndrpdr.results.csit.csitnames``); nothing is read or written here
 (``ndrpdr.cli.export_cmd`` does that, ``ndrpdr.results.csit.csitschema``
-validates). The mapping, field by field (README "Exporting to CSIT's
+validates). The mapping, field by field (docs/trends.rst, "Exporting to CSIT's
 model" has the same as a table):
 
 - ``result`` of an NDRPDR record: ``{"type": "ndrpdr", "ndr": {"lower": ...},
