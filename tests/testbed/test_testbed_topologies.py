@@ -8,9 +8,10 @@ from pathlib import Path
 import jsonschema  # type: ignore[import-untyped, unused-ignore]
 import pytest
 
-from ndrpdr.testbed.loader import load_topology, topology_schema, validate_file
+from ndrpdr.testbed.loader import load_topology, validate_file
 from ndrpdr.testbed.model import LocalAccess, NetnsAccess, SshAccess
 from ndrpdr.testbed.path import compute_path
+from ndrpdr.testbed.schema import topology_schema
 from ndrpdr.trafficgen.sim import MODEL_NAMES
 
 REPO = Path(__file__).resolve().parents[2]
