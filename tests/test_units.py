@@ -10,7 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ndrpdr.units import (
+    NOT_A_SHARE,
+    NOT_POSITIVE,
     UnitError,
+    UnitRangeError,
     format_bitrate,
     format_rate,
     parse_bitrate,
@@ -176,3 +179,20 @@ def test_duration_parts_add(hours: int, minutes: int, seconds: int, millis: int)
             parse_duration(text)
     else:
         assert parse_duration(text) == pytest.approx(total)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [("0", NOT_POSITIVE), ("-5kpps", NOT_POSITIVE), (0.0, NOT_POSITIVE), ("150%", NOT_A_SHARE)],
+)
+def test_a_rate_out_of_range_says_which_range_by_type(text: str | float, problem: str) -> None:
+    # searchlimits tells these apart by the error's type and problem, never by its text
+    with pytest.raises(UnitRangeError) as caught:
+        parse_frame_rate(text, max_rate_pps=1e6)
+    assert caught.value.problem == problem
+
+
+def test_a_rate_that_does_not_parse_is_not_a_range_error() -> None:
+    with pytest.raises(UnitError) as caught:
+        parse_frame_rate("fast", max_rate_pps=1e6)
+    assert not isinstance(caught.value, UnitRangeError)

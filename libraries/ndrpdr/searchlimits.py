@@ -31,7 +31,7 @@ from ndrpdr.profiles.framesize import FrameSize
 from ndrpdr.rates import parse_rate
 from ndrpdr.search.errors import SearchInputError
 from ndrpdr.search.goal import Goal
-from ndrpdr.units import UnitError, format_rate, parse_duration
+from ndrpdr.units import UnitError, UnitRangeError, format_rate, parse_duration
 
 #: A full-length trial is at most this long [s] (RFC 2544 asks for 60 s).
 FINAL_TRIAL_DURATION_MAX_S = 600.0
@@ -158,15 +158,10 @@ def _rate(given: Given | None) -> float | None:
     try:
         value = _text_or_number(given.value)
         return parse_rate(value, max_rate_pps=1e6, frame_size=64)
-    except (UnitError, TypeError, ValueError) as exc:
-        text = str(exc)
-        if "at most 100 %" in text:
-            problem = "a share must be more than 0 % and at most 100 %"
-        elif "> 0" in text:
-            problem = "must be more than 0"
-        else:
-            problem = "not a rate"
-        raise given.bad(problem, _RATE_RANGE) from None
+    except UnitRangeError as exc:
+        raise given.bad(exc.problem, _RATE_RANGE) from None
+    except (UnitError, TypeError, ValueError):
+        raise given.bad("not a rate", _RATE_RANGE) from None
 
 
 def check_search_settings(

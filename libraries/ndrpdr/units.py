@@ -32,6 +32,21 @@ class UnitError(NdrPdrError, ValueError):
     """A rate, bit rate or duration could not be parsed; the message names the text."""
 
 
+class UnitRangeError(UnitError):
+    """A quantity that parsed but lies outside its range; ``problem`` says which range, in words."""
+
+    def __init__(self, message: str, problem: str) -> None:
+        """``message`` names the text; ``problem`` is the range broken ("must be more than 0")."""
+        super().__init__(message)
+        self.problem = problem
+
+
+#: ``UnitRangeError.problem`` of a quantity that is not finite and > 0.
+NOT_POSITIVE = "must be more than 0"
+#: ``UnitRangeError.problem`` of a percentage outside (0, 100].
+NOT_A_SHARE = "a share must be more than 0 % and at most 100 %"
+
+
 _NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?"
 _QUANTITY = re.compile(rf"\s*(?P<number>{_NUMBER})\s*(?P<unit>[^\d\s.+-][^\d\s]*)?\s*", re.I)
 
@@ -70,7 +85,8 @@ def _plain_number(what: str, value: float, accepted: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise UnitError(f"{what} {value!r} is not valid: give {accepted}")
     if not math.isfinite(value) or value <= 0:
-        raise UnitError(f"{what} {value!r} must be finite and > 0: give {accepted}")
+        message = f"{what} {value!r} must be finite and > 0: give {accepted}"
+        raise UnitRangeError(message, NOT_POSITIVE)
     return float(value)
 
 
@@ -84,7 +100,8 @@ def _split(what: str, text: str, accepted: str) -> tuple[float, str]:
 
 def _positive(what: str, text: str, value: float, accepted: str) -> float:
     if not math.isfinite(value) or value <= 0:
-        raise UnitError(f"{what} {text!r} must be finite and > 0: give {accepted}")
+        message = f"{what} {text!r} must be finite and > 0: give {accepted}"
+        raise UnitRangeError(message, NOT_POSITIVE)
     return value
 
 
@@ -117,7 +134,8 @@ def parse_frame_rate(
         if max_rate_pps is None:
             raise UnitError(f"rate {text!r} is a percentage: the maximum rate is needed")
         if not 0 < number <= 100:
-            raise UnitError(f"rate {text!r} must be more than 0 % and at most 100 %")
+            message = f"rate {text!r} must be more than 0 % and at most 100 %"
+            raise UnitRangeError(message, NOT_A_SHARE)
         if isinstance(max_rate_pps, bool) or not (
             isinstance(max_rate_pps, (int, float)) and 0 < max_rate_pps < math.inf
         ):
