@@ -55,6 +55,12 @@ def _setup_steps(suite: robot_result.TestSuite) -> dict[str, str]:
             "${INITIAL_TRIAL_DURATION}=2s: 2 s is above the final trial duration 1 s",
         ),
         ("IRREGULAR:maybe", "${IRREGULAR}=maybe: not a choice; accepted: fail, warn"),
+        # given to Check Search Settings as Find NDR And PDR's "algorithm" and "latency"
+        (
+            "SEARCH_ALGORITHM:fastest",
+            "${SEARCH_ALGORITHM}=fastest: not a choice; accepted: mlr, binary, bswlv",
+        ),
+        ("LATENCY:maybe", "${LATENCY}=maybe: not a choice; accepted: true, false"),
     ],
 )
 def test_bad_variable_fails_before_the_testbed(tmp_path: Path, variable: str, message: str) -> None:

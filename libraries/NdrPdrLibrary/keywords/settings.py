@@ -14,7 +14,11 @@ _KEYS = {"LATENCY_TRIAL_DURATION": "latency_duration"}
 _CHOICES = {
     "SEARCH_ALGORITHM": ALGORITHMS,
     "IRREGULAR": tuple(policy.value for policy in IrregularPolicy),
+    "LATENCY": ("true", "false"),
 }
+#: `Find NDR And PDR`'s argument name -> the variable it comes from, where the two differ (the
+#: rest: the argument in upper case), so one dictionary of settings serves both keywords.
+_VARIABLE_OF = {"ALGORITHM": "SEARCH_ALGORITHM"}
 _SETTING_KEYS = (
     "final_trial_duration",
     "initial_trial_duration",
@@ -32,11 +36,12 @@ _SETTING_KEYS = (
 
 def variable_given(name: str, value: object) -> tuple[str, Given]:
     """(setting key, Given named ``${NAME}``) of a variable; NdrPdrError for an unknown name."""
-    key = _KEYS.get(name.upper(), name.lower())
-    if key not in _SETTING_KEYS and name.upper() not in _CHOICES:
+    variable = _VARIABLE_OF.get(name.upper(), name.upper())
+    key = _KEYS.get(variable, variable.lower())
+    if key not in _SETTING_KEYS and variable not in _CHOICES:
         known = sorted([*(k.upper() for k in _SETTING_KEYS), *_KEYS, *_CHOICES])
         raise NdrPdrError(f"Check Search Settings: unknown variable {name!r}; known: {known}")
-    return key, Given(f"${{{name.upper()}}}", value)
+    return key, Given(f"${{{variable}}}", value)
 
 
 class SettingsKeywords(Component):
@@ -46,7 +51,11 @@ class SettingsKeywords(Component):
     def check_search_settings(self, **variables: object) -> None:
         """Check the search variables before anything starts; fail naming the bad one.
 
-        Give each variable by its name: ``MIN_RATE=${MIN_RATE}``. Call it in
+        Give each variable by its name, ``MIN_RATE=${MIN_RATE}``, or by the
+        name of `Find NDR And PDR`'s argument it feeds (``min_rate=${MIN_RATE}``,
+        ``algorithm=${SEARCH_ALGORITHM}``): then one dictionary of settings
+        serves both keywords (``resources/performance.resource``'s
+        ``&{SEARCH_SETTINGS}``). Call it in
         the suite setup before `Set Up Testbed`, so a bad value fails the
         suite before any testbed is built, with a message naming the
         variable, its value and the accepted range
@@ -66,6 +75,7 @@ class SettingsKeywords(Component):
         | ``LATENCY_TRIAL_DURATION`` | more than 0, at most 600 s |
         | ``SEARCH_ALGORITHM`` | ``mlr``, ``binary``, ``bswlv`` |
         | ``IRREGULAR`` | ``fail``, ``warn`` |
+        | ``LATENCY`` | ``True``, ``False`` |
 
         Example:
         | Check Search Settings    MIN_RATE=${MIN_RATE}    MAX_RATE=${MAX_RATE}
@@ -74,7 +84,7 @@ class SettingsKeywords(Component):
         given: dict[str, Given] = {}
         for name, value in variables.items():
             key, item = variable_given(name, value)
-            choices = _CHOICES.get(name.upper())
+            choices = _CHOICES.get(item.name[2:-1])
             if choices is not None:
                 if value is not None and str(value).strip().lower() not in choices:
                     raise item.bad("not a choice", ", ".join(choices))
