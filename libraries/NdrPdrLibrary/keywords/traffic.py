@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import datetime
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from ndrpdr.console.lines import trial_line
 from ndrpdr.console.progress import ProgressOption
-from ndrpdr.results.mrrrecord import build_mrr_record, mrr_message
-from ndrpdr.results.record import trial_entry
+from ndrpdr.mrrrun import MrrSettings, MrrTraffic, run_mrr
+from ndrpdr.results.mrrrecord import mrr_message
 from ndrpdr.results.report.summary import bounds_line, plain_number
 from ndrpdr.results.report.trialtable import trials_html
 from ndrpdr.search import TrialResult
@@ -144,37 +143,22 @@ class TrafficKeywords(Component):
         robotout.console(
             f"\nMRR: {trials} trials of {duration:g} s at {format_rate(load)}, {traffic.describe()}"
         )
-        measured: list[TrialResult] = []
-        started = datetime.datetime.now(datetime.timezone.utc)
-        error: str | None = None
-        try:
-            for index in range(1, trials + 1):
-                trial = traffic.tg.measure(duration, load)
-                measured.append(trial)
-                if self.ctx.progress is ProgressOption.TRIALS:
-                    robotout.console(trial_line(index, trial))
-        except BaseException as exc:  # a Robot timeout or Ctrl-C too: the record says so
-            error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            raise
-        finally:
-            traffic.tg.stop_traffic()
-            robotout.info(
-                trials_html({"trials": [trial_entry(i, t) for i, t in enumerate(measured)]}),
-                html=True,
-            )
-            record = build_mrr_record(
-                topology=self.ctx.topology,
-                profile=traffic.profile,
-                frame_size=traffic.frame_size,
-                directions=traffic.directions,
-                load_pps=load,
-                trial_duration_s=duration,
-                trials=measured,
-                started=started,
-                finished=datetime.datetime.now(datetime.timezone.utc),
-                error=error,
-            )
+
+        def on_trial(index: int, trial: TrialResult) -> None:
+            if self.ctx.progress is ProgressOption.TRIALS:
+                robotout.console(trial_line(index, trial))
+
+        def on_record(record: dict[str, Any]) -> None:
+            robotout.info(trials_html({"trials": record["mrr"]["trials"]}), html=True)
             publish_mrr_record(self.ctx, record)
+
+        record = run_mrr(
+            traffic.tg,
+            MrrTraffic(self.ctx.topology, traffic.profile, traffic.frame_size, traffic.directions),
+            MrrSettings(load_pps=load, trial_duration_s=duration, trials=trials),
+            on_record=on_record,
+            on_trial=on_trial,
+        )
         stats = record["mrr"]["receive_rate_pps"]
         assert stats is not None  # trials >= 1 and none failed
         rates: list[float] = stats["values"]
