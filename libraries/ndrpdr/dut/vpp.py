@@ -511,7 +511,7 @@ class VppDriver:
         if self._kernel is not None:
             return
         assert self._config is not None
-        names = [str(port.name) for port in self._config.ports]
+        names = [str(port.name) for port in self._config.ports if port.memif_socket is None]
         kernel = KernelHandsOff(self._steps, names, xdp=self._xdp)
         self._kernel = kernel
         kernel.apply()
@@ -865,7 +865,7 @@ def _port_driver(node: Node) -> str:
     """af_packet / af_xdp (VPP's plugin, or DPDK's virtual device with dpdk_vdev), or the
     node's uio_driver through which VPP's DPDK plugin takes the NICs."""
     kind = node.options.get("port_kind")
-    if kind in ("af_packet", "af_xdp"):
+    if kind in ("af_packet", "af_xdp", "memif"):
         return str(kind)
     if kind == "dpdk_vdev":  # DPDK's poll mode driver of the virtual devices
         return str(node.options.get("vdev", VppOptions.vdev))
