@@ -4,8 +4,8 @@ A memif link (``model: memif`` at both ends, ``ndrpdr.testbed.memif``)
 joins two hosts through a Unix socket file, which both must see. Each
 host's /tmp and /run/dpdk are its own; the run directory
 (``/run/ndrpdr/labbox-<run id>``) is seen by all and removed with the run,
-so a memif port without a ``memif_socket`` gets
-``<run directory>/memif-<link>.sock`` (the same at both ends of its link).
+so a memif port without a ``memif_socket`` gets the one its peer names,
+else ``<run directory>/memif-<link>.sock`` (the same at both ends).
 The socket's listener (TRex) makes the file, and removes a stale one
 before it starts.
 """
@@ -27,12 +27,20 @@ def memif_socket_path(directory: Path, link: str) -> str:
 
 
 def with_memif_sockets(topology: Topology, directory: Path) -> Topology:
-    """``topology`` with every memif port that names no socket given its link's file."""
+    """``topology`` with every memif port that names no socket given its link's: the one its
+    peer names, else ``memif_socket_path(directory, link)``."""
+    named = {
+        iface.link: iface.memif_socket
+        for node in topology.nodes.values()
+        for iface in node.interfaces.values()
+        if iface.memif_socket is not None
+    }
     nodes = {}
     for key, node in topology.nodes.items():
         interfaces = {
             name: dataclasses.replace(
-                iface, memif_socket=memif_socket_path(directory, str(iface.link))
+                iface,
+                memif_socket=named.get(iface.link) or memif_socket_path(directory, iface.link),
             )
             if iface.is_memif and iface.memif_socket is None and iface.link is not None
             else iface

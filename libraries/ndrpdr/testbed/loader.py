@@ -33,6 +33,7 @@ import jsonschema  # type: ignore[import-untyped, unused-ignore]
 from ndrpdr.drivers import DriverDescription, describe, read_options
 from ndrpdr.drivers.description import KIND_NAMES
 from ndrpdr.testbed.errors import TopologyError
+from ndrpdr.testbed.memif import memif_link_problem
 from ndrpdr.testbed.model import (
     Access,
     Interface,
@@ -46,7 +47,6 @@ from ndrpdr.testbed.model import (
     SshAccess,
     Topology,
 )
-from ndrpdr.testbed.memif import memif_link_problem
 from ndrpdr.testbed.schema import topology_schema
 from ndrpdr.testbed.yamlsafe import FieldPath, YamlDocument, dotted, load_yaml
 from ndrpdr.units import UnitError, parse_bitrate

@@ -67,6 +67,7 @@ from ndrpdr.trafficgen.trex.latency import (
     stream_rate,
     trex_latency_result,
 )
+from ndrpdr.trafficgen.trex.memif import wait_for_links
 from ndrpdr.trafficgen.trex.options import TrexOptions, where
 from ndrpdr.trafficgen.trex.session import PORTS, TrexCallError, TrexSession
 from ndrpdr.trafficgen.trex.starttime import traffic_seconds, traffic_start
@@ -76,7 +77,6 @@ from ndrpdr.trafficgen.trex.streams import (
     direction_traffic,
     rate_per_direction,
 )
-from ndrpdr.trafficgen.trex.memif import wait_for_links
 from ndrpdr.trafficgen.trex.vethcount import VethCounter, recount, veth_counter
 
 _log = logging.getLogger(__name__)

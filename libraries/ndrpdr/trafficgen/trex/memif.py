@@ -32,9 +32,7 @@ LINK_POLL_S = 0.2
 
 def memif_vdev(index: int, socket: str, mac: str) -> str:
     """The ``interfaces`` entry of memif port ``index`` (TRex's server end of ``socket``)."""
-    return (
-        f"--vdev=net_memif{index},role=server,id=0,socket={socket},socket-abstract=no,mac={mac}"
-    )
+    return f"--vdev=net_memif{index},role=server,id=0,socket={socket},socket-abstract=no,mac={mac}"
 
 
 def wait_for_links(
