@@ -1,7 +1,8 @@
 """VPP on Linux interfaces (af_packet, af_xdp): the run directory, startup.conf, CLI set-up.
 
 (``dpdk_vdev`` ports share the run directory and startup.conf, with the
-DPDK plugin and its ``dpdk`` section: ``ndrpdr.dut.vpp_vdev``.)
+DPDK plugin and its ``dpdk`` section: ``ndrpdr.dut.vpp_vdev``; so do
+``memif`` ports, with the memif plugin: ``ndrpdr.dut.vpp_memifports``.)
 
 Pure functions, no I/O. With ``port_kind: af_packet`` (or ``af_xdp``) VPP
 needs no NIC, no DPDK and no hugepages: each DUT port is the node's Linux
