@@ -7,9 +7,8 @@ rounds are given outcomes in place of ``run_rounds``.
 from __future__ import annotations
 
 import pytest
-
-from benchmarks import memif
 from benchmarks.dut_compare import Outcome
+from benchmarks.memif import TOPOLOGIES, main, ndr_ratio
 
 
 def _outcome(ndr: float | None, code: int = 0) -> Outcome:
@@ -21,8 +20,8 @@ def test_the_ratio_is_of_the_medians() -> None:
         "af_packet": [_outcome(200e3), _outcome(300e3), _outcome(None, 1)],
         "memif": [_outcome(600e3), _outcome(400e3)],
     }
-    assert memif.ndr_ratio(results) == pytest.approx(500e3 / 250e3)
-    assert memif.ndr_ratio({**results, "memif": [_outcome(None, 1)]}) is None
+    assert ndr_ratio(results) == pytest.approx(500e3 / 250e3)
+    assert ndr_ratio({**results, "memif": [_outcome(None, 1)]}) is None
 
 
 @pytest.mark.parametrize(("memif_ndr", "status"), [(500e3, 0), (499e3, 1)])
@@ -33,11 +32,11 @@ def test_the_exit_status_says_whether_the_bar_is_met(
     status: int,
 ) -> None:
     def rounds(chosen: object, *args: object) -> dict[str, list[Outcome]]:
-        assert chosen == memif.TOPOLOGIES
+        assert chosen == TOPOLOGIES
         return {"af_packet": [_outcome(250e3)], "memif": [_outcome(memif_ndr)]}
 
-    monkeypatch.setattr(memif, "run_rounds", rounds)
-    assert memif.main([]) == status
+    monkeypatch.setattr("benchmarks.memif.run_rounds", rounds)
+    assert main([]) == status
     said = capsys.readouterr().out
     assert f"memif NDR / af_packet NDR: {memif_ndr / 250e3:.2f} (bar: >= 2)" in said
     assert said.rstrip().endswith("met")
