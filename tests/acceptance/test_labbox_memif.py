@@ -45,6 +45,7 @@ def test_trex_dpdk_memif_to_vpp_forwards_and_leaves_nothing(
         session = testbed.session
         attr = session.client.get_port_attr(0)  # type: ignore[union-attr]
         config = session.config_text  # type: ignore[union-attr]
+        options = session.options  # type: ignore[union-attr]
         memifs = testbed.duts["DUT1"].run_cli("show memif")  # type: ignore[attr-defined]
         runtime = testbed.duts["DUT1"].run_cli("show runtime")  # type: ignore[attr-defined]
         for socket in sockets:
@@ -52,7 +53,7 @@ def test_trex_dpdk_memif_to_vpp_forwards_and_leaves_nothing(
     # TRex's DPDK path: its own memif PMD, no --software, no Linux interface behind the port
     assert attr["driver"] == "net_memif" and attr["link"] == "UP"
     assert "role=server" in config and "socket-abstract=no" in config
-    assert "--software" not in str(testbed.source_topology.tg.options)
+    assert options.low_end and not options.software_mode
     # VPP is the memif client of both sockets, its peer TRex's net_memif devices
     assert memifs.count("slave connected") == 2, memifs
     for index, socket in enumerate(sockets):
