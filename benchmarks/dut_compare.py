@@ -108,12 +108,15 @@ def _ratio(value: float | None, reference: float | None) -> str:
 
 
 def table(results: dict[str, list[Outcome]]) -> list[str]:
-    """The side-by-side lines: medians per DUT, ratios to the first DUT (the kernel)."""
+    """The side-by-side lines: medians per DUT, ratios to the first DUT (the kernel here)."""
+    first = next(iter(results))
+    width = max(10, len(first) + 4)  # "NDR/<first>"
     lines = [
-        f"{'DUT':<8} {'NDR kpps':>9} {'PDR kpps':>9} {'NDR/kernel':>10} {'PDR/kernel':>10} "
+        f"{'DUT':<9} {'NDR kpps':>9} {'PDR kpps':>9} {'NDR/' + first:>{width}} "
+        f"{'PDR/' + first:>{width}} "
         f"{'trials':>6} {'wall s':>7} {'ok':>4}  irregular (allowed)"
     ]
-    reference = next(iter(results.values()))
+    reference = results[first]
     ref_ndr = _median([o.ndr_pps for o in reference])
     ref_pdr = _median([o.pdr_pps for o in reference])
     for label, outcomes in results.items():
@@ -124,8 +127,8 @@ def table(results: dict[str, list[Outcome]]) -> list[str]:
         ok = sum(o.ok for o in outcomes)
         irregular = sorted({tag for o in outcomes for tag in o.irregular})
         lines.append(
-            f"{label:<8} {_kpps(ndr):>9} {_kpps(pdr):>9} {_ratio(ndr, ref_ndr):>10} "
-            f"{_ratio(pdr, ref_pdr):>10} {trials:>6g} {wall:>7.1f} {ok:>2}/{len(outcomes)}  "
+            f"{label:<9} {_kpps(ndr):>9} {_kpps(pdr):>9} {_ratio(ndr, ref_ndr):>{width}} "
+            f"{_ratio(pdr, ref_pdr):>{width}} {trials:>6g} {wall:>7.1f} {ok:>2}/{len(outcomes)}  "
             f"{', '.join(irregular) or '-'}"
         )
     return lines
@@ -146,12 +149,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     )  # fmt: skip
     args = parser.parse_args(argv)
     chosen = [(label, path) for label, path in DUTS if not args.dut or label in args.dut]
+    results = run_rounds(chosen, args.profile, args.final, args.sum, args.rounds)
+    failed = sum(not o.ok for outcomes in results.values() for o in outcomes)
+    return int(failed > 0)
+
+
+def run_rounds(
+    chosen: Sequence[tuple[str, str]], profile: str, final_s: float, sum_s: float, rounds: int
+) -> dict[str, list[Outcome]]:
+    """``rounds`` searches of each (label, topology), interleaved; print each and the table."""
     results: dict[str, list[Outcome]] = {label: [] for label, _ in chosen}
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        for round_index in range(args.rounds):
+        for round_index in range(rounds):
             for label, path in chosen:  # interleaved: a busy spell hits every DUT alike
-                outcome = search(path, args.profile, args.final, args.sum, Path(tmp))
+                outcome = search(path, profile, final_s, sum_s, Path(tmp))
                 results[label].append(outcome)
                 said = f" (irregular: {', '.join(outcome.irregular)})" if outcome.irregular else ""
                 print(
@@ -163,14 +175,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if outcome.error:
                     print(outcome.error)
     print(
-        f"\n{args.profile} 64B, final trials {args.final:g} s, duration sum {args.sum:g} s, "
-        f"{args.rounds} round(s), "
-        f"{time.perf_counter() - started:.0f} s in all; medians:"
+        f"\n{profile} 64B, final trials {final_s:g} s, duration sum {sum_s:g} s, "
+        f"{rounds} round(s), {time.perf_counter() - started:.0f} s in all; medians:"
     )
     for line in table(results):
         print(line)
-    failed = sum(not o.ok for outcomes in results.values() for o in outcomes)
-    return int(failed > 0)
+    return results
 
 
 if __name__ == "__main__":

@@ -142,7 +142,7 @@ def test_uppercase_macs_are_written_in_lower_case(csit: Topology) -> None:
         ),
         ({"master_thread_id": 2, "threads": [2, 3]}, r"master_thread_id: 2 is also in threads"),
         ({"latency_thread_id": 1}, r"options\.latency_thread_id: needs master_thread_id"),
-        ({"low_end_core": 1}, r"options\.low_end_core: only a software_mode server"),
+        ({"low_end_core": 1}, r"options\.low_end_core: only a software_mode or low_end server"),
         ({"sync_port": 70000}, r"options\.sync_port: 70000 is not an integer >= 1 and <= 65535"),
         ({"async_port": 4501}, r"options\.async_port: 4501 is also the sync_port"),
         ({"install_dir": "opt/trex"}, r"options\.install_dir: 'opt/trex' is not an absolute"),

@@ -107,3 +107,19 @@ def test_without_a_prefix_nothing_is_removed() -> None:
     server.start()
     server.stop()
     assert [e[0] for e in access.events] == ["run", "put_file", "start"]  # run: the t-rex-64 check
+
+
+def test_memif_sockets_are_removed_before_each_start_and_after_the_stop() -> None:
+    """DPDK does not start a memif server over a stale socket file ("Address already in use")."""
+    access = Access()
+    sockets = ("/run/x/memif-link1.sock", "/run/x/memif-link2.sock")
+    options = TrexOptions(extra_args=("--prefix", "trex-7"))
+    server = TrexServer(access, options, "cfg", stale_files=sockets)
+    server.start()
+    server.stop()
+    assert access.events[1:] == [
+        ("put_file", "/etc/trex_cfg.yaml"),
+        ("run", ["rm", "-f", "--", *sockets], True),
+        ("start", True),
+        ("run", ["rm", "-rf", "--", "/var/run/dpdk/trex-7", *sockets], True),
+    ]

@@ -172,6 +172,7 @@ class ActiveTestbed:
         self._localbed.setup()
         if hosts:
             from ndrpdr.labbox import LabboxHosts  # noqa: PLC0415 - only a lab in a box needs it
+            from ndrpdr.labbox.memif import with_memif_sockets  # noqa: PLC0415 - the same
 
             self._hosts = LabboxHosts(self._localbed, list(hosts))
             accesses = self._hosts.start()
@@ -179,7 +180,9 @@ class ActiveTestbed:
                 key: dataclasses.replace(node, access=accesses[key]) if key in accesses else node
                 for key, node in self.topology.nodes.items()
             }
-            self.topology = dataclasses.replace(self.topology, nodes=nodes)
+            self.topology = with_memif_sockets(
+                dataclasses.replace(self.topology, nodes=nodes), self._hosts.plan.directory
+            )
 
     def _open_session(self) -> None:
         tg = self.topology.tg

@@ -39,7 +39,8 @@ class DutPort:
     ("192.168.10.2"); ``routed_prefix``: traffic to this prefix leaves the
     DUT through this port ("198.18.1.0/24"); ``ip6_address``, ``peer_ip6``
     and ``routed_prefix6`` the same for IPv6 ("2001:db8:10::1/64",
-    "2001:db8:10::2", "2001:2:0:1::/64").
+    "2001:db8:10::2", "2001:2:0:1::/64"); ``memif_socket``: a memif port's socket
+    file (None: not a memif port).
     """
 
     key: str
@@ -53,6 +54,7 @@ class DutPort:
     ip6_address: str | None = None
     peer_ip6: str | None = None
     routed_prefix6: str | None = None
+    memif_socket: str | None = None
 
 
 class VppSetup(Protocol):

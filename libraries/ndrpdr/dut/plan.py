@@ -95,6 +95,7 @@ def plan_duts(
                     ip6_address=f"{subnet6}{mine}/64",
                     peer_ip6=f"{subnet6}{theirs}",
                     routed_prefix6=DIRECTION_PREFIXES6[side],
+                    memif_socket=iface.memif_socket,
                 )
             )
         configs[dut] = DutTestConfig(

@@ -5,7 +5,8 @@
   SSH to an sshd the caller runs in that namespace: their ports are veths
   there like any netns node's, only their commands take another way);
 * one veth pair per link whose two ends are such nodes, each end named,
-  addressed (MAC) and placed as the topology says;
+  addressed (MAC) and placed as the topology says (a memif link has none:
+  its ends share a socket file);
 * per namespace: the interfaces to bring up, the DUT-side interfaces that
   get an RPS CPU mask, and the TG interfaces that get the nft ingress sink.
 """
@@ -179,7 +180,8 @@ def make_plan(
     veths = []
     for link in topology.links.values():
         first, second = link.ends
-        if first.node in namespaces and second.node in namespaces:
+        memif = topology.nodes[first.node].interface(first.interface).is_memif  # no veth
+        if first.node in namespaces and second.node in namespaces and not memif:
             a = _end(topology, namespaces, first.node, first.interface)
             b = _end(topology, namespaces, second.node, second.interface)
             pair = (topology.nodes[first.node], topology.nodes[second.node])

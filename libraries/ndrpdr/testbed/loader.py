@@ -30,6 +30,7 @@ from typing import Any
 from ndrpdr.drivers import DriverDescription, describe, read_options
 from ndrpdr.drivers.description import KIND_NAMES
 from ndrpdr.testbed.errors import TopologyError
+from ndrpdr.testbed.memif import memif_link_problem
 from ndrpdr.testbed.model import (
     Access,
     Interface,
@@ -324,6 +325,7 @@ class _Checker:
             ip4_address=ip4,
             speed_bps=speed_bps,
             vlan=None if spec.get("vlan") is None else int(spec["vlan"]),
+            memif_socket=spec.get("memif_socket"),
         )
 
     def _check_unique_names(self, nodes: Mapping[str, Node]) -> None:
@@ -392,6 +394,13 @@ class _Checker:
                     last,
                     f"link {name!r} joins two interfaces of the same node ({named[0]} and "
                     f"{named[1]}); only the TG may have two ports cabled to each other",
+                )
+            first, second = (nodes[e.node].interface(e.interface) for e in found)
+            problem = memif_link_problem(name, first, second)
+            if problem is not None:
+                raise self.fail(
+                    ("nodes", found[1].node, "interfaces", found[1].interface, problem[0]),
+                    problem[1],
                 )
             links[name] = Link(name=name, ends=(found[0], found[1]))
         return links

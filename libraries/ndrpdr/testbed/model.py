@@ -100,7 +100,8 @@ class Interface:
 
     ``key`` is the topology key ("port1"); ``name`` the OS interface name
     (for local testbeds, the veth name inside the node's namespace);
-    ``speed_bps`` the line rate [bit/s] if known; ``vlan`` the VLAN ID (CSIT).
+    ``speed_bps`` the line rate [bit/s] if known; ``vlan`` the VLAN ID (CSIT);
+    ``memif_socket`` the socket file of a memif port (``model`` ``memif``).
     """
 
     key: str
@@ -113,6 +114,16 @@ class Interface:
     ip4_address: str | None = None
     speed_bps: float | None = None
     vlan: int | None = None
+    memif_socket: str | None = None
+
+    @property
+    def is_memif(self) -> bool:
+        """True for a memif port (a shared-memory interface: no Linux interface, no veth)."""
+        return self.model == MEMIF_MODEL
+
+
+#: The ``model`` of memif ports.
+MEMIF_MODEL = "memif"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """VPP on Linux interfaces (af_packet, af_xdp): the run directory, startup.conf, CLI set-up.
 
 (``dpdk_vdev`` ports share the run directory and startup.conf, with the
-DPDK plugin and its ``dpdk`` section: ``ndrpdr.dut.vpp.vdev``.)
+DPDK plugin and its ``dpdk`` section: ``ndrpdr.dut.vpp.vdev``; so do
+``memif`` ports, with the memif plugin: ``ndrpdr.dut.vpp.memifports``.)
 
 Pure functions, no I/O. With ``port_kind: af_packet`` (or ``af_xdp``) VPP
 needs no NIC, no DPDK and no hugepages: each DUT port is the node's Linux
@@ -41,6 +42,7 @@ from collections.abc import Sequence
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.dut.cores import corelist
 from ndrpdr.dut.ports import IFNAME, MAC
+from ndrpdr.dut.vpp import memifports as vpp_memifports
 from ndrpdr.dut.vpp.config import (
     PortKind,
     VppOptions,
@@ -154,7 +156,10 @@ def startup_conf(
     """
     check_ports(node, config)
     workers = worker_cores(node, config, options)
-    buffers = options.buffers_per_numa or AF_PACKET_BUFFERS_PER_NUMA
+    memif = options.port_kind == "memif"  # VPP lends its buffers to the memif rings
+    buffers = options.buffers_per_numa or (
+        vpp_memifports.BUFFERS_PER_NUMA if memif else AF_PACKET_BUFFERS_PER_NUMA
+    )
     lines = [
         f"# VPP startup.conf for {node.key} ({options.port_kind} ports), written by the ndrpdr "
         "vpp driver:",
@@ -205,10 +210,12 @@ def startup_conf(
 
 
 def port_plugin(kind: PortKind) -> str:
-    """The VPP plugin that opens Linux interfaces of port kind ``kind`` (af_packet, af_xdp,
-    dpdk_vdev)."""
+    """The VPP plugin that opens the ports of port kind ``kind`` (af_packet, af_xdp,
+    dpdk_vdev, memif)."""
     if kind == "dpdk_vdev":
         return DPDK_PLUGIN
+    if kind == "memif":
+        return vpp_memifports.MEMIF_PLUGIN
     return "af_xdp_plugin.so" if kind == "af_xdp" else "af_packet_plugin.so"
 
 
@@ -227,6 +234,9 @@ def create_commands(
     with no workers the main thread reads them.
     """
     counts = (rx_queues, rx_queues) if isinstance(rx_queues, int) else rx_queues
+    if kind == "memif":  # its queues exist once connected: VPP places them (polling)
+        names = [host_interface(port) for port in config.ports]
+        return vpp_memifports.create_commands(config, names, counts)
     if kind == "af_xdp":
         commands = []
         for port, queues in zip(config.ports, counts, strict=True):
@@ -250,6 +260,8 @@ def create_commands(
 
 def delete_commands(config: DutTestConfig, kind: PortKind = "af_packet") -> list[str]:
     """The vppctl commands that remove the two interfaces (and their set-up)."""
+    if kind == "memif":
+        return vpp_memifports.delete_commands([host_interface(port) for port in config.ports])
     if kind == "af_xdp":
         return [f"delete interface af_xdp {host_interface(port)}" for port in config.ports]
     return [f"delete host-interface name {port.name}" for port in config.ports]

@@ -36,8 +36,9 @@ Service = Literal["systemd", "direct"]
 SERVICES: tuple[Service, ...] = ("systemd", "direct")
 #: How VPP reaches the DUT ports: NICs by PCI address (DPDK plugin), the node's Linux
 #: interfaces as DPDK virtual devices (DPDK plugin, ``ndrpdr.dut.vpp.dpdk``), or the Linux
-#: interfaces through VPP's af_packet or af_xdp plugin (``ndrpdr.dut.vpp.afpacket``).
-PortKind = Literal["dpdk", "dpdk_vdev", "af_packet", "af_xdp"]
+#: interfaces through VPP's af_packet or af_xdp plugin (``ndrpdr.dut.vpp.afpacket``), or memif
+#: ports, the clients of the TG's memif sockets (``ndrpdr.dut.vpp.memifports``).
+PortKind = Literal["dpdk", "dpdk_vdev", "af_packet", "af_xdp", "memif"]
 #: The DPDK poll mode drivers of ``dpdk_vdev`` ports.
 VdevPmd = Literal["af_xdp", "af_packet"]
 
@@ -132,8 +133,8 @@ class VppOptions:
         "dpdk",
         "dpdk: the NICs by PCI address (DPDK plugin); dpdk_vdev: the node's Linux interfaces "
         "as DPDK virtual devices (DPDK plugin, see vdev); af_packet or af_xdp: the Linux "
-        "interfaces through that VPP plugin (all but dpdk: no NIC, no hugepages; need service "
-        "direct)",
+        "interfaces through that VPP plugin; memif: memif clients of the TG's memif ports' "
+        "sockets (all but dpdk: no NIC, no hugepages; need service direct)",
     )
     vdev: VdevPmd = option(
         "af_xdp",

@@ -75,9 +75,6 @@ from ndrpdr.dut.health import check_process, process_state
 from ndrpdr.dut.netqueues import rx_queue_count
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ports import check_ports_exist
-from ndrpdr.dut.vpp import afpacket as vpp_afpacket
-from ndrpdr.dut.vpp import family as vpp_family
-from ndrpdr.dut.vpp import vdev as vpp_vdev
 from ndrpdr.dut.vpp.config import (
     VppOptions,
     cli_error,
@@ -92,6 +89,9 @@ from ndrpdr.dut.vpp.config import (
     uio_driver,
     worker_cores,
 )
+from ndrpdr.dut.vpp import afpacket as vpp_afpacket
+from ndrpdr.dut.vpp import family as vpp_family
+from ndrpdr.dut.vpp import vdev as vpp_vdev
 from ndrpdr.dut.vpp.peer import PeerVpp, memif_socket
 from ndrpdr.dut.vpp.queues import rx_placement_commands
 from ndrpdr.errors import NdrPdrError
@@ -513,7 +513,7 @@ class VppDriver:
         if self._kernel is not None:
             return
         assert self._config is not None
-        names = [str(port.name) for port in self._config.ports]
+        names = [str(port.name) for port in self._config.ports if port.memif_socket is None]
         kernel = KernelHandsOff(self._steps, names, xdp=self._xdp)
         self._kernel = kernel
         kernel.apply()
@@ -867,7 +867,7 @@ def _port_driver(node: Node) -> str:
     """af_packet / af_xdp (VPP's plugin, or DPDK's virtual device with dpdk_vdev), or the
     node's uio_driver through which VPP's DPDK plugin takes the NICs."""
     kind = node.options.get("port_kind")
-    if kind in ("af_packet", "af_xdp"):
+    if kind in ("af_packet", "af_xdp", "memif"):
         return str(kind)
     if kind == "dpdk_vdev":  # DPDK's poll mode driver of the virtual devices
         return str(node.options.get("vdev", VppOptions.vdev))

@@ -10,6 +10,8 @@ Each port's ``port_info`` has ``src_mac`` (the TG port's MAC) and
 DPDK variant lists the ports by PCI address and may carry the
 ``platform`` section (threads); the software-mode variant lists Linux
 interface names and sets ``low_end`` (TRex then ignores ``platform``).
+memif ports are DPDK virtual devices (``ndrpdr.trafficgen.trex.memif``),
+with ``low_end`` when the options ask for it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import re
 from ndrpdr.testbed.model import Interface, Topology
 from ndrpdr.testbed.path import PathError, TrafficPath, compute_path
 from ndrpdr.trafficgen.base import TrafficGeneratorError
+from ndrpdr.trafficgen.trex.memif import memif_vdev
 from ndrpdr.trafficgen.trex.options import (
     DEFAULT_ASYNC_PORT,
     DEFAULT_SYNC_PORT,
@@ -51,6 +54,7 @@ class TrexPort:
     src_mac: str
     dest_mac: str
     speed_bps: float | None = None
+    memif_socket: str | None = None
 
 
 def trex_ports(
@@ -71,17 +75,44 @@ def trex_ports(
         peer = topology.peer(tg.key, key)
         assert peer is not None  # the path's TG ports are linked
         peer_iface = topology.nodes[peer.node].interface(peer.interface)
+        src_mac = _mac(topology, tg.key, iface)
         ports.append(
             TrexPort(
                 index=index,
                 key=iface.key,
-                device=_device(topology, iface, options.software_mode),
-                src_mac=_mac(topology, tg.key, iface),
+                device=_memif_device(topology, iface, index, src_mac, options)
+                if iface.is_memif
+                else _device(topology, iface, options.software_mode),
+                src_mac=src_mac,
                 dest_mac=_mac(topology, peer.node, peer_iface),
                 speed_bps=iface.speed_bps,
+                memif_socket=iface.memif_socket,
             )
         )
+    if len({port.memif_socket is None for port in ports}) > 1:
+        raise TrafficGeneratorError(
+            f"{where(topology, tg, 'interfaces')}: one TRex port is memif and the other is "
+            "not; TRex takes virtual devices or NICs, not both: make both ports memif or neither"
+        )
     return tuple(ports)
+
+
+def _memif_device(
+    topology: Topology, iface: Interface, index: int, mac: str, options: TrexOptions
+) -> str:
+    tg = topology.tg
+    if options.software_mode:
+        raise TrafficGeneratorError(
+            f"{where(topology, tg, 'options.software_mode')}: memif port "
+            f"interfaces.{iface.key} runs on TRex's DPDK path: drop software_mode (low_end: "
+            "true keeps TRex on one core)"
+        )
+    if iface.memif_socket is None:
+        raise TrafficGeneratorError(
+            f"{where(topology, tg, f'interfaces.{iface.key}.memif_socket')}: a memif port needs "
+            "its socket file (a lab in a box gives each memif link one)"
+        )
+    return memif_vdev(index, iface.memif_socket, mac)
 
 
 def _device(topology: Topology, iface: Interface, software_mode: bool) -> str:
@@ -134,7 +165,7 @@ def render_config(ports: tuple[TrexPort, ...], options: TrexOptions) -> str:
         lines.append(f"  zmq_pub_port: {options.async_port}")
     if options.limit_memory is not None:
         lines.append(f"  limit_memory: {options.limit_memory}")
-    if options.software_mode:
+    if options.one_core:  # TRex then ignores platform and c
         lines.append("  low_end: true")
         if options.low_end_core is not None:
             lines.append(f"  low_end_core: {options.low_end_core}")
@@ -144,7 +175,7 @@ def render_config(ports: tuple[TrexPort, ...], options: TrexOptions) -> str:
     for port in ports:
         lines.append(f"    - src_mac: {_quoted(port.src_mac)}")
         lines.append(f"      dest_mac: {_quoted(port.dest_mac)}")
-    if not options.software_mode and options.master_thread_id is not None:
+    if not options.one_core and options.master_thread_id is not None:
         assert options.threads is not None  # parse_options gives both or neither
         lines.append("  platform:")
         lines.append(f"    master_thread_id: {options.master_thread_id}")

@@ -67,6 +67,7 @@ from ndrpdr.trafficgen.trex.latency import (
     stream_rate,
     trex_latency_result,
 )
+from ndrpdr.trafficgen.trex.memif import wait_for_links
 from ndrpdr.trafficgen.trex.options import TrexOptions, where
 from ndrpdr.trafficgen.trex.session import PORTS, TrexCallError, TrexSession
 from ndrpdr.trafficgen.trex.starttime import traffic_seconds, traffic_start
@@ -129,6 +130,7 @@ class TrexTrafficGenerator(ProfileTraffic):
         self._max_load = self._static_max_load()
         self._traffic: dict[int, DirectionTraffic] = {}
         self._used = False
+        self._linked = False  # memif ports: their links were seen up
         self._stop_requested = threading.Event()
         self.last_trial: TrexTrial | None = None
 
@@ -297,7 +299,20 @@ class TrexTrafficGenerator(ProfileTraffic):
         """The session's connected client (opening the session on first use)."""
         self.session.open()
         self._used = True
-        return self.session.client
+        client = self.session.client
+        sockets = {p.index: p.memif_socket for p in self.ports if p.memif_socket is not None}
+        if sockets and not self._linked:  # memif ports: the DUT connects after its set-up
+            attr = functools.partial(self._call, "get_port_attr")
+            waited = wait_for_links(
+                self.node,
+                lambda port: attr(functools.partial(client.get_port_attr, port)),
+                sockets,
+                clock=self._clock,
+                sleep=self._sleep,
+            )
+            _log.info("%s: memif links up after %.1f s", self.node, waited)
+            self._linked = True
+        return client
 
     def _direction_traffic(self, direction: int) -> DirectionTraffic:
         if direction not in self._traffic:

@@ -58,6 +58,10 @@ class TrexOptions:
     software_mode: bool = option(
         False, "TRex on Linux interfaces (veth, tap) by name: low_end and --software"
     )
+    low_end: bool = option(
+        False, "low_end without software_mode: TRex's DPDK path with every thread on one core "
+        "(memif ports on a small machine)",
+    )  # fmt: skip
     cores: int = option(1, "data-plane threads per port pair (c)", minimum=1)
     master_thread_id: int | None = option(
         None, "platform.master_thread_id (give it with threads)", minimum=0
@@ -105,6 +109,11 @@ class TrexOptions:
         minimum=0,
     )  # fmt: skip
 
+    @property
+    def one_core(self) -> bool:
+        """True when TRex runs every thread on one core (``low_end``: software_mode or low_end)."""
+        return self.software_mode or self.low_end
+
     def problems(self) -> Iterator[tuple[str, str]]:
         """Combinations of the platform, port and software-mode options that do not hold."""
         master, threads = self.master_thread_id, self.threads
@@ -122,8 +131,8 @@ class TrexOptions:
             ):
                 if value is not None and value in threads:
                     yield key, f"{value} is also in threads {list(threads)}"
-        if self.low_end_core is not None and not self.software_mode:
-            yield "low_end_core", "only a software_mode server takes it"
+        if self.low_end_core is not None and not self.one_core:
+            yield "low_end_core", "only a software_mode or low_end server takes it"
         if self.sync_port == self.async_port:
             yield "async_port", f"{self.async_port} is also the sync_port"
 

@@ -154,11 +154,20 @@ def wait_for_api(
 class TrexServer:
     """One TRex server process on the TG, started and stopped by this driver."""
 
-    def __init__(self, access: NodeAccess, options: TrexOptions, config_text: str) -> None:
-        """Remember what to start; no I/O."""
+    def __init__(
+        self,
+        access: NodeAccess,
+        options: TrexOptions,
+        config_text: str,
+        *,
+        stale_files: Sequence[str] = (),
+    ) -> None:
+        """Remember what to start; no I/O. ``stale_files``: files the server makes (memif
+        sockets), removed before each start (it would not start over them) and after it."""
         self.access = access
         self.options = options
         self.config_text = config_text
+        self.stale_files = tuple(stale_files)
         self.process: BackgroundProcess | None = None
         self._stopped: BackgroundProcess | None = None
 
@@ -176,6 +185,8 @@ class TrexServer:
             self.access.put_file(
                 self.config_text.encode(), self.options.config_path, mode=0o644, sudo=True
             )
+            if self.stale_files:
+                self.access.run(["rm", "-f", "--", *self.stale_files], sudo=True)
             self.process = self.access.start(server_command(self.options), sudo=True)
         except (NodeAccessError, NdrPdrError) as exc:
             raise TrafficGeneratorError(
@@ -251,10 +262,12 @@ class TrexServer:
             self._stopped = process
             self.process = None
         prefix = dpdk_prefix(self.options.extra_args)
-        if prefix is not None:
+        left = [f"{DPDK_RUN_DIR}/{prefix}"] if prefix is not None else []
+        if left or self.stale_files:
             try:
-                self.access.run(["rm", "-rf", "--", f"{DPDK_RUN_DIR}/{prefix}"], sudo=True)
+                self.access.run(["rm", "-rf", "--", *left, *self.stale_files], sudo=True)
             except NdrPdrError as exc:
                 raise TrafficGeneratorError(
-                    f"{self.node}: cannot remove the TRex server's DPDK directory: {exc}"
+                    f"{self.node}: cannot remove the TRex server's DPDK directory or memif "
+                    f"sockets: {exc}"
                 ) from exc

@@ -43,6 +43,7 @@ from ndrpdr.trafficgen.trex.client import (
     version_refusal_message,
 )
 from ndrpdr.trafficgen.trex.config import TrexPort, render_config, trex_ports
+from ndrpdr.trafficgen.trex.memif import memif_sockets
 from ndrpdr.trafficgen.trex.options import TrexOptions, parse_options, where
 from ndrpdr.trafficgen.trex.perrun import per_run_options
 from ndrpdr.trafficgen.trex.server import ServerExitedError, TrexServer, wait_for_api
@@ -148,8 +149,8 @@ class TrexSession:
 
     @staticmethod
     def default_cores_per_port_pair(options: TrexOptions) -> int:
-        """Cores per port pair the options ask for (a software-mode TRex has 1)."""
-        return 1 if options.software_mode else options.cores
+        """Cores per port pair the options ask for (a low_end TRex, software mode too, has 1)."""
+        return 1 if options.one_core else options.cores
 
     # -- state -------------------------------------------------------------------------
     @property
@@ -381,7 +382,12 @@ class TrexSession:
         if self.options.start_server:
             assert self.access is not None  # checked in the constructor
             if self._server is None:
-                self._server = TrexServer(self.access, self.options, self.config_text)
+                self._server = TrexServer(
+                    self.access,
+                    self.options,
+                    self.config_text,
+                    stale_files=memif_sockets([port.memif_socket for port in self.ports]),
+                )
             self._server.start()
             self.starts += 1
             process = self._server.process
