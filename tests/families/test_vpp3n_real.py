@@ -20,6 +20,7 @@ from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
 
 from ndrpdr.dut.vpp import VppDriver
+from ndrpdr.families import get_family
 
 #: Frames per direction; tunnels whose SA counters a test reads.
 FRAMES = 400
@@ -95,6 +96,8 @@ def every_family(*values: object) -> object:
             10000,
             64,
         ),
+        every_family("ethip4ipsec1tnlswasync-scheduler-ip4base-int-aes256gcm", 1, 64),
+        every_family("ethip4ipsec8tnlswasync-scheduler-ip4base-int-aes128cbc-hmac512sha", 8, 64),
         # (not -flow-cache-: v26.06 takes ~15.5 ms per SPD entry with the flow cache on, about
         # 5 min per DUT for 10000 tunnels; the family's note says so)
         every_family(
@@ -131,6 +134,9 @@ def test_ipsec_frames_are_encrypted_between_the_duts_and_delivered(
             runtime = driver.telemetry()["show_runtime"]  # run_cli takes "error-drop" for an error
             assert node_vectors(runtime, "esp4-encrypt") >= FRAMES, f"{key}:\n{runtime}"
             assert node_vectors(runtime, "esp4-decrypt") >= FRAMES, f"{key}:\n{runtime}"
+            if "ASYNC" in get_family(family).tags:  # each ESP packet went through async crypto
+                assert node_vectors(runtime, "crypto-enq") >= 2 * FRAMES, f"{key}:\n{runtime}"
+                assert node_vectors(runtime, "esp4-encrypt-tun-post") >= FRAMES, runtime
             if family.endswith("-reassembly"):  # each ESP packet crossed the link in fragments
                 assert node_vectors(runtime, "ip4-frag") >= FRAMES, f"{key}:\n{runtime}"
                 assert node_vectors(runtime, "ip4-full-reassembly") >= 2 * FRAMES, runtime

@@ -804,11 +804,11 @@ class VppDriver:
     def _placement(self, config: DutTestConfig, names: list[str]) -> list[str]:
         """dpdk / dpdk_vdev ports ``names``: pin each one's RX queues round robin to the workers."""
         workers = worker_cores(self._node, config, self.options)
-        queues = rx_queues(self.options, workers)
+        queues, readers = rx_queues(self.options, workers), vpp_family.rx_workers(config, workers)
         return [
             command
             for name in names
-            for command in rx_placement_commands(name, queues, len(workers))
+            for command in rx_placement_commands(name, queues, readers)
         ]
 
     def _vdev_conf(self, config: DutTestConfig) -> tuple[str, list[str], tuple[int, int]]:
