@@ -1,4 +1,4 @@
-"""3-node tunnel families (VXLAN, WireGuard) on the real VPP v26.06: local-vpp-3n.yaml.
+"""3-node tunnel families (VXLAN, WireGuard, GTP-U) on the real VPP v26.06: local-vpp-3n.yaml.
 
 DUT1 and DUT2 each run VPP (af_packet ports) with the family's set-up;
 the TG sends the family's frames from both ports. What is sent must come
@@ -33,8 +33,10 @@ def bed() -> Iterator[FamilyBed]:
     yield from three_node_bed()
 
 
-def family_frames(bed: FamilyBed, family_id: str, direction: int) -> list[bytes]:
-    """``FRAMES`` 64 B frames of the family's direction: its varied addresses in turn, proto 61.
+def family_frames(
+    bed: FamilyBed, family_id: str, direction: int, size_b: int = 64
+) -> list[bytes]:
+    """``FRAMES`` frames of ``size_b`` of the family's direction: its varied addresses in turn.
 
     L2 families address the far TG port, L3 ones the DUT port they enter.
     """
@@ -50,7 +52,7 @@ def family_frames(bed: FamilyBed, family_id: str, direction: int) -> list[bytes]
             step = n % vary.count * vary.step
             address[vary.field] = str(ipaddress.IPv4Address(address[vary.field]) + step)
         packet = eth / IP(src=address["ip.src"], dst=address["ip.dst"], proto=61, ttl=64)
-        frames.append(bytes(packet / bytes(max(0, 60 - len(packet)))))
+        frames.append(bytes(packet / bytes(max(0, size_b - 4 - len(packet)))))
     return frames
 
 
@@ -82,6 +84,12 @@ def family_frames(bed: FamilyBed, family_id: str, direction: int) -> list[bytes]
             "wg4-input",
             marks=pytest.mark.every_family,
         ),
+        pytest.param(
+            "ethip4gtpusw-ip4base",
+            "gtpu4-encap",
+            "gtpu4-input",
+            marks=pytest.mark.every_family,
+        ),
     ],
 )
 def test_tunnel_family_frames_cross_the_tunnel_and_are_delivered(
@@ -106,5 +114,22 @@ def test_tunnel_family_frames_cross_the_tunnel_and_are_delivered(
             runtime = driver.telemetry()["show_runtime"]
             assert node_vectors(runtime, encap) >= FRAMES, f"{key}:\n{runtime}"
             assert node_vectors(runtime, decap) >= FRAMES, f"{key}:\n{runtime}"
+    finally:
+        bed.stop()
+
+
+@pytest.mark.every_family
+def test_gtpu_reassembly_frames_cross_the_link_in_fragments(bed: FamilyBed) -> None:
+    family = "ethip4gtpusw-ip4base-reassembly"
+    drivers = bed.configure(family)
+    try:
+        for direction in (0, 1):
+            sent, received = bed.send(direction, family_frames(bed, family, direction, 1518))
+            assert sent >= FRAMES and received == sent, f"direction {direction}: {sent}, {received}"
+        for key, driver in drivers.items():  # each 1554 B tunnel packet left in two fragments
+            runtime = driver.telemetry()["show_runtime"]
+            assert node_vectors(runtime, "ip4-frag") >= FRAMES, f"{key}:\n{runtime}"
+            assert node_vectors(runtime, "ip4-local-full-reassembly") >= 2 * FRAMES, runtime
+            assert node_vectors(runtime, "gtpu4-input") >= FRAMES, f"{key}:\n{runtime}"
     finally:
         bed.stop()

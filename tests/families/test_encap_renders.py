@@ -1,0 +1,47 @@
+"""The VPP set-ups of the GTP-U, GENEVE, SRv6 proxy and LACP families, rendered (no VPP).
+
+The plans come from topologies/local-vpp-3n.yaml (local-vpp.yaml for the
+2-node GENEVE families); the checks are what makes the DUTs (and the TG's
+frames) work together: tunnel end points that mirror each other, routes
+into the tunnel of the prefix the other side's TG owns, one DUT's SIDs
+being the other's local SIDs.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from test_vpp3n_renders import NAMES, configs, render
+
+from ndrpdr.families import get_family
+from ndrpdr.families.vppgtpu import GtpuVpp
+
+GTPU = ["ethip4gtpusw-ip4base", "ethip4gtpusw-ip4base-reassembly"]
+
+
+@pytest.mark.parametrize("family", GTPU)
+def test_gtpu_tunnel_runs_between_the_link_addresses_and_carries_the_far_prefix(
+    family: str,
+) -> None:
+    made = get_family(family)
+    assert isinstance(made.setup.vpp, GtpuVpp) and made.duts == (2,)
+    assert made.plugins == made.setup.vpp.plugins == ("gtpu",)
+    one, two = configs(family)
+    dut1, dut2 = render(family)
+    for lines, config, tg, link in ((dut1, one, NAMES[0], NAMES[1]), (dut2, two, NAMES[1], NAMES[0])):
+        tg_port, link_port = (
+            (config.ports[0], config.ports[1]) if config.position == 0 else config.ports[::-1]
+        )
+        mine = link_port.ip4_address.split("/")[0]
+        assert f"create gtpu tunnel src {mine} dst {link_port.peer_ip4} teid 10 decap-next ip4" in (
+            lines
+        )
+        assert f"ip route add {link_port.routed_prefix} via gtpu_tunnel0" in lines
+        assert f"ip route add {tg_port.routed_prefix} via {tg_port.peer_ip4} {tg}" in lines
+        mtu = [line for line in lines if "mtu" in line]
+        assert mtu == ([f"set interface mtu packet 1043 {link}"] if "reassembly" in family else [])
+    src1, dst1 = re.findall(r"src (\S+) dst (\S+)", " ".join(dut1))[0]
+    src2, dst2 = re.findall(r"src (\S+) dst (\S+)", " ".join(dut2))[0]
+    assert (src1, dst1) == (dst2, src2)
+    assert "REASSEMBLY" in made.tags if "reassembly" in family else "REASSEMBLY" not in made.tags
