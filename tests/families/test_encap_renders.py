@@ -45,3 +45,19 @@ def test_gtpu_tunnel_runs_between_the_link_addresses_and_carries_the_far_prefix(
     src2, dst2 = re.findall(r"src (\S+) dst (\S+)", " ".join(dut2))[0]
     assert (src1, dst1) == (dst2, src2)
     assert "REASSEMBLY" in made.tags if "reassembly" in family else "REASSEMBLY" not in made.tags
+
+
+def test_lacp_bonds_the_dut_link_alone_and_cross_connects_the_tg_port() -> None:
+    family = get_family("eth-l2xcbase-1lbvpplacp")
+    assert family.duts == (2,) and family.profile.layer == "L2"
+    assert {"LBOND_1L", "LBOND_MODE_LACP", "LBOND_LB_L34"} <= set(family.tags)
+    assert family.setup.modes["sim"] == "l2xc"
+    vpp = family.setup.vpp
+    assert vpp is not None and vpp.plugins == ("lacp",) and vpp.settle_s > 0
+    dut1, dut2 = render(family.id)
+    for lines, tg, link in ((dut1, NAMES[0], NAMES[1]), (dut2, NAMES[1], NAMES[0])):
+        assert lines[:2] == ["create bond mode lacp load-balance l34", f"bond add BondEthernet0 {link}"]
+        assert [line for line in lines if line.startswith("bond add")] == [lines[1]]  # one link
+        assert f"set interface l2 xconnect {tg} BondEthernet0" in lines
+        assert f"set interface l2 xconnect BondEthernet0 {tg}" in lines
+        assert not [line for line in lines if "ip address" in line]

@@ -1,4 +1,4 @@
-"""3-node tunnel families (VXLAN, WireGuard, GTP-U) on the real VPP v26.06: local-vpp-3n.yaml.
+"""3-node tunnel and bond families (VXLAN, WireGuard, GTP-U, LACP) on the real VPP v26.06: local-vpp-3n.yaml.
 
 DUT1 and DUT2 each run VPP (af_packet ports) with the family's set-up;
 the TG sends the family's frames from both ports. What is sent must come
@@ -12,6 +12,7 @@ handshake did not complete during the set-up starts it on them.
 from __future__ import annotations
 
 import ipaddress
+import re
 import time
 from collections.abc import Iterator
 
@@ -90,6 +91,12 @@ def family_frames(
             "gtpu4-input",
             marks=pytest.mark.every_family,
         ),
+        pytest.param(
+            "eth-l2xcbase-1lbvpplacp",
+            "BondEthernet0-tx",
+            "bond-input",
+            marks=pytest.mark.every_family,
+        ),
     ],
 )
 def test_tunnel_family_frames_cross_the_tunnel_and_are_delivered(
@@ -111,6 +118,9 @@ def test_tunnel_family_frames_cross_the_tunnel_and_are_delivered(
                 )
             )
         for key, driver in drivers.items():
+            if "LBOND" in get_family(family).tags:  # LACP agreed: the one member is active
+                bond = driver.run_cli("show bond")
+                assert re.search(r"BondEthernet0\s+\d+\s+lacp\s+l34\s+1\s+1", bond), bond
             runtime = driver.telemetry()["show_runtime"]
             assert node_vectors(runtime, encap) >= FRAMES, f"{key}:\n{runtime}"
             assert node_vectors(runtime, decap) >= FRAMES, f"{key}:\n{runtime}"
