@@ -61,3 +61,35 @@ def test_lacp_bonds_the_dut_link_alone_and_cross_connects_the_tg_port() -> None:
         assert f"set interface l2 xconnect {tg} BondEthernet0" in lines
         assert f"set interface l2 xconnect BondEthernet0 {tg}" in lines
         assert not [line for line in lines if "ip address" in line]
+
+
+PROXIES = {"dyn": "end.ad", "masq": "end.am", "stat": "end.as"}
+
+
+@pytest.mark.parametrize("behaviour", PROXIES)
+def test_srv6_proxy_sids_one_dut_sends_to_are_the_other_duts_proxies(behaviour: str) -> None:
+    family = get_family(f"ethip6srhip6-ip6base-srv6proxy-{behaviour}")
+    vpp = family.setup.vpp
+    assert vpp is not None and family.plugins == vpp.plugins
+    assert vpp.plugins == ("memif", {"dyn": "srv6ad", "masq": "srv6am", "stat": "srv6as"}[behaviour])
+    peer = getattr(vpp, "peer_commands", ())
+    assert any("slave" in line for line in peer) and any("xconnect" in line for line in peer)
+    lines = dict(zip(("DUT1", "DUT2"), render(family.id), strict=True))
+    policies = {k: re.findall(r"sr policy add bsid \S+ (.*) encap", " ".join(v)) for k, v in lines.items()}
+    proxies = {
+        k: re.findall(rf"sr localsid address (\S+) behavior {PROXIES[behaviour]} ", " ".join(v))
+        for k, v in lines.items()
+    }
+    for me, other in (("DUT1", "DUT2"), ("DUT2", "DUT1")):
+        (policy,) = policies[me]
+        sids = policy.replace("next ", "").split()
+        assert len(sids) == 3 and proxies[other] == [sids[0]]  # the other DUT proxies it
+        # the other DUT routes the way out to its TG, and (static) re-encapsulates with it
+        assert any(line.startswith(f"ip route add {sids[1]}/64 via ") for line in lines[other])
+        proxy = next(line for line in lines[other] if " behavior " in line)
+        assert "oif memif1/1 iif memif1/2" in proxy
+        assert (f"next {sids[1]} next {sids[2]}" in proxy) == (behaviour == "stat")
+    # the proxy's next hop is memif1/2's MAC on memif1/1: what the function returns is the DUT's
+    for text in lines.values():
+        hop = next(line for line in text if line.startswith("set ip neighbor memif1/1"))
+        assert hop.endswith("02:fe:00:00:00:02 static")

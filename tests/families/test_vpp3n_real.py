@@ -1,4 +1,4 @@
-"""3-node IPsec and SRv6 families on the real VPP v26.06: topologies/local-vpp-3n.yaml.
+"""3-node IPsec and SRv6 (proxy) families on the real VPP v26.06: topologies/local-vpp-3n.yaml.
 
 DUT1 and DUT2 each run VPP (af_packet ports) with the family's set-up;
 the TG sends the family's kind of frames from both ports. What is sent
@@ -190,6 +190,13 @@ def localsid_packets(text: str) -> dict[str, int]:
             "ethip6srhip6-ip6base-srv6enc2sids-nodecaps",
             {"DUT1": ["2003:2::"], "DUT2": ["2002:2::"]},
         ),
+        *(
+            every_family(
+                f"ethip6srhip6-ip6base-srv6proxy-{proxy}",
+                {"DUT1": ["2003:2::"], "DUT2": ["2002:2::"]},
+            )
+            for proxy in ("dyn", "masq", "stat")
+        ),
     ],
 )
 def test_srv6_frames_are_encapsulated_between_the_duts_and_delivered(
@@ -211,5 +218,7 @@ def test_srv6_frames_are_encapsulated_between_the_duts_and_delivered(
                 assert counts.get(sid) == FRAMES, f"{key} local SID {sid}:\n{text}"
             runtime = driver.telemetry()["show_runtime"]  # run_cli takes "error-drop" for an error
             assert node_vectors(runtime, "sr-pl-rewrite-encaps") >= FRAMES, f"{key}:\n{runtime}"
+            if "SRv6_PROXY" in get_family(family).tags:  # each came back from the service function
+                assert node_vectors(runtime, "memif-input") >= FRAMES, f"{key}:\n{runtime}"
     finally:
         bed.stop()
