@@ -9,13 +9,18 @@ being the other's local SIDs.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 
 import pytest
-from test_vpp3n_renders import NAMES, configs, render
+from test_vpp3n_renders import NAMES, ROOT, configs, render
 
+from ndrpdr.dut.base import DutError
+from ndrpdr.dut.plan import plan_duts
 from ndrpdr.families import get_family
 from ndrpdr.families.vppgtpu import GtpuVpp
+from ndrpdr.testbed.loader import load_topology
+from ndrpdr.testbed.path import compute_path
 
 GTPU = ["ethip4gtpusw-ip4base", "ethip4gtpusw-ip4base-reassembly"]
 
@@ -93,3 +98,35 @@ def test_srv6_proxy_sids_one_dut_sends_to_are_the_other_duts_proxies(behaviour: 
     for text in lines.values():
         hop = next(line for line in text if line.startswith("set ip neighbor memif1/1"))
         assert hop.endswith("02:fe:00:00:00:02 static")
+
+
+@pytest.mark.parametrize("tunnels", [1, 4, 16, 64, 256])
+def test_geneve_routes_each_tunnels_prefixes_in_and_out_of_it(tunnels: int) -> None:
+    family = get_family(f"ethip4--ethip4udpgeneve-{tunnels}tun-ip4base")
+    assert family.duts == (1,) and family.plugins == ("geneve",)
+    assert f"GENEVE4_{tunnels}TUN" in family.tags
+    topology = load_topology(ROOT / "topologies" / "local-vpp.yaml")
+    config = plan_duts(topology, compute_path(topology), "ip4base", family=family.setup)["DUT1"]
+    vpp = family.setup.vpp
+    assert vpp is not None
+    lines = vpp.commands(config, NAMES)
+    one, two = config.ports
+    created = [line for line in lines if line.startswith("create geneve tunnel")]
+    assert len(created) == tunnels
+    for i in range(tunnels):
+        assert created[i] == (
+            f"create geneve tunnel local 1.1.1.2 remote 1.1.1.1 vni {1 + i} l3-mode "
+            "decap-next node ethernet-input"
+        )
+        into = ipaddress.IPv4Address("10.0.1.0") + 256 * i
+        out = ipaddress.IPv4Address("10.128.1.0") + 256 * i
+        assert f"ip route add {into}/24 via {two.peer_ip4} geneve_tunnel{i}" in lines
+        assert f"ip route add {out}/24 via {one.peer_ip4} {NAMES[0]}" in lines
+    assert "set interface ip address loop0 1.1.1.2/32" in lines
+    assert f"ip route add 1.1.1.1/32 via {two.peer_ip4} {NAMES[1]}" in lines
+    # what the TG sends in direction 1 is addressed to the DUT's tunnel end point and VNIs
+    tunnel = family.profile.directions[1].tunnel
+    assert tunnel is not None and (tunnel.src, tunnel.dst, tunnel.vni) == ("1.1.1.1", "1.1.1.2", 1)
+    three_node = configs("ethip4gtpusw-ip4base")[0]
+    with pytest.raises(DutError, match="runs on a 2-node chain"):
+        vpp.commands(three_node, NAMES)
