@@ -34,7 +34,10 @@ def test_gtpu_tunnel_runs_between_the_link_addresses_and_carries_the_far_prefix(
     assert made.plugins == made.setup.vpp.plugins == ("gtpu",)
     one, two = configs(family)
     dut1, dut2 = render(family)
-    for lines, config, tg, link in ((dut1, one, NAMES[0], NAMES[1]), (dut2, two, NAMES[1], NAMES[0])):
+    for lines, config, tg, link in (
+        (dut1, one, NAMES[0], NAMES[1]),
+        (dut2, two, NAMES[1], NAMES[0]),
+    ):
         tg_port, link_port = (
             (config.ports[0], config.ports[1]) if config.position == 0 else config.ports[::-1]
         )
@@ -61,7 +64,10 @@ def test_lacp_bonds_the_dut_link_alone_and_cross_connects_the_tg_port() -> None:
     assert vpp is not None and vpp.plugins == ("lacp",) and vpp.settle_s > 0
     dut1, dut2 = render(family.id)
     for lines, tg, link in ((dut1, NAMES[0], NAMES[1]), (dut2, NAMES[1], NAMES[0])):
-        assert lines[:2] == ["create bond mode lacp load-balance l34", f"bond add BondEthernet0 {link}"]
+        assert lines[:2] == [
+            "create bond mode lacp load-balance l34",
+            f"bond add BondEthernet0 {link}",
+        ]
         assert [line for line in lines if line.startswith("bond add")] == [lines[1]]  # one link
         assert f"set interface l2 xconnect {tg} BondEthernet0" in lines
         assert f"set interface l2 xconnect BondEthernet0 {tg}" in lines
@@ -76,11 +82,16 @@ def test_srv6_proxy_sids_one_dut_sends_to_are_the_other_duts_proxies(behaviour: 
     family = get_family(f"ethip6srhip6-ip6base-srv6proxy-{behaviour}")
     vpp = family.setup.vpp
     assert vpp is not None and family.plugins == vpp.plugins
-    assert vpp.plugins == ("memif", {"dyn": "srv6ad", "masq": "srv6am", "stat": "srv6as"}[behaviour])
+    assert vpp.plugins == (
+        "memif",
+        {"dyn": "srv6ad", "masq": "srv6am", "stat": "srv6as"}[behaviour],
+    )
     peer = getattr(vpp, "peer_commands", ())
     assert any("slave" in line for line in peer) and any("xconnect" in line for line in peer)
     lines = dict(zip(("DUT1", "DUT2"), render(family.id), strict=True))
-    policies = {k: re.findall(r"sr policy add bsid \S+ (.*) encap", " ".join(v)) for k, v in lines.items()}
+    policies = {
+        k: re.findall(r"sr policy add bsid \S+ (.*) encap", " ".join(v)) for k, v in lines.items()
+    }
     proxies = {
         k: re.findall(rf"sr localsid address (\S+) behavior {PROXIES[behaviour]} ", " ".join(v))
         for k, v in lines.items()

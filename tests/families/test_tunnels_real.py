@@ -1,7 +1,8 @@
-"""3-node tunnel and bond families (VXLAN, WireGuard, GTP-U, LACP) on the real VPP v26.06: local-vpp-3n.yaml.
+"""3-node tunnel and bond families (VXLAN, WireGuard, GTP-U, LACP) on the real VPP v26.06.
 
-DUT1 and DUT2 each run VPP (af_packet ports) with the family's set-up;
-the TG sends the family's frames from both ports. What is sent must come
+DUT1 and DUT2 of topologies/local-vpp-3n.yaml each run VPP (af_packet
+ports) with the family's set-up; the TG sends the family's frames from
+both ports. What is sent must come
 out at the other TG port, unchanged where the family switches at L2, and
 the tunnel's own graph nodes must have handled every frame on both DUTs
 (encapsulated by one, decapsulated by the other), not plain forwarding.
@@ -17,7 +18,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from familybed import FamilyBed, node_vectors, three_node_bed
+from familybed import FamilyBed, every_family, node_vectors, three_node_bed
 from scapy.layers.inet import IP
 from scapy.layers.l2 import Ether
 
@@ -34,9 +35,7 @@ def bed() -> Iterator[FamilyBed]:
     yield from three_node_bed()
 
 
-def family_frames(
-    bed: FamilyBed, family_id: str, direction: int, size_b: int = 64
-) -> list[bytes]:
+def family_frames(bed: FamilyBed, family_id: str, direction: int, size_b: int = 64) -> list[bytes]:
     """``FRAMES`` frames of ``size_b`` of the family's direction: its varied addresses in turn.
 
     L2 families address the far TG port, L3 ones the DUT port they enter.
@@ -61,42 +60,12 @@ def family_frames(
     ("family", "encap", "decap"),
     [
         ("ethip4vxlan-l2bdbasemaclrn", "vxlan4-encap", "vxlan4-input"),
-        pytest.param(
-            "ethip4vxlan-l2xcbase",
-            "vxlan4-encap",
-            "vxlan4-input",
-            marks=pytest.mark.every_family,
-        ),
-        pytest.param(
-            "ethip4udpwireguard1tnlsw-ip4base",
-            "wg4-output-tun",
-            "wg4-input",
-            marks=pytest.mark.every_family,
-        ),
-        pytest.param(
-            "ethip4udpwireguard8tnlsw-ip4base",
-            "wg4-output-tun",
-            "wg4-input",
-            marks=pytest.mark.every_family,
-        ),
-        pytest.param(
-            "ethip4udpwireguard1000tnlsw-ip4base",
-            "wg4-output-tun",
-            "wg4-input",
-            marks=pytest.mark.every_family,
-        ),
-        pytest.param(
-            "ethip4gtpusw-ip4base",
-            "gtpu4-encap",
-            "gtpu4-input",
-            marks=pytest.mark.every_family,
-        ),
-        pytest.param(
-            "eth-l2xcbase-1lbvpplacp",
-            "BondEthernet0-tx",
-            "bond-input",
-            marks=pytest.mark.every_family,
-        ),
+        every_family("ethip4vxlan-l2xcbase", "vxlan4-encap", "vxlan4-input"),
+        every_family("ethip4udpwireguard1tnlsw-ip4base", "wg4-output-tun", "wg4-input"),
+        every_family("ethip4udpwireguard8tnlsw-ip4base", "wg4-output-tun", "wg4-input"),
+        every_family("ethip4udpwireguard1000tnlsw-ip4base", "wg4-output-tun", "wg4-input"),
+        every_family("ethip4gtpusw-ip4base", "gtpu4-encap", "gtpu4-input"),
+        every_family("eth-l2xcbase-1lbvpplacp", "BondEthernet0-tx", "bond-input"),
     ],
 )
 def test_tunnel_family_frames_cross_the_tunnel_and_are_delivered(

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from familybed import FamilyBed, node_vectors, three_node_bed
+from familybed import FamilyBed, every_family, node_vectors, three_node_bed
 from scapy.layers.inet import IP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
@@ -68,11 +68,6 @@ def first_sas(driver: VppDriver, tunnels: int) -> str:
     """
     count = 2 * min(tunnels, SHOWN_TUNNELS)
     return "\n".join(driver.run_cli(f"show ipsec sa {i}") for i in range(count))
-
-
-def every_family(*values: object) -> object:
-    """A case CI leaves to ``tox -e families`` (its kind runs for real in CI already)."""
-    return pytest.param(*values, marks=pytest.mark.every_family)
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,15 @@ from scapy.layers.l2 import Ether
 from scapy.utils import checksum as scapy_checksum
 
 from ndrpdr.families import profile_of
-from ndrpdr.profiles import IMIX, Headers, Profile, ProfileError, Vary, build_frames, parse_signature
+from ndrpdr.profiles import (
+    IMIX,
+    Headers,
+    Profile,
+    ProfileError,
+    Vary,
+    build_frames,
+    parse_signature,
+)
 from ndrpdr.profiles.layout import TUNNEL_HEADERS, FrameLayout
 from ndrpdr.profiles.traffic import Tunnel
 
@@ -95,7 +103,7 @@ def test_a_vni_beyond_24_bits_and_a_bad_inner_mac_are_refused_naming_the_profile
     tunnel = Tunnel("1.1.1.1", "1.1.1.2", (1 << 24) - 2, "d0:0b:ee:d0:00:00")
     headers = Headers(4, "10.0.0.1", "10.0.0.2", 61, tunnel=tunnel, vary=(Vary("tunnel.vni", 4),))
     plain = Headers(4, "10.0.0.2", "10.0.0.1", 61)
-    with pytest.raises(ProfileError, match="profile t direction 0: tunnel.vni: 4 values"):
+    with pytest.raises(ProfileError, match=r"profile t direction 0: tunnel\.vni: 4 values"):
         Profile("t", "t", "L3", (headers, plain), profile_of(GENEVE4).cost)
     bad = Headers(4, "10.0.0.1", "10.0.0.2", 61, tunnel=Tunnel("1.1.1.1", "1.1.1.2", 1, "d0:0b"))
     profile = Profile("t", "t", "L3", (bad, plain), profile_of(GENEVE4).cost)
@@ -105,5 +113,7 @@ def test_a_vni_beyond_24_bits_and_a_bad_inner_mac_are_refused_naming_the_profile
 
 def test_the_record_names_the_tunnel() -> None:
     text = profile_of(GENEVE4).describe_directions()[1]
-    assert text.startswith("Ether / IPv4 / UDP(1024->6081) / GENEVE(vni 1) / Ether / IPv4(proto 61)")
+    assert text.startswith(
+        "Ether / IPv4 / UDP(1024->6081) / GENEVE(vni 1) / Ether / IPv4(proto 61)"
+    )
     assert "tunnel 1.1.1.1 -> 1.1.1.2" in text and "tunnel.vni: 4 values, inc, every 256" in text

@@ -806,9 +806,7 @@ class VppDriver:
         workers = worker_cores(self._node, config, self.options)
         queues, readers = rx_queues(self.options, workers), vpp_family.rx_workers(config, workers)
         return [
-            command
-            for name in names
-            for command in rx_placement_commands(name, queues, readers)
+            command for name in names for command in rx_placement_commands(name, queues, readers)
         ]
 
     def _vdev_conf(self, config: DutTestConfig) -> tuple[str, list[str], tuple[int, int]]:

@@ -85,9 +85,15 @@ def _geneve(tunnels: int) -> Family:
     return Family(
         id=family,
         tags=(
-            "ETH", "IP4FWD", "IP4BASE", "UDP", "ENCAP", "GENEVE_L3MODE", "SCALE",
+            "ETH",
+            "IP4FWD",
+            "IP4BASE",
+            "UDP",
+            "ENCAP",
+            "GENEVE_L3MODE",
+            "SCALE",
             f"GENEVE4_{tunnels}TUN",
-        ),  # fmt: skip
+        ),
         plugins=("geneve",),
         profile=Profile(
             name=family,

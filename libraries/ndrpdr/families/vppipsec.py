@@ -197,9 +197,7 @@ class IpsecVpp(FreshVpp):
         tg_index, link_index = (0, 1) if first else (1, 0)
         tg_port, link_port = config.ports[tg_index], config.ports[link_index]
         tg_name, link_name = names[tg_index], names[link_index]
-        lines = self._scheduler(config) + self._links(
-            first, tg_port, tg_name, link_port, link_name
-        )
+        lines = self._scheduler(config) + self._links(first, tg_port, tg_name, link_port, link_name)
         if self.kind == "int":
             lines += self._route_based(first, link_name)
         else:

@@ -157,7 +157,7 @@ def _packet(
     from scapy.layers.inet import IP, UDP  # noqa: PLC0415 - scapy takes ~0.5 s to import
     from scapy.layers.inet6 import IPv6  # noqa: PLC0415
     from scapy.layers.l2 import Dot1Q, Ether  # noqa: PLC0415
-    from scapy.packet import Packet, Raw  # noqa: PLC0415
+    from scapy.packet import Raw  # noqa: PLC0415
 
     packet: Packet = Ether(src=headers.eth_src or src_mac, dst=headers.eth_dst or dst_mac)
     if headers.vlan is not None:

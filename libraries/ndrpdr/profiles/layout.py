@@ -141,9 +141,7 @@ class FrameLayout:
             raise ProfileError(f"{field}: these frames carry no tunnel")
         udp = self.outer_offset + IPV4_HEADER
         geneve = udp + UDP_HEADER
-        return {"tunnel.sport": udp, "tunnel.vni": geneve + 4}.get(
-            field, geneve + GENEVE_HEADER
-        )
+        return {"tunnel.sport": udp, "tunnel.vni": geneve + 4}.get(field, geneve + GENEVE_HEADER)
 
     @property
     def ip_checksum_offset(self) -> int | None:

@@ -77,11 +77,14 @@ class Profile:
         """
         sizes = frame_sizes(frame_size)
         if frame_size == IMIX:
-            need = max((
-                FrameLayout.of(d).headers_size + FCS_SIZE
-                for d in self.directions
-                if d.tunnel is None  # a tunnelled direction's frames grow to hold it
-            ), default=0)
+            need = max(
+                (
+                    FrameLayout.of(d).headers_size + FCS_SIZE
+                    for d in self.directions
+                    if d.tunnel is None  # a tunnelled direction's frames grow to hold it
+                ),
+                default=0,
+            )
             if min(sizes) < need:
                 raise ProfileError(
                     f"profile {self.name}: IMIX's {min(sizes)} B frames cannot hold its "

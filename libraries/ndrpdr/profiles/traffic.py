@@ -32,7 +32,7 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 import math
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, get_args
 
 from ndrpdr.profiles.errors import ProfileError
 
@@ -49,18 +49,7 @@ FieldName: TypeAlias = Literal[
     "tunnel.vni",
     "inner.eth.dst",
 ]
-FIELD_NAMES: tuple[FieldName, ...] = (
-    "eth.src",
-    "eth.dst",
-    "ip.src",
-    "ip.dst",
-    "udp.sport",
-    "udp.dport",
-    "vlan.id",
-    "tunnel.sport",
-    "tunnel.vni",
-    "inner.eth.dst",
-)
+FIELD_NAMES: tuple[FieldName, ...] = get_args(FieldName)
 #: The fields only a direction with a ``tunnel`` carries.
 TUNNEL_FIELDS: tuple[FieldName, ...] = ("tunnel.sport", "tunnel.vni", "inner.eth.dst")
 #: How a field walks its values: in order, or drawn at random from the same range.
