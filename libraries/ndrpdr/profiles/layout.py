@@ -23,7 +23,7 @@ import dataclasses
 
 from ndrpdr.profiles.errors import ProfileError
 from ndrpdr.profiles.framesize import FCS_SIZE
-from ndrpdr.profiles.traffic import FieldName, Headers
+from ndrpdr.profiles.traffic import TUNNEL_FIELDS, FieldName, Headers
 
 ETHER_HEADER = 14
 DOT1Q_TAG = 4
@@ -171,7 +171,7 @@ class FrameLayout:
             if not self.udp:
                 raise ProfileError(f"{field}: these frames carry no UDP header")
             return self.l4_offset + (0 if field == "udp.sport" else 2)
-        if field in ("tunnel.sport", "tunnel.vni", "inner.eth.dst"):
+        if field in TUNNEL_FIELDS:
             return self.tunnel_offset(field)
         raise ProfileError(f"field {field!r} has no place in a frame")
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ndrpdr.profiles.errors import ProfileError
 from ndrpdr.profiles.layout import FrameLayout
-from ndrpdr.profiles.traffic import FieldName, Headers, Vary
+from ndrpdr.profiles.traffic import TUNNEL_FIELDS, FieldName, Headers, Vary
 
 _MASK64 = (1 << 64) - 1
 #: Highest VLAN id (4095 is reserved).
@@ -58,7 +58,7 @@ def base_value(headers: Headers, field: FieldName, src_mac: str, dst_mac: str) -
         if headers.vlan is None:
             raise ProfileError("vlan.id varies, but the frames carry no VLAN tag")
         return headers.vlan
-    if field in ("tunnel.sport", "tunnel.vni", "inner.eth.dst"):
+    if field in TUNNEL_FIELDS:
         tunnel = headers.tunnel
         if tunnel is None:
             raise ProfileError(f"{field} varies, but the frames carry no tunnel")
