@@ -20,6 +20,7 @@ import pytest
 from ndrpdr.dut import vpp_family
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.plan import plan_duts
+from ndrpdr.dut.vpp_afpacket import create_commands
 from ndrpdr.families import all_families, get_family
 from ndrpdr.families.model import FamilyDefinitionError
 from ndrpdr.families.vppipsec import IpsecVpp
@@ -256,3 +257,15 @@ def test_async_ipsec_hands_crypto_to_the_workers_but_the_data_plane_one() -> Non
     assert vpp_family.rx_workers(two, ()) == 0
     plain, _ = configs("ethip4ipsec4tnlsw-ip4base-int-aes256gcm")
     assert vpp_family.rx_workers(plain, (2, 3, 4)) == 3
+
+
+def test_async_ipsec_ports_are_read_by_the_data_plane_worker_alone() -> None:
+    """af_packet ports of a 2-worker VPP: every RX queue on worker 0 (the others do crypto)."""
+    family = "ethip4ipsec1tnlswasync-scheduler-ip4base-int-aes256gcm"
+    one = dataclasses.replace(configs(family)[0], cores=2)
+    commands = create_commands(one, "interrupt", workers=2, rx_queues=2)
+    placement = [c for c in commands if "rx-placement" in c]
+    assert len(placement) == 4 and all(c.endswith("worker 0") for c in placement)
+    plain = dataclasses.replace(configs("ethip4ipsec4tnlsw-ip4base-int-aes256gcm")[0], cores=2)
+    spread = [c for c in create_commands(plain, workers=2, rx_queues=2) if "rx-placement" in c]
+    assert [c.rsplit(" ", 1)[1] for c in spread] == ["0", "1", "0", "1"]
