@@ -169,6 +169,11 @@ def three_node_bed() -> Iterator[FamilyBed]:
         assert pids and not any(pid_alive(pid) for pid in pids)
 
 
+def every_family(*values: object) -> object:
+    """A case CI leaves to ``tox -e families`` (its kind runs for real in CI already)."""
+    return pytest.param(*values, marks=pytest.mark.every_family)
+
+
 def node_vectors(runtime: str, prefix: str) -> int:
     """Packets (vectors) the graph nodes named ``prefix``... handled, from ``show runtime``."""
     total = 0

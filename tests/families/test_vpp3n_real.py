@@ -1,4 +1,4 @@
-"""3-node IPsec and SRv6 families on the real VPP v26.06: topologies/local-vpp-3n.yaml.
+"""3-node IPsec and SRv6 (proxy) families on the real VPP v26.06: topologies/local-vpp-3n.yaml.
 
 DUT1 and DUT2 each run VPP (af_packet ports) with the family's set-up;
 the TG sends the family's kind of frames from both ports. What is sent
@@ -14,12 +14,13 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from familybed import FamilyBed, node_vectors, three_node_bed
+from familybed import FamilyBed, every_family, node_vectors, three_node_bed
 from scapy.layers.inet import IP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
 
 from ndrpdr.dut.vpp.driver import VppDriver
+from ndrpdr.families import get_family
 
 #: Frames per direction; tunnels whose SA counters a test reads.
 FRAMES = 400
@@ -69,11 +70,6 @@ def first_sas(driver: VppDriver, tunnels: int) -> str:
     return "\n".join(driver.run_cli(f"show ipsec sa {i}") for i in range(count))
 
 
-def every_family(*values: object) -> object:
-    """A case CI leaves to ``tox -e families`` (its kind runs for real in CI already)."""
-    return pytest.param(*values, marks=pytest.mark.every_family)
-
-
 @pytest.mark.parametrize(
     ("family", "tunnels", "size"),
     [
@@ -95,6 +91,8 @@ def every_family(*values: object) -> object:
             10000,
             64,
         ),
+        every_family("ethip4ipsec1tnlswasync-scheduler-ip4base-int-aes256gcm", 1, 64),
+        every_family("ethip4ipsec8tnlswasync-scheduler-ip4base-int-aes128cbc-hmac512sha", 8, 64),
         # (not -flow-cache-: v26.06 takes ~15.5 ms per SPD entry with the flow cache on, about
         # 5 min per DUT for 10000 tunnels; the family's note says so)
         every_family(
@@ -131,6 +129,9 @@ def test_ipsec_frames_are_encrypted_between_the_duts_and_delivered(
             runtime = driver.telemetry()["show_runtime"]  # run_cli takes "error-drop" for an error
             assert node_vectors(runtime, "esp4-encrypt") >= FRAMES, f"{key}:\n{runtime}"
             assert node_vectors(runtime, "esp4-decrypt") >= FRAMES, f"{key}:\n{runtime}"
+            if "ASYNC" in get_family(family).tags:  # each ESP packet went through async crypto
+                assert node_vectors(runtime, "crypto-enq") >= 2 * FRAMES, f"{key}:\n{runtime}"
+                assert node_vectors(runtime, "esp4-encrypt-tun-post") >= FRAMES, runtime
             if family.endswith("-reassembly"):  # each ESP packet crossed the link in fragments
                 assert node_vectors(runtime, "ip4-frag") >= FRAMES, f"{key}:\n{runtime}"
                 assert node_vectors(runtime, "ip4-full-reassembly") >= 2 * FRAMES, runtime
@@ -184,6 +185,13 @@ def localsid_packets(text: str) -> dict[str, int]:
             "ethip6srhip6-ip6base-srv6enc2sids-nodecaps",
             {"DUT1": ["2003:2::"], "DUT2": ["2002:2::"]},
         ),
+        *(
+            every_family(
+                f"ethip6srhip6-ip6base-srv6proxy-{proxy}",
+                {"DUT1": ["2003:2::"], "DUT2": ["2002:2::"]},
+            )
+            for proxy in ("dyn", "masq", "stat")
+        ),
     ],
 )
 def test_srv6_frames_are_encapsulated_between_the_duts_and_delivered(
@@ -205,5 +213,7 @@ def test_srv6_frames_are_encapsulated_between_the_duts_and_delivered(
                 assert counts.get(sid) == FRAMES, f"{key} local SID {sid}:\n{text}"
             runtime = driver.telemetry()["show_runtime"]  # run_cli takes "error-drop" for an error
             assert node_vectors(runtime, "sr-pl-rewrite-encaps") >= FRAMES, f"{key}:\n{runtime}"
+            if "SRv6_PROXY" in get_family(family).tags:  # each came back from the service function
+                assert node_vectors(runtime, "memif-input") >= FRAMES, f"{key}:\n{runtime}"
     finally:
         bed.stop()

@@ -19,6 +19,8 @@ import pytest
 
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.plan import plan_duts
+from ndrpdr.dut.vpp import family as vpp_family
+from ndrpdr.dut.vpp.afpacket import create_commands
 from ndrpdr.families import all_families, get_family
 from ndrpdr.families.model import FamilyDefinitionError
 from ndrpdr.families.vpp.ipsec import IpsecVpp
@@ -74,7 +76,7 @@ def sas(lines: list[str]) -> dict[int, str]:
 
 
 def test_every_ipsec_and_srv6_family_has_a_vpp_set_up() -> None:
-    assert len(IPSEC) == 24 and len(SRV6) == 3
+    assert len(IPSEC) == 28 and len(SRV6) == 3
     for family in (*IPSEC, *SRV6):
         assert get_family(family).setup.runs_on("vpp")
         assert get_family(family).setup.vpp.fresh  # type: ignore[union-attr]
@@ -235,3 +237,35 @@ def test_a_wrong_set_up_names_the_family_and_the_field() -> None:
         IpsecVpp("f3", 70000, "aes256gcm")
     with pytest.raises(FamilyDefinitionError, match="family f4: 3 SIDs"):
         Srv6Vpp("f4", 3)
+
+
+def test_async_ipsec_hands_crypto_to_the_workers_but_the_data_plane_one() -> None:
+    family = "ethip4ipsec8tnlswasync-scheduler-ip4base-int-aes256gcm"
+    vpp = get_family(family).setup.vpp
+    assert vpp is not None and vpp.plugins == ("crypto_sw_scheduler",)
+    one, _ = configs(family)
+    single = vpp.commands(one, NAMES)
+    assert single[0] == "set ipsec async mode on"
+    assert not [line for line in single if "sw_scheduler" in line]  # one worker does both
+    two = dataclasses.replace(one, cores=2)
+    assert vpp.commands(two, NAMES)[:2] == [
+        "set ipsec async mode on",
+        "set sw_scheduler worker 0 crypto off",
+    ]
+    assert vpp.commands(two, NAMES)[2:] == single[1:]  # the tunnels as the synchronous family's
+    assert vpp_family.rx_workers(two, (2, 3, 4)) == 1  # RX queues on the data-plane worker only
+    assert vpp_family.rx_workers(two, ()) == 0
+    plain, _ = configs("ethip4ipsec4tnlsw-ip4base-int-aes256gcm")
+    assert vpp_family.rx_workers(plain, (2, 3, 4)) == 3
+
+
+def test_async_ipsec_ports_are_read_by_the_data_plane_worker_alone() -> None:
+    """af_packet ports of a 2-worker VPP: every RX queue on worker 0 (the others do crypto)."""
+    family = "ethip4ipsec1tnlswasync-scheduler-ip4base-int-aes256gcm"
+    one = dataclasses.replace(configs(family)[0], cores=2)
+    commands = create_commands(one, "interrupt", workers=2, rx_queues=2)
+    placement = [c for c in commands if "rx-placement" in c]
+    assert len(placement) == 4 and all(c.endswith("worker 0") for c in placement)
+    plain = dataclasses.replace(configs("ethip4ipsec4tnlsw-ip4base-int-aes256gcm")[0], cores=2)
+    spread = [c for c in create_commands(plain, workers=2, rx_queues=2) if "rx-placement" in c]
+    assert [c.rsplit(" ", 1)[1] for c in spread] == ["0", "1", "0", "1"]

@@ -17,8 +17,8 @@ import re
 from ndrpdr.dut.base import FamilySetup
 from ndrpdr.profiles import Profile
 
-#: A CSIT test id: lower-case words joined by '-' ("ethip4-ip4base", "eth-l2patch").
-_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+#: A CSIT test id: lower-case words joined by '-', or '--' as CSIT's GENEVE ids ("ethip4-ip4base").
+_ID = re.compile(r"^[a-z0-9]+(--?[a-z0-9]+)*$")
 #: A Robot tag as CSIT writes a family's tags ("IP4FWD", "FIB_20K", "SRv6_1SID").
 _TAG = re.compile(r"^[A-Z0-9_][A-Za-z0-9_]*$")
 

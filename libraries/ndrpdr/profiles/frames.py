@@ -1,10 +1,12 @@
 """The frames of a profile's direction, exactly as its ``Headers`` say, for a pcap or a TG.
 
 Each frame is ``frame size - 4`` bytes: everything the generator writes,
-without the FCS the NIC appends. Headers and offsets follow
+without the FCS the NIC appends (a tunnelled direction's frames are at
+least its own minimum, ``FrameLayout.frame_size_b``). Headers and offsets follow
 ``ndrpdr.profiles.layout``: Ethernet (the headers' own MACs, else the
 sending TG port's and the MAC the frames are addressed to), an optional
-802.1Q tag, IPv4 (TTL 64, ID 0, no flags, correct header checksum, the
+802.1Q tag, a tunnel (outer IPv4 as below, UDP with checksum 0, GENEVE,
+the inner Ethernet header), IPv4 (TTL 64, ID 0, no flags, correct header checksum, the
 protocol ``Headers.l4``: 17 for UDP, else e.g. CSIT's 61) or IPv6 (hop
 limit 64, next header 17 or e.g. 59), an optional UDP header (correct
 checksum, over the IPv6 pseudo-header too), then the payload: the 10 B
@@ -44,6 +46,7 @@ import math
 import re
 import struct
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ndrpdr.profiles.addressing import check_direction
 from ndrpdr.profiles.checksum import checksum_of_sum, ones_complement_sum
@@ -55,11 +58,15 @@ from ndrpdr.profiles.layout import (
     ETHERTYPE_IPV6,
     IP_PROTO_UDP,
     SIGNATURE_SIZE,
+    TUNNEL_HEADERS,
     FrameLayout,
 )
 from ndrpdr.profiles.profile import Profile
-from ndrpdr.profiles.traffic import Headers
+from ndrpdr.profiles.traffic import GENEVE_PORT, Headers, Tunnel
 from ndrpdr.profiles.variation import base_value, check_range, random_seed, value_index
+
+if TYPE_CHECKING:
+    from scapy.packet import Packet
 
 #: First bytes of the payload of every frame built here.
 SIGNATURE_MAGIC = b"NDRP"
@@ -68,6 +75,8 @@ _SIGNATURE = struct.Struct("!4sBBI")  # magic, version, direction, flow index
 assert _SIGNATURE.size == SIGNATURE_SIZE
 
 TTL = 64
+#: GENEVE's protocol type of an Ethernet frame (Transparent Ethernet Bridging).
+ETHERTYPE_TEB = 0x6558
 #: The most distinct frames a direction's list holds (flows beyond it are sampled).
 MAX_SAMPLE_FRAMES = 65536
 #: The most bytes a direction's list holds (9000 B frames: 7456 of them).
@@ -148,11 +157,13 @@ def _packet(
     from scapy.layers.inet import IP, UDP  # noqa: PLC0415 - scapy takes ~0.5 s to import
     from scapy.layers.inet6 import IPv6  # noqa: PLC0415
     from scapy.layers.l2 import Dot1Q, Ether  # noqa: PLC0415
-    from scapy.packet import Packet, Raw  # noqa: PLC0415
+    from scapy.packet import Raw  # noqa: PLC0415
 
     packet: Packet = Ether(src=headers.eth_src or src_mac, dst=headers.eth_dst or dst_mac)
     if headers.vlan is not None:
         packet = packet / Dot1Q(vlan=headers.vlan)
+    if headers.tunnel is not None:
+        packet = packet / _tunnel(headers.tunnel)
     proto = IP_PROTO_UDP if layout.udp else int(headers.l4)
     if headers.ip_version == 4:
         packet = packet / IP(src=headers.src, dst=headers.dst, ttl=TTL, id=0, flags=0, proto=proto)
@@ -163,10 +174,25 @@ def _packet(
     return bytes(packet / Raw(load=payload))
 
 
+def _tunnel(tunnel: Tunnel) -> Packet:
+    """Outer IPv4 / UDP (checksum 0: none) / GENEVE / inner Ethernet of ``tunnel``."""
+    from scapy.contrib.geneve import GENEVE  # noqa: PLC0415 - scapy takes ~0.5 s to import
+    from scapy.layers.inet import IP, UDP  # noqa: PLC0415
+    from scapy.layers.l2 import Ether  # noqa: PLC0415
+
+    eth_src = _check_mac("tunnel: inner source MAC", tunnel.eth_src)
+    eth_dst = _check_mac("tunnel: inner destination MAC", tunnel.eth_dst)
+    outer = IP(src=tunnel.src, dst=tunnel.dst, ttl=TTL, id=0, flags=0, proto=IP_PROTO_UDP)
+    udp = UDP(sport=tunnel.sport, dport=tunnel.dport, chksum=0)
+    geneve = GENEVE(vni=tunnel.vni, proto=ETHERTYPE_TEB)
+    packet: Packet = outer / udp / geneve / Ether(src=eth_src, dst=eth_dst)
+    return packet
+
+
 def _template(headers: Headers, size: int, direction: int, src_mac: str, dst_mac: str) -> _Template:
-    """Build the template of ``size`` B (incl. FCS) for ``headers`` with scapy."""
+    """Build the template of ``size`` B (incl. FCS; more for a tunnel) for ``headers``."""
     layout = FrameLayout.of(headers)
-    length = size - FCS_SIZE
+    length = layout.frame_size_b(size) - FCS_SIZE
     room = length - layout.payload_offset
     if room < 0:
         raise ProfileError(
@@ -353,6 +379,9 @@ def _payload_offset(frame: bytes) -> int | None:
             return None
         ethertype = int.from_bytes(frame[offset + 2 : offset + 4], "big")
         offset += 4
+    if ethertype == ETHERTYPE_IPV4 and _is_geneve(frame, offset):
+        offset += TUNNEL_HEADERS  # (no GENEVE options in frames built here)
+        ethertype = int.from_bytes(frame[offset - 2 : offset], "big")
     if ethertype == ETHERTYPE_IPV4 and len(frame) > offset + 9:
         proto = frame[offset + 9]
         offset += (frame[offset] & 0x0F) * 4
@@ -364,11 +393,20 @@ def _payload_offset(frame: bytes) -> int | None:
     return offset + (8 if proto == IP_PROTO_UDP else 0)
 
 
+def _is_geneve(frame: bytes, offset: int) -> bool:
+    """Whether an IPv4 header (20 B) at ``offset`` carries UDP to GENEVE's port."""
+    if len(frame) < offset + TUNNEL_HEADERS or frame[offset] != 0x45:
+        return False
+    dport = int.from_bytes(frame[offset + 22 : offset + 24], "big")
+    return frame[offset + 9] == IP_PROTO_UDP and dport == GENEVE_PORT
+
+
 def parse_signature(frame: bytes) -> tuple[int, int] | None:
     """(direction, flow index) from a frame built here, or None if it has no signature.
 
-    Walks Ethernet, an optional 802.1Q tag, IPv4 (its IHL) or IPv6, and UDP
-    if the IP protocol / next header says so.
+    Walks Ethernet, an optional 802.1Q tag, a GENEVE tunnel (IPv4 / UDP to
+    6081 / GENEVE / Ethernet), IPv4 (its IHL) or IPv6, and UDP if the IP
+    protocol / next header says so.
     """
     offset = _payload_offset(frame)
     if offset is None or len(frame) < offset + SIGNATURE_SIZE:

@@ -2,11 +2,19 @@
 the frame builder (``ndrpdr.profiles.frames``) and the TRex field engine
 (``ndrpdr.trafficgen.trex.streams``) write to.
 
-A frame is Ethernet (14 B), an optional 802.1Q tag (4 B), the IPv4 (20 B,
-no options) or IPv6 (40 B) header, an optional UDP header (8 B), then the
-payload, which starts with the 10 B frame signature. Every header has an
-even length, so every field starts at an even offset (the Internet
-checksum's 16-bit words line up with them).
+A frame is Ethernet (14 B), an optional 802.1Q tag (4 B), an optional
+tunnel (outer IPv4 20 B, UDP 8 B, GENEVE 8 B without options, inner
+Ethernet 14 B: 50 B), the IPv4 (20 B, no options) or IPv6 (40 B) header,
+an optional UDP header (8 B), then the payload, which starts with the 10 B
+frame signature. Every header has an even length, so every field but the
+GENEVE VNI (3 B, not covered by a checksum) starts at an even offset (the
+Internet checksum's 16-bit words line up with them).
+
+A tunnelled direction's frames hold 50 B more headers than the frame size
+its test is named after: as CSIT's TG does, such a direction sends frames
+of at least its own minimum size (``min_frame_size``), while the test's
+frame size (``nominal_min_frame_size``: CSIT's 64 B) is the other
+direction's.
 """
 
 from __future__ import annotations
@@ -15,13 +23,16 @@ import dataclasses
 
 from ndrpdr.profiles.errors import ProfileError
 from ndrpdr.profiles.framesize import FCS_SIZE
-from ndrpdr.profiles.traffic import FieldName, Headers
+from ndrpdr.profiles.traffic import TUNNEL_FIELDS, FieldName, Headers
 
 ETHER_HEADER = 14
 DOT1Q_TAG = 4
 IPV4_HEADER = 20
 IPV6_HEADER = 40
 UDP_HEADER = 8
+GENEVE_HEADER = 8
+#: Outer IPv4, UDP, GENEVE and the inner Ethernet header of a tunnelled frame [B].
+TUNNEL_HEADERS = IPV4_HEADER + UDP_HEADER + GENEVE_HEADER + ETHER_HEADER
 #: magic (4 B), version (1 B), direction (1 B), flow index (4 B, big-endian).
 SIGNATURE_SIZE = 10
 #: Where the flow index sits in the signature [B from its start].
@@ -42,6 +53,9 @@ _WIDTHS: dict[FieldName, tuple[int, int]] = {  # (width for IPv4, width for IPv6
     "ip.dst": (4, 16),
     "udp.sport": (2, 2),
     "udp.dport": (2, 2),
+    "tunnel.sport": (2, 2),
+    "tunnel.vni": (3, 3),
+    "inner.eth.dst": (6, 6),
 }
 
 
@@ -52,16 +66,25 @@ class FrameLayout:
     ip_version: int
     vlan: bool
     udp: bool
+    tunnel: bool = False
 
     @classmethod
     def of(cls, headers: Headers) -> FrameLayout:
         """The layout of ``headers``' frames."""
-        return cls(headers.ip_version, headers.vlan is not None, headers.l4 == "udp")
+        return cls(
+            headers.ip_version, headers.vlan is not None, headers.l4 == "udp",
+            headers.tunnel is not None,
+        )  # fmt: skip
+
+    @property
+    def outer_offset(self) -> int:
+        """Start of the header after Ethernet (and the tag): the outer IPv4 of a tunnel [B]."""
+        return ETHER_HEADER + (DOT1Q_TAG if self.vlan else 0)
 
     @property
     def ip_offset(self) -> int:
-        """Start of the IP header [B]."""
-        return ETHER_HEADER + (DOT1Q_TAG if self.vlan else 0)
+        """Start of the IP header [B] (a tunnel's inner one)."""
+        return self.outer_offset + (TUNNEL_HEADERS if self.tunnel else 0)
 
     @property
     def ip_header(self) -> int:
@@ -95,6 +118,32 @@ class FrameLayout:
         return max(own, CSIT_MIN_FRAME_SIZE[self.ip_version])
 
     @property
+    def nominal_min_frame_size(self) -> int:
+        """Smallest frame size a test of these frames is named after [B incl. FCS].
+
+        ``min_frame_size``, but for a tunnelled direction, whose frames grow
+        to hold the tunnel (``frame_size_b``): the inner frame's minimum.
+        """
+        return self.min_frame_size - (TUNNEL_HEADERS if self.tunnel else 0)
+
+    def frame_size_b(self, size: int) -> int:
+        """The size of the frames sent for a test frame size ``size`` [B incl. FCS].
+
+        ``size`` itself, but a tunnelled direction's frames are at least
+        ``min_frame_size`` (CSIT's GENEVE direction 1 sends 114 B frames in
+        its 64B tests).
+        """
+        return max(size, self.min_frame_size) if self.tunnel else size
+
+    def tunnel_offset(self, field: FieldName) -> int:
+        """Where a tunnel field starts [B]; ProfileError when the frames carry no tunnel."""
+        if not self.tunnel:
+            raise ProfileError(f"{field}: these frames carry no tunnel")
+        udp = self.outer_offset + IPV4_HEADER
+        geneve = udp + UDP_HEADER
+        return {"tunnel.sport": udp, "tunnel.vni": geneve + 4}.get(field, geneve + GENEVE_HEADER)
+
+    @property
     def ip_checksum_offset(self) -> int | None:
         """The IPv4 header checksum [B]; None for IPv6 (no header checksum)."""
         return self.ip_offset + 10 if self.ip_version == 4 else None
@@ -122,6 +171,8 @@ class FrameLayout:
             if not self.udp:
                 raise ProfileError(f"{field}: these frames carry no UDP header")
             return self.l4_offset + (0 if field == "udp.sport" else 2)
+        if field in TUNNEL_FIELDS:
+            return self.tunnel_offset(field)
         raise ProfileError(f"field {field!r} has no place in a frame")
 
     def width(self, field: FieldName) -> int:

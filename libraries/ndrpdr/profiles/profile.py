@@ -63,9 +63,11 @@ class Profile:
         """The smallest frame size of this traffic [B incl. FCS].
 
         Headers, the 10 B signature and the FCS must fit, and it is at least
-        CSIT's minimum: 64 B for IPv4 and L2 families, 78 B for IPv6.
+        CSIT's minimum: 64 B for IPv4 and L2 families, 78 B for IPv6. A
+        tunnelled direction's frames grow to hold the tunnel
+        (``FrameLayout.frame_size_b``), so only its inner frame counts here.
         """
-        return max(FrameLayout.of(d).min_frame_size for d in self.directions)
+        return max(FrameLayout.of(d).nominal_min_frame_size for d in self.directions)
 
     def check_frame_size(self, frame_size: FrameSize) -> None:
         """ProfileError naming the profile and its minimum for a frame size too small for it.
@@ -75,7 +77,14 @@ class Profile:
         """
         sizes = frame_sizes(frame_size)
         if frame_size == IMIX:
-            need = max(FrameLayout.of(d).headers_size + FCS_SIZE for d in self.directions)
+            need = max(
+                (
+                    FrameLayout.of(d).headers_size + FCS_SIZE
+                    for d in self.directions
+                    if d.tunnel is None  # a tunnelled direction's frames grow to hold it
+                ),
+                default=0,
+            )
             if min(sizes) < need:
                 raise ProfileError(
                     f"profile {self.name}: IMIX's {min(sizes)} B frames cannot hold its "

@@ -5,6 +5,14 @@ A direction sends frames built from one ``Headers``: Ethernet, an optional
 number such as CSIT's 61, "any host internal protocol"), then a payload
 that starts with the frame signature (``ndrpdr.profiles.frames``).
 
+A direction may send its packets encapsulated (``tunnel``: a ``Tunnel``,
+as CSIT's GENEVE profiles send towards the DUT that decapsulates): after
+the Ethernet header (and tag) come an outer IPv4 header, UDP and the
+GENEVE header, then the inner Ethernet header and the packet above
+(``src``, ``dst`` and ``l4`` are the inner packet's). The tunnel's fields
+``tunnel.sport`` (outer UDP source port), ``tunnel.vni`` and
+``inner.eth.dst`` (the inner Ethernet destination) can vary as the others.
+
 ``vary`` lists the fields that change from frame to frame, as the field
 engine of CSIT's TRex profiles does: each ``Vary`` walks ``count`` values
 from the header's base value, by ``step``, ``inc`` (in order, then again)
@@ -24,15 +32,12 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 import math
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, get_args
 
 from ndrpdr.profiles.errors import ProfileError
 
 #: A header field that can vary. ``ip.*`` is the IPv4 or IPv6 header, as the direction has.
 FieldName: TypeAlias = Literal[
-    "eth.src", "eth.dst", "ip.src", "ip.dst", "udp.sport", "udp.dport", "vlan.id"
-]
-FIELD_NAMES: tuple[FieldName, ...] = (
     "eth.src",
     "eth.dst",
     "ip.src",
@@ -40,7 +45,13 @@ FIELD_NAMES: tuple[FieldName, ...] = (
     "udp.sport",
     "udp.dport",
     "vlan.id",
-)
+    "tunnel.sport",
+    "tunnel.vni",
+    "inner.eth.dst",
+]
+FIELD_NAMES: tuple[FieldName, ...] = get_args(FieldName)
+#: The fields only a direction with a ``tunnel`` carries.
+TUNNEL_FIELDS: tuple[FieldName, ...] = ("tunnel.sport", "tunnel.vni", "inner.eth.dst")
 #: How a field walks its values: in order, or drawn at random from the same range.
 Op: TypeAlias = Literal["inc", "random"]
 #: UDP, or no L4 header (an IP protocol number, e.g. 61 as CSIT's IPv4 base profiles).
@@ -48,6 +59,48 @@ L4: TypeAlias = Literal["udp"] | int
 
 #: Protocol number CSIT's base profiles put in the IP header ("any host internal protocol").
 ANY_HOST_INTERNAL = 61
+#: GENEVE's UDP port (RFC 8926) and its largest VNI (24 bits).
+GENEVE_PORT = 6081
+MAX_VNI = (1 << 24) - 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Tunnel:
+    """The encapsulation a direction's packets travel in: IPv4 / UDP / GENEVE / Ethernet.
+
+    ``src`` / ``dst``: the outer IPv4 addresses (the tunnel's end points);
+    ``sport`` / ``dport``: the outer UDP ports (GENEVE: 6081); ``vni``: the
+    GENEVE VNI; ``eth_src`` / ``eth_dst``: the inner Ethernet addresses
+    (a VPP GENEVE tunnel in L3 mode takes frames addressed to its own MAC).
+    The outer UDP checksum is 0 ("none", allowed over IPv4 by RFC 8926).
+    """
+
+    src: str
+    dst: str
+    vni: int
+    eth_dst: str
+    eth_src: str = "02:00:00:00:00:00"
+    sport: int = 1024
+    dport: int = GENEVE_PORT
+
+    def __post_init__(self) -> None:
+        """ProfileError for outer addresses that are not IPv4, a bad port or VNI."""
+        for name in ("src", "dst"):
+            try:
+                ipaddress.IPv4Address(getattr(self, name))
+            except ValueError as exc:
+                raise ProfileError(
+                    f"tunnel: {name} {getattr(self, name)!r} is not an IPv4 address"
+                ) from exc
+        for name in ("sport", "dport"):
+            if not 0 <= getattr(self, name) <= 0xFFFF:
+                raise ProfileError(f"tunnel: {name} {getattr(self, name)!r} is not in 0..65535")
+        if not 0 <= self.vni <= MAX_VNI:
+            raise ProfileError(f"tunnel: VNI {self.vni!r} is not in 0..{MAX_VNI}")
+
+    def layout(self) -> str:
+        """``IPv4 / UDP(1024->6081) / GENEVE(vni 1) / Ether``."""
+        return f"IPv4 / UDP({self.sport}->{self.dport}) / GENEVE(vni {self.vni}) / Ether"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,6 +153,7 @@ class Headers:
     eth_src: str | None = None
     eth_dst: str | None = None
     vary: tuple[Vary, ...] = ()
+    tunnel: Tunnel | None = None
 
     def __post_init__(self) -> None:
         """ProfileError for addresses of the wrong family, a bad VLAN, port or repeated field."""
@@ -124,6 +178,8 @@ class Headers:
                 raise ProfileError(f"headers: {v.field} varies, but the frames carry no UDP")
             if v.field == "vlan.id" and self.vlan is None:
                 raise ProfileError("headers: vlan.id varies, but the frames carry no VLAN tag")
+            if v.field in TUNNEL_FIELDS and self.tunnel is None:
+                raise ProfileError(f"headers: {v.field} varies, but the frames carry no tunnel")
 
     @property
     def flows(self) -> int:
@@ -146,6 +202,8 @@ class Headers:
         parts = ["Ether"]
         if self.vlan is not None:
             parts.append(f"Dot1Q({self.vlan})")
+        if self.tunnel is not None:
+            parts.append(self.tunnel.layout())
         number = "proto" if self.ip_version == 4 else "next header"
         parts.append(
             f"IPv{self.ip_version}" + ("" if self.l4 == "udp" else f"({number} {self.l4})")
@@ -157,6 +215,8 @@ class Headers:
     def describe(self) -> str:
         """One line: layout, addresses, flows and what varies."""
         text = f"{self.layout()} {self.src} -> {self.dst}, {self.flows} flow(s)"
+        if self.tunnel is not None:
+            text += f", tunnel {self.tunnel.src} -> {self.tunnel.dst}"
         if self.vary:
             text += " (" + "; ".join(v.describe() for v in self.vary) + ")"
         return text

@@ -2,8 +2,8 @@
 
 A field's values are ``base + i * step`` for ``i`` in ``0 .. count - 1``,
 where ``base`` is the header's own value (an address as an integer: a MAC
-is 48 bits, IPv4 32, IPv6 128; ports and the VLAN id as they are; a
-``None`` Ethernet address is the TG's or its peer's MAC). Frame *k* takes
+is 48 bits, IPv4 32, IPv6 128; ports, the VLAN id and a tunnel's VNI as
+they are; a ``None`` Ethernet address is the TG's or its peer's MAC). Frame *k* takes
 value index ``(k // every) % count`` (``inc``), or for ``random`` a
 reproducible draw in ``0 .. count - 1`` made from the field's seed and
 ``k // every`` (a 64-bit mix, the same on every run and machine). TRex
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ndrpdr.profiles.errors import ProfileError
 from ndrpdr.profiles.layout import FrameLayout
-from ndrpdr.profiles.traffic import FieldName, Headers, Vary
+from ndrpdr.profiles.traffic import TUNNEL_FIELDS, FieldName, Headers, Vary
 
 _MASK64 = (1 << 64) - 1
 #: Highest VLAN id (4095 is reserved).
@@ -58,6 +58,13 @@ def base_value(headers: Headers, field: FieldName, src_mac: str, dst_mac: str) -
         if headers.vlan is None:
             raise ProfileError("vlan.id varies, but the frames carry no VLAN tag")
         return headers.vlan
+    if field in TUNNEL_FIELDS:
+        tunnel = headers.tunnel
+        if tunnel is None:
+            raise ProfileError(f"{field} varies, but the frames carry no tunnel")
+        if field == "inner.eth.dst":
+            return mac_int(tunnel.eth_dst)
+        return tunnel.sport if field == "tunnel.sport" else tunnel.vni
     if field in ("ip.src", "ip.dst"):
         import ipaddress  # noqa: PLC0415 - only here
 

@@ -35,6 +35,10 @@ how many distinct frames a pcap-based TG sends.
 Since 1.6.0 a trial has ``surplus_count``: frames received beyond those
 sent (duplicates, foreign frames; the trial counts as no loss and says so in
 its warnings), and ``irregular`` may say ``DUT flapping``.
+Since 1.7.0 a traffic direction may be tunnelled (its ``layout`` says so:
+``Ether / IPv4 / UDP(1024->6081) / GENEVE(vni 1) / Ether / IPv4(proto 61)``)
+and vary the tunnel's fields ``tunnel.sport``, ``tunnel.vni`` and
+``inner.eth.dst``.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 
 #: Version of the record format; bump the major part on incompatible changes.
-RECORD_VERSION = "1.6.0"
+RECORD_VERSION = "1.7.0"
 
 
 def not_asked_latency() -> dict[str, Any]:

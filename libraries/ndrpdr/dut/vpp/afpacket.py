@@ -42,6 +42,7 @@ from collections.abc import Sequence
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.dut.cores import corelist
 from ndrpdr.dut.ports import IFNAME, MAC
+from ndrpdr.dut.vpp import family as vpp_family
 from ndrpdr.dut.vpp import memifports as vpp_memifports
 from ndrpdr.dut.vpp.config import (
     PortKind,
@@ -230,8 +231,9 @@ def create_commands(
     """The vppctl commands that open the two ports (af_packet or af_xdp), read in ``rx_mode``.
 
     Each port gets ``rx_queues`` receive queues (one count, or one per
-    port), pinned round robin to the ``workers`` (``ndrpdr.dut.vpp.queues``);
-    with no workers the main thread reads them.
+    port), pinned round robin to the ``workers`` (``ndrpdr.dut.vpp.queues``;
+    only the first ``rx_workers`` of a family that asks so, e.g. IPsec's
+    async data-plane worker); with no workers the main thread reads them.
     """
     counts = (rx_queues, rx_queues) if isinstance(rx_queues, int) else rx_queues
     if kind == "memif":  # its queues exist once connected: VPP places them (polling)
@@ -253,8 +255,9 @@ def create_commands(
             for port, queues in zip(config.ports, counts, strict=True)
         ]
     commands += [f"set interface rx-mode {host_interface(port)} {rx_mode}" for port in config.ports]
+    readers = vpp_family.rx_workers(config, range(workers))  # (a family may keep some apart)
     for port, queues in zip(config.ports, counts, strict=True):
-        commands += rx_placement_commands(host_interface(port), queues, workers)
+        commands += rx_placement_commands(host_interface(port), queues, readers)
     return commands
 
 

@@ -75,6 +75,9 @@ from ndrpdr.dut.health import check_process, process_state
 from ndrpdr.dut.netqueues import rx_queue_count
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ports import check_ports_exist
+from ndrpdr.dut.vpp import afpacket as vpp_afpacket
+from ndrpdr.dut.vpp import family as vpp_family
+from ndrpdr.dut.vpp import vdev as vpp_vdev
 from ndrpdr.dut.vpp.config import (
     VppOptions,
     cli_error,
@@ -89,9 +92,6 @@ from ndrpdr.dut.vpp.config import (
     uio_driver,
     worker_cores,
 )
-from ndrpdr.dut.vpp import afpacket as vpp_afpacket
-from ndrpdr.dut.vpp import family as vpp_family
-from ndrpdr.dut.vpp import vdev as vpp_vdev
 from ndrpdr.dut.vpp.peer import PeerVpp, memif_socket
 from ndrpdr.dut.vpp.queues import rx_placement_commands
 from ndrpdr.errors import NdrPdrError
@@ -806,11 +806,9 @@ class VppDriver:
     def _placement(self, config: DutTestConfig, names: list[str]) -> list[str]:
         """dpdk / dpdk_vdev ports ``names``: pin each one's RX queues round robin to the workers."""
         workers = worker_cores(self._node, config, self.options)
-        queues = rx_queues(self.options, workers)
+        queues, readers = rx_queues(self.options, workers), vpp_family.rx_workers(config, workers)
         return [
-            command
-            for name in names
-            for command in rx_placement_commands(name, queues, len(workers))
+            command for name in names for command in rx_placement_commands(name, queues, readers)
         ]
 
     def _vdev_conf(self, config: DutTestConfig) -> tuple[str, list[str], tuple[int, int]]:

@@ -9,6 +9,8 @@ set-up (read here, so the driver never branches on family names):
 - ``fresh`` (bool): the set-up leaves state that deleting the test's ports
   does not remove (tunnels, SAs, SR policies, memifs): the VPP of the run
   is restarted for the next test instead of reused;
+- ``rx_workers`` (int or None): only the first N workers read the ports
+  (the IPsec async families' data-plane worker; the others do crypto);
 - ``peer_commands`` (tuple of str): a second VPP runs next to the DUT's
   (``ndrpdr.dut.vpp.peer``) and these are its commands; ``{socket}``
   stands for the path of the memif socket the DUT's VPP listens on.
@@ -49,6 +51,14 @@ def startup_section(config: DutTestConfig) -> str:
 def needs_fresh_vpp(config: DutTestConfig | None) -> bool:
     """True when the family's set-up leaves state only a restart of VPP removes."""
     return bool(getattr(_setup(config), "fresh", False))
+
+
+def rx_workers(config: DutTestConfig | None, workers: Sequence[int]) -> int:
+    """How many of ``workers`` read the ports: the family's ``rx_workers`` (at most all)."""
+    wanted = getattr(_setup(config), "rx_workers", None)
+    if not isinstance(wanted, int) or not workers:
+        return len(workers)
+    return max(1, min(len(workers), wanted))
 
 
 def peer_commands(config: DutTestConfig | None) -> tuple[str, ...]:

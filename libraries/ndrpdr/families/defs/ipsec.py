@@ -11,6 +11,9 @@ so each destination rides its own tunnel. Variants:
 - ``-udp-``: ESP in UDP (NAT traversal); ``-ar-``: anti-replay on;
 - ``-reassembly``: frames above the tunnel MTU are fragmented and
   reassembled;
+- ``tnlswasync-scheduler``: VPP's async crypto mode, the crypto work
+  handed to workers by the ``crypto_sw_scheduler`` plugin (CSIT's
+  ``ethip4ipsec{1,8}tnlswasync-scheduler-ip4base-int-*``);
 - the algorithm: ``aes256gcm`` (AEAD) or ``aes128cbc-hmac512sha`` and, for
   the anti-replay set, CSIT's eleven ciphers and integrity algorithms.
 
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 from ndrpdr.families.build import cost, setup, vpp_only
 from ndrpdr.families.model import Family
-from ndrpdr.families.vpp.ipsec import ipsec_vpp
+from ndrpdr.families.vpp.ipsec import SCHEDULER_PLUGINS, ipsec_vpp
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, Profile, Vary
 
 #: (cycles per 64 B packet, cycles per byte above 64) of each algorithm, AES-NI assumed.
@@ -44,6 +47,9 @@ ALGORITHMS: dict[str, tuple[float, float]] = {
     "aes256nullgmac": (555.0, 1.2),
     "none-hmac96sha": (452.0, 2.5),
 }
+#: What VPP's async mode with the software crypto scheduler costs on top (hand-offs, frames of
+#: crypto work): a factor on the cycles (general knowledge, unverified).
+SCHEDULER_COST = 1.15
 #: CSIT's anti-replay suites' algorithms (``ethip4ipsec10000tnlsw-udp-ar-ip4base-int-*``).
 AR_ALGORITHMS = (
     "aes128cbc-hmac256sha",
@@ -83,17 +89,22 @@ def _headers(tunnels: int) -> tuple[Headers, Headers]:
     return one("10.0.0.1", "20.0.0.0"), one("20.0.0.1", "10.0.0.0")
 
 
-def _ipsec(tunnels: int, kind: str, algorithm: str, suffix: str = "") -> Family:
-    family = f"ethip4ipsec{tunnels}tnlsw-{kind}-{algorithm}{suffix}"
+def _ipsec(
+    tunnels: int, kind: str, algorithm: str, suffix: str = "", *, scheduler: bool = False
+) -> Family:
+    mode = "async-scheduler" if scheduler else ""
+    family = f"ethip4ipsec{tunnels}tnlsw{mode}-{kind}-{algorithm}{suffix}"
     cycles, per_byte = ALGORITHMS[algorithm]
+    if scheduler:
+        cycles *= SCHEDULER_COST
     table = 0.0 if tunnels <= 4 else (40.0 if tunnels <= 40 else 180.0)
     if "policy" in kind and tunnels > 40:  # a linear SPD walk; the flow cache skips most of it
         table += 400.0 if kind.endswith("-flow-cache") else 1600.0
-    tags = [f"TNL_{tunnels}", "IP4FWD", "IPSEC", "IPSECSW"]
+    tags = [f"TNL_{tunnels}", "IP4FWD", "IPSEC", "IPSECSW", *(("ASYNC",) if scheduler else ())]
     tags.append("IPSECINT" if kind.endswith("-int") else "IPSECTUN")
     if kind.endswith("-flow-cache"):
         tags.append("SPD_FLOW_CACHE")
-    tags += ["SCALE", *ALGORITHM_TAGS[algorithm]]
+    tags += ["SCALE", *(("SCHEDULER",) if scheduler else ()), *ALGORITHM_TAGS[algorithm]]
     if kind.startswith("udp"):
         tags.append("UDP_ENCAP")
     if kind.startswith("udp-ar"):
@@ -104,10 +115,12 @@ def _ipsec(tunnels: int, kind: str, algorithm: str, suffix: str = "") -> Family:
         id=family,
         tags=tuple(dict.fromkeys(tags)),
         duts=(2,),
+        plugins=SCHEDULER_PLUGINS if scheduler else (),
         profile=Profile(
             name=family,
             description=f"Ethernet/IPv4 (proto 61), {tunnels} destinations per direction, "
-            f"{tunnels} IPsec ({algorithm}) tunnels between DUT1 and DUT2",
+            f"{tunnels} IPsec ({algorithm}) tunnels between DUT1 and DUT2"
+            + (", crypto in VPP's async mode, scheduled to workers" if scheduler else ""),
             layer="L3",
             directions=_headers(tunnels),
             cost=cost(
@@ -127,6 +140,14 @@ def _ipsec(tunnels: int, kind: str, algorithm: str, suffix: str = "") -> Family:
                 else ""
             )
             + (
+                "; async crypto: the crypto_sw_scheduler plugin hands the crypto work to the "
+                "workers; with one worker it forwards and does the crypto, with more worker 0 "
+                "forwards (all RX queues, crypto off) and the others do the crypto (CSIT's "
+                "suites start at 2 cores)"
+                if scheduler
+                else ""
+            )
+            + (
                 "; with the SPD flow cache on, VPP v26.06 takes about 15.5 ms per SPD entry "
                 "(measured: 1000 tunnels, 2000 entries, 31 s), so 10000 tunnels take some 5 min "
                 "per DUT to set up: left out of the real tests, run it in a lab"
@@ -136,7 +157,7 @@ def _ipsec(tunnels: int, kind: str, algorithm: str, suffix: str = "") -> Family:
         ),
         setup=setup(
             family,
-            vpp=ipsec_vpp(family, tunnels, kind, algorithm, suffix),
+            vpp=ipsec_vpp(family, tunnels, kind, algorithm, suffix, scheduler=scheduler),
             reasons=vpp_only(f"the {{driver}} driver has no IPsec set-up for {family} (VPP only)"),
         ),
     )
@@ -154,4 +175,9 @@ FAMILIES = [
     _ipsec(10000, "udp-ip4base-int", "aes256gcm"),
     *(_ipsec(10000, "udp-ar-ip4base-int", alg) for alg in AR_ALGORITHMS),
     _ipsec(1000, "ip4base-int", "aes256gcm", "-reassembly"),
+    *(
+        _ipsec(n, "ip4base-int", alg, scheduler=True)
+        for n in (1, 8)
+        for alg in ("aes256gcm", "aes128cbc-hmac512sha")
+    ),
 ]

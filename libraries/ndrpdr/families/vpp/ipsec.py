@@ -31,6 +31,14 @@ SAs);
 1043 B (CSIT's ``MTU_FOR_FRAGMENTATION``: a 1518 B frame's ESP packet
 becomes two fragments) and reassembly is on at the receiving port.
 
+``scheduler`` (``tnlswasync-scheduler``): IPsec in VPP's async crypto
+mode (``set ipsec async mode on``) with the ``crypto_sw_scheduler``
+plugin's engine handing the crypto work to workers (CSIT's "Enable IPSec
+Async Mode" and "Set Data Plane And Feature Plane Workers for IPsec"):
+with two or more workers, worker 0 is the data-plane worker, all RX
+queues on it (``rx_workers``) and its crypto off; the others do the
+crypto only. With one worker it does both.
+
 Every command was checked against VPP v26.06's CLI. A key of the wrong
 length crashes v26.06 (SIGSEGV in ``ipsec_sa_init``), so ``ALGORITHMS``
 holds the key lengths VPP expects and the tests check every key.
@@ -46,6 +54,8 @@ from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.families.build import FreshVpp, large_tables_startup
 from ndrpdr.families.model import FamilyDefinitionError
 
+#: The plugin of VPP's software crypto scheduler (the async families).
+SCHEDULER_PLUGINS = ("crypto_sw_scheduler",)
 #: CSIT's MTU of the DUT1 - DUT2 link for the reassembly family [B] (L3 packet).
 MTU_FOR_FRAGMENTATION = 1043
 #: First SA id / SPI of the tunnels from DUT1 to DUT2, and of those back.
@@ -135,6 +145,7 @@ class IpsecVpp(FreshVpp):
     anti_replay: bool = False
     flow_cache: bool = False
     reassembly: bool = False
+    scheduler: bool = False
     plugins: tuple[str, ...] = ()
     #: Tunnels, SAs and routes stay in VPP after the test: the next test needs a fresh VPP.
     fresh: bool = True
@@ -186,14 +197,28 @@ class IpsecVpp(FreshVpp):
         tg_index, link_index = (0, 1) if first else (1, 0)
         tg_port, link_port = config.ports[tg_index], config.ports[link_index]
         tg_name, link_name = names[tg_index], names[link_index]
-        lines = self._links(first, tg_port, tg_name, link_port, link_name)
+        lines = self._scheduler(config) + self._links(first, tg_port, tg_name, link_port, link_name)
         if self.kind == "int":
             lines += self._route_based(first, link_name)
         else:
             lines += self._policy_based(first, link_port, link_name)
         return lines
 
+    @property
+    def rx_workers(self) -> int | None:
+        """Workers that read the ports: the data-plane worker alone with the scheduler."""
+        return 1 if self.scheduler else None
+
     # -- parts ----------------------------------------------------------------------------
+    def _scheduler(self, config: DutTestConfig) -> list[str]:
+        """Async mode; with 2+ workers no crypto on worker 0 (the data-plane worker)."""
+        if not self.scheduler:
+            return []
+        lines = ["set ipsec async mode on"]
+        if config.cores >= 2:
+            lines.append("set sw_scheduler worker 0 crypto off")
+        return lines
+
     def _links(
         self, first: bool, tg_port: DutPort, tg_name: str, link_port: DutPort, link_name: str
     ) -> list[str]:
@@ -300,6 +325,8 @@ def ipsec_vpp(
     kind: str,
     algorithm: str,
     suffix: str = "",
+    *,
+    scheduler: bool = False,
 ) -> IpsecVpp:
     """The VPP set-up of a ``defs.ipsec`` family (its ``kind`` and ``suffix`` words)."""
     return IpsecVpp(
@@ -311,4 +338,6 @@ def ipsec_vpp(
         anti_replay=kind.startswith("udp-ar"),
         flow_cache="flow-cache" in kind,
         reassembly=suffix == "-reassembly",
+        scheduler=scheduler,
+        plugins=SCHEDULER_PLUGINS if scheduler else (),
     )

@@ -41,6 +41,21 @@ def _net64(sid: str) -> str:
     return f"{sid}/64"
 
 
+def ip6_ports(family: str, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
+    """Both ports up with their plan IPv6 addresses, no RAs, a static neighbour for the peer."""
+    lines: list[str] = []
+    for name, port in zip(names, config.ports, strict=True):
+        if port.ip6_address is None or port.peer_ip6 is None:
+            raise DutError(f"family {family}: port {port.key} has no IPv6 address in the plan")
+        lines += [
+            f"set interface state {name} up",
+            f"set interface ip address {name} {port.ip6_address}",
+            f"ip6 nd {name} ra-suppress",
+            f"set ip neighbor {name} {port.peer_ip6} {port.peer_mac.lower()} static",
+        ]
+    return lines
+
+
 @dataclasses.dataclass(frozen=True)
 class Srv6Vpp(FreshVpp):
     """A 3-node SRv6 family's VPP set-up: ``sids`` 1 or 2; ``decap`` False for ``-nodecaps``."""
@@ -70,18 +85,7 @@ class Srv6Vpp(FreshVpp):
             )
         me = config.position
         tg_index, link_index = (0, 1) if me == 0 else (1, 0)
-        lines: list[str] = []
-        for name, port in zip(names, config.ports, strict=True):
-            if port.ip6_address is None or port.peer_ip6 is None:
-                raise DutError(
-                    f"family {self.family}: port {port.key} has no IPv6 address in the plan"
-                )
-            lines += [
-                f"set interface state {name} up",
-                f"set interface ip address {name} {port.ip6_address}",
-                f"ip6 nd {name} ra-suppress",
-                f"set ip neighbor {name} {port.peer_ip6} {port.peer_mac.lower()} static",
-            ]
+        lines = ip6_ports(self.family, config, names)
         tg_name, link_name = names[tg_index], names[link_index]
         tg_port, link_port = config.ports[tg_index], config.ports[link_index]
         source, bsid, _ = SIDS[me]

@@ -13,7 +13,9 @@ its ``Headers`` makes frame *k* carry flow *k*'s fields
   ``variation.random_seed``, repeating after 2^24 - 1 draws, as CSIT's);
   MACs are written as their low 4 bytes and IPv6 addresses as their low 8
   (as CSIT's profiles; the field engine's variables are 1, 2, 4 or 8 B);
-  ports and the VLAN TCI 2 B, IPv4 addresses 4 B;
+  ports and the VLAN TCI 2 B, IPv4 addresses 4 B; a GENEVE VNI (3 B) as a
+  4 B variable over the VNI and the reserved byte after it, its values
+  shifted by 8 bits;
 - a ``Vary`` with ``every`` > 1 gets a tick variable counting 0 .. every - 1
   whose wrap-around steps it (TRex's ``next_var``);
 - a variable counting 0 .. flows - 1 writes the flow index of the signature;
@@ -135,6 +137,9 @@ def _field_vars(
     name = _var_name(vary.field)
     width = layout.width(vary.field)
     size, skip = _WRITTEN.get((layout.ip_version, width), (width, 0))
+    shift = 0
+    if vary.field == "tunnel.vni":  # 3 B: write 4, the VNI shifted over the reserved byte after it
+        size, shift = 4, 8
     mask = (1 << (8 * size)) - 1
     low = base & mask
     last = low + (vary.count - 1) * vary.step
@@ -144,12 +149,12 @@ def _field_vars(
             f"which is all TRex's field engine writes; start it lower"
         )
     if vary.op == "random":
-        if vary.step != 1:
+        if vary.step != 1 or shift:
             raise ProfileError(f"{vary.field}: random values by step {vary.step}: TRex draws all")
         var = FlowVar(name, size, low, last, op="random", seed=random_seed(direction, position),
                       limit=RANDOM_LIMIT)  # fmt: skip
     else:
-        var = FlowVar(name, size, low, last, vary.step)
+        var = FlowVar(name, size, low << shift, last << shift, vary.step << shift)
     out: list[Instruction] = [var]
     if vary.every > 1:
         out.insert(0, FlowVar(f"{name}_tick", 4, 0, vary.every - 1, next_var=name))

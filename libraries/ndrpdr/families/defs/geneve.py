@@ -1,0 +1,117 @@
+"""2-node GENEVE families: the DUT routes IPv4 into N GENEVE tunnels and out of them.
+
+``ethip4--ethip4udpgeneve-{1,4,16,64,256}tun-ip4base`` (CSIT's
+``tests/vpp/perf/ip4_tunnels``, its ``2n1l-`` suites: 2-node) send CSIT's
+``trex-stl-ethip4-geneve-<N>t``, in CSIT's own addresses (the
+destinations do not fit a /24):
+
+- direction 0 (TG port 1 -> DUT): Ethernet/IPv4 (proto 61) from
+  10.128.1.0 to 10.0.1.0, source and destination walking N x 256 values
+  together; the DUT routes destination 10.0.1.0 + 256 i + j into tunnel
+  *i* and sends it to TG port 2 GENEVE-encapsulated;
+- direction 1 (TG port 2 -> DUT): GENEVE-encapsulated frames
+  (``ndrpdr.profiles.Tunnel``): outer IPv4 1.1.1.1 -> 1.1.1.2, UDP from
+  1024 + k to 6081, VNI 1 + i, inner Ethernet to tunnel *i*'s MAC
+  (d0:0b:ee:d0:00:00 + i), inner IPv4 (proto 61) from 10.0.1.0 + k to
+  10.128.1.0 + k, for k = 256 i + j over N x 256 values; the DUT
+  decapsulates and routes the inner packet to TG port 1. CSIT's source
+  port walks 1024 + k modulo 2^16; with 256 tunnels ours walks 16384
+  values (1024..17407: a field does not wrap), so its period divides the
+  65536 flows.
+
+The encapsulated direction's frames are 50 B larger than the test's frame
+size at 64B (98 B, CSIT's: 114 B, its padding), as CSIT's TG sends them;
+the line rate of the test's frame size is kept (CSIT counts a 50 B
+overhead into its max rate).
+
+Costs (sim), relative to ``ethip4-ip4base`` (general knowledge of CSIT's
+published reports, unverified): encapsulation one way and decapsulation
+the other about 0.5-0.6 on the one DUT; 64 and 256 tunnels a little
+lower (more routes and adjacencies). The figures follow that.
+"""
+
+from __future__ import annotations
+
+from ndrpdr.families.build import cost, setup, vpp_only
+from ndrpdr.families.model import Family
+from ndrpdr.families.vpp.geneve import (
+    FIRST_VNI,
+    FROM_TUNNEL,
+    LOCAL,
+    REMOTE,
+    STEP,
+    TO_TUNNEL,
+    TUNNEL_MAC,
+    GeneveVpp,
+)
+from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, Profile, Vary
+from ndrpdr.profiles.traffic import Tunnel
+
+#: CSIT's tunnel counts (issue 23's list).
+TUNNELS = (1, 4, 16, 64, 256)
+#: Cycles per 64 B packet (one DUT), and the table cost of many tunnels.
+CYCLES = 270.0
+#: The outer UDP source port's first value and the most values it walks without wrapping.
+SPORT = 1024
+MAX_SPORTS = 16384
+
+
+def _headers(tunnels: int) -> tuple[Headers, Headers]:
+    flows = tunnels * STEP
+    to_dut = Headers(
+        4, FROM_TUNNEL, TO_TUNNEL, ANY_HOST_INTERNAL,
+        vary=(Vary("ip.src", flows), Vary("ip.dst", flows)),
+    )  # fmt: skip
+    encapsulated = Headers(
+        4,
+        TO_TUNNEL,
+        FROM_TUNNEL,
+        ANY_HOST_INTERNAL,
+        tunnel=Tunnel(src=REMOTE, dst=LOCAL, vni=FIRST_VNI, eth_dst=TUNNEL_MAC, sport=SPORT),
+        vary=(
+            Vary("ip.src", flows),
+            Vary("ip.dst", flows),
+            Vary("tunnel.sport", flows if SPORT + flows <= 0xFFFF else MAX_SPORTS),
+            Vary("tunnel.vni", tunnels, every=STEP),
+            Vary("inner.eth.dst", tunnels, every=STEP),
+        ),
+    )
+    return to_dut, encapsulated
+
+
+def _geneve(tunnels: int) -> Family:
+    family = f"ethip4--ethip4udpgeneve-{tunnels}tun-ip4base"
+    table = 0.0 if tunnels <= 16 else (25.0 if tunnels <= 64 else 60.0)
+    return Family(
+        id=family,
+        tags=(
+            "ETH",
+            "IP4FWD",
+            "IP4BASE",
+            "UDP",
+            "ENCAP",
+            "GENEVE_L3MODE",
+            "SCALE",
+            f"GENEVE4_{tunnels}TUN",
+        ),
+        plugins=("geneve",),
+        profile=Profile(
+            name=family,
+            description=f"Ethernet/IPv4 (proto 61) to the DUT, {tunnels * STEP} flows per "
+            f"direction, routed into {tunnels} GENEVE tunnel(s) (L3 mode) towards TG port 2, "
+            "which sends GENEVE-encapsulated frames back",
+            layer="L3",
+            directions=_headers(tunnels),
+            cost=cost(CYCLES, f"CSIT 64B-1c GENEVE, {tunnels} tunnels", table_cycles=table),
+        ),
+        note="VPP on a 2-node chain (runs on topologies/local-vpp.yaml; geneve plugin); the "
+        "TG sends direction 1 GENEVE-encapsulated (98 B frames at 64B)",
+        setup=setup(
+            family,
+            vpp=GeneveVpp(family, tunnels),
+            reasons=vpp_only(f"the {{driver}} driver has no GENEVE set-up for {family} (VPP only)"),
+        ),
+    )
+
+
+FAMILIES = [_geneve(n) for n in TUNNELS]
