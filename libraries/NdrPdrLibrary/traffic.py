@@ -58,8 +58,12 @@ def open_traffic(
     bidirectional: bool = True,
     flows: int | None = None,
 ) -> Traffic:
-    """The TG driver for this traffic; a testbed that cannot carry it skips the test."""
+    """The TG driver for this traffic; a testbed that cannot carry it skips the test.
+
+    A unidirectional family (CSIT's ``-udir``) sends direction 0 only.
+    """
     chosen = profile_of(profile.value, flows=flows)
+    bidirectional = bidirectional and not chosen.unidirectional
     try:
         tg = ctx.testbed.traffic_generator(chosen, frame_size.value, bidirectional=bidirectional)
     except UnsupportedTrafficError as exc:

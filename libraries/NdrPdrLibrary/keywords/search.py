@@ -6,8 +6,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TypedDict
 
+from ndrpdr.activebed.statecount import state_plan
 from ndrpdr.console.progress import ProgressOption, ProgressPrinter
 from ndrpdr.errors import NdrPdrError
+from ndrpdr.families import get_family
 from ndrpdr.goals import PDR_LOSS_RATIO
 from ndrpdr.latencyrun import DEFAULT_LATENCY_DURATION_S
 from ndrpdr.results.irregular import ROBOT_NAMES, IrregularPolicy, irregular_text
@@ -162,6 +164,13 @@ class SearchKeywords(Component):
             setting_names=ROBOT_NAMES,
             finish=finish,
             failed=lambda error: robotout.console(f"{kind} search FAIL: {error}"),
+            state=state_plan(
+                ctx.testbed,
+                get_family(traffic.profile.name),
+                traffic.tg,
+                traffic.frame_size,
+                traffic.directions,
+            ),
         )
         record, (path,) = outcome.record, published
         kept = f" ({len(record.trials)} trials kept in {path or 'the log'})"

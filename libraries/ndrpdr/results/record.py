@@ -35,6 +35,8 @@ how many distinct frames a pcap-based TG sends.
 Since 1.6.0 a trial has ``surplus_count``: frames received beyond those
 sent (duplicates, foreign frames; the trial counts as no loss and says so in
 its warnings), and ``irregular`` may say ``DUT flapping``.
+Since 1.7.0 a stateful family's record (NAT44) has ``search.ramp_up``: its
+ramp-up trials and the DUT's state counted after the first.
 """
 
 from __future__ import annotations
@@ -43,13 +45,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ndrpdr.profiles import FrameSize, Profile, average_frame_size, sample_size
+from ndrpdr.profiles import FrameSize, Profile, average_frame_size, pcap_flows
 from ndrpdr.results.journal import write_json_atomically
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 
 #: Version of the record format; bump the major part on incompatible changes.
-RECORD_VERSION = "1.6.0"
+RECORD_VERSION = "1.7.0"
 
 
 def not_asked_latency() -> dict[str, Any]:
@@ -161,7 +163,7 @@ def traffic_direction(profile: Profile, frame_size: FrameSize, direction: int) -
             {"field": v.field, "count": v.count, "op": v.op, "step": v.step, "every": v.every}
             for v in headers.vary
         ],
-        "pcap_frames": sample_size(headers, frame_size),
+        "pcap_frames": pcap_flows(profile, frame_size, direction),
     }
 
 
