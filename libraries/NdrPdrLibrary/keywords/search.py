@@ -276,6 +276,15 @@ class SearchKeywords(Component):
         search stopped early, also after a Robot timeout. Settings out of
         range (see `Check Search Settings`) fail before the first trial.
 
+        A stateful family (NAT44: ``ethip4udp-nat44det-h65536-p63-s4128758``)
+        first gets CSIT's ramp-up: one trial at its low rate sends every flow
+        about once, so the DUT makes its sessions; then DUT1's session count
+        must be one per flow sent (else the test fails before the search; a
+        short count is ramped up again at half the rate, three ramp-ups at
+        most), and a trial that might outlive the sessions (240 s) gets
+        another ramp-up first. The record's ``search.ramp_up`` keeps them;
+        a warning says when the TG sends only a sample of the flows.
+
         Before the search one short trial at the max load checks what the
         TG really sends; when it falls short, two more follow and a max load
         (or ``max_rate``) above the slowest of the three is capped, with a

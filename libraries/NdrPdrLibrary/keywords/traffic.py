@@ -18,7 +18,7 @@ from NdrPdrLibrary import robotout
 from NdrPdrLibrary.argtypes import Duration, FrameSize, Rate, TrafficProfile
 from NdrPdrLibrary.keywords.component import Component, keyword
 from NdrPdrLibrary.publish import publish_mrr_record
-from NdrPdrLibrary.traffic import Traffic, open_traffic
+from NdrPdrLibrary.traffic import Traffic, open_traffic, prepared_tg
 
 
 class TrialSummary(TypedDict):
@@ -130,6 +130,8 @@ class TrafficKeywords(Component):
         ``mrr`` (every trial, the receive rate's mean / stdev / min / max) is
         written next to output.xml as a search's record is, and linked from
         the log; it is written also when a trial fails (``status`` "failed").
+        A stateful family (NAT44) first gets its ramp-up and session check,
+        as `Find NDR And PDR` does (logged; a short count fails the keyword).
 
         Example:
         | ${rates} =    Measure MRR    ethip4-ip4base    64    trial_duration=1s    trials=10
@@ -144,12 +146,13 @@ class TrafficKeywords(Component):
         robotout.console(
             f"\nMRR: {trials} trials of {duration:g} s at {format_rate(load)}, {traffic.describe()}"
         )
+        tg = prepared_tg(self.ctx, traffic)
         measured: list[TrialResult] = []
         started = datetime.datetime.now(datetime.timezone.utc)
         error: str | None = None
         try:
             for index in range(1, trials + 1):
-                trial = traffic.tg.measure(duration, load)
+                trial = tg.measure(duration, load)
                 measured.append(trial)
                 if self.ctx.progress is ProgressOption.TRIALS:
                     robotout.console(trial_line(index, trial))
