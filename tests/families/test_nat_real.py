@@ -6,7 +6,9 @@ family's own sample: direction 1 goes to the outside ports det44 gives
 them). Frames to the outside find no session and are dropped until
 direction 0 made them; the ramp-up makes them, the state check counts
 them with VPP's own ``show det44 mappings``, and a check that expects more
-sessions than the flows made fails naming the count.
+sessions than the flows made fails naming the count. Then the NAT44-ED
+udir family: direction 0's sample crosses, translated, and VPP counts one
+UDP session per flow.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from ndrpdr.rampup import RampedTraffic, StateCheckError
 from ndrpdr.search import TrialResult
 
 DET = "ethip4udp-nat44det-h65536-p63-s4128758"
+UDIR = "ethip4udp-nat44ed-h65536-p63-s4128768-udir"
 #: Two inside hosts' flows.
 FLOWS = 126
 
@@ -66,8 +69,9 @@ def frames(bed: FamilyBed, sample: Profile, direction: int) -> list[bytes]:
     return build_frames(sample, 64, direction, src, bed.entry_mac(direction))
 
 
-def sessions(bed: FamilyBed) -> StateCount:
-    vpp = get_family(DET).setup.vpp
+def sessions(bed: FamilyBed, family: str = DET) -> StateCount:
+    """The family's session count on DUT1, read as the state check reads it."""
+    vpp = get_family(family).setup.vpp
     assert isinstance(vpp, NatVpp)
     check = vpp.state_check
     output = bed.drivers["DUT1"].run_cli(check.command)
@@ -103,3 +107,14 @@ def _ramp_up() -> RampUp:
     ramp_up = get_family(DET).ramp_up
     assert ramp_up is not None
     return ramp_up
+
+
+def test_nat44ed_translates_one_way_and_counts_a_session_per_flow(bed: FamilyBed) -> None:
+    """Last in the module: it sets the NAT44-ED family up on the bed's VPP (a fresh one)."""
+    bed.configure(UDIR)
+    profile = get_family(UDIR).profile
+    assert profile.sampler is not None and profile.unidirectional
+    sample = profile.sampler(FLOWS)
+    assert sessions(bed, UDIR).count == 0
+    assert bed.send(0, frames(bed, sample, 0)) == (FLOWS, FLOWS)
+    assert sessions(bed, UDIR).count == FLOWS  # one UDP session per (source, port, destination)
