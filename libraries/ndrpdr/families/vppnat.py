@@ -39,7 +39,7 @@ import math
 import re
 
 from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.families.build import FreshVpp, large_tables_startup
+from ndrpdr.families.build import FreshVpp, check_mode, large_tables_startup
 from ndrpdr.families.model import FamilyDefinitionError
 from ndrpdr.families.stateful import StateCheck
 
@@ -124,10 +124,7 @@ class NatVpp(FreshVpp):
 
     def __post_init__(self) -> None:
         """FamilyDefinitionError naming the family for an unknown mode or session count."""
-        if self.mode not in MODES:
-            raise FamilyDefinitionError(
-                f"family {self.family}: mode {self.mode!r} is not one of {', '.join(MODES)}"
-            )
+        check_mode(self.family, self.mode, MODES)
         if self.sessions < 1:
             raise FamilyDefinitionError(f"family {self.family}: {self.sessions} sessions")
 
