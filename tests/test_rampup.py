@@ -201,3 +201,41 @@ def test_search_record_keeps_the_ramp_up_and_a_failed_check_stops_before_the_sea
     validate_record(record)
     assert failed.error is not None and "DUT1: 7 s after 2 ramp-up trial(s)" in failed.error
     assert record["trials"] == [] and len(record["search"]["ramp_up"]["trials"]) == 2
+
+
+def test_a_ramp_up_as_long_as_the_state_lives_is_not_repeated_before_every_trial() -> None:
+    """As on the lab in a box: 4128768 flows at a quarter of CSIT's rate outlast 240 s."""
+    clock = Clock()
+    tg = TimedTG(clock)
+    long = StatePlan(DET, RampUp(rate_pps=10.0, duration_s=300.0, state_timeout_s=240.0),
+                     3000, 3000, 2, lambda: None)  # fmt: skip
+    ramped = RampedTraffic(tg, long, clock=clock)
+    ramped.prepare()  # from 0 to 300 s: its first flows are 300 s old at its end
+    for _ in range(3):
+        ramped.measure(1.0, 10.0)
+    assert len(tg.trials) == 4  # one ramp-up, three trials: none before each
+    clock.now = 420.0  # half the state's lifetime after the ramp-up ended: due again
+    ramped.measure(1.0, 10.0)
+    assert len(tg.trials) == 6
+
+
+class TimedTG(LossyTG):
+    """A lossless TG whose trials take their duration on ``clock``."""
+
+    def __init__(self, clock: Clock) -> None:
+        super().__init__([])
+        self.clock = clock
+
+    def measure(self, duration: float, load: float) -> TrialResult:
+        self.clock.now += duration
+        return super().measure(duration, load)
+
+
+def test_ramp_ups_again_never_outgrow_half_the_state_lifetime() -> None:
+    tg = LossyTG([1.0] * 5)
+    slow = StatePlan(DET, RampUp(rate_pps=100.0, duration_s=40.0, state_timeout_s=100.0),
+                     4000, 4000, 2, Sessions(tg, 4000, gain=0.3))  # fmt: skip
+    with pytest.raises(StateCheckError):
+        RampedTraffic(tg, slow).prepare()
+    assert [round(d) for d, _ in tg.trials] == [40, 40, 40]  # 80 s would outlive 50 s
+    assert [load for _, load in tg.trials] == [200.0, 200.0, 200.0]
