@@ -17,6 +17,10 @@ by latency trials at 0, 10, 50 and 90 % of it (``ndrpdr.latencyrun``),
 kept in the record's ``latency`` section. With ``record_path`` the record
 file is rewritten as the search goes (``ndrpdr.results.journal``); with
 ``health`` the DUTs are checked between trials (``ndrpdr.searchwatch``).
+With ``state`` (a stateful family's ``StatePlan``) the TG is wrapped so
+that a ramp-up and the DUT's state check come first and ramp-ups follow
+as the state ages (``ndrpdr.rampup``), kept in the record's
+``search.ramp_up``.
 """
 
 from __future__ import annotations
@@ -32,9 +36,11 @@ from types import TracebackType
 
 from ndrpdr.dut.health import HealthCheck
 from ndrpdr.errors import NdrPdrError
+from ndrpdr.families.stateful import StatePlan
 from ndrpdr.goals import PDR_LOSS_RATIO
 from ndrpdr.latencyrun import LatencyPoint, LatencyRun, measure_latency_points, not_measured
 from ndrpdr.profiles import FrameSize, Profile
+from ndrpdr.rampup import RampedTraffic
 from ndrpdr.results.irregular import (
     CLI_NAMES,
     Irregularity,
@@ -128,6 +134,7 @@ class RunHooks:
     health: HealthCheck | None = None
     finish: Callable[[SearchRun], None] | None = None
     failed: Callable[[str], None] | None = None
+    state: StatePlan | None = None
 
 
 def default_min_load(max_load_pps: float) -> float:
@@ -183,7 +190,9 @@ class RecordedRun:
 
     def __init__(self, tg: TrafficGenerator, request: SearchRequest, hooks: RunHooks) -> None:
         """``tg`` runs the trials; nothing is measured before ``search``."""
-        self.tg, self.request, self.hooks = tg, request, hooks
+        self.ramped = None if hooks.state is None else RampedTraffic(tg, hooks.state)
+        self.tg: TrafficGenerator = tg if self.ramped is None else self.ramped
+        self.request, self.hooks = request, hooks
         self.high = tg.max_load_pps if request.max_load_pps is None else request.max_load_pps
         self.low = self._min_load(self.high)
         self.trials: list[TrialResult] = []
@@ -210,6 +219,11 @@ class RecordedRun:
         request, hooks = self.request, self.hooks
         if self._journal is not None:
             self._journal.update()  # a record from the start: a kill during calibration leaves one
+        if self.ramped is not None:
+            self.ramped.prepare()
+            if hooks.notice is not None and self.ramped.plan.flows_sent < self.ramped.plan.flows:
+                hooks.notice(self.ramped.note())
+            _log.info("%s", self.ramped.note())
         if request.calibrate:
             self._calibrate()
         self.result = search(
@@ -333,6 +347,7 @@ class RecordedRun:
             max_load_cap=None if self.cap is None else self.cap.to_json(),
             latency=latency.to_json(),
             time_capped=time_capped,
+            ramp_up=None if self.ramped is None else self.ramped.to_json(),
         )
 
     def _in_progress(self) -> SearchRecord:
@@ -387,6 +402,7 @@ def run_search(
     setting_names: SettingNames = CLI_NAMES,
     finish: Callable[[SearchRun], None] | None = None,
     failed: Callable[[str], None] | None = None,
+    state: StatePlan | None = None,
 ) -> SearchRun:
     """Run one search over ``tg`` and build its record (``RecordedRun``).
 
@@ -424,6 +440,10 @@ def run_search(
     name the options as ``setting_names`` says. ``failed(error)`` hears
     why a run failed or stopped as soon as it does, before traffic is
     stopped and telemetry read (a console line while they take their time).
+    ``state``: a stateful family's ramp-up and state check before the search
+    (``ndrpdr.rampup``); a state check that fails fails the run before the
+    first search trial, and ``notice`` hears when the TG sends a sample of
+    the flows.
     """
     request = SearchRequest(
         topology=topology,
@@ -450,6 +470,7 @@ def run_search(
         health=health,
         finish=finish,
         failed=failed,
+        state=state,
     )
     with RecordedRun(tg, request, hooks) as run:
         run.search()

@@ -6,8 +6,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TypedDict
 
+from ndrpdr.activebed.statecount import state_plan
 from ndrpdr.console.progress import ProgressOption, ProgressPrinter
 from ndrpdr.errors import NdrPdrError
+from ndrpdr.families import get_family
 from ndrpdr.goals import PDR_LOSS_RATIO
 from ndrpdr.latencyrun import DEFAULT_LATENCY_DURATION_S
 from ndrpdr.results.irregular import ROBOT_NAMES, IrregularPolicy, irregular_text
@@ -162,6 +164,13 @@ class SearchKeywords(Component):
             setting_names=ROBOT_NAMES,
             finish=finish,
             failed=lambda error: robotout.console(f"{kind} search FAIL: {error}"),
+            state=state_plan(
+                ctx.testbed,
+                get_family(traffic.profile.name),
+                traffic.tg,
+                traffic.frame_size,
+                traffic.directions,
+            ),
         )
         record, (path,) = outcome.record, published
         kept = f" ({len(record.trials)} trials kept in {path or 'the log'})"
@@ -266,6 +275,15 @@ class SearchKeywords(Component):
         incomplete (tag ``INCOMPLETE``, metadata ``INCOMPLETE``) when the
         search stopped early, also after a Robot timeout. Settings out of
         range (see `Check Search Settings`) fail before the first trial.
+
+        A stateful family (NAT44: ``ethip4udp-nat44det-h65536-p63-s4128758``)
+        first gets CSIT's ramp-up: one trial at its low rate sends every flow
+        about once, so the DUT makes its sessions; then DUT1's session count
+        must be one per flow sent (else the test fails before the search; a
+        short count is ramped up again at half the rate, three ramp-ups at
+        most), and a trial that might outlive the sessions (240 s) gets
+        another ramp-up first. The record's ``search.ramp_up`` keeps them;
+        a warning says when the TG sends only a sample of the flows.
 
         Before the search one short trial at the max load checks what the
         TG really sends; when it falls short, two more follow and a max load

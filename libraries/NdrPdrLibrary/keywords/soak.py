@@ -16,7 +16,7 @@ from ndrpdr.searchrun import default_min_load
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.argtypes import Duration, FrameSize, Rate, TrafficProfile
 from NdrPdrLibrary.keywords.component import Component, keyword
-from NdrPdrLibrary.traffic import open_traffic
+from NdrPdrLibrary.traffic import open_traffic, prepared_tg
 
 
 class CriticalLoad(TypedDict):
@@ -83,7 +83,9 @@ class SoakKeywords(Component):
         interval, and the metadata ``SOAK_AVG``, ``SOAK_STDEV``,
         ``SOAK_LOWER``, ``SOAK_UPPER`` (frames per second), ``SOAK_LOSS_RATIO``,
         ``SOAK_TRIALS`` and ``SOAK_TIME`` (trial seconds); the log gets the
-        trial table, also when a trial fails. Returns a `CriticalLoad`.
+        trial table, also when a trial fails. Returns a `CriticalLoad`. A
+        stateful family (NAT44) first gets its ramp-up and session check, as
+        `Find NDR And PDR` does, and ramp-ups again as its sessions age.
 
         Example:
         | ${soak} =    Find Critical Load    ethip4-ip4base    64    soak_time=30 min
@@ -113,9 +115,10 @@ class SoakKeywords(Component):
             if show:
                 robotout.console(trial_line(step.trial_number, step.trial))
 
+        tg = prepared_tg(self.ctx, traffic)
         try:
             result = soak_search(
-                traffic.tg,
+                tg,
                 low,
                 high,
                 time_budget=float(soak_time),

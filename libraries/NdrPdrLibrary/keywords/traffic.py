@@ -17,7 +17,7 @@ from NdrPdrLibrary import robotout
 from NdrPdrLibrary.argtypes import Duration, FrameSize, Rate, TrafficProfile
 from NdrPdrLibrary.keywords.component import Component, keyword
 from NdrPdrLibrary.publish import publish_mrr_record
-from NdrPdrLibrary.traffic import Traffic, open_traffic
+from NdrPdrLibrary.traffic import Traffic, open_traffic, prepared_tg
 
 
 class TrialSummary(TypedDict):
@@ -129,6 +129,8 @@ class TrafficKeywords(Component):
         ``mrr`` (every trial, the receive rate's mean / stdev / min / max) is
         written next to output.xml as a search's record is, and linked from
         the log; it is written also when a trial fails (``status`` "failed").
+        A stateful family (NAT44) first gets its ramp-up and session check,
+        as `Find NDR And PDR` does (logged; a short count fails the keyword).
 
         Example:
         | ${rates} =    Measure MRR    ethip4-ip4base    64    trial_duration=1s    trials=10
@@ -144,6 +146,8 @@ class TrafficKeywords(Component):
             f"\nMRR: {trials} trials of {duration:g} s at {format_rate(load)}, {traffic.describe()}"
         )
 
+        tg = prepared_tg(self.ctx, traffic)
+
         def on_trial(index: int, trial: TrialResult) -> None:
             if self.ctx.progress is ProgressOption.TRIALS:
                 robotout.console(trial_line(index, trial))
@@ -153,7 +157,7 @@ class TrafficKeywords(Component):
             publish_mrr_record(self.ctx, record)
 
         record = run_mrr(
-            traffic.tg,
+            tg,
             MrrTraffic(self.ctx.topology, traffic.profile, traffic.frame_size, traffic.directions),
             MrrSettings(load_pps=load, trial_duration_s=duration, trials=trials),
             on_record=on_record,

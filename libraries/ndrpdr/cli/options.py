@@ -95,8 +95,10 @@ def configured_tg(
     testbed: ActiveTestbed, args: argparse.Namespace, profile: Profile, frame_size: FrameSize
 ) -> TrafficGenerator:
     """Configure the DUTs of ``testbed`` for ``profile``'s family (``--cores``) and give the
-    TG of that traffic (``--unidirectional``): what one-test commands do before measuring."""
+    TG of that traffic (``--unidirectional``, or a one-way family): what one-test commands do
+    before measuring."""
     testbed.configure_family(
         get_family(profile.name), cores=args.cores, max_frame_size_b=max(frame_sizes(frame_size))
     )
-    return testbed.traffic_generator(profile, frame_size, bidirectional=not args.unidirectional)
+    one_way = args.unidirectional or profile.unidirectional
+    return testbed.traffic_generator(profile, frame_size, bidirectional=not one_way)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ndrpdr.activebed.statecount import state_plan
 from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.cli.options import add_console_option, add_traffic_options, traffic_from
 from ndrpdr.cli.searchargs import given, search_settings, usage_error
@@ -112,14 +113,12 @@ def run(args: argparse.Namespace) -> int:
     finished: list[SearchRun] = []  # the run's outcome, however it ended
     try:
         with ActiveTestbed(topology, nic=args.nic) as testbed:
+            family = get_family(profile.name)
             testbed.configure_family(
-                get_family(profile.name),
-                cores=args.cores,
-                max_frame_size_b=max(frame_sizes(frame_size)),
+                family, cores=args.cores, max_frame_size_b=max(frame_sizes(frame_size))
             )
-            tg = testbed.traffic_generator(
-                profile, frame_size, bidirectional=not args.unidirectional
-            )
+            directions = 1 if args.unidirectional or profile.unidirectional else 2
+            tg = testbed.traffic_generator(profile, frame_size, bidirectional=directions == 2)
             try:  # rates in % or bps need the TG's maximum: checked now, before any trial
                 low, high = check_load_range(
                     given(args, "min_rate"),
@@ -146,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
                 min_load_pps=low,
                 max_load_pps=high,
                 max_search_time_s=settings.max_search_time_s,
-                directions=1 if args.unidirectional else 2,
+                directions=directions,
                 progress=ProgressPrinter(lambda line: print_to(sys.stdout, line))
                 if console.shows_trials
                 else None,
@@ -158,6 +157,7 @@ def run(args: argparse.Namespace) -> int:
                 health=testbed.check_duts,
                 irregular=IrregularPolicy.WARN if args.allow_irregular else IrregularPolicy.FAIL,
                 finish=finished.append,
+                state=state_plan(testbed, family, tg, frame_size, directions),
             )
     finally:  # after teardown, also when a Ctrl-C propagates: the record and the bounds
         written = not finished or _report(args, finished[0].record.to_json())

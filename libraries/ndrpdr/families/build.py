@@ -18,6 +18,7 @@ import ipaddress
 from collections.abc import Callable, Mapping
 
 from ndrpdr.dut.base import DutTestConfig, FamilySetup, ForwardingMode, VppSetup
+from ndrpdr.families.model import FamilyDefinitionError
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, PacketCost, Vary
 from ndrpdr.profiles.addressing import DIRECTION_PREFIXES, DIRECTION_PREFIXES6
 
@@ -78,6 +79,14 @@ LARGE_FIB_HEAP_MB = 2048
 def fib_startup(routes: int) -> str:
     """startup.conf sections for a FIB of ``routes`` routes ("" below LARGE_FIB_ROUTES)."""
     return large_tables_startup(LARGE_FIB_HEAP_MB) if routes >= LARGE_FIB_ROUTES else ""
+
+
+def check_mode(family: str, mode: str, modes: tuple[str, ...]) -> None:
+    """FamilyDefinitionError naming ``family`` when its set-up's ``mode`` is not in ``modes``."""
+    if mode not in modes:
+        raise FamilyDefinitionError(
+            f"family {family}: mode {mode!r} is not one of {', '.join(modes)}"
+        )
 
 
 class FreshVpp:

@@ -13,9 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import TYPE_CHECKING
 
 from ndrpdr.dut.base import FamilySetup
 from ndrpdr.profiles import Profile
+
+if TYPE_CHECKING:
+    from ndrpdr.families.stateful import RampUp
 
 #: A CSIT test id: lower-case words joined by '-', or '--' as CSIT's GENEVE ids ("ethip4-ip4base").
 _ID = re.compile(r"^[a-z0-9]+(--?[a-z0-9]+)*$")
@@ -35,7 +39,8 @@ class Family:
     (2,) 3-node only); ``tags``: CSIT's tags of the family (the test type,
     frame size and core tags are added per test); ``csit``: False for a
     family of our own; ``note``: what a user should know (where it cannot
-    run, what it needs).
+    run, what it needs); ``ramp_up``: a stateful family's ramp-up before
+    its search (``ndrpdr.families.stateful``; None: none).
     """
 
     id: str
@@ -46,6 +51,7 @@ class Family:
     plugins: tuple[str, ...] = ()
     csit: bool = True
     note: str = ""
+    ramp_up: RampUp | None = None
 
     def __post_init__(self) -> None:
         """FamilyDefinitionError for a bad id, tag, DUT count, or a profile of another name."""

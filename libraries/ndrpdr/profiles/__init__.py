@@ -21,6 +21,8 @@ from ndrpdr.profiles.frames import (
     first_frames,
     frame_count,
     parse_signature,
+    pcap_flows,
+    pcap_profile,
     sample_size,
     sampled_frames,
 )
@@ -78,6 +80,8 @@ __all__ = [
     "max_load_pps",
     "parse_frame_size",
     "parse_signature",
+    "pcap_flows",
+    "pcap_profile",
     "read_pcap",
     "sample_size",
     "sampled_frames",

@@ -21,6 +21,9 @@ distinct frames.
 
 Which frames, in which order (``frame_count``, ``sampled_frames``):
 
+- a family whose directions' flows must match (NAT44) gives its own sample
+  (``Profile.sampler``, ``pcap_profile``) when it has more flows than the
+  list holds; then the rules below hold for that sample;
 - up to ``MAX_SAMPLE_FRAMES`` flows (and ``MAX_SAMPLE_BYTES`` of frames,
   IMIX's whole list) every flow once, flow 0 first; more flows (CSIT's 1M-destination
   families) are sampled: flows ``j * stride mod flows`` for the allowed
@@ -93,16 +96,43 @@ def _check_mac(name: str, mac: str) -> str:
     return mac.lower()
 
 
+def _cap(frame_size: FrameSize) -> tuple[int, float]:
+    """(the most frames a direction's list holds, the average frame size [B])."""
+    sizes = frame_sizes(frame_size)
+    average = sum(sizes) / len(sizes)
+    return min(MAX_SAMPLE_FRAMES, int(MAX_SAMPLE_BYTES // average)), average
+
+
 def sample_size(headers: Headers, frame_size: FrameSize) -> int:
     """How many distinct frames (flows) a direction's list holds at ``frame_size``."""
     sizes = frame_sizes(frame_size)
     flows = headers.flows
-    average = sum(sizes) / len(sizes)
-    cap = min(MAX_SAMPLE_FRAMES, int(MAX_SAMPLE_BYTES // average))
+    cap, average = _cap(frame_size)
     if flows <= cap and math.lcm(flows, len(sizes)) * average <= MAX_SAMPLE_BYTES:
         return flows
     count = min(flows, cap)
     return count - count % len(sizes)  # IMIX: a multiple of 12, so the list is n frames
+
+
+def pcap_profile(profile: Profile, frame_size: FrameSize) -> Profile:
+    """The profile whose frames a frame list holds at ``frame_size``.
+
+    ``profile`` itself, unless a direction has more flows than the list
+    holds and the family gives its own sample (``Profile.sampler``): then
+    that sample, of at most as many flows as the list holds.
+    """
+    if profile.sampler is None:
+        return profile
+    if all(sample_size(h, frame_size) == h.flows for h in profile.directions):
+        return profile
+    cap, _ = _cap(frame_size)
+    return profile.sampler(cap - cap % len(frame_sizes(frame_size)))
+
+
+def pcap_flows(profile: Profile, frame_size: FrameSize, direction: int) -> int:
+    """The distinct frames (flows) of ``direction`` a frame list holds (``pcap_profile``)."""
+    headers = pcap_profile(profile, frame_size).directions[check_direction(direction)]
+    return sample_size(headers, frame_size)
 
 
 def _stride(headers: Headers, count: int) -> int:
@@ -126,8 +156,7 @@ def sampled_frames(headers: Headers, frame_size: FrameSize) -> list[int]:
 
 def frame_count(profile: Profile, frame_size: FrameSize, direction: int = 0) -> int:
     """How many frames ``build_frames`` returns: n flows, or lcm(n, 12) for IMIX."""
-    headers = profile.directions[check_direction(direction)]
-    return math.lcm(sample_size(headers, frame_size), len(frame_sizes(frame_size)))
+    return math.lcm(pcap_flows(profile, frame_size, direction), len(frame_sizes(frame_size)))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -345,7 +374,9 @@ def build_frames(
     frame size below the profile's minimum, a bad direction, MAC address,
     or a field whose values do not fit it.
     """
-    built = _Direction.of(profile, frame_size, direction, src_mac, dst_mac)
+    built = _Direction.of(
+        pcap_profile(profile, frame_size), frame_size, direction, src_mac, dst_mac
+    )
     sizes = frame_sizes(frame_size)
     templates = {size: built.template(size) for size in set(sizes)}
     flow_list = sampled_frames(built.headers, frame_size)

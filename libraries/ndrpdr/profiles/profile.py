@@ -10,6 +10,7 @@ data plane (``ndrpdr.profiles.cost``, read by the sim).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Literal, TypeAlias
 
 from ndrpdr.profiles.addressing import check_flow_count
@@ -22,6 +23,9 @@ from ndrpdr.profiles.variation import base_value, check_range
 
 #: How the DUT forwards a profile's traffic: switching (L2) or routing (L3).
 Layer: TypeAlias = Literal["L2", "L3"]
+#: A family's own sample of its flows: the profile with at most n flows per direction that a
+#: TG sending a frame list of n frames sends instead (``Profile.sampler``).
+Sampler: TypeAlias = Callable[[int], "Profile"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,6 +34,12 @@ class Profile:
 
     ``multi_flow``: the flow count may be changed (``with_flows``), as for
     ndrpdr's own ``ethip4udp-ip4base``; CSIT's families keep theirs.
+    ``unidirectional``: only direction 0 is sent (CSIT's ``-udir``
+    families); ``directions[1]`` is then not used. ``sampler``: where the
+    directions' flows must match each other (NAT44: direction 1 returns to
+    the sessions direction 0 made), the family's own sample of them for a
+    TG that cannot send every flow (``ndrpdr.profiles.frames``); without
+    one such a TG sends every direction's evenly spread sample.
     """
 
     name: str
@@ -38,6 +48,8 @@ class Profile:
     directions: tuple[Headers, Headers]
     cost: PacketCost
     multi_flow: bool = False
+    unidirectional: bool = False
+    sampler: Sampler | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         """Check the layer and that both directions use one IP version."""

@@ -39,6 +39,8 @@ Since 1.7.0 a traffic direction may be tunnelled (its ``layout`` says so:
 ``Ether / IPv4 / UDP(1024->6081) / GENEVE(vni 1) / Ether / IPv4(proto 61)``)
 and vary the tunnel's fields ``tunnel.sport``, ``tunnel.vni`` and
 ``inner.eth.dst``.
+Also since 1.7.0 a stateful family's record (NAT44) has ``search.ramp_up``: its
+ramp-up trials and the DUT's state counted after the first.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ndrpdr.profiles import FrameSize, Profile, average_frame_size, sample_size
+from ndrpdr.profiles import FrameSize, Profile, average_frame_size, pcap_flows
 from ndrpdr.results.journal import write_json_atomically
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
@@ -165,7 +167,7 @@ def traffic_direction(profile: Profile, frame_size: FrameSize, direction: int) -
             {"field": v.field, "count": v.count, "op": v.op, "step": v.step, "every": v.every}
             for v in headers.vary
         ],
-        "pcap_frames": sample_size(headers, frame_size),
+        "pcap_frames": pcap_flows(profile, frame_size, direction),
     }
 
 

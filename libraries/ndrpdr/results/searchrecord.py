@@ -132,8 +132,9 @@ class SearchRecord:
     wall-clock time (None without a result); ``time_capped``: it stopped at
     ``settings.max_search_time_s``. ``max_load_cap``
     (``MaxLoadCap.to_json``) and ``latency`` (``LatencyRun.to_json``; None:
-    not asked for) are sections their own modules write. ``irregular`` is
-    what ``settle`` found.
+    not asked for) are sections their own modules write, as is ``ramp_up``
+    (``RampedTraffic.to_json``: a stateful family's ramp-up and state
+    check; None: the family has none). ``irregular`` is what ``settle`` found.
     """
 
     topology: Topology
@@ -153,6 +154,7 @@ class SearchRecord:
     latency: Mapping[str, Any] | None = None
     telemetry: Mapping[str, Mapping[str, str]] = dataclasses.field(default_factory=dict)
     irregular: tuple[Irregularity, ...] = ()
+    ramp_up: Mapping[str, Any] | None = None
 
     @property
     def status(self) -> RecordStatus:
@@ -210,6 +212,7 @@ class SearchRecord:
                 "max_load_cap": None if self.max_load_cap is None else dict(self.max_load_cap),
                 "max_search_time_s": settings.max_search_time_s,
                 "time_capped": self.time_capped,
+                **({} if self.ramp_up is None else {"ramp_up": dict(self.ramp_up)}),
             },
             "tg_limit": tg_limit_summary(
                 goals, trials, calibration_pps=_fastest_calibration(self.max_load_cap)
@@ -254,6 +257,7 @@ def build_record(
     max_load_cap: Mapping[str, Any] | None = None,
     latency: Mapping[str, Any] | None = None,
     time_capped: bool = False,
+    ramp_up: Mapping[str, Any] | None = None,
 ) -> SearchRecord:
     """The record of a search (``to_json`` gives the document; ``settle`` judges it).
 
@@ -263,7 +267,8 @@ def build_record(
     (``ndrpdr.trafficgen.calibrate``), kept as ``search.max_load_cap``.
     ``latency`` is the ``latency`` section (``LatencyRun.to_json``);
     None gives "not measured" (not asked for). ``time_capped``: the search
-    stopped at its time cap. ``irregular`` starts empty (``settle``).
+    stopped at its time cap. ``ramp_up``: the ``search.ramp_up`` section
+    (None: no ramp-up). ``irregular`` starts empty (``settle``).
     """
     goal_results: Sequence[GoalResult | None] = (
         result.goal_results if result is not None else [None] * len(settings.goals)
@@ -292,6 +297,7 @@ def build_record(
         max_load_cap=max_load_cap,
         latency=latency,
         telemetry=dict(telemetry or {}),
+        ramp_up=ramp_up,
     )
 
 

@@ -17,8 +17,7 @@ from __future__ import annotations
 import dataclasses
 
 from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.families.build import FreshVpp
-from ndrpdr.families.model import FamilyDefinitionError
+from ndrpdr.families.build import FreshVpp, check_mode
 from ndrpdr.families.vpp import l2 as vppl2
 
 #: CSIT's VNI of the DUT1 - DUT2 tunnel.
@@ -57,10 +56,7 @@ class VxlanVpp(FreshVpp):
 
     def __post_init__(self) -> None:
         """FamilyDefinitionError naming the family for an unknown mode."""
-        if self.mode not in MODES:
-            raise FamilyDefinitionError(
-                f"family {self.family}: mode {self.mode!r} is not one of {', '.join(MODES)}"
-            )
+        check_mode(self.family, self.mode, MODES)
 
     def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
         """The vppctl lines for DUT1 (position 0) or DUT2 (position 1) of a 3-node chain."""

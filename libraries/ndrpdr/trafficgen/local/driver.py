@@ -120,6 +120,9 @@ def _split(total: int, parts: int) -> list[int]:
 class LocalTrafficGenerator(ProfileTraffic):
     """The ``local`` TG driver (a TrafficGenerator): tcpreplay senders, veth counters."""
 
+    #: It sends a frame list (a pcap per direction): a sample of a family's flows beyond it.
+    sends_frame_list = True
+
     def __init__(
         self,
         testbed: LocalTestbed,

@@ -1,0 +1,77 @@
+"""A stateful family's plan on this testbed: the flows its TG sends, and who counts the state.
+
+``state_plan`` gives the ``StatePlan`` the run flow's ramp-up needs
+(``ndrpdr.rampup``) for a family with a ``ramp_up``, None for any other:
+
+- the flows sent: a TG that sends a frame list (``sends_frame_list``: the
+  local TG's pcap) sends the family's sample
+  (``ndrpdr.profiles.pcap_flows``), every other TG every flow;
+- the state is counted on DUT1 of the path, as CSIT does ("on DUT1 node"),
+  by its driver's CLI (``run_cli``) with the family's ``state_check`` of
+  that driver's set-up (VPP's); a DUT whose driver has neither (the sim,
+  which keeps no state) counts nothing, and the record says so.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ndrpdr.dut.base import DutError
+from ndrpdr.families import Family
+from ndrpdr.families.stateful import StateCheck, StateCount, StatePlan
+from ndrpdr.profiles import FrameSize, pcap_flows
+from ndrpdr.trafficgen.base import TrafficGenerator
+
+if TYPE_CHECKING:
+    from ndrpdr.activebed.testbed import ActiveTestbed
+
+
+def flows_sent(tg: TrafficGenerator, family: Family, frame_size: FrameSize) -> int:
+    """Direction 0's flows ``tg`` sends: the frame list's (a sample) or all of them."""
+    if getattr(tg, "sends_frame_list", False):
+        return pcap_flows(family.profile, frame_size, 0)
+    return family.profile.directions[0].flows
+
+
+def _check(testbed: ActiveTestbed, family: Family, key: str) -> StateCheck | None:
+    if testbed.topology.nodes[key].driver != "vpp" or family.setup.vpp is None:
+        return None
+    check = getattr(family.setup.vpp, "state_check", None)
+    return check if isinstance(check, StateCheck) else None
+
+
+def state_plan(
+    testbed: ActiveTestbed,
+    family: Family,
+    tg: TrafficGenerator,
+    frame_size: FrameSize,
+    directions: int,
+) -> StatePlan | None:
+    """The ramp-up plan of ``family`` on ``testbed`` (None: the family has no ramp-up)."""
+    ramp_up = family.ramp_up
+    if ramp_up is None:
+        return None
+    key = testbed.path.duts[0]
+    check = _check(testbed, family, key)
+    driver = testbed.topology.nodes[key].driver
+
+    def count_state() -> StateCount | None:
+        run_cli = getattr(testbed.duts.get(key), "run_cli", None)
+        if check is None or run_cli is None:
+            return None
+        output = str(run_cli(check.command))
+        try:
+            count = check.parse(output)
+        except ValueError as exc:
+            raise DutError(f"{key}: counting {check.what}: {exc}") from exc
+        return StateCount(key, check.what, check.command, count)
+
+    return StatePlan(
+        family=family.id,
+        ramp_up=ramp_up,
+        flows=family.profile.directions[0].flows,
+        flows_sent=flows_sent(tg, family, frame_size),
+        directions=directions,
+        count_state=count_state,
+        uncounted=f"{key}'s {driver} driver keeps no count of {family.id}'s state",
+    )

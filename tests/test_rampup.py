@@ -1,0 +1,241 @@
+"""The ramp-up before a stateful family's search: trials, the state check, ramp-ups as state ages.
+
+The TG forwards a given share of each trial; the DUT's state is a counter
+the test keeps: each ramp-up trial makes a given share of the sessions, as
+a NAT makes one per flow whose first frame arrives. The search itself runs
+on the sim's TG and DUT model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ndrpdr.families import get_family
+from ndrpdr.families.stateful import RampUp, StateCount, StatePlan
+from ndrpdr.goals import ndr_pdr_goals
+from ndrpdr.rampup import RAMP_UP_ATTEMPTS, RampedTraffic, StateCheckError
+from ndrpdr.results.schema import validate_record
+from ndrpdr.search import TrialResult
+from ndrpdr.searchrun import run_search
+from ndrpdr.testbed.loader import load_topology
+from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+
+SIM = Path(__file__).resolve().parents[1] / "topologies" / "sim.yaml"
+DET = "ethip4udp-nat44det-h65536-p63-s4128758"
+FLOWS = 1000
+RAMP = RampUp(rate_pps=2000.0, duration_s=0.6, state_timeout_s=100.0)
+
+
+class LossyTG:
+    """A TG forwarding ``forwarded`` of each trial's frames (a share, the first trials)."""
+
+    def __init__(self, shares: list[float], max_load_pps: float = 1e6) -> None:
+        self.shares = shares
+        self.max_load_pps = max_load_pps
+        self.trials: list[tuple[float, float]] = []
+        self.stops = 0
+
+    def measure(self, duration: float, load: float) -> TrialResult:
+        self.trials.append((duration, load))
+        share = self.shares.pop(0) if self.shares else 1.0
+        offered = round(duration * load)
+        return TrialResult(duration, load, offered, forwarded_count=round(offered * share))
+
+    def stop_traffic(self) -> None:
+        self.stops += 1
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class Sessions:
+    """The DUT's state: each ramp-up trial makes ``gain`` of the flows' sessions (to all)."""
+
+    def __init__(self, tg: LossyTG, flows_sent: int, gain: float = 1.0) -> None:
+        self.tg, self.flows_sent, self.gain = tg, flows_sent, gain
+        self.count = 0
+        self.seen = 0
+
+    def __call__(self) -> StateCount:
+        made = (len(self.tg.trials) - self.seen) * round(self.gain * self.flows_sent)
+        self.count = min(self.flows_sent, self.count + made)
+        self.seen = len(self.tg.trials)
+        return StateCount("DUT1", "DET44 sessions", "show det44 mappings", self.count)
+
+
+def plan(tg: LossyTG, gain: float = 1.0, counted: bool = True) -> StatePlan:
+    counter = Sessions(tg, FLOWS, gain)
+    return StatePlan(
+        family=DET,
+        ramp_up=RAMP,
+        flows=FLOWS,
+        flows_sent=FLOWS,
+        directions=2,
+        count_state=counter if counted else (lambda: None),
+        uncounted="DUT1's sim driver keeps no count",
+    )
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_prepare_ramps_up_once_at_the_family_rate_and_counts_every_flow() -> None:
+    tg = LossyTG([1.0])
+    ramped = RampedTraffic(tg, plan(tg))
+    state = ramped.prepare()
+    # 2000 pps per direction, 0.6 s: 1.2 frames per flow of 1000
+    assert tg.trials == [(pytest.approx(0.6), 4000.0)]
+    assert state is not None and state.count == FLOWS
+    section = ramped.to_json()
+    assert section["state"] == {
+        "node": "DUT1",
+        "what": "DET44 sessions",
+        "command": "show det44 mappings",
+        "count": FLOWS,
+        "expected": FLOWS,
+    }
+    assert [t["why"] for t in section["trials"]] == ["before the search"]
+    assert "DUT1: 1000 DET44 sessions (expected 1000)" in section["state_note"]
+
+
+def test_a_short_count_ramps_up_again_at_half_the_rate_then_fails_naming_it() -> None:
+    tg = LossyTG([1.0] * 5)
+    ramped = RampedTraffic(tg, plan(tg, gain=0.3))  # each ramp-up reaches 30 % of the flows
+    with pytest.raises(StateCheckError, match=r"DUT1: 900 DET44 sessions after 3 ramp-up.*"
+                       r"expected 1000 \(one per flow sent; `show det44 mappings`\)"):  # fmt: skip
+        ramped.prepare()
+    assert len(tg.trials) == RAMP_UP_ATTEMPTS
+    loads = [load for _, load in tg.trials]
+    durations = [duration for duration, _ in tg.trials]
+    assert loads == [4000.0, 2000.0, 1000.0]
+    assert durations[1] == pytest.approx(2 * durations[0]) == pytest.approx(durations[2] / 2)
+    assert [t["why"] for t in ramped.to_json()["trials"]][1] == (
+        "attempt 2: 300 of 1000 DET44 sessions before"
+    )
+
+
+def test_a_count_that_stops_growing_is_not_ramped_up_again() -> None:
+    tg = LossyTG([1.0] * 5)
+    stuck = StatePlan(DET, RAMP, FLOWS, FLOWS, 2, lambda: StateCount("DUT1", "x", "show x", 5))
+    with pytest.raises(StateCheckError, match="DUT1: 5 x after 2 ramp-up"):
+        RampedTraffic(tg, stuck).prepare()
+    assert len(tg.trials) == 2
+
+
+def test_uncounted_state_is_said_in_the_record_not_failed() -> None:
+    tg = LossyTG([])
+    ramped = RampedTraffic(tg, plan(tg, counted=False))
+    assert ramped.prepare() is None
+    assert ramped.to_json()["state"] is None
+    assert ramped.to_json()["state_note"].endswith("state not counted: DUT1's sim driver keeps "
+                                                   "no count")  # fmt: skip
+
+
+def test_the_ramp_up_rate_never_exceeds_the_tg() -> None:
+    tg = LossyTG([], max_load_pps=1000.0)
+    ramped = RampedTraffic(tg, plan(tg))
+    assert ramped.rate_pps == 500.0 and ramped.load_pps == 1000.0
+    assert ramped.duration_s == pytest.approx(RAMP.passes(FLOWS) * FLOWS / 500.0)
+
+
+def test_trials_ramp_up_again_when_the_state_may_time_out_unless_a_good_trial_refreshed_it() -> (
+    None
+):
+    tg = LossyTG([1.0, 0.5])  # the ramp-up, then a lossy trial that refreshes nothing
+    clock = Clock()
+    ramped = RampedTraffic(tg, plan(tg, counted=False), clock=clock)
+    ramped.prepare()
+    clock.now = 50.0
+    ramped.measure(1.0, 4000.0)  # lossy: no refresh
+    assert len(tg.trials) == 2
+    clock.now = 98.5  # 98.5 + 1 s margin + 1 s trial >= 100 s since the ramp-up
+    ramped.measure(1.0, 4000.0)
+    assert len(tg.trials) == 4 and tg.trials[2][1] == ramped.load_pps
+    clock.now = 150.0
+    ramped.measure(1.0, 4000.0)  # a lossless trial of 4000 frames: every flow in each direction
+    clock.now = 240.0
+    ramped.measure(1.0, 100.0)  # 90 s since the refresh: no ramp-up
+    assert len(tg.trials) == 6
+    clock.now = 250.0
+    ramped.measure(1.0, 100.0)  # 100 frames refresh nothing; 100 s since the 4000-frame trial
+    assert len(tg.trials) == 8
+    whys = [t["why"] for t in ramped.to_json()["trials"]]
+    assert whys[0] == "before the search" and whys[1].startswith("state may time out (")
+    assert tg.stops == 0
+    ramped.stop_traffic()
+    assert tg.stops == 1
+
+
+def test_a_first_trial_without_prepare_ramps_up_first() -> None:
+    tg = LossyTG([])
+    RampedTraffic(tg, plan(tg)).measure(1.0, 10.0)
+    assert tg.trials[0][1] == 4000.0 and tg.trials[1] == (1.0, 10.0)
+
+
+def test_search_record_keeps_the_ramp_up_and_a_failed_check_stops_before_the_search() -> None:
+    topology = load_topology(SIM)
+    profile = get_family(DET).profile
+    goals = ndr_pdr_goals(duration_sum_s=2.0, relative_width=0.05)
+    sim = SimTrafficGenerator(topology, profile=profile)
+    state = StatePlan(DET, RAMP, FLOWS, FLOWS, 2, lambda: StateCount("DUT1", "s", "show s", FLOWS))
+    run = run_search(sim, topology=topology, profile=profile, frame_size=64, goals=goals,
+                     state=state)  # fmt: skip
+    record = run.record.to_json()
+    validate_record(record)
+    assert run.error is None and record["version"] == "1.7.0"
+    section = record["search"]["ramp_up"]
+    assert section["state"]["count"] == FLOWS and len(section["trials"]) >= 1
+    assert record["trials"] and all(t["load_pps"] != section["load_pps"] for t in record["trials"])
+
+    short = StatePlan(DET, RAMP, FLOWS, FLOWS, 2, lambda: StateCount("DUT1", "s", "show s", 7))
+    failed = run_search(sim, topology=topology, profile=profile, frame_size=64, goals=goals,
+                        state=short)  # fmt: skip
+    record = failed.record.to_json()
+    validate_record(record)
+    assert failed.error is not None and "DUT1: 7 s after 2 ramp-up trial(s)" in failed.error
+    assert record["trials"] == [] and len(record["search"]["ramp_up"]["trials"]) == 2
+
+
+def test_a_ramp_up_as_long_as_the_state_lives_is_not_repeated_before_every_trial() -> None:
+    """As on the lab in a box: 4128768 flows at a quarter of CSIT's rate outlast 240 s."""
+    clock = Clock()
+    tg = TimedTG(clock)
+    long = StatePlan(DET, RampUp(rate_pps=10.0, duration_s=300.0, state_timeout_s=240.0),
+                     3000, 3000, 2, lambda: None)  # fmt: skip
+    ramped = RampedTraffic(tg, long, clock=clock)
+    ramped.prepare()  # from 0 to 300 s: its first flows are 300 s old at its end
+    for _ in range(3):
+        ramped.measure(1.0, 10.0)
+    assert len(tg.trials) == 4  # one ramp-up, three trials: none before each
+    clock.now = 420.0  # half the state's lifetime after the ramp-up ended: due again
+    ramped.measure(1.0, 10.0)
+    assert len(tg.trials) == 6
+
+
+class TimedTG(LossyTG):
+    """A lossless TG whose trials take their duration on ``clock``."""
+
+    def __init__(self, clock: Clock) -> None:
+        super().__init__([])
+        self.clock = clock
+
+    def measure(self, duration: float, load: float) -> TrialResult:
+        self.clock.now += duration
+        return super().measure(duration, load)
+
+
+def test_ramp_ups_again_never_outgrow_half_the_state_lifetime() -> None:
+    tg = LossyTG([1.0] * 5)
+    slow = StatePlan(DET, RampUp(rate_pps=100.0, duration_s=40.0, state_timeout_s=100.0),
+                     4000, 4000, 2, Sessions(tg, 4000, gain=0.3))  # fmt: skip
+    with pytest.raises(StateCheckError):
+        RampedTraffic(tg, slow).prepare()
+    assert [round(d) for d, _ in tg.trials] == [40, 40, 40]  # 80 s would outlive 50 s
+    assert [load for _, load in tg.trials] == [200.0, 200.0, 200.0]
