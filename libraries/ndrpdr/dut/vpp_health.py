@@ -119,6 +119,11 @@ def diagnose(
     """What is wrong with the first faulty port of ``node`` (None: nothing seen)."""
     for port in ports:
         on = f" (on host link {port.host})" if port.host is not None else ""
+        if now.admin.get(port.vpp) == "down":
+            return (
+                f"VPP interface {port.vpp}{on} is admin down (show interface): set interface "
+                f"state {port.vpp} up, and check what set it down"
+            )
         if port.host is not None and port.host in now.hosts:
             host = now.hosts[port.host]
             if host is None:
@@ -130,11 +135,6 @@ def diagnose(
                     f"link {now.link.get(port.vpp, '?')}: bring the link up (ip link set "
                     f"{port.host} up, and its peer) and check what took it down"
                 )
-        if now.admin.get(port.vpp) == "down":
-            return (
-                f"VPP interface {port.vpp}{on} is admin down (show interface): set interface "
-                f"state {port.vpp} up, and check what set it down"
-            )
         if now.link.get(port.vpp) == "down":
             return (
                 f"VPP interface {port.vpp}{on} has its link down (show hardware-interfaces): "
