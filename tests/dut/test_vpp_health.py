@@ -15,10 +15,11 @@ from collections.abc import Sequence
 
 import pytest
 
-from ndrpdr.access.base import CommandResult
+from ndrpdr.access.base import CommandResult, CommandTimeoutError
 from ndrpdr.dut.base import DutError, DutPort
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.vpp_health import (
+    CHECK_TIMEOUT_S,
     WEDGE_MIN_FRAMES,
     HostLink,
     Port,
@@ -197,3 +198,28 @@ def test_port_health_reads_in_one_command_and_fails_naming_the_node() -> None:
     assert "ip -j -s link show dev dut1-p2" in argv[2]
     assert "vppctl -s /tmp/cli.sock show errors" in argv[2]
     health.check()  # an output it cannot read: no judgement, no error
+
+
+class Hung:
+    """A node access whose command runs into its timeout (a VPP hung, not stopped)."""
+
+    def run(self, argv: Sequence[str], *, timeout_s: float = 30.0, **_: object) -> CommandResult:
+        result = CommandResult("DUT1", tuple(argv), -9, "", "", timeout_s)
+        raise CommandTimeoutError(result, timeout_s)
+
+
+def test_a_vpp_that_does_not_answer_is_named_in_a_line() -> None:
+    port = DutPort("port1", None, None, "0000:18:00.0", "02:00:00:00:00:01", "10.0.0.1/24", "", "")
+    health = PortHealth(
+        NodeSteps("DUT1", "vpp", Hung()),  # type: ignore[arg-type]
+        lambda command: ["vppctl", *command.split()],
+        ["TenGigabitEthernet18/0/0"],
+        [port],
+    )
+    with pytest.raises(DutError) as raised:
+        health.check()
+    assert str(raised.value) == (
+        f"DUT1 (vpp): health check: VPP did not answer within {CHECK_TIMEOUT_S:g} s (show "
+        "interface, show hardware-interfaces brief, show errors; host links none): it is alive "
+        "but hung, or its node is starved"
+    )

@@ -27,15 +27,16 @@ import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 
-from ndrpdr.dut.base import DutPort
+from ndrpdr.access.base import CommandTimeoutError
+from ndrpdr.dut.base import DutError, DutPort
 from ndrpdr.dut.nodesteps import NodeSteps
 
 #: ``tx frame not ready`` growth below which a port is not judged [frames].
 WEDGE_MIN_FRAMES = 100
 #: A ring that sent less than this share of its ``tx frame not ready`` growth is wedged.
 WEDGE_TX_SHARE = 0.01
-#: Time limit of the whole check on the node [s] (short: VPP was just seen alive).
-CHECK_TIMEOUT_S = 5.0
+#: Time limit of the whole check on the node [s] (VPP answers in ~10 ms; seen alive just before).
+CHECK_TIMEOUT_S = 10.0
 #: The error VPP's af_packet device counts for a frame its TX ring had no slot for.
 NOT_READY = "tx frame not ready"
 
@@ -209,9 +210,19 @@ class PortHealth:
         parts = [shlex.join(["ip", "-j", "-s", "link", "show", "dev", h]) for h in hosts]
         parts += [shlex.join(self._vppctl_argv(c)) for c in _VPP_COMMANDS]
         script = "; ".join(f"printf '\\n%s\\n' '{_SECTION}'; {p} 2>/dev/null" for p in parts)
-        result = self._steps.run(
-            "health check: ports", ["sh", "-c", script], timeout_s=CHECK_TIMEOUT_S, check=False
-        )
+        try:
+            result = self._steps.run(
+                "health check", ["sh", "-c", script], timeout_s=CHECK_TIMEOUT_S, check=False
+            )
+        except DutError as exc:
+            if not isinstance(exc.__cause__, CommandTimeoutError):
+                raise
+            raise self._steps.error(
+                "health check",
+                f"VPP did not answer within {CHECK_TIMEOUT_S:g} s ({', '.join(_VPP_COMMANDS)}; "
+                f"host links {', '.join(hosts) or 'none'}): it is alive but hung, or its node "
+                "is starved",
+            ) from exc
         sections = result.stdout.split(f"\n{_SECTION}\n")[1:]
         if len(sections) != len(parts):
             return None
