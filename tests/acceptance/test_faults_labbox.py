@@ -12,6 +12,11 @@ both started over SSH. The faults are what a lab engineer meets:
   server restarted once;
 - Ctrl-C twice: the second signal does not cut Robot short, the teardown
   runs and output.xml can be read.
+- a host link of VPP's af_packet port flapped: the wedged TX ring it leaves
+  is named (or the link down), within seconds, and the next test passes on
+  interfaces created again;
+- a wrong destination MAC (VPP's port MAC changed): the failure names the
+  direction that received nothing and says a lower min rate will not help.
 
 Each run is checked to leave nothing behind. Needs root, sshd, TRex and
 VPP (skipped otherwise; failed with NDRPDR_REQUIRE_TREX=1 / NDRPDR_REQUIRE_VPP=1, as
