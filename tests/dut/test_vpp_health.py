@@ -95,7 +95,10 @@ def test_the_texts_are_read() -> None:
     assert now.hosts["dut1-p2"] == HostLink(
         ("BROADCAST", "MULTICAST", "UP", "LOWER_UP"), "UP", 1312752
     )
-    assert parse_host_link("") is None  # "Device does not exist": nothing on stdout
+    assert parse_host_link('Device "dut1-p9" does not exist.\n') is None  # ip's stderr
+    for text in ("", 'Option "-j" is unknown, try "ip -help".\n', "[]"):  # not judged
+        with pytest.raises(ValueError):
+            parse_host_link(text)
 
 
 def test_a_wedged_ring_is_named_with_its_counter_and_what_to_do() -> None:

@@ -21,6 +21,7 @@ wedged ring sends nothing at all.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import re
@@ -83,13 +84,13 @@ class Port:
 
 
 def parse_host_link(text: str) -> HostLink | None:
-    """The link in ``ip -j -s link show dev X`` output (None: no such interface)."""
-    try:
-        entries = json.loads(text) if text.strip() else []
-    except json.JSONDecodeError:
+    """The link in ``ip -j -s link show dev X`` output, stderr included (None: no such
+    interface; ValueError: neither, e.g. an ``ip`` without ``-j``: no judgement)."""
+    if "does not exist" in text:  # Device "X" does not exist.
         return None
-    if not entries:
-        return None
+    entries = json.loads(text)  # a JSONDecodeError is a ValueError
+    if not isinstance(entries, list) or not entries:
+        raise ValueError(f"not the JSON of one link: {text[:200]!r}")
     entry = entries[0]
     tx = entry.get("stats64", entry.get("stats", {})).get("tx", {})
     return HostLink(
@@ -207,9 +208,9 @@ class PortHealth:
     def _read(self) -> Snapshot | None:
         """One command on the node reads it all (None: its output was not understood)."""
         hosts = [p.host for p in self._ports if p.host is not None]
-        parts = [shlex.join(["ip", "-j", "-s", "link", "show", "dev", h]) for h in hosts]
-        parts += [shlex.join(self._vppctl_argv(c)) for c in _VPP_COMMANDS]
-        script = "; ".join(f"printf '\\n%s\\n' '{_SECTION}'; {p} 2>/dev/null" for p in parts)
+        parts = [shlex.join(["ip", "-j", "-s", "link", "show", "dev", h]) + " 2>&1" for h in hosts]
+        parts += [shlex.join(self._vppctl_argv(c)) + " 2>/dev/null" for c in _VPP_COMMANDS]
+        script = "; ".join(f"printf '\\n%s\\n' '{_SECTION}'; {p}" for p in parts)
         try:
             result = self._steps.run(
                 "health check", ["sh", "-c", script], timeout_s=CHECK_TIMEOUT_S, check=False
@@ -227,8 +228,12 @@ class PortHealth:
         if len(sections) != len(parts):
             return None
         links, (interfaces, hardware, errors) = sections[: len(hosts)], sections[len(hosts) :]
+        read: dict[str, HostLink | None] = {}
+        for host, text in zip(hosts, links, strict=True):
+            with contextlib.suppress(ValueError):  # not understood: not judged
+                read[host] = parse_host_link(text)
         return Snapshot(
-            {h: parse_host_link(t) for h, t in zip(hosts, links, strict=True)},
+            read,
             parse_states(interfaces),
             parse_states(hardware),
             parse_not_ready(errors),
