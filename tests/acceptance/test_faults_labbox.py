@@ -35,6 +35,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+import pytest
 from acceptance_helpers import (
     ALLOW_TG_LIMITED,
     ROOT,
@@ -206,7 +207,9 @@ def test_a_vpp_host_link_flap_is_named_not_blamed_on_the_rate(tmp_path: Path) ->
     """dut1-p2 down for 1.5 s, 1 s into the search (its calibration trials): VPP's af_packet TX
     ring on it stays wedged (measured: `tx frame not ready` grows, every trial loses direction
     0->1). The health check names the link down or the wedged ring, within seconds; the next
-    test, on interfaces created again, passes."""
+    test, on interfaces created again, passes. The ring wedged in 10 of 11 runs; the other
+    one (two lab-in-a-box runs sharing the 2 CPUs) forwarded on: skipped, as nothing was
+    wrong, but only when no trial lost a direction (a wedged ring loses one in every trial)."""
 
     def flap(vpp: int) -> None:
         time.sleep(1.0)  # into the calibration's traffic: VPP's sends fail while it is down
@@ -220,6 +223,10 @@ def test_a_vpp_host_link_flap_is_named_not_blamed_on_the_rate(tmp_path: Path) ->
     try:
         tests = index_tests(read_output(tmp_path))
         test, after = (tests[f"{size}-1c-ethip4-ip4base-ndrpdr"] for size in ("64B", "1518B"))
+        assert run.left(pids) == [], run.stdout + run.stderr
+        if test.status == "PASS" and "received nothing" not in run.stdout:
+            # no trial lost a direction: the ring did not wedge, and there is nothing to name
+            pytest.skip(f"the flap did not wedge VPP's TX ring this time: {test.message}")
         assert test.status == "FAIL", run.stdout
         assert after.status == "PASS", (after.message, run.stdout)
         assert "DUT1 (vpp): health check: " in test.message, test.message
@@ -231,7 +238,6 @@ def test_a_vpp_host_link_flap_is_named_not_blamed_on_the_rate(tmp_path: Path) ->
         assert "min_rate" not in test.message, test.message
         took = events["fail"] - events["fault"]
         assert took < 15.0, (took, run.stdout)
-        assert run.left(pids) == [], run.stdout + run.stderr
         print(f"host link flap: FAIL {took:.2f} s after the flap: {test.message[:400]}")
     finally:
         run.clean(pids)
