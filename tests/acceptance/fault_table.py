@@ -8,8 +8,9 @@ Columns: the case, the run's exit status (``-9``: killed by the signal;
 blank: the test stopped a run that did not end in time), the first line of
 its message on stderr, what of the run was left when it ended (after the
 grace each case allows), a note (timings, what the case saw), and whether
-the test passed. The cases themselves are tests/acceptance/test_faults.py;
-each appends its row to the file named by ``$NDRPDR_FAULT_TABLE``.
+the test passed. The cases themselves are tests/acceptance/test_faults.py
+and test_faults_one_way.py; each appends its row to the file named by
+``$NDRPDR_FAULT_TABLE``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+#: The modules of the fault cases, run in this order.
+CASES = ("test_faults.py", "test_faults_one_way.py")
 sys.path[:0] = [str(HERE), str(HERE.parent)]  # acceptance_helpers, robot_runner
 
 from robot_runner import ROOT, child_env  # noqa: E402
@@ -105,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         status = subprocess.run(
             [
                 sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                f"--junitxml={junit}", str(HERE / "test_faults.py"), *pytest_args,
+                f"--junitxml={junit}", *(str(HERE / name) for name in CASES), *pytest_args,
             ],
             cwd=ROOT,
             env=child_env(**{TABLE_ENV: str(rows_path)}),

@@ -12,6 +12,11 @@ both started over SSH. The faults are what a lab engineer meets:
   server restarted once;
 - Ctrl-C twice: the second signal does not cut Robot short, the teardown
   runs and output.xml can be read.
+- a host link of VPP's af_packet port flapped: the wedged TX ring it leaves
+  is named (or the link down), within seconds, and the next test passes on
+  interfaces created again;
+- a wrong destination MAC (VPP's port MAC changed): the failure names the
+  direction that received nothing and says a lower min rate will not help.
 
 Each run is checked to leave nothing behind. Needs root, sshd, TRex and
 VPP (skipped otherwise; failed with NDRPDR_REQUIRE_TREX=1 / NDRPDR_REQUIRE_VPP=1, as
@@ -30,6 +35,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+import pytest
 from acceptance_helpers import (
     ALLOW_TG_LIMITED,
     ROOT,
@@ -126,10 +132,15 @@ class Run:
 Watch = Callable[[str, int, subprocess.Popen[str]], None]
 
 
-def _robot(outputdir: Path, includes: tuple[str, ...], watch: Watch) -> Run:
+def _robot(
+    outputdir: Path,
+    includes: tuple[str, ...],
+    watch: Watch,
+    goals: tuple[tuple[str, str], ...] = GOALS,
+) -> Run:
     command = [
         sys.executable, "-m", "robot", "--outputdir", str(outputdir), "--console", "verbose",
-        *robot_args(("TOPOLOGY", str(TOPOLOGIES / "labbox-2n-vpp.yaml")), *GOALS),
+        *robot_args(("TOPOLOGY", str(TOPOLOGIES / "labbox-2n-vpp.yaml")), *goals),
         *[arg for tag in includes for arg in ("--include", f"{tag} AND 1C")],
         str(SUITE),
     ]  # fmt: skip
@@ -158,6 +169,106 @@ def _robot(outputdir: Path, includes: tuple[str, ...], watch: Watch) -> Run:
         Run(process.pid, lines, -9, "").clean(found)
         raise
     return Run(process.pid, lines, process.returncode, stderr)
+
+
+def _on_dut(vpp: int, *argv: str) -> None:
+    """Run ``argv`` in the namespaces of the run's VPP (pid ``vpp``): its host, its /tmp."""
+    subprocess.run(["nsenter", "-t", str(vpp), "-m", "-n", *argv], check=True, timeout=10)
+
+
+def _vppctl(vpp: int, command: str) -> None:
+    """One CLI command on the run's VPP, through the socket its startup.conf names."""
+    binary, _, conf = Path(f"/proc/{vpp}/cmdline").read_text().split("\0")[:3]
+    socket = str(Path(conf).parent / "cli.sock")
+    _on_dut(vpp, str(Path(binary).parent / "vppctl"), "-s", socket, *command.split())
+
+
+def _fault_after_trial(trial: int, fault: Callable[[int], None]) -> tuple[Watch, dict[str, float]]:
+    """A watch that calls ``fault(vpp pid)`` once the search's ``trial``-th trial line is out
+    (0: as the search starts, before its calibration), and notes the time of the fault and of
+    the first FAIL line after it."""
+    events: dict[str, float] = {}
+    trials = [-1]
+
+    def watch(line: str, pid: int, _: subprocess.Popen[str]) -> None:
+        if line.startswith(("#", "NDRPDR search (")):
+            trials[0] += 1
+            if trials[0] == trial and "fault" not in events:
+                events["vpp"] = _one(pid, "vpp_main")
+                fault(int(events["vpp"]))
+                events["fault"] = time.monotonic()
+        if "fault" in events and "FAIL" in line and "fail" not in events:
+            events["fail"] = time.monotonic()
+
+    return watch, events
+
+
+def test_a_vpp_host_link_flap_is_named_not_blamed_on_the_rate(tmp_path: Path) -> None:
+    """dut1-p2 down for 1.5 s, 1 s into the search (its calibration trials): VPP's af_packet TX
+    ring on it stays wedged (measured: `tx frame not ready` grows, every trial loses direction
+    0->1). The health check names the link down or the wedged ring, within seconds; the next
+    test, on interfaces created again, passes. The ring wedged in 10 of 11 runs; the other
+    one (two lab-in-a-box runs sharing the 2 CPUs) forwarded on: skipped, as nothing was
+    wrong, but only when no trial lost a direction (a wedged ring loses one in every trial)."""
+
+    def flap(vpp: int) -> None:
+        time.sleep(1.0)  # into the calibration's traffic: VPP's sends fail while it is down
+        _on_dut(vpp, "ip", "link", "set", "dut1-p2", "down")
+        time.sleep(1.5)  # longer than the pause between two calibration trials
+        _on_dut(vpp, "ip", "link", "set", "dut1-p2", "up")
+
+    watch, events = _fault_after_trial(0, flap)
+    run = _robot(tmp_path, ("64B", "1518B"), watch)
+    pids = [int(events["vpp"])] if "vpp" in events else []
+    try:
+        tests = index_tests(read_output(tmp_path))
+        test, after = (tests[f"{size}-1c-ethip4-ip4base-ndrpdr"] for size in ("64B", "1518B"))
+        assert run.left(pids) == [], run.stdout + run.stderr
+        if test.status == "PASS" and "received nothing" not in run.stdout:
+            # no trial lost a direction: the ring did not wedge, and there is nothing to name
+            pytest.skip(f"the flap did not wedge VPP's TX ring this time: {test.message}")
+        assert test.status == "FAIL", run.stdout
+        assert after.status == "PASS", (after.message, run.stdout)
+        assert "DUT1 (vpp): health check: " in test.message, test.message
+        wedged = "VPP's af_packet TX ring of host-dut1-p2 (host link dut1-p2) is wedged" in (
+            test.message
+        )
+        down = "host link dut1-p2 under VPP's host-dut1-p2 is down" in test.message
+        assert wedged or down, test.message
+        assert "min_rate" not in test.message, test.message
+        took = events["fail"] - events["fault"]
+        assert took < 15.0, (took, run.stdout)
+        print(f"host link flap: FAIL {took:.2f} s after the flap: {test.message[:400]}")
+    finally:
+        run.clean(pids)
+
+
+def test_a_wrong_destination_mac_names_the_direction_and_not_the_rate(tmp_path: Path) -> None:
+    """VPP's port 1 MAC changed as the search starts (a topology with a wrong MAC): TRex's
+    frames to it (direction 0->1 enters there) are dropped as not addressed to VPP. Every
+    trial names the direction that received nothing, and the failure says a lower min rate
+    will not help."""
+
+    def wrong_mac(vpp: int) -> None:
+        _vppctl(vpp, "set interface mac address host-dut1-p1 02:00:00:00:01:99")
+
+    watch, events = _fault_after_trial(0, wrong_mac)
+    goals = (*GOALS[:-1], ("IRREGULAR", "fail"))  # as a user runs it: irregular fails
+    run = _robot(tmp_path, ("64B",), watch, goals)
+    pids = [int(events["vpp"])] if "vpp" in events else []
+    try:
+        test = index_tests(read_output(tmp_path))["64B-1c-ethip4-ip4base-ndrpdr"]
+        assert test.status == "FAIL", run.stdout
+        assert "one direction received nothing: direction 0->1: port 1 received nothing" in (
+            test.message
+        ), test.message
+        assert "destination MAC" in test.message
+        assert "will not help" in test.message, test.message
+        took = events["fail"] - events["fault"]
+        assert run.left(pids) == [], run.stdout + run.stderr
+        print(f"wrong MAC: FAIL {took:.2f} s after the change: {test.message[:600]}")
+    finally:
+        run.clean(pids)
 
 
 def test_vpp_frozen_then_trex_killed_mid_search(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from test_vpp_driver import ROOT, VERSION, Clock, RecordingAccess, make, vppctl
+from test_vpp_driver import ROOT, VERSION, Clock, RecordingAccess, make, port_checked, vppctl
 
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.plan import plan_dut
@@ -79,7 +79,7 @@ def test_a_loaded_plugin_lets_the_family_set_up_and_times_it(csit: Topology) -> 
         f"set interface rx-placement {name} queue 0 worker 0" for name in names
     ]
     commands = [*family.commands(config, names), *placement]
-    assert access.calls == [
+    assert port_checked(access.calls) == [
         vppctl("show version"),
         vppctl("show plugins"),
         *(vppctl(line) for line in commands),

@@ -234,6 +234,32 @@ def test_a_frozen_vpp_is_named_at_once_and_the_next_test_gets_a_fresh_one(
     check_forwarding(bed, "ip4base")
 
 
+def test_a_host_link_down_and_a_vpp_port_down_are_named(bed: Bed, vpp: VppDriver) -> None:
+    """VPP says link up over a Linux link that is down: the health check reads the host link
+    too (ndrpdr.dut.vpp.health); a VPP interface set admin down is named as well."""
+    _started_pid(bed, vpp)
+    bed.dut_run("ip", "link", "set", "dut-if2", "down")
+    try:
+        with pytest.raises(DutError) as caught:
+            vpp.health_check()
+    finally:
+        bed.dut_run("ip", "link", "set", "dut-if2", "up")
+    message = str(caught.value)
+    assert message.startswith(
+        "DUT1 (vpp): health check: host link dut-if2 under VPP's host-dut-if2 is down "
+        "(operstate DOWN"
+    ), message
+    assert "VPP itself says link up" in message
+    vpp.health_check()  # up again: nothing to say
+    vpp.run_cli("set interface state host-dut-if1 down")
+    with pytest.raises(DutError) as caught:
+        vpp.health_check()
+    assert str(caught.value) == (
+        "DUT1 (vpp): health check: VPP interface host-dut-if1 (on host link dut-if1) is admin "
+        "down (show interface): set interface state host-dut-if1 up, and check what set it down"
+    )
+
+
 def test_ports_that_do_not_exist_are_named_before_vpp_starts(bed: Bed, vpp: VppDriver) -> None:
     config = bed.config("ip4base")
     port = config.ports[0]

@@ -24,6 +24,7 @@ from ndrpdr.families import profile_of as get_profile
 from ndrpdr.localbed import LocalTestbed, read_counters
 from ndrpdr.localbed.counters import NetdevCounters
 from ndrpdr.profiles import read_pcap
+from ndrpdr.results.oneway import is_one_way
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError, UnsupportedTrafficError
@@ -185,6 +186,7 @@ def test_everything_is_lost_when_a_dut_port_is_down(testbeds: TestbedFactory) ->
     assert result.forwarded_count == 0
     assert result.loss_count == result.offered_count
     assert result.loss_ratio == 1.0
+    assert not any(is_one_way(w) for w in result.warnings)  # all dead: not one way
 
 
 def test_one_lost_direction_halves_what_is_forwarded(testbeds: TestbedFactory) -> None:
@@ -199,6 +201,11 @@ def test_one_lost_direction_halves_what_is_forwarded(testbeds: TestbedFactory) -
     assert_offered(result.offered_count, ports, 10_000)
     assert_forwarded(result.forwarded_count, 5_000)  # direction 1 only
     assert result.loss_count == result.offered_count - result.forwarded_count
+    # the black-holed direction is named (as TRex names it), the forwarding one is not
+    one_way = [w for w in result.warnings if is_one_way(w)]
+    assert len(one_way) == 1, result.warnings
+    assert one_way[0].startswith("direction 0->1: port 1 received nothing of the ")
+    assert "destination MAC" in one_way[0]
 
 
 def test_zero_load_sends_nothing(testbeds: TestbedFactory) -> None:

@@ -11,6 +11,8 @@ trial's warnings (``one_way_warning``); the irregular judgement reads them
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 #: The words that mark the warning (``is_one_way``).
 _MARK = "received nothing"
 
@@ -22,6 +24,21 @@ def one_way_warning(tx_port: int, rx_port: int, sent: int) -> str:
         f"{tx_port} sent while the other direction forwarded: check that direction's "
         "destination MAC and the DUT port it enters (a wrong MAC, a link down)"
     )
+
+
+def one_way_warnings(counts: Mapping[tuple[int, int], tuple[int, int]]) -> list[str]:
+    """The warnings of a trial whose directions (tx port, rx port) sent and received these counts.
+
+    A direction is named when its port sent frames and received none while
+    another direction received some (all dead is a dead DUT, not one way).
+    """
+    return [
+        one_way_warning(tx, rx, sent)
+        for (tx, rx), (sent, received) in counts.items()
+        if received == 0
+        and sent > 0
+        and any(got > 0 for key, (_, got) in counts.items() if key != (tx, rx))
+    ]
 
 
 def is_one_way(warning: str) -> bool:

@@ -92,6 +92,7 @@ from ndrpdr.dut.vpp.config import (
     uio_driver,
     worker_cores,
 )
+from ndrpdr.dut.vpp.health import PortHealth
 from ndrpdr.dut.vpp.peer import PeerVpp, memif_socket
 from ndrpdr.dut.vpp.queues import rx_placement_commands
 from ndrpdr.errors import NdrPdrError
@@ -172,6 +173,7 @@ class VppDriver:
         #: dpdk_vdev ports: DPDK's ``file-prefix`` of the run (its /var/run/dpdk directory).
         self._file_prefix = new_file_prefix(node.key) if self._vdev else None
         self._kernel: KernelHandsOff | None = None
+        self._port_health = PortHealth(self._steps, self._vppctl_argv)  # no ports yet
         self._dir_made = False
         self._restarts = 0
         #: The family's second VPP (memif families) and how long the last set-up took [s].
@@ -267,6 +269,9 @@ class VppDriver:
             wanted = rx_queues(self.options, worker_cores(self._node, config, self.options))
             queues = (wanted, wanted)
         undo = _undo_commands(config, names)
+        self._port_health = PortHealth(
+            self._steps, self._vppctl_argv, names, config.ports, on_linux=self._paths is not None
+        )
         text += vpp_family.startup_section(config)
         self._stop_peer()
         keep = False
@@ -321,6 +326,7 @@ class VppDriver:
                 ),
             )
         self._ready()
+        self._port_health.check()  # a host link down, a VPP port down, a wedged TX ring
 
     def stop(self) -> None:
         """Stop VPP (systemctl stop, or end the process); idempotent.

@@ -46,6 +46,7 @@ from ndrpdr.profiles import (
     frame_sizes,
     write_pcap,
 )
+from ndrpdr.results.oneway import one_way_warnings
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.systemtools import require
 from ndrpdr.testbed.model import Topology
@@ -289,6 +290,13 @@ class LocalTrafficGenerator(ProfileTraffic):
         self, before: dict[str, NetdevCounters], after: dict[str, NetdevCounters]
     ) -> tuple[int, int]:
         """(offered, received) frames between two counter reads of the TG's ports."""
+        counts = self._by_direction(before, after).values()
+        return sum(sent for sent, _ in counts), sum(received for _, received in counts)
+
+    def _by_direction(
+        self, before: dict[str, NetdevCounters], after: dict[str, NetdevCounters]
+    ) -> dict[int, tuple[int, int]]:
+        """(sent, received) frames per direction between two counter reads of the TG's ports."""
 
         def delta(name: str) -> tuple[int, int]:
             if name not in before or name not in after:
@@ -297,9 +305,10 @@ class LocalTrafficGenerator(ProfileTraffic):
             sent = (a.tx_packets + a.tx_dropped) - (b.tx_packets + b.tx_dropped)
             return sent, a.rx_packets - b.rx_packets
 
-        offered = sum(delta(self._port(d, sending=True))[0] for d in self.directions)
-        received = sum(delta(self._port(d, sending=False))[1] for d in self.directions)
-        return offered, received
+        return {
+            d: (delta(self._port(d, sending=True))[0], delta(self._port(d, sending=False))[1])
+            for d in self.directions
+        }
 
     def _settled(
         self, namespace: str, before: dict[str, NetdevCounters]
@@ -407,7 +416,10 @@ class LocalTrafficGenerator(ProfileTraffic):
     ) -> TrialResult:
         offered, received = self._sent_received(before, after)
         offered = max(0, offered - sum(r.retried_enobufs for r in reports.values()))
-        warnings: list[str] = []
+        # direction d leaves TG port d and comes back on the other one
+        warnings = one_way_warnings(
+            {(d, 1 - d): counts for d, counts in self._by_direction(before, after).items()}
+        )
         if offered < self.min_rate_ratio * intended:
             warnings.append(
                 f"TG sent {offered} of {intended} intended frames: achieved "

@@ -30,7 +30,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ndrpdr.results.oneway import one_way_warning
+from ndrpdr.results.oneway import one_way_warnings
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.trafficgen.base import (
     STRETCH_GRACE_S,
@@ -187,13 +187,10 @@ def trial_result(counts: TrialCounts) -> TrialResult:
         offered += sent
         forwarded += min(received, sent)
         surplus += max(0, received - sent)  # per direction: one's surplus is not another's loss
-    warnings[:0] = [  # first: the likeliest cause of what follows
-        one_way_warning(tx, rx, counts.ports[tx].opackets)
-        for (tx, rx), received in received_by.items()
-        if received == 0
-        and counts.ports[tx].opackets > 0
-        and any(n > 0 for d, n in received_by.items() if d != (tx, rx))
-    ]
+    # first: the likeliest cause of what follows
+    warnings[:0] = one_way_warnings(
+        {(tx, rx): (counts.ports[tx].opackets, got) for (tx, rx), got in received_by.items()}
+    )
     intended = intended_count(counts.load, counts.duration, offered)
     unsent = intended - offered
     if unsent > 0:
