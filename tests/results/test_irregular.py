@@ -30,9 +30,9 @@ from ndrpdr.results.irregular import (
 )
 from ndrpdr.results.oneway import one_way_warning
 from ndrpdr.results.schema import validate_record
-from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+from search_call import search_call
 
 SIM = Path(__file__).resolve().parents[2] / "topologies" / "sim.yaml"
 GOALS = ndr_pdr_goals(duration_sum_s=2.0, relative_width=0.02)
@@ -52,7 +52,7 @@ def _run(
             topology.tg, options={**topology.tg.options, "max_offered_pps": sends_pps}
         )
         topology = dataclasses.replace(topology, nodes={**topology.nodes, "TG": tg})
-    return run_search(
+    return search_call(
         SimTrafficGenerator(topology),
         topology=topology,
         profile=get_profile("ethip4-ip4base"),
