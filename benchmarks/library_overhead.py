@@ -60,7 +60,7 @@ from ndrpdr.results.record import write_record
 from ndrpdr.results.report.summary import search_message, search_metadata
 from ndrpdr.results.report.traceplot import trace_svg
 from ndrpdr.results.report.trialtable import trials_html
-from ndrpdr.searchrun import run_search
+from ndrpdr.searchrun import RunHooks, SearchRequest, run_search
 from ndrpdr.testbed.loader import load_topology
 from NdrPdrLibrary.publish import MAX_LOGGED_TRIALS
 
@@ -168,15 +168,14 @@ def run_direct() -> Direct:
         for profile_name, size in CASES:
             profile = get_profile(profile_name)
             tg = testbed.traffic_generator(profile, size)
-            outcome = run_search(
-                tg,
+            request = SearchRequest(
                 topology=topology,
                 profile=profile,
                 frame_size=size,
                 goals=goals,
                 max_search_time_s=MAX_SEARCH_TIME_S,
-                telemetry=testbed.collect_telemetry,
             )
+            outcome = run_search(tg, request, RunHooks(telemetry=testbed.collect_telemetry))
             if outcome.error is not None:
                 raise RuntimeError(f"direct search {profile_name} {size} failed: {outcome.error}")
             records.append(outcome.record.to_json())

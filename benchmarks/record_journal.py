@@ -35,7 +35,7 @@ from benchmarks.scoring import median
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import loss_ratio_goals
 from ndrpdr.results import journal
-from ndrpdr.searchrun import run_search
+from ndrpdr.searchrun import RunHooks, SearchRequest, run_search
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
@@ -58,11 +58,10 @@ def one_search(record: Path | None, max_pause_s: float) -> tuple[float, int]:
     started = time.perf_counter()
     outcome = run_search(
         SimTrafficGenerator(topology),
-        topology=topology,
-        profile=get_profile("ethip4-ip4base"),
-        frame_size=64,
-        goals=GOALS,
-        record_path=record,
+        SearchRequest(
+            topology=topology, profile=get_profile("ethip4-ip4base"), frame_size=64, goals=GOALS
+        ),
+        RunHooks(record_path=record),
     )
     return time.perf_counter() - started, len(outcome.record.trials)
 

@@ -37,7 +37,7 @@ from ndrpdr.results.mrrrecord import build_mrr_record
 from ndrpdr.results.trend.compare import TestKey
 from ndrpdr.results.trend.history import Sample, sample_from_record
 from ndrpdr.results.trend.trendseries import Latency, latency_of_record
-from ndrpdr.searchrun import run_search
+from ndrpdr.searchrun import SearchRequest, run_search
 from ndrpdr.simdut.models.noisyknee import NoisyKnee
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
@@ -198,15 +198,15 @@ class _Night:
                 finished=now,
             )
         else:
-            record = run_search(
-                self.tg,
+            request = SearchRequest(
                 topology=self.topology,
                 profile=self.profile,
                 frame_size=self.test.frame_size,
                 goals=self.goals,
                 max_search_time_s=CAP_S if capped else None,
                 latency_duration_s=LATENCY_TRIAL_S if self.test.latency else None,
-            ).record.to_json()
+            )
+            record = run_search(self.tg, request).record.to_json()
         started = night_start(night, TESTS.index(self.test))
         record["started"] = started.isoformat(timespec="seconds")
         record["finished"] = (started + datetime.timedelta(seconds=50)).isoformat(

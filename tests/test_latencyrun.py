@@ -10,12 +10,12 @@ from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.latencyrun import LATENCY_POINTS_PCT, LatencyStatus, measure_latency_points
 from ndrpdr.results.schema import validate_record
-from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.latency import LatencyResult, latency_from_samples
 from ndrpdr.trafficgen.local.driver import LocalTrafficGenerator
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+from search_call import search_call
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -89,7 +89,7 @@ def test_a_failure_keeps_the_points_measured_before_it() -> None:
 def search(tg: object, **kwargs: object) -> dict[str, object]:
     topology = load_topology(ROOT / "topologies" / "sim.yaml")
     goals = ndr_pdr_goals(final_trial_duration_s=1.0, initial_trial_duration_s=1.0)
-    run = run_search(
+    run = search_call(
         tg,  # type: ignore[arg-type]
         topology=topology,
         profile=get_profile("ethip4-ip4base"),

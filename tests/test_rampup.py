@@ -18,9 +18,9 @@ from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.rampup import RAMP_UP_ATTEMPTS, RampedTraffic, StateCheckError
 from ndrpdr.results.schema import validate_record
 from ndrpdr.search import TrialResult
-from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+from search_call import search_call
 
 SIM = Path(__file__).resolve().parents[1] / "topologies" / "sim.yaml"
 DET = "ethip4udp-nat44det-h65536-p63-s4128758"
@@ -185,8 +185,8 @@ def test_search_record_keeps_the_ramp_up_and_a_failed_check_stops_before_the_sea
     goals = ndr_pdr_goals(duration_sum_s=2.0, relative_width=0.05)
     sim = SimTrafficGenerator(topology, profile=profile)
     state = StatePlan(DET, RAMP, FLOWS, FLOWS, 2, lambda: StateCount("DUT1", "s", "show s", FLOWS))
-    run = run_search(sim, topology=topology, profile=profile, frame_size=64, goals=goals,
-                     state=state)  # fmt: skip
+    run = search_call(sim, topology=topology, profile=profile, frame_size=64, goals=goals,
+                      state=state)  # fmt: skip
     record = run.record.to_json()
     validate_record(record)
     assert run.error is None and record["version"] == "1.7.0"
@@ -195,8 +195,8 @@ def test_search_record_keeps_the_ramp_up_and_a_failed_check_stops_before_the_sea
     assert record["trials"] and all(t["load_pps"] != section["load_pps"] for t in record["trials"])
 
     short = StatePlan(DET, RAMP, FLOWS, FLOWS, 2, lambda: StateCount("DUT1", "s", "show s", 7))
-    failed = run_search(sim, topology=topology, profile=profile, frame_size=64, goals=goals,
-                        state=short)  # fmt: skip
+    failed = search_call(sim, topology=topology, profile=profile, frame_size=64, goals=goals,
+                         state=short)  # fmt: skip
     record = failed.record.to_json()
     validate_record(record)
     assert failed.error is not None and "DUT1: 7 s after 2 ramp-up trial(s)" in failed.error

@@ -15,11 +15,12 @@ from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.results.schema import validate_record
 from ndrpdr.results.tglimit import CAPPED_REASON
 from ndrpdr.search import SearchResult, TrialResult, result_so_far
-from ndrpdr.searchrun import SearchRun, default_min_load, run_search
+from ndrpdr.searchrun import SearchRun, default_min_load
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+from search_call import search_call
 
 SIM = Path(__file__).resolve().parents[1] / "topologies" / "sim.yaml"
 PROFILE = get_profile("ethip4-ip4base")
@@ -71,7 +72,7 @@ def topology() -> Topology:
 
 
 def _run(tg: SpyTG, topology: Topology, **kwargs: Any) -> SearchRun:
-    return run_search(tg, topology=topology, profile=PROFILE, frame_size=64, goals=GOALS, **kwargs)
+    return search_call(tg, topology=topology, profile=PROFILE, frame_size=64, goals=GOALS, **kwargs)
 
 
 def _caught(tg: SpyTG, topology: Topology, **kwargs: Any) -> tuple[SearchRun, BaseException | None]:

@@ -21,11 +21,12 @@ from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.results.schema import validate_record
 from ndrpdr.search import TrialResult
-from ndrpdr.searchrun import SearchRun, run_search
+from ndrpdr.searchrun import SearchRun
 from ndrpdr.searchwatch import lost_every_frame
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+from search_call import search_call
 
 SIM = Path(__file__).resolve().parents[1] / "topologies" / "sim.yaml"
 GOALS = ndr_pdr_goals(duration_sum_s=2.0, relative_width=0.02)
@@ -74,7 +75,7 @@ def topology() -> Topology:
 
 
 def _run(tg: SimTrafficGenerator, topology: Topology, **kwargs: Any) -> SearchRun:
-    return run_search(
+    return search_call(
         tg, topology=topology, profile=get_profile("ethip4-ip4base"), frame_size=64, **kwargs
     )
 

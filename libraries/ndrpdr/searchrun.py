@@ -30,7 +30,7 @@ import datetime
 import logging
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 
@@ -104,37 +104,77 @@ class SearchRun:
 
 @dataclasses.dataclass(frozen=True)
 class SearchRequest:
-    """What to search for and how; ``run_search`` describes each field."""
+    """What to search for and how: the typed settings of one search (``run_search``)."""
 
     topology: Topology
+    """The testbed the search runs on (named in the record)."""
     profile: Profile
+    """The traffic profile the TG sends."""
     frame_size: FrameSize
+    """The frame size [B] or IMIX name."""
     goals: tuple[Goal, ...]
+    """The search goals (RFC 9971), NDR and PDR by default."""
     algorithm: str = "mlr"
+    """The search algorithm (``ndrpdr.search``)."""
     min_load_pps: float | None = None
+    """The lowest load tried, aggregate [pps]; None: ``default_min_load``."""
     max_load_pps: float | None = None
+    """The highest load tried, aggregate [pps]; None: the TG's limit."""
     max_search_time_s: float | None = None
+    """The search's time cap [s]; past it the search stops with the bounds so far. None: none."""
     directions: int = 2
+    """How many directions the traffic goes (the record keeps it)."""
     pdr_loss_ratio: float = PDR_LOSS_RATIO
+    """The loss ratio of the goal the record calls PDR."""
     calibrate: bool = False
+    """First measure what the TG sends at the max load: a trial there (as long as the
+    shortest initial trial duration); a max load the TG cannot reach is capped at the
+    slowest of three such trials, starved ones left out (``calibrate_max_load``;
+    ``RunHooks.notice`` says so, else a logged warning; the record keeps it as
+    ``search.max_load_cap``)."""
     latency_duration_s: float | None = None
+    """Each latency trial's duration after the search [s] (None or 0: off); a TG failure
+    there leaves the bounds alone and the record's latency "failed" (``RunHooks.notice``
+    hears of it)."""
     irregular: IrregularPolicy = IrregularPolicy.FAIL
+    """An irregular result (a lossy min load, bounds out of order, TG-limited bounds, the
+    time cap hit) fails the run with FAIL and passes with WARN
+    (``ndrpdr.results.irregular.judge``)."""
     setting_names: SettingNames = CLI_NAMES
+    """How the irregular messages name the settings (CLI options or Robot arguments)."""
 
 
 @dataclasses.dataclass(frozen=True)
 class RunHooks:
-    """Who hears of the run as it goes; ``run_search`` describes each one."""
+    """Who hears of the run as it goes, and where its record is kept (``run_search``)."""
 
     progress: Callable[[SearchProgress], None] | None = None
+    """Called after every trial (``SearchProgress``: the trial, its number, each goal's
+    bounds so far)."""
     telemetry: Callable[[], Mapping[str, Mapping[str, str]]] | None = None
+    """Read after the search; if it fails, the record has none (logged)."""
     notice: Callable[[str], None] | None = None
+    """Hears of what the user should know: a capped max load, a latency failure, a
+    failed journal write (once)."""
     latency_progress: Callable[[LatencyPoint], None] | None = None
+    """Called after each latency point."""
     record_path: Path | None = None
+    """The record file, rewritten (atomically, throttled) as the search goes with the
+    trials so far, marked failed and incomplete; the caller writes the final record
+    over it."""
     health: HealthCheck | None = None
+    """``health(lost_all=...)`` after each trial (``lost_all``: it lost every frame); its
+    DutError fails the search."""
     finish: Callable[[SearchRun], None] | None = None
+    """Called with the run's outcome however it ends, before an exception propagates:
+    the place to write the record."""
     failed: Callable[[str], None] | None = None
+    """Hears why a run failed or stopped as soon as it does, before traffic is stopped and
+    telemetry read (a console line while they take their time)."""
     state: StatePlan | None = None
+    """A stateful family's ramp-up and state check before the search (``ndrpdr.rampup``); a
+    state check that fails fails the run before the first search trial, and ``notice``
+    hears when the TG sends a sample of the flows."""
 
 
 def default_min_load(max_load_pps: float) -> float:
@@ -378,100 +418,18 @@ class RecordedRun:
 
 
 def run_search(
-    tg: TrafficGenerator,
-    *,
-    topology: Topology,
-    profile: Profile,
-    frame_size: FrameSize,
-    goals: Sequence[Goal],
-    algorithm: str = "mlr",
-    min_load_pps: float | None = None,
-    max_load_pps: float | None = None,
-    max_search_time_s: float | None = None,
-    directions: int = 2,
-    progress: Callable[[SearchProgress], None] | None = None,
-    telemetry: Callable[[], Mapping[str, Mapping[str, str]]] | None = None,
-    pdr_loss_ratio: float = PDR_LOSS_RATIO,
-    calibrate: bool = False,
-    notice: Callable[[str], None] | None = None,
-    latency_duration_s: float | None = None,
-    latency_progress: Callable[[LatencyPoint], None] | None = None,
-    record_path: Path | None = None,
-    health: HealthCheck | None = None,
-    irregular: IrregularPolicy = IrregularPolicy.FAIL,
-    setting_names: SettingNames = CLI_NAMES,
-    finish: Callable[[SearchRun], None] | None = None,
-    failed: Callable[[str], None] | None = None,
-    state: StatePlan | None = None,
+    tg: TrafficGenerator, request: SearchRequest, hooks: RunHooks = RunHooks()
 ) -> SearchRun:
-    """Run one search over ``tg`` and build its record (``RecordedRun``).
+    """Run one search over ``tg`` as ``request`` says and build its record (``RecordedRun``).
 
-    Loads are aggregate [pps]; ``max_load_pps`` defaults to the TG's limit,
-    ``min_load_pps`` to ``default_min_load``. ``finish(outcome)`` is
-    called with the run's outcome however it ends, before an exception
-    propagates: the place to write the record. An NdrPdrError (a TG or DUT
-    failure, a time limit) does not propagate: the run comes back failed,
-    with the error text and every trial measured so far. A Ctrl-C or SIGTERM
-    (KeyboardInterrupt) or any other exception (a Robot timeout) propagates
-    as raised, after ``finish`` saw the record (error "interrupted ...",
-    "stopped by <type>: ...").
-    ``progress(snapshot)`` is called after every trial (``SearchProgress``:
-    the trial, its number, each goal's bounds so far). Traffic is stopped
-    in every case; a failure to stop it fails the run too. ``telemetry()``
-    is read after the search; if it fails, the record has none (logged).
-    ``pdr_loss_ratio`` names the goal the record calls PDR.
-    With ``calibrate``, a trial at the max load (as long as the shortest
-    initial trial duration) first measures what the TG sends; a max load
-    the TG cannot reach is capped at the slowest of three such trials,
-    starved ones left out (``calibrate``; ``notice(text)`` says so, else a
-    logged warning; the record keeps it as ``search.max_load_cap``).
-    ``latency_duration_s`` [s] (None or 0: off) is each latency trial's
-    duration after the search; a TG failure there leaves the bounds
-    alone and the record's latency "failed" (``notice`` hears of it);
-    ``latency_progress(point)`` is called after each latency point.
-    ``record_path``: the record file, rewritten (atomically, throttled) as
-    the search goes with the trials so far, marked failed and incomplete
-    (a failed write is a ``notice``, once); the caller writes the final
-    record over it. ``health(lost_all=...)`` is called after each trial
-    (``lost_all``: it lost every frame); its DutError fails the search.
-    An irregular result (a lossy min load, bounds out of order, TG-limited
-    bounds, the time cap hit) fails the run with ``irregular`` FAIL and
-    passes with WARN (``ndrpdr.results.irregular.judge``); its messages
-    name the options as ``setting_names`` says. ``failed(error)`` hears
-    why a run failed or stopped as soon as it does, before traffic is
-    stopped and telemetry read (a console line while they take their time).
-    ``state``: a stateful family's ramp-up and state check before the search
-    (``ndrpdr.rampup``); a state check that fails fails the run before the
-    first search trial, and ``notice`` hears when the TG sends a sample of
-    the flows.
+    ``hooks`` hear of it as it goes (each field says when). An NdrPdrError
+    (a TG or DUT failure, a time limit) does not propagate: the run comes
+    back failed, with the error text and every trial measured so far. A
+    Ctrl-C or SIGTERM (KeyboardInterrupt) or any other exception (a Robot
+    timeout) propagates as raised, after ``hooks.finish`` saw the record
+    (error "interrupted ...", "stopped by <type>: ..."). Traffic is stopped
+    in every case; a failure to stop it fails the run too.
     """
-    request = SearchRequest(
-        topology=topology,
-        profile=profile,
-        frame_size=frame_size,
-        goals=tuple(goals),
-        algorithm=algorithm,
-        min_load_pps=min_load_pps,
-        max_load_pps=max_load_pps,
-        max_search_time_s=max_search_time_s,
-        directions=directions,
-        pdr_loss_ratio=pdr_loss_ratio,
-        calibrate=calibrate,
-        latency_duration_s=latency_duration_s,
-        irregular=irregular,
-        setting_names=setting_names,
-    )
-    hooks = RunHooks(
-        progress=progress,
-        telemetry=telemetry,
-        notice=notice,
-        latency_progress=latency_progress,
-        record_path=record_path,
-        health=health,
-        finish=finish,
-        failed=failed,
-        state=state,
-    )
     with RecordedRun(tg, request, hooks) as run:
         run.search()
     assert run.outcome is not None  # set by __exit__, which raised otherwise

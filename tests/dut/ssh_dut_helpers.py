@@ -44,9 +44,10 @@ from ndrpdr.localbed import LocalTestbed
 from ndrpdr.localbed.naming import namespace_name, new_run_id
 from ndrpdr.localbed.procs import NETNS_RUN_DIR
 from ndrpdr.results.irregular import IrregularPolicy
-from ndrpdr.searchrun import SearchRun, run_search
+from ndrpdr.searchrun import SearchRun
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
+from search_call import search_call
 
 SSHD = "/usr/sbin/sshd"
 #: The logical namespace of DUT1's ports, which the namespaced sshd serves.
@@ -363,7 +364,7 @@ def search_over_ssh(
         assert access.run(["sysctl", "-n", "net.ipv4.ip_forward"]).stdout.strip() == "0"
 
         tg = testbed.traffic_generator(PROFILE, 64)
-        run = run_search(
+        run = search_call(
             tg,
             topology=topology,
             profile=PROFILE,

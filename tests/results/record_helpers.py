@@ -13,10 +13,11 @@ from ndrpdr.profiles import FrameSize
 from ndrpdr.results.mrrrecord import build_mrr_record
 from ndrpdr.results.schema import validate_record
 from ndrpdr.search import Goal, TrialResult
-from ndrpdr.searchrun import SearchRun, run_search
+from ndrpdr.searchrun import SearchRun
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+from search_call import search_call
 
 SIM = Path(__file__).resolve().parents[2] / "topologies" / "sim.yaml"
 PROFILE = get_profile("ethip4-ip4base")
@@ -69,7 +70,7 @@ def sim_search(
         if fail_at is None
         else FailingTG(topology, fail_at, message, frame_size)
     )
-    return run_search(
+    return search_call(
         tg,
         topology=topology,
         profile=PROFILE,

@@ -25,10 +25,10 @@ from ndrpdr.results.tglimit import (
     goal_tg_limited,
     trial_tg_limited,
 )
-from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+from search_call import search_call
 
 SIM = Path(__file__).resolve().parents[2] / "topologies" / "sim.yaml"
 GOALS = ndr_pdr_goals(duration_sum_s=2.0, relative_width=0.02)
@@ -42,7 +42,7 @@ def _record(*, sends_pps: float | None = None, max_search_time_s: float | None =
             topology.tg, options={**topology.tg.options, "max_offered_pps": sends_pps}
         )
         topology = dataclasses.replace(topology, nodes={**topology.nodes, "TG": tg})
-    record = run_search(
+    record = search_call(
         SimTrafficGenerator(topology),
         topology=topology,
         profile=get_profile("ethip4-ip4base"),

@@ -7,11 +7,13 @@ import dataclasses
 from typing import Any
 
 import pytest
-from record_helpers import SIM, sim_record
+from record_helpers import SIM, sim_search
 
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.results.flapping import FLAP_LOSS_RATIO, MIN_FRAMES, TrialView, find_flapping
 from ndrpdr.results.irregular import ROBOT_NAMES, IrregularReason, find_irregularities
+from ndrpdr.results.schema import validate_record
+from ndrpdr.results.searchrecord import SearchRecord
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 
@@ -25,14 +27,22 @@ def _topology(model: str, seed: int = 1) -> Topology:
     return dataclasses.replace(topology, nodes={**topology.nodes, "DUT1": dut})
 
 
-def _messages(record: dict[str, Any], reason: IrregularReason) -> list[str]:
+def _messages(record: SearchRecord, reason: IrregularReason) -> list[str]:
     return [i.message for i in find_irregularities(record, ROBOT_NAMES) if i.reason is reason]
 
 
+def _searched(topology: Topology, **options: Any) -> tuple[SearchRecord, dict[str, Any]]:
+    """A sim search's typed record and its document (checked against the schema)."""
+    record = sim_search(topology, **options).record
+    document = record.to_json()
+    validate_record(document)
+    return record, document
+
+
 def test_a_dead_dut_is_said_to_forward_nothing() -> None:
-    record = sim_record(_topology("dead"), goals=GOALS)
+    typed, record = _searched(_topology("dead"), goals=GOALS)
     assert record["status"] == "failed"
-    [message] = _messages(record, IrregularReason.MIN_LOAD_LOSSY)
+    [message] = _messages(typed, IrregularReason.MIN_LOAD_LOSSY)
     count = len(record["trials"])
     offered = sum(t["offered_count"] for t in record["trials"])
     assert f"the DUT forwarded nothing: 0 of {offered:.0f} frames in all {count} trials" in message
@@ -42,27 +52,27 @@ def test_a_dead_dut_is_said_to_forward_nothing() -> None:
 
 
 def test_a_min_load_below_one_frame_per_trial_says_it_sent_nothing() -> None:
-    record = sim_record(_topology("dead"), goals=GOALS, min_load_pps=0.4)
-    [message] = _messages(record, IrregularReason.MIN_LOAD_LOSSY)
+    typed, record = _searched(_topology("dead"), goals=GOALS, min_load_pps=0.4)
+    [message] = _messages(typed, IrregularReason.MIN_LOAD_LOSSY)
     assert "is less than one frame per trial" in message and "the DUT lost nothing" in message
     assert message.endswith("so there is no lower bound; give a higher min_rate (${MIN_RATE})")
     assert "loses too much" not in message
-    assert [i.reason for i in find_irregularities(record)] == [IrregularReason.MIN_LOAD_LOSSY]
+    assert [i.reason for i in find_irregularities(typed)] == [IrregularReason.MIN_LOAD_LOSSY]
     at_min = [t for t in record["trials"] if t["load_pps"] <= 0.4]
     assert at_min and all(t["offered_count"] == 0 for t in at_min)
     assert all("sent no frame" in t["warnings"][0] for t in at_min)
 
 
 def test_a_lossy_min_load_on_a_live_dut_keeps_its_advice() -> None:
-    record = sim_record(_topology("sharp"), goals=GOALS, min_load_pps=10e6)
-    [message] = _messages(record, IrregularReason.MIN_LOAD_LOSSY)
+    typed, _ = _searched(_topology("sharp"), goals=GOALS, min_load_pps=10e6)
+    [message] = _messages(typed, IrregularReason.MIN_LOAD_LOSSY)
     assert "already loses too much" in message and "give a lower min_rate" in message
     assert "forwarded nothing" not in message
 
 
 def test_a_flapping_dut_is_irregular_with_the_evidence() -> None:
-    record = sim_record(_topology("flapping", seed=2))
-    [message] = _messages(record, IrregularReason.DUT_FLAPPING)
+    typed, record = _searched(_topology("flapping", seed=2))
+    [message] = _messages(typed, IrregularReason.DUT_FLAPPING)
     assert record["status"] == "failed" and "DUT flapping" in [
         i["reason"] for i in record["irregular"]
     ]
@@ -77,7 +87,7 @@ def test_a_flapping_dut_is_irregular_with_the_evidence() -> None:
 
 
 def test_a_duplicating_dut_keeps_its_surplus_and_its_bounds() -> None:
-    record = sim_record(_topology("duplicating", seed=3))
+    _, record = _searched(_topology("duplicating", seed=3))
     assert record["status"] == "passed", record["error"]
     surplus = [t for t in record["trials"] if t["surplus_count"] > 0]
     assert surplus, "no trial received duplicates"

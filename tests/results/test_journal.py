@@ -24,10 +24,11 @@ from ndrpdr.results.journal import RecordJournal, unfinished_error, write_json_a
 from ndrpdr.results.record import write_record
 from ndrpdr.results.schema import validate_record
 from ndrpdr.search import SearchProgress
-from ndrpdr.searchrun import SearchRun, run_search
+from ndrpdr.searchrun import SearchRun
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+from search_call import search_call
 
 SIM = Path(__file__).resolve().parents[2] / "topologies" / "sim.yaml"
 GOALS = ndr_pdr_goals(duration_sum_s=2.0, relative_width=0.02)
@@ -71,7 +72,7 @@ def _search(
     topology: Topology, path: Path, notices: list[str] | None = None, **kwargs: Any
 ) -> SearchRun:
     kwargs.setdefault("goals", GOALS)
-    return run_search(
+    return search_call(
         SimTrafficGenerator(topology),
         topology=topology,
         profile=get_profile("ethip4-ip4base"),
@@ -121,7 +122,7 @@ def test_a_record_exists_before_the_first_trial(topology: Topology, tmp_path: Pa
                 first.append(json.loads(path.read_text()))
             return super().measure(duration, load)
 
-    run_search(
+    search_call(
         Peek(topology),
         topology=topology,
         profile=get_profile("ethip4-ip4base"),

@@ -17,9 +17,9 @@ from ndrpdr.results.record import RECORD_VERSION
 from ndrpdr.results.report.latencyplot import latency_svg
 from ndrpdr.results.report.summary import search_message, search_metadata
 from ndrpdr.results.schema import RecordError, validate_record
-from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+from search_call import search_call
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def measured() -> dict[str, Any]:
     topology = load_topology(ROOT / "topologies" / "sim.yaml")
-    run = run_search(
+    run = search_call(
         SimTrafficGenerator(topology),
         topology=topology,
         profile=get_profile("ethip4-ip4base"),

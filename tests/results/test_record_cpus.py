@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -68,20 +69,19 @@ def test_a_record_with_cpus_validates_and_a_wrong_one_does_not() -> None:
 
 
 def test_a_shared_cpu_is_named_and_makes_the_result_irregular() -> None:
-    from test_result_record import _searched  # the sim search's record
+    from record_helpers import sim_search  # a real sim search, its typed record
 
     from ndrpdr.results.irregular import CLI_NAMES, IrregularReason, find_irregularities
 
     topology = load_topology(ROOT / "topologies" / "sim.yaml")
-    record: dict[str, Any] = _searched(topology)[1]
-    alone = copy.deepcopy(record)
-    alone["testbed"]["cpus"] = cpus_section(TELEMETRY)
+    typed = sim_search(topology).record
+    alone = dataclasses.replace(typed, telemetry=TELEMETRY)
     assert find_irregularities(alone) == []
     shared = {"DUT1": {**TELEMETRY["DUT1"], "cpu_shared_with": "cpu 1: run r-2 DUT1, pid 42"}}
-    record["testbed"]["cpus"] = cpus_section(shared)
+    record = dataclasses.replace(typed, telemetry=shared).to_json()
     validate_record(record)
     assert record["testbed"]["cpus"]["duts"][0]["shared_with"] == "cpu 1: run r-2 DUT1, pid 42"
-    (found,) = find_irregularities(record)
+    (found,) = find_irregularities(dataclasses.replace(typed, telemetry=shared))
     assert found.reason is IrregularReason.CPU_SHARED and found.reason.tag == "CPU_SHARED"
     assert found.message == (
         "the CPU of DUT1 (cpu 1: run r-2 DUT1, pid 42) was shared while the search ran: the "

@@ -12,10 +12,10 @@ from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.results.mrrrecord import build_mrr_record
 from ndrpdr.results.schema import validate_record
-from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+from search_call import search_call
 
 ROOT = Path(__file__).resolve().parents[2]
 SIM = ROOT / "topologies" / "sim.yaml"
@@ -35,7 +35,7 @@ def sim_topology() -> Topology:
 def _search_record_text() -> str:
     """One real NDR/PDR search on the simulator (made once; tests get copies)."""
     topology = sim_topology()
-    outcome = run_search(
+    outcome = search_call(
         SimTrafficGenerator(topology, 64),
         topology=topology,
         profile=PROFILE,

@@ -11,10 +11,10 @@ from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.search.errors import SearchInputError
-from ndrpdr.searchrun import run_search
 from ndrpdr.simdut.models import ChainModel, GradualLoss, SharpCliff, make_model
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+from search_call import search_call
 
 SIM_3N = Path(__file__).resolve().parents[2] / "topologies" / "sim-3n.yaml"
 
@@ -64,7 +64,7 @@ def test_search_on_sim_3n_through_the_testbed() -> None:
         testbed.configure_duts("ip4base")
         assert sorted(testbed.duts) == ["DUT1", "DUT2"]
         tg = testbed.traffic_generator(profile, 64)
-        run = run_search(
+        run = search_call(
             tg, topology=topology, profile=profile, frame_size=64, goals=ndr_pdr_goals()
         )
     assert run.error is None and run.result is not None

@@ -8,7 +8,6 @@ from collections import Counter
 import pytest
 
 from ndrpdr.results.flapping import TrialView, find_flapping
-from ndrpdr.results.record import trial_entry
 from ndrpdr.search import Goal, GoalIrregularity, SearchResult, search
 from ndrpdr.search.errors import SearchInputError
 from ndrpdr.searchrun import default_min_load
@@ -36,7 +35,7 @@ def _search(name: str, seed: int) -> SearchResult:
 
 
 def _flags(result: SearchResult) -> bool:
-    views = [TrialView.from_entry(trial_entry(i, t)) for i, t in enumerate(result.trials)]
+    views = [TrialView.from_trial(i, t) for i, t in enumerate(result.trials)]
     return find_flapping(views, max(g.loss_ratio for g in GOALS)) is not None
 
 

@@ -14,8 +14,8 @@ from typing import Any
 from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.families import get_family
 from ndrpdr.goals import ndr_pdr_goals
-from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology
+from search_call import search_call
 
 TOPOLOGIES = Path(__file__).resolve().parents[2] / "topologies"
 #: Quick goals: 1 s trials, 2 s per load, 1 % width.
@@ -30,7 +30,7 @@ def _record(topology: str, family: str, cores: int = 1, frame_size: int = 64) ->
     with ActiveTestbed(loaded) as testbed:
         testbed.configure_family(chosen, cores=cores)
         tg = testbed.traffic_generator(chosen.profile, frame_size)
-        outcome = run_search(
+        outcome = search_call(
             tg,
             topology=loaded,
             profile=chosen.profile,

@@ -30,7 +30,6 @@ from trex_standin import (
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import max_load_pps
 from ndrpdr.search.trial import Measurer
-from ndrpdr.searchrun import run_search
 from ndrpdr.simdut.models import make_model
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
@@ -39,6 +38,7 @@ from ndrpdr.trafficgen.trex.client import ClientSettings, TrexClientError
 from ndrpdr.trafficgen.trex.driver import TrexTrafficGenerator
 from ndrpdr.trafficgen.trex.server import SERVER_SCRIPT
 from ndrpdr.trafficgen.trex.session import TrexSession
+from search_call import search_call
 
 
 @pytest.fixture(scope="module")
@@ -358,7 +358,7 @@ def test_search_over_a_simulated_dut_finds_the_truth(csit: Topology, model_name:
     topology = topology_with(csit)
     r = rig(topology, network=SimulatedDut(model))
     goals = ndr_pdr_goals(duration_sum_s=2.0, relative_width=0.01)
-    run = run_search(r.tg, topology=topology, profile=PROFILE, frame_size=64, goals=goals)
+    run = search_call(r.tg, topology=topology, profile=PROFILE, frame_size=64, goals=goals)
     assert run.error is None, run.error
     assert run.result is not None
     ndr, pdr = run.result.goal_results

@@ -15,10 +15,10 @@ from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.latencyrun import LATENCY_POINTS_PCT
 from ndrpdr.results.irregular import IrregularPolicy
 from ndrpdr.results.schema import validate_record
-from ndrpdr.searchrun import run_search
 from ndrpdr.trafficgen.base import latency_measurer
 from ndrpdr.trafficgen.latency import DirectionLatency
 from ndrpdr.trafficgen.trex.latency import DEFAULT_STREAM_PPS
+from search_call import search_call
 
 __all__ = ["bed"]  # the fixture, imported for this module
 
@@ -68,7 +68,7 @@ def test_a_search_is_followed_by_latency_at_the_pdr_points(bed: Bed) -> None:
         relative_width=0.1,
     )
     try:
-        run = run_search(
+        run = search_call(
             tg,
             topology=bed.topology,
             profile=PROFILE,

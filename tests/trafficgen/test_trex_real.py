@@ -43,7 +43,6 @@ from ndrpdr.localbed.naming import new_run_id
 from ndrpdr.profiles import build_frames, parse_signature
 from ndrpdr.results.irregular import IrregularPolicy
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.searchrun import run_search
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
@@ -52,6 +51,7 @@ from ndrpdr.trafficgen.trex.client import TrexClientError
 from ndrpdr.trafficgen.trex.driver import TrexTrafficGenerator
 from ndrpdr.trafficgen.trex.session import TrexSession
 from ndrpdr.trafficgen.trex.streams import StreamSpec
+from search_call import search_call
 
 TREX_DIR = Path("/opt/trex/v3.08")
 CLIENT_PATH = TREX_DIR / "automation" / "trex_control_plane" / "interactive"
@@ -361,7 +361,7 @@ def test_a_short_search_finds_ndr_and_pdr(bed: Bed) -> None:
     )
     started = time.monotonic()
     try:
-        run = run_search(  # software TRex on a busy host may fall short: allowed, checked below
+        run = search_call(  # software TRex on a busy host may fall short: allowed, checked below
             tg,
             topology=bed.topology,
             profile=PROFILE,

@@ -18,7 +18,7 @@ from ndrpdr.results.report.summary import search_message
 from ndrpdr.results.searchrecord import GoalEntry, SearchRecord
 from ndrpdr.search import Goal
 from ndrpdr.searchlimits import Given, check_load_range, check_search_settings
-from ndrpdr.searchrun import SearchRun, run_search
+from ndrpdr.searchrun import RunHooks, SearchRequest, SearchRun, run_search
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.argtypes import (
     BinaryAlgorithm,
@@ -138,30 +138,31 @@ class SearchKeywords(Component):
             record = outcome.record.to_json()  # publishing tags IRREGULAR too
             published.append(publish_record(ctx, record, kind=kind.lower(), path=target))
 
-        outcome = run_search(
-            traffic.tg,
+        request = SearchRequest(
             topology=ctx.topology,
             profile=traffic.profile,
             frame_size=traffic.frame_size,
-            goals=goals,
+            goals=tuple(goals),
             algorithm=algorithm,
             min_load_pps=low,
             max_load_pps=high,
             max_search_time_s=max_search_time,
             directions=traffic.directions,
-            progress=progress,
-            telemetry=ctx.testbed.collect_telemetry,
             pdr_loss_ratio=pdr_loss_ratio,
             calibrate=True,
-            notice=robotout.warn,
             latency_duration_s=latency_duration_s,
+            irregular=irregular,
+            setting_names=ROBOT_NAMES,
+        )
+        hooks = RunHooks(
+            progress=progress,
+            telemetry=ctx.testbed.collect_telemetry,
+            notice=robotout.warn,
             latency_progress=None
             if progress is None
             else lambda point: robotout.console(point_line(point.to_json())),
             record_path=target,
             health=ctx.testbed.check_duts,
-            irregular=irregular,
-            setting_names=ROBOT_NAMES,
             finish=finish,
             failed=lambda error: robotout.console(f"{kind} search FAIL: {error}"),
             state=state_plan(
@@ -172,6 +173,7 @@ class SearchKeywords(Component):
                 traffic.directions,
             ),
         )
+        outcome = run_search(traffic.tg, request, hooks)
         record, (path,) = outcome.record, published
         kept = f" ({len(record.trials)} trials kept in {path or 'the log'})"
         if outcome.irregular_failed:  # with the bounds found, if any (a time cap)

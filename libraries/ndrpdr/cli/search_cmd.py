@@ -33,7 +33,7 @@ from ndrpdr.searchlimits import (
     BadSettingError,
     check_load_range,
 )
-from ndrpdr.searchrun import SearchRun, run_search
+from ndrpdr.searchrun import RunHooks, SearchRequest, SearchRun, run_search
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -135,8 +135,7 @@ def run(args: argparse.Namespace) -> int:
                     f"{topology.source}: {profile.name} {frame_size} B, {args.algorithm} search "
                     f"up to {high:.6g} pps",
                 )
-            run_search(  # a Ctrl-C propagates from here, once finish has the outcome
-                tg,
+            request = SearchRequest(
                 topology=topology,
                 profile=profile,
                 frame_size=frame_size,
@@ -146,19 +145,23 @@ def run(args: argparse.Namespace) -> int:
                 max_load_pps=high,
                 max_search_time_s=settings.max_search_time_s,
                 directions=directions,
+                calibrate=not args.no_calibrate,
+                latency_duration_s=None if args.no_latency else settings.latency_duration_s,
+                irregular=IrregularPolicy.WARN if args.allow_irregular else IrregularPolicy.FAIL,
+            )
+            hooks = RunHooks(
                 progress=ProgressPrinter(lambda line: print_to(sys.stdout, line))
                 if console.shows_trials
                 else None,
                 telemetry=testbed.collect_telemetry,
-                calibrate=not args.no_calibrate,
-                latency_duration_s=None if args.no_latency else settings.latency_duration_s,
                 notice=lambda text: print_to(sys.stdout, f"WARNING: {text}"),
                 record_path=args.json,
                 health=testbed.check_duts,
-                irregular=IrregularPolicy.WARN if args.allow_irregular else IrregularPolicy.FAIL,
                 finish=finished.append,
                 state=state_plan(testbed, family, tg, frame_size, directions),
             )
+            # a Ctrl-C propagates from here, once finish has the outcome
+            run_search(tg, request, hooks)
     finally:  # after teardown, also when a Ctrl-C propagates: the record and the bounds
         written = not finished or _report(args, finished[0].record.to_json())
     outcome = finished[0]

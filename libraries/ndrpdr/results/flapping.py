@@ -22,9 +22,9 @@ single glitch (a link flap), which a repeat settles.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from ndrpdr.search.trial import TrialResult
 from ndrpdr.units import format_percent, format_rate
 
 #: A trial losing this share of its frames is far beyond a noisy DUT's few percent.
@@ -39,7 +39,7 @@ _SAME_LOAD = 1e-9
 
 @dataclasses.dataclass(frozen=True)
 class TrialView:
-    """What the judgement reads of one trial (a record's trial entry)."""
+    """What the judgement reads of one trial (``TrialResult``)."""
 
     number: int
     duration_s: float
@@ -53,14 +53,14 @@ class TrialView:
         return self.loss_count / self.offered_count if self.offered_count > 0 else 1.0
 
     @classmethod
-    def from_entry(cls, entry: Mapping[str, Any]) -> TrialView:
-        """The view of a record's trial entry (``ndrpdr.results.record.trial_entry``)."""
+    def from_trial(cls, index: int, trial: TrialResult) -> TrialView:
+        """The view of a search's trial ``index`` (counted from 0; its number from 1)."""
         return cls(
-            number=int(entry.get("index", 0)) + 1,
-            duration_s=float(entry["duration_s"]),
-            load_pps=float(entry["load_pps"]),
-            offered_count=float(entry["offered_count"]),
-            loss_count=max(0.0, float(entry.get("loss_count") or 0.0)),
+            number=index + 1,
+            duration_s=trial.duration,
+            load_pps=trial.load,
+            offered_count=trial.offered_count,
+            loss_count=max(0.0, trial.loss_count or 0.0),
         )
 
 
@@ -126,13 +126,3 @@ def find_flapping(trials: Sequence[TrialView], pass_loss_ratio: float) -> Flappi
         return None
     seen = sum(1 for t in trials if t.duration_s in concerned)
     return Flapping(tuple(found), seen)
-
-
-def record_flapping(record: Mapping[str, Any]) -> Flapping | None:
-    """``find_flapping`` over a result record's trials and loosest goal."""
-    goals = record.get("goals") or []
-    if not goals:
-        return None
-    loosest = max(float(goal["loss_ratio"]) for goal in goals)
-    views = [TrialView.from_entry(entry) for entry in record.get("trials") or []]
-    return find_flapping(views, loosest)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ndrpdr.goals import PDR_LOSS_RATIO, goal_key, goal_label
@@ -23,19 +23,29 @@ def record_pdr_loss_ratio(record: Mapping[str, Any]) -> float:
     return float(record.get("search", {}).get("pdr_loss_ratio", PDR_LOSS_RATIO))
 
 
-def named_goals(record: Mapping[str, Any]) -> list[NamedGoal]:
-    """The record's goals in order, one per name: a later goal with the same loss ratio is left out.
+def first_per_name(
+    loss_ratios: Iterable[float], pdr_loss_ratio: float
+) -> list[tuple[int, str, str]]:
+    """(index, label, key) of each goal in order that is the first with its name.
 
-    (``ndr`` and ``pdr`` of a record are the first such goals too.)
+    A later goal with the same loss ratio is left out (``ndr`` and ``pdr`` of a record are
+    the first such goals too).
     """
-    pdr = record_pdr_loss_ratio(record)
     seen: set[str] = set()
     named = []
-    for entry in record.get("goals", ()):
-        ratio = float(entry["loss_ratio"])
-        key = goal_key(ratio, pdr)
-        if key in seen:
-            continue
-        seen.add(key)
-        named.append(NamedGoal(goal_label(ratio, pdr), key, entry))
+    for index, ratio in enumerate(loss_ratios):
+        key = goal_key(ratio, pdr_loss_ratio)
+        if key not in seen:
+            seen.add(key)
+            named.append((index, goal_label(ratio, pdr_loss_ratio), key))
     return named
+
+
+def named_goals(record: Mapping[str, Any]) -> list[NamedGoal]:
+    """A JSON record's goals in order, one per name (``first_per_name``)."""
+    entries = list(record.get("goals", ()))
+    ratios = (float(entry["loss_ratio"]) for entry in entries)
+    return [
+        NamedGoal(label, key, entries[index])
+        for index, label, key in first_per_name(ratios, record_pdr_loss_ratio(record))
+    ]

@@ -1,7 +1,7 @@
 """Irregular results: a finished search whose bounds must not end as a plain pass.
 
-``find_irregularities(record)`` lists, from a result record
-(``ndrpdr.results.record``), what is irregular about it, each with an
+``find_irregularities(record)`` lists, from a run's typed record
+(``ndrpdr.results.searchrecord.SearchRecord``), what is irregular about it, each with an
 ``IrregularReason`` and a message saying what happened and what to change:
 
 - ``MIN_LOAD_LOSSY``: the min load is already an upper bound of a goal (the
@@ -30,8 +30,8 @@ that received nothing.
 
 ``judge(found, error, policy)`` decides: with ``IrregularPolicy.FAIL`` (the
 default everywhere) the record fails with the messages as its ``error``;
-with ``WARN`` it passes and keeps the list (``settle_record`` does both to a
-JSON record, ``ndrpdr.results.searchrecord.settle`` to a typed one). The
+with ``WARN`` it passes and keeps the list (``ndrpdr.results.searchrecord.settle``
+does both to the record before it is written as JSON). The
 CLI (``--allow-irregular``) and the Robot keywords (``irregular=warn``,
 ``${IRREGULAR}``) both go through here, naming their own options
 (``SettingNames``).
@@ -41,14 +41,18 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Mapping, MutableMapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from ndrpdr.results.flapping import record_flapping
-from ndrpdr.results.goalentries import NamedGoal, named_goals
+from ndrpdr.results.flapping import TrialView, find_flapping
 from ndrpdr.results.oneway import is_one_way
+from ndrpdr.results.record import cpus_section
 from ndrpdr.search.result import GoalIrregularity
+from ndrpdr.search.trial import TrialResult
 from ndrpdr.units import format_percent, format_rate
+
+if TYPE_CHECKING:  # the record module imports this one: its types are read, not imported
+    from ndrpdr.results.searchrecord import GoalEntry, NamedEntry, SearchRecord
 
 #: The test tag of every irregular result (with the reason's own tag).
 IRREGULAR_TAG = "IRREGULAR"
@@ -136,10 +140,10 @@ class Irregularity:
 
 
 def find_irregularities(
-    record: Mapping[str, Any], names: SettingNames = CLI_NAMES
+    record: SearchRecord, names: SettingNames = CLI_NAMES
 ) -> list[Irregularity]:
     """What is irregular about ``record`` (empty when nothing), in ``IrregularReason`` order."""
-    goals = named_goals(record)
+    goals = record.named_goals()
     found = [
         _min_load_lossy(record, goals, names),
         _out_of_order(goals, names),
@@ -196,43 +200,21 @@ def judge(
     return Verdict(items, failed=False, error=None)
 
 
-def settle_record(
-    record: MutableMapping[str, Any],
-    policy: IrregularPolicy = IrregularPolicy.FAIL,
-    names: SettingNames = CLI_NAMES,
-) -> Verdict:
-    """Put the irregularities of a JSON record into its ``irregular`` and apply ``policy``.
-
-    ``status`` and ``error`` become what ``judge`` says (a time-capped
-    record passed with WARN stays ``incomplete``). A run's typed record is
-    settled through this too (``ndrpdr.results.searchrecord.settle``).
-    """
-    found = tuple(find_irregularities(record, names))
-    record["irregular"] = [item.to_json() for item in found]
-    time_capped = bool((record.get("search") or {}).get("time_capped"))
-    verdict = judge(found, record.get("error"), time_capped=time_capped, policy=policy)
-    record["status"] = "passed" if verdict.error is None else "failed"
-    record["error"] = verdict.error
-    return verdict
-
-
 def _joined(labels: Sequence[str]) -> str:
     return " and ".join(labels) if len(labels) <= 2 else ", ".join(labels)
 
 
 def _min_load_lossy(
-    record: Mapping[str, Any], goals: Sequence[NamedGoal], names: SettingNames
+    record: SearchRecord, goals: Sequence[NamedEntry], names: SettingNames
 ) -> Irregularity | None:
     lossy = [
-        g.label
-        for g in goals
-        if g.entry.get("irregular_reason") == GoalIrregularity.MIN_LOAD_IS_UPPER.value
+        g.label for g in goals if g.entry.irregular_reason is GoalIrregularity.MIN_LOAD_IS_UPPER
     ]
     if not lossy:
         return None
-    low = float(record["search"]["min_load_pps"])
-    trials_at_min = [t for t in record.get("trials") or [] if t["load_pps"] <= low * 1.0001]
-    at_min = [t["loss_ratio"] for t in trials_at_min]
+    low = record.settings.min_load_pps
+    trials_at_min = [t for t in record.trials if t.load <= low * 1.0001]
+    at_min = [t.loss_ratio for t in trials_at_min]
     seen = ""
     if at_min:  # a range: with an exceed ratio some of them may even be lossless
         low_loss, high_loss = format_percent(min(at_min)), format_percent(max(at_min))
@@ -254,15 +236,15 @@ def _min_load_lossy(
 
 
 def _sent_nothing(
-    trials_at_min: Sequence[Mapping[str, Any]], names: SettingNames
+    trials_at_min: Sequence[TrialResult], names: SettingNames
 ) -> tuple[str, str] | None:
     """What happened and what to do when no trial at the min load sent a frame (None: some
     did)."""
-    if not trials_at_min or any(float(t["offered_count"]) > 0 for t in trials_at_min):
+    if not trials_at_min or any(t.offered_count > 0 for t in trials_at_min):
         return None
     count = len(trials_at_min)
     trials = f"{count} trial{'s' if count > 1 else ''}"
-    if all(float(t["intended_count"]) < 1 for t in trials_at_min):
+    if all((t.intended_count or 0.0) < 1 for t in trials_at_min):
         return (
             f"is less than one frame per trial: its {trials} sent no frame and measured "
             "nothing (the DUT lost nothing)",
@@ -276,23 +258,22 @@ def _sent_nothing(
 
 
 def _lossy_advice(
-    record: Mapping[str, Any], trials_at_min: Sequence[Mapping[str, Any]], names: SettingNames
+    record: SearchRecord, trials_at_min: Sequence[TrialResult], names: SettingNames
 ) -> str:
     """Why the min load loses, as far as the trials tell, and what to do."""
-    trials = record.get("trials") or []
-    sent = [t for t in trials if float(t["offered_count"]) > 0]
-    if sent and all(float(t["forwarded_count"]) <= 0 for t in sent):
-        loads = sorted(float(t["load_pps"]) for t in sent)
+    sent = [t for t in record.trials if t.offered_count > 0]
+    if sent and all((t.forwarded_count or 0.0) <= 0 for t in sent):
+        loads = sorted(t.load for t in sent)
         span = format_rate(loads[0])
         if loads[-1] > loads[0]:
             span += f" to {format_rate(loads[-1])}"
-        offered = sum(float(t["offered_count"]) for t in sent)
+        offered = sum(t.offered_count for t in sent)
         return (
             f"the DUT forwarded nothing: 0 of {offered:.0f} frames in all {len(sent)} trials "
             f"({span}); it is down or not forwarding (a crashed data plane, ports down, wrong "
             f"routes or MACs), and a lower {names.min_rate} will not help"
         )
-    one_way = [w for t in trials_at_min for w in t.get("warnings") or [] if is_one_way(w)]
+    one_way = [w for t in trials_at_min for w in t.warnings if is_one_way(w)]
     if one_way:
         return (
             f"one direction received nothing: {one_way[0]}; a lower {names.min_rate} will not help"
@@ -300,18 +281,20 @@ def _lossy_advice(
     return f"give a lower {names.min_rate}, or check that the DUT forwards at all"
 
 
-def _stricter(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+def _stricter(a: GoalEntry, b: GoalEntry) -> bool:
     """Goal entry ``a`` asks at least as much as ``b`` (and is not the same goal)."""
-    keys = ("loss_ratio", "exceed_ratio")
-    return all(a[k] <= b[k] for k in keys) and any(a[k] < b[k] for k in keys)
+    mine, theirs = a.goal, b.goal
+    asks_no_less = mine.loss_ratio <= theirs.loss_ratio and mine.exceed_ratio <= theirs.exceed_ratio
+    return asks_no_less and (
+        mine.loss_ratio < theirs.loss_ratio or mine.exceed_ratio < theirs.exceed_ratio
+    )
 
 
-def _bound(entry: Mapping[str, Any], which: str) -> float | None:
-    value = entry.get(f"{which}_bound")
-    return None if value is None else float(value)
+def _bound(entry: GoalEntry, which: str) -> float | None:
+    return entry.lower_bound_pps if which == "lower" else entry.upper_bound_pps
 
 
-def _out_of_order(goals: Sequence[NamedGoal], names: SettingNames) -> Irregularity | None:
+def _out_of_order(goals: Sequence[NamedEntry], names: SettingNames) -> Irregularity | None:
     found: list[str] = []
     for goal in goals:
         lower, upper = _bound(goal.entry, "lower"), _bound(goal.entry, "upper")
@@ -343,18 +326,17 @@ def _out_of_order(goals: Sequence[NamedGoal], names: SettingNames) -> Irregulari
 
 
 def _tg_limited(
-    record: Mapping[str, Any], goals: Sequence[NamedGoal], names: SettingNames
+    record: SearchRecord, goals: Sequence[NamedEntry], names: SettingNames
 ) -> Irregularity | None:
-    limit = record.get("tg_limit") or {}
-    if not limit.get("limited"):
+    if all(entry.tg_limit_reason is None for entry in record.goals):
         return None
     why: dict[str, list[str]] = {}
     for goal in goals:
-        if goal.entry.get("tg_limited"):
-            reason = str(goal.entry.get("tg_limit_reason") or "limited")
+        if goal.entry.tg_limit_reason is not None:
+            reason = goal.entry.tg_limit_reason or "limited"
             why.setdefault(reason, []).append(goal.label)
     reasons = "; ".join(f"{_joined(labels)}: {reason}" for reason, labels in why.items())
-    sent = limit.get("max_offered_pps")
+    sent = record.tg_limit()["max_offered_pps"]
     most = f" (it sent at most {format_rate(float(sent))})" if sent is not None else ""
     return Irregularity(
         IrregularReason.TG_LIMITED,
@@ -364,23 +346,21 @@ def _tg_limited(
 
 
 def _time_cap(
-    record: Mapping[str, Any], goals: Sequence[NamedGoal], names: SettingNames
+    record: SearchRecord, goals: Sequence[NamedEntry], names: SettingNames
 ) -> Irregularity | None:
-    search = record.get("search") or {}
-    if not search.get("time_capped"):
+    if not record.time_capped:
         return None
-    cap = search.get("max_search_time_s")
+    cap = record.settings.max_search_time_s
     cap_text = f"of {cap:g} s of trials " if cap is not None else ""
     open_goals = [
-        f"{g.label} {_bound_text(g.entry.get('lower_bound'))}..."
-        f"{_bound_text(g.entry.get('upper_bound'))}"
+        f"{g.label} {_bound_text(g.entry.lower_bound_pps)}...{_bound_text(g.entry.upper_bound_pps)}"
         for g in goals
-        if not g.entry.get("regular")
+        if not g.entry.regular
     ]
     pending = f" ({', '.join(open_goals)})" if open_goals else ""
     return Irregularity(
         IrregularReason.TIME_CAP,
-        f"the search hit its time cap {cap_text}after {search.get('trial_count', 0)} trials, "
+        f"the search hit its time cap {cap_text}after {len(record.trials)} trials, "
         f"before every goal had bounds within its width{pending}; give a longer "
         f"{names.max_search_time}, or ask for less (a shorter duration sum or final trial "
         "duration, a wider goal width)",
@@ -391,8 +371,8 @@ def _bound_text(value: float | None) -> str:
     return "?" if value is None else format_rate(value)
 
 
-def _cpu_shared(record: Mapping[str, Any], names: SettingNames) -> Irregularity | None:
-    duts = ((record.get("testbed") or {}).get("cpus") or {}).get("duts") or []
+def _cpu_shared(record: SearchRecord, names: SettingNames) -> Irregularity | None:
+    duts = (cpus_section(record.telemetry) or {}).get("duts") or []
     shared = [f"{d['node']} ({d['shared_with']})" for d in duts if d.get("shared_with")]
     if not shared:
         return None
@@ -403,8 +383,12 @@ def _cpu_shared(record: Mapping[str, Any], names: SettingNames) -> Irregularity 
     )
 
 
-def _flapping(record: Mapping[str, Any], names: SettingNames) -> Irregularity | None:
-    evidence = record_flapping(record)
+def _flapping(record: SearchRecord, names: SettingNames) -> Irregularity | None:
+    if not record.goals:
+        return None
+    loosest = max(entry.goal.loss_ratio for entry in record.goals)
+    views = [TrialView.from_trial(i, t) for i, t in enumerate(record.trials)]
+    evidence = find_flapping(views, loosest)
     if evidence is None:
         return None
     return Irregularity(

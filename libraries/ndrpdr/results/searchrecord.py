@@ -7,7 +7,8 @@ place the JSON document (``ndrpdr.results.record`` describes its fields;
 ``schemas/result.schema.json`` checks it) is made.
 Loads are in frames per second, aggregate over the traffic's directions
 (``ndrpdr.units``); bandwidths in bit/s with 20 B of L1 overhead per frame.
-Records read back from files stay JSON (``ndrpdr.results.schema``).
+Records read back from files stay JSON (``ndrpdr.results.schema``); they are
+not judged again: their ``irregular`` list says what ``settle`` found.
 """
 
 from __future__ import annotations
@@ -22,13 +23,15 @@ from typing import Any
 import ndrpdr
 from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO, goal_label
 from ndrpdr.profiles import FrameSize, Profile, bandwidth_bps
+from ndrpdr.results.goalentries import first_per_name
 from ndrpdr.results.irregular import (
     CLI_NAMES,
     Irregularity,
     IrregularPolicy,
     SettingNames,
     Verdict,
-    settle_record,
+    find_irregularities,
+    judge,
 )
 from ndrpdr.results.record import (
     RECORD_VERSION,
@@ -122,6 +125,14 @@ class GoalEntry:
 
 
 @dataclasses.dataclass(frozen=True)
+class NamedEntry:
+    """A goal of the record with its label ("NDR", "PDR", "loss ≤ 2 %")."""
+
+    label: str
+    entry: GoalEntry
+
+
+@dataclasses.dataclass(frozen=True)
 class SearchRecord:
     """One search's record: where, what traffic, what was asked, every trial, the bounds.
 
@@ -165,6 +176,12 @@ class SearchRecord:
         """The goal's name for people: "NDR", "PDR" (``settings.pdr_loss_ratio``), "loss ≤ 2 %"."""
         return goal_label(entry.goal.loss_ratio, self.settings.pdr_loss_ratio)
 
+    def named_goals(self) -> list[NamedEntry]:
+        """The goals in order, one per name (``ndrpdr.results.goalentries.first_per_name``)."""
+        ratios = (entry.goal.loss_ratio for entry in self.goals)
+        named = first_per_name(ratios, self.settings.pdr_loss_ratio)
+        return [NamedEntry(label, self.goals[index]) for index, label, _ in named]
+
     def goal_with(self, loss_ratio: float) -> GoalEntry | None:
         """The first goal with ``loss_ratio``, None when there is none."""
         return next((g for g in self.goals if g.goal.loss_ratio == loss_ratio), None)
@@ -183,6 +200,14 @@ class SearchRecord:
     def search_time_s(self) -> float:
         """The sum of the trials' effective durations [s]."""
         return sum(t.effective_duration or t.duration for t in self.trials)
+
+    def tg_limit(self) -> dict[str, Any]:
+        """The record's ``tg_limit`` section (``ndrpdr.results.tglimit.tg_limit_summary``)."""
+        return tg_limit_summary(
+            [entry.to_json() for entry in self.goals],
+            [trial_entry(i, t) for i, t in enumerate(self.trials)],
+            calibration_pps=_fastest_calibration(self.max_load_cap),
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The record as a JSON-ready dict (valid against the schema, ``RECORD_VERSION``)."""
@@ -214,9 +239,7 @@ class SearchRecord:
                 "time_capped": self.time_capped,
                 **({} if self.ramp_up is None else {"ramp_up": dict(self.ramp_up)}),
             },
-            "tg_limit": tg_limit_summary(
-                goals, trials, calibration_pps=_fastest_calibration(self.max_load_cap)
-            ),
+            "tg_limit": self.tg_limit(),
             "ndr": None if ndr is None else ndr.bounds_json(),
             "pdr": None if pdr is None else pdr.bounds_json(),
             "goals": goals,
@@ -308,13 +331,13 @@ def settle(
 ) -> tuple[SearchRecord, Verdict]:
     """``record`` with its irregularities and the ``policy``'s verdict on them.
 
-    The verdict is ``irregular.settle_record``'s on the record's document,
-    so a run's record and a stored JSON record are judged by one code path.
+    The verdict is ``irregular.judge``'s on what ``find_irregularities`` reads
+    of the typed record: its ``irregular`` and ``error`` (so its ``status``)
+    follow it; a time-capped record passed with WARN stays ``incomplete``.
     """
-    verdict = settle_record(record.to_json(), policy, names)
-    return dataclasses.replace(
-        record, irregular=verdict.irregularities, error=verdict.error
-    ), verdict
+    found = tuple(find_irregularities(record, names))
+    verdict = judge(found, record.error, time_capped=record.time_capped, policy=policy)
+    return dataclasses.replace(record, irregular=found, error=verdict.error), verdict
 
 
 def _fastest_calibration(max_load_cap: Mapping[str, Any] | None) -> float | None:
