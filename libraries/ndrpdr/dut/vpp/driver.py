@@ -29,28 +29,11 @@ VPP's Python API (vpp_papi) is not used: it talks to VPP's API socket on
 the machine it runs on, while the node may be remote; vppctl through the
 node access works on any node.
 
-With ``port_kind: af_packet`` (``ndrpdr.dut.vpp.afpacket``) the ports are
-the node's Linux interfaces and VPP is one process of the run, started by
-the driver (``service: direct``) in its own run directory, and kept for
-every test of the suite: ``start`` starts it once (again only when the
-test's startup.conf differs, or once more, with a warning holding its log
-tail, when it died), ``stop`` deletes the test's af_packet interfaces
-(and with them its addresses, neighbours, routes, cross-connects) but
-leaves VPP running (the family's ``undo_commands`` run first: ACLs,
-classify tables, bridge domains, host routes would outlive the
-interfaces), and ``close`` (the testbed's teardown) stops it by PID
-and removes the run directory, its shared-memory API segment and the
-kernel hands-off of the ports (``KernelHandsOff``: the node's kernel must
-not forward what VPP forwards). Each test begins with VPP's counters
-cleared, so the telemetry is that test's.
-
-With ``port_kind: dpdk_vdev`` (``ndrpdr.dut.vpp.vdev``) the same Linux
-interfaces are DPDK virtual devices of VPP's DPDK plugin, written into the
-``dpdk`` section by the lab's writer (``ndrpdr.dut.vpp.dpdk``). They exist
-from VPP's start, so each test starts its own VPP in the run directory and
-``stop`` ends it; before the set-up ``show hardware`` must show them as
-DPDK ports on the test's interfaces, and telemetry adds ``show dpdk
-version`` (its EAL arguments name each port's DPDK driver).
+Ports on the node's Linux interfaces (``port_kind`` af_packet, af_xdp,
+dpdk_vdev, memif) make VPP a process of the run, started and ended by the
+driver; what that process leaves on the node, and its lifecycle, are in
+``ndrpdr.dut.vpp.localrun``. vppctl calls are ``ndrpdr.dut.vpp.cli``; the
+ports' queues and the CPU layout ``ndrpdr.dut.vpp.layout``.
 """
 
 from __future__ import annotations
@@ -59,42 +42,40 @@ import functools
 import logging
 import posixpath
 import secrets
-import shlex
 import time
 from collections.abc import Callable
 
-from ndrpdr.access.base import BackgroundProcess, CommandResult, NodeAccess, tail
-from ndrpdr.access.processlog import LOG_TAIL_LINES, bounded_log, log_tail
-from ndrpdr.access.procstate import describe_exit, stopped_text
+from ndrpdr.access.base import BackgroundProcess, NodeAccess
+from ndrpdr.access.processlog import bounded_log, log_tail
 from ndrpdr.drivers import DriverDescription
 from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.dut.cores import UnsupportedCoresError
-from ndrpdr.dut.dpdk.eal import DPDK_RUNTIME_ROOT, new_file_prefix
-from ndrpdr.dut.handsoff import KernelHandsOff, xdp_off_argv
-from ndrpdr.dut.health import check_process, process_state
-from ndrpdr.dut.netqueues import rx_queue_count
+from ndrpdr.dut.health import check_process
 from ndrpdr.dut.nodesteps import NodeSteps
-from ndrpdr.dut.ports import check_ports_exist
 from ndrpdr.dut.vpp import afpacket as vpp_afpacket
 from ndrpdr.dut.vpp import family as vpp_family
-from ndrpdr.dut.vpp import vdev as vpp_vdev
+from ndrpdr.dut.vpp.cli import TELEMETRY_COMMANDS, VppCli
 from ndrpdr.dut.vpp.config import (
     VppOptions,
-    cli_error,
-    family_plugins,
-    forwarding_commands,
-    interface_name,
     main_core,
     parse_options,
-    plugin_file,
-    rx_queues,
-    startup_conf,
-    uio_driver,
     worker_cores,
 )
 from ndrpdr.dut.vpp.health import PortHealth
+from ndrpdr.dut.vpp.layout import (
+    cpu_layout,
+    port_driver,
+)
+from ndrpdr.dut.vpp.localrun import LocalRun
 from ndrpdr.dut.vpp.peer import PeerVpp, memif_socket
-from ndrpdr.dut.vpp.queues import rx_placement_commands
+from ndrpdr.dut.vpp.process import (
+    MAX_RESTARTS,
+    death,
+    end,
+    exited_error_text,
+    frozen_text,
+    output_text,
+)
+from ndrpdr.dut.vpp.testplan import plan_test
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.systemtools import require
 from ndrpdr.testbed.model import Node
@@ -105,26 +86,6 @@ _log = logging.getLogger(__name__)
 POLL_INTERVAL_S = 1.0
 #: The same for a VPP of the run on af_packet ports (it answers within about 0.2 s) [s].
 AF_PACKET_POLL_INTERVAL_S = 0.1
-#: How many times a VPP of the run that died is started again before a start fails.
-MAX_RESTARTS = 1
-#: Commands that zero VPP's counters, so that a test's telemetry is its own.
-CLEAR_COMMANDS: tuple[str, ...] = (
-    "clear runtime",
-    "clear errors",
-    "clear interfaces",
-    "clear hardware-interfaces",
-)
-#: Time limit of one vppctl call [s].
-VPPCTL_TIMEOUT_S = 30.0
-#: The CLI texts telemetry keeps, by name.
-TELEMETRY_COMMANDS: tuple[tuple[str, str], ...] = (
-    ("show_runtime", "show runtime"),
-    ("show_errors", "show errors"),
-    ("show_interface", "show interface"),
-    ("show_hardware", "show hardware"),
-    ("show_threads", "show threads"),
-    ("show_rx_placement", "show interface rx-placement"),
-)
 
 
 class VppDriver:
@@ -164,17 +125,16 @@ class VppDriver:
         self._applied = False
         self._process: BackgroundProcess | None = None
         self._stopped_log = ""
-        #: Ports on Linux interfaces: the run directory (None: a lab VPP with the options' paths).
-        self._paths = (
-            vpp_afpacket.run_paths(node, self.options, secrets.token_hex(4))
-            if self.options.port_kind != "dpdk"
-            else None
+        #: Ports on Linux interfaces: VPP is a process of the run (None: a lab VPP).
+        self._run = (
+            LocalRun(self._steps, node, self.options) if self.options.port_kind != "dpdk" else None
         )
-        #: dpdk_vdev ports: DPDK's ``file-prefix`` of the run (its /var/run/dpdk directory).
-        self._file_prefix = new_file_prefix(node.key) if self._vdev else None
-        self._kernel: KernelHandsOff | None = None
-        self._port_health = PortHealth(self._steps, self._vppctl_argv)  # no ports yet
-        self._dir_made = False
+        self._paths = self._run.paths if self._run is not None else None
+        self._file_prefix = self._run.file_prefix if self._run is not None else None
+        self._cli = VppCli(
+            self._steps, self.options, socket=self.cli_socket, log_file=self.log_file
+        )
+        self._port_health = PortHealth(self._steps, self._cli.argv)  # no ports yet
         self._restarts = 0
         #: The family's second VPP (memif families) and how long the last set-up took [s].
         self._peer: PeerVpp | None = None
@@ -190,12 +150,6 @@ class VppDriver:
     def _vdev(self) -> bool:
         """True with dpdk_vdev ports (DPDK's virtual devices on the node's Linux interfaces)."""
         return self.options.port_kind == "dpdk_vdev"
-
-    @property
-    def _xdp(self) -> bool:
-        """True when the ports are read through AF_XDP (VPP's af_xdp plugin or DPDK's PMD)."""
-        kind = self.options.port_kind
-        return kind == "af_xdp" or (kind == "dpdk_vdev" and self.options.vdev == "af_xdp")
 
     @property
     def startup_conf_text(self) -> str:
@@ -245,34 +199,24 @@ class VppDriver:
         changes; else the previous test's interfaces go and the new ones come.
         dpdk_vdev ports: VPP opens them at its start, so each test has its own VPP.
         """
-        if self._vdev:
-            text, names, queues = self._vdev_conf(config)
-            commands = [*forwarding_commands(config, names), *self._placement(config, names)]
-        elif self._paths is not None:
-            text = vpp_afpacket.startup_conf(self._node, config, self.options, self._paths)
-            names = [vpp_afpacket.host_interface(port) for port in config.ports]
-            workers = worker_cores(self._node, config, self.options)
-            check_ports_exist(self._steps, config.ports)
-            queues = self._port_queues(config, workers)
-            create = vpp_afpacket.create_commands(
-                config,
-                self.options.rx_mode,
-                self.options.port_kind,
-                workers=len(workers),
-                rx_queues=queues,
-            )
-            commands = [*CLEAR_COMMANDS, *create, *forwarding_commands(config, names)]
-        else:
-            text = startup_conf(self._node, config, self.options)
-            names = [interface_name(port) for port in config.ports]
-            commands = [*forwarding_commands(config), *self._placement(config, names)]
-            wanted = rx_queues(self.options, worker_cores(self._node, config, self.options))
-            queues = (wanted, wanted)
-        undo = _undo_commands(config, names)
-        self._port_health = PortHealth(
-            self._steps, self._vppctl_argv, names, config.ports, on_linux=self._paths is not None
+        plan = plan_test(
+            self._steps,
+            self._node,
+            self.options,
+            config,
+            paths=self._paths,
+            file_prefix=self._file_prefix,
         )
-        text += vpp_family.startup_section(config)
+        text, names, commands, queues, undo = (
+            plan.text,
+            plan.names,
+            plan.commands,
+            plan.queues,
+            plan.undo,
+        )
+        self._port_health = PortHealth(
+            self._steps, self._cli.argv, names, config.ports, on_linux=self._paths is not None
+        )
         self._stop_peer()
         keep = False
         if self._paths is not None and self._running and not self._vdev:
@@ -322,7 +266,10 @@ class VppDriver:
                 process,
                 self._steps.access,
                 log=lambda: "\n".join(
-                    (log_tail(self._steps.process_output("health check", process)), self._logs())
+                    (
+                        log_tail(self._steps.process_output("health check", process)),
+                        self._cli.logs(),
+                    )
                 ),
             )
         self._ready()
@@ -364,7 +311,7 @@ class VppDriver:
         directory and the shared-memory API segment (dpdk_vdev: also DPDK's
         runtime directory); a lab VPP: the same as ``stop``.
         """
-        if self._paths is None:
+        if self._run is None:
             self.stop()
             return
         errors: list[str] = []
@@ -378,30 +325,9 @@ class VppDriver:
                 self._end(process)
             except DutError as exc:
                 errors.append(str(exc))
-        kernel, self._kernel = self._kernel, None
-        if kernel is not None:
-            kernel.restore(errors)
-        if self._dir_made:
-            paths = self._paths
-            for step, argv in (
-                ("remove the run directory", ["rm", "-rf", "--", paths.run_dir]),
-                (
-                    "remove the API segment",
-                    ["sh", "-c", 'rm -f -- /dev/shm/"$1"-*', "sh", paths.prefix],
-                ),
-                *self._dpdk_dir_removal(),
-            ):
-                self._steps.undo(errors, f"close: {step}", argv)
-            self._dir_made = False
+        self._run.remove(errors)
         if errors:
             raise self._steps.error("close", "\n".join(errors))
-
-    def _dpdk_dir_removal(self) -> list[tuple[str, list[str]]]:
-        """dpdk_vdev ports: the step that removes DPDK's runtime directory of the run."""
-        if self._file_prefix is None:
-            return []
-        path = f"{DPDK_RUNTIME_ROOT}/{self._file_prefix}"
-        return [("remove the DPDK runtime directory", ["rm", "-rf", "--", path])]
 
     def telemetry(self) -> dict[str, str]:
         """CLI texts by name (while running), VPP's state, log tail and startup.conf."""
@@ -416,14 +342,14 @@ class VppDriver:
             out["cli"] = f"not asked: {frozen}"
         elif self._running and (self._paths is None or self._alive_now()):
             for name, command in TELEMETRY_COMMANDS:
-                out[name] = bounded_log(self._steps.text(self._vppctl_argv(command)))
+                out[name] = bounded_log(self._cli.text(command))
             if self._vdev:  # its EAL arguments name DPDK's driver of each port (--vdev)
-                out["show_dpdk_version"] = self._steps.text(self._vppctl_argv("show dpdk version"))
+                out["show_dpdk_version"] = self._cli.text("show dpdk version")
         if self._peer is not None:
             out.update(self._peer.telemetry())
-        out["log"] = self._log_text(200)
+        out["log"] = self._cli.log_text(200)
         if self.options.service == "direct":
-            out["output"] = bounded_log(self._process_text())
+            out["output"] = bounded_log(output_text(self._process, self._stopped_log))
         out["startup_conf"] = self._conf_text
         if self._config is not None:
             out["cpu_layout"] = self.cpu_layout()
@@ -437,19 +363,13 @@ class VppDriver:
         """
         if not self._running:
             raise self._steps.error(f"cli `{command}`", "vpp is not running")
-        return self._vppctl(f"cli `{command}`", command)
+        return self._cli.run(f"cli `{command}`", command)
 
     # -- steps ---------------------------------------------------------------------
     def _write_startup_conf(self, text: str) -> None:
         path = self.startup_conf_path
-        if self._paths is not None and not self._dir_made:
-            # a local run: its teardown after a crash removes them too
-            self._steps.track_path(self._paths.run_dir)
-            for segment in ("global_vm", "vpe-api"):
-                self._steps.track_path(f"/dev/shm/{self._paths.prefix}-{segment}")
-            if self._file_prefix is not None:
-                self._steps.track_path(f"{DPDK_RUNTIME_ROOT}/{self._file_prefix}")
-            self._dir_made = True
+        if self._run is not None:  # a local run: its teardown after a crash removes them too
+            self._run.track()
         self._steps.run(
             "configure: create the startup.conf directory",
             ["mkdir", "-p", "--", posixpath.dirname(path)],
@@ -480,7 +400,7 @@ class VppDriver:
             self._steps.run("start", argv, timeout_s=120.0)
         except DutError as exc:
             self._running = False
-            raise DutError(f"{exc}\n{self._logs()}") from exc
+            raise DutError(f"{exc}\n{self._cli.logs()}") from exc
         self._running = True
 
     def _ready(self) -> None:
@@ -501,10 +421,7 @@ class VppDriver:
         process = self._process
         if not self._running or process is None:
             return None
-        stopped = stopped_text(process_state(process, self._steps.access))
-        return (
-            None if stopped is None else f"{self.options.binary} (pid {process.pid}) is {stopped}"
-        )
+        return frozen_text(self._steps, self.options.binary, process)
 
     def _alive_now(self) -> bool:
         """True when the VPP the driver started still runs (a systemd VPP: when started)."""
@@ -514,29 +431,15 @@ class VppDriver:
         )
 
     def _hands_off(self) -> None:
-        """Ports on Linux interfaces: keep the node's kernel from forwarding on them (once per
-        run)."""
-        if self._kernel is not None:
-            return
-        assert self._config is not None
-        names = [str(port.name) for port in self._config.ports if port.memif_socket is None]
-        kernel = KernelHandsOff(self._steps, names, xdp=self._xdp)
-        self._kernel = kernel
-        kernel.apply()
+        """Ports on Linux interfaces: keep the node's kernel from forwarding on them."""
+        assert self._run is not None and self._config is not None
+        self._run.hands_off(self._config)
 
     def _note_death(self) -> None:
         """A VPP of the run died: note it with its log tail, or fail if it already restarted."""
         process = self._process
         assert process is not None
-        try:
-            code = process.stop(2.0)
-        except (NdrPdrError, OSError):
-            code = None
-        self._stopped_log = self._steps.process_output("start", process)
-        what = (
-            f"{self.options.binary} (pid {process.pid}) had exited, {describe_exit(code)}; "
-            f"its output:\n{log_tail(self._stopped_log) or '(empty)'}\n{self._logs()}"
-        )
+        what, self._stopped_log = death(self._steps, self.options.binary, process, self._cli.logs())
         if self._restarts >= MAX_RESTARTS:
             self._process, self._running = None, False
             raise self._steps.error(
@@ -554,72 +457,36 @@ class VppDriver:
             return
         self._applied = False
         for command in self._undo:
-            self._vppctl(f"{step}: undo the family's set-up", command)
+            self._cli.run(f"{step}: undo the family's set-up", command)
         for command in vpp_afpacket.delete_commands(config, self.options.port_kind):
-            self._vppctl(f"{step}: remove the test's interfaces", command)
+            self._cli.run(f"{step}: remove the test's interfaces", command)
         self._xdp_off(step)
 
     def _xdp_off(self, step: str) -> None:
-        """af_xdp ports: detach the XDP program VPP's libxdp left on the node's interfaces.
-
-        VPP deletes its AF_XDP sockets, not the program; left attached it
-        would take the next user's frames. At close the kernel hands-off
-        (``KernelHandsOff(xdp=True)``) detaches it, also after a VPP died.
-        """
-        if not self._xdp or self._config is None:
-            return
-        for port in self._config.ports:
-            name = str(port.name)
-            self._steps.run(f"{step}: detach XDP from {name}", xdp_off_argv(name))
-
-    def _vppctl(self, step: str, command: str) -> str:
-        """Run one CLI command; a failed exit or an error VPP printed raises DutError."""
-        result = self._steps.run(
-            step, self._vppctl_argv(command), timeout_s=VPPCTL_TIMEOUT_S, check=False
-        )
-        said = cli_error(command, result.stdout + "\n" + result.stderr)
-        if result.exit_code != 0 or said is not None:
-            reason = f"VPP says: {said}; " if said is not None else ""
-            raise self._steps.error(step, f"{reason}{_describe(result)}")
-        return result.stdout
+        """af_xdp ports: detach the XDP program VPP left (``LocalRun.xdp_off``)."""
+        if self._run is not None:
+            self._run.xdp_off(step, self._config)
 
     def _wait_for_cli(self) -> None:
         """Poll ``vppctl show version`` until it answers or ``start_timeout_s`` passes."""
-        timeout_s = self.options.start_timeout_s
-        deadline = self._clock() + timeout_s
-        argv = self._vppctl_argv("show version")
-        attempts = 0
-        last = ""
-        while True:
-            process = self._process
-            if process is not None and not self._steps.process_running("health check", process):
-                self._stopped_log = self._steps.process_output("health check", process)
-                raise self._steps.error(
-                    "health check",
-                    f"{self.options.binary} (pid {process.pid}) has exited; its output:\n"
-                    f"{log_tail(self._stopped_log)}\n{self._logs()}",
-                )
-            attempts += 1
-            try:
-                result = self._steps.run(
-                    "health check", argv, timeout_s=min(VPPCTL_TIMEOUT_S, timeout_s), check=False
-                )
-            except DutError as exc:  # vppctl hung or the node did not answer: try again
-                last = str(exc.__cause__ or exc)
-            else:
-                if result.exit_code == 0 and "vpp v" in result.stdout:
-                    return
-                last = _describe(result)
-            now = self._clock()
-            if now >= deadline:
-                break
-            interval = POLL_INTERVAL_S if self._paths is None else AF_PACKET_POLL_INTERVAL_S
-            self._sleep(min(interval, deadline - now))
-        raise self._steps.error(
-            "health check",
-            f"VPP did not answer within {timeout_s:g} s ({attempts} attempts); "
-            f"last {last}\n{self._logs()}",
+        interval = POLL_INTERVAL_S if self._paths is None else AF_PACKET_POLL_INTERVAL_S
+        self._cli.wait(
+            self.options.start_timeout_s,
+            interval_s=interval,
+            clock=self._clock,
+            sleep=self._sleep,
+            check_process=self._check_exited,
         )
+
+    def _check_exited(self) -> None:
+        """DutError with its output when the VPP started here has exited."""
+        process = self._process
+        if process is not None and not self._steps.process_running("health check", process):
+            self._stopped_log = self._steps.process_output("health check", process)
+            text = exited_error_text(
+                self.options.binary, process, self._stopped_log, self._cli.logs()
+            )
+            raise self._steps.error("health check", text)
 
     def _apply(self) -> None:
         """Check the family's plugins, run the forwarding commands (one vppctl call each, or
@@ -632,15 +499,15 @@ class VppDriver:
         assert config is not None
         family = config.family
         step = f"set up {config.mode if family is None else family.family}"
-        self._check_plugins(step)
+        self._cli.check_plugins(step, config)
         if self._vdev:
-            self._check_vdev_ports(step)
+            self._cli.check_vdev_ports(step, config)
         start = self._clock()
         if len(self._commands) > vpp_family.EXEC_THRESHOLD:
             self._exec(step, self._commands)
         else:
             for command in self._commands:
-                self._vppctl(step, command)
+                self._cli.run(step, command)
         commands = vpp_family.peer_commands(config)
         if commands:
             self._start_peer(commands)
@@ -649,60 +516,15 @@ class VppDriver:
         if settle_s > 0:  # frames VPP sends of its own after the set-up (IPv6: MLD reports)
             self._sleep(settle_s)
 
-    def _check_vdev_ports(self, step: str) -> None:
-        """dpdk_vdev ports: DutError unless VPP's Ethernet0/1 are DPDK ports on the test's
-        interfaces, with their MACs (``vpp_vdev.hardware_problem``)."""
-        assert self._config is not None
-        hardware = self._vppctl(step, "show hardware")
-        problem = vpp_vdev.hardware_problem(hardware, self._config)
-        if problem is not None:
-            raise self._steps.error(step, f"{problem}\n{self._logs()}")
-
-    def _check_plugins(self, step: str) -> None:
-        """DutError naming the family and each plugin it needs that this VPP has not loaded."""
-        assert self._config is not None
-        needed = family_plugins(self._config)
-        if not needed:
-            return
-        listed = self._vppctl(step, "show plugins")
-        missing = [name for name in needed if f" {plugin_file(name)} " not in f" {listed} "]
-        if not missing:
-            return
-        family = self._config.family
-        assert family is not None
-        where = ""
-        for line in listed.splitlines():
-            if "Plugin path is:" in line:
-                where = line.split("Plugin path is:", 1)[1].split(",")[0].strip()
-        files = ", ".join(str(plugin_file(name)) for name in missing)
-        raise self._steps.error(
-            step,
-            f"family {family.family} needs the VPP plugin(s) {', '.join(missing)} ({files}), "
-            f"which this VPP has not loaded: install {files} in its plugin directory"
-            f"{f' ({where})' if where else ''} and check startup.conf enables it",
-        )
-
     def _exec(self, step: str, commands: list[str]) -> None:
         """Run ``commands`` as one ``vppctl exec`` script written next to startup.conf."""
-        path = posixpath.join(
-            posixpath.dirname(self.startup_conf_path), f"ndrpdr-{self.node}-setup.vpp"
-        )
-        try:
-            self._steps.access.put_file(vpp_family.script(commands), path, mode=0o644, sudo=True)
-        except NdrPdrError as exc:
-            raise self._steps.error(f"{step}: write {path}", str(exc)) from exc
-        result = self._steps.run(
-            step, self._vppctl_argv(f"exec {path}"), timeout_s=600.0, check=False
-        )
-        said = vpp_family.exec_error(commands, result.stdout + "\n" + result.stderr)
-        if result.exit_code != 0 or said is not None:
-            reason = f"VPP says: {said}; " if said is not None else ""
-            raise self._steps.error(step, f"{reason}{_describe(result)}")
+        directory = posixpath.dirname(self.startup_conf_path)
+        self._cli.exec_script(step, commands, directory, f"ndrpdr-{self.node}-setup.vpp")
         self._wait_for_cli()  # vppctl exec ends quietly when VPP dies during the script
 
     def _start_peer(self, commands: tuple[str, ...]) -> None:
         """Start the family's second VPP, joined to the memif socket the DUT's VPP listens on."""
-        socket = memif_socket(self._vppctl("second vpp: find the memif socket", "show memif"))
+        socket = memif_socket(self._cli.run("second vpp: find the memif socket", "show memif"))
         self._peer = PeerVpp(
             self._steps,
             binary=self.options.binary,
@@ -726,43 +548,7 @@ class VppDriver:
     # -- helpers -------------------------------------------------------------------
     def _end(self, process: BackgroundProcess) -> None:
         """Stop the background VPP (SIGINT, escalating) and keep its output."""
-        what = f"{self.options.binary} (pid {process.pid})"
-        try:
-            process.stop(15.0)
-            self._stopped_log = process.output()
-        except (NdrPdrError, OSError) as exc:
-            raise self._steps.error("stop", f"could not end {what}: {exc}") from exc
-
-    def _process_text(self) -> str:
-        """What the background VPP printed (direct service), for telemetry (no raise)."""
-        process = self._process
-        if process is None:
-            return self._stopped_log
-        try:
-            return process.output()
-        except NdrPdrError as exc:
-            return f"unavailable: {exc}"
-
-    def _vppctl_argv(self, command: str) -> list[str]:
-        return [self.options.vppctl, "-s", self.cli_socket, *command.split()]
-
-    def _log_text(self, lines: int) -> str:
-        argv = ["tail", "-n", str(lines), "--", self.log_file]
-        return bounded_log(self._steps.text(argv))
-
-    def _logs(self) -> str:
-        """The end of VPP's log file, and of its journal (systemd) for an error message."""
-        parts = [
-            f"VPP log tail ({self.log_file}):\n"
-            f"{log_tail(self._log_text(LOG_TAIL_LINES)) or '(empty)'}"
-        ]
-        if self.options.service == "systemd":
-            unit = self.options.systemd_unit
-            journal = self._steps.text(
-                ["journalctl", "--no-pager", "-o", "cat", "-n", str(LOG_TAIL_LINES), "-u", unit]
-            )
-            parts.append(f"journal tail ({unit}):\n{log_tail(journal) or '(empty)'}")
-        return "\n".join(parts)
+        self._stopped_log = end(self._steps, self.options.binary, process)
 
     def _state(self) -> str:
         options = self.options
@@ -788,97 +574,11 @@ class VppDriver:
             doing = f", {config.mode}{kind}, {self.cpu_layout(config)}"
         return f"vpp ({how}): running{alive}{doing}"
 
-    def _port_queues(self, config: DutTestConfig, workers: tuple[int, ...]) -> tuple[int, int]:
-        """RX queues of each port: one per worker (``rx_queues``); VPP's af_xdp: every kernel
-        queue of the interface, at least as many (``ndrpdr.dut.netqueues``); DPDK's af_xdp:
-        the first of them."""
-        wanted = rx_queues(self.options, workers)
-        if not self._xdp:
-            return wanted, wanted
-        counts = []
-        for port in config.ports:
-            count = rx_queue_count(self._steps, "configure: count RX queues", str(port.name))
-            if count < wanted:
-                raise UnsupportedCoresError(
-                    f"{self.node} (vpp) needs {wanted} RX queues per port for {len(workers)} "
-                    f"workers and {port.name} has {count} (an AF_XDP socket reads one kernel "
-                    "queue)"
-                )
-            counts.append(count)
-        if self._vdev:
-            return wanted, wanted
-        return counts[0], counts[1]
-
-    def _placement(self, config: DutTestConfig, names: list[str]) -> list[str]:
-        """dpdk / dpdk_vdev ports ``names``: pin each one's RX queues round robin to the workers."""
-        workers = worker_cores(self._node, config, self.options)
-        queues, readers = rx_queues(self.options, workers), vpp_family.rx_workers(config, workers)
-        return [
-            command for name in names for command in rx_placement_commands(name, queues, readers)
-        ]
-
-    def _vdev_conf(self, config: DutTestConfig) -> tuple[str, list[str], tuple[int, int]]:
-        """dpdk_vdev ports: startup.conf, VPP's names of the ports, their RX queues."""
-        assert self._paths is not None and self._file_prefix is not None
-        vpp_afpacket.check_ports(self._node, config)
-        check_ports_exist(self._steps, config.ports)
-        first, second = self._port_queues(config, worker_cores(self._node, config, self.options))
-        text = vpp_vdev.startup_conf(
-            self._node,
-            config,
-            self.options,
-            self._paths,
-            file_prefix=self._file_prefix,
-            queues=first,
-        )
-        return text, vpp_vdev.interface_names(config), (first, second)
-
     def cpu_layout(self, config: DutTestConfig | None = None) -> str:
-        """Which CPU does what: "main thread on cpu 0, 1 worker(s) on cpu 1 (1 RX queue(s) per
-        port)", for ``config`` (default: the configured test); "" before configure."""
+        """Which CPU does what (``layout.cpu_layout``), for ``config`` (default: the configured
+        test); "" before configure."""
         config = config or self._config
-        if config is None:
-            return ""
-        workers = worker_cores(self._node, config, self.options)
-        main = main_core(self.options, workers)
-        if not workers:
-            return f"main thread on cpu {main} forwards (no workers)"
-        first, second = self._queues
-        queues = f"{first}" if first == second else f"{first} and {second}"
-        cpus = ",".join(str(cpu) for cpu in workers)
-        return (
-            f"main thread on cpu {main}, {len(workers)} worker(s) on cpu {cpus} "
-            f"({queues} RX queue(s) per port)"
-        )
-
-
-def _undo_commands(config: DutTestConfig, names: list[str]) -> list[str]:
-    """The family's lines that remove what outlives the interfaces (none without a family)."""
-    family = config.family
-    if family is None or family.vpp is None:
-        return []
-    return family.vpp.undo_commands(config, (names[0], names[1]))
-
-
-def _describe(result: CommandResult) -> str:
-    """The command, its exit code and the tail of its output, for an error message."""
-    output = "\n".join(t.rstrip() for t in (result.stdout, result.stderr) if t.strip())
-    shown = tail(output) if output else "(no output)"
-    return f"`{shlex.join(result.argv)}` exited {result.exit_code}; output tail:\n{shown}"
-
-
-def _port_driver(node: Node) -> str:
-    """af_packet / af_xdp (VPP's plugin, or DPDK's virtual device with dpdk_vdev), or the
-    node's uio_driver through which VPP's DPDK plugin takes the NICs."""
-    kind = node.options.get("port_kind")
-    if kind in ("af_packet", "af_xdp", "memif"):
-        return str(kind)
-    if kind == "dpdk_vdev":  # DPDK's poll mode driver of the virtual devices
-        return str(node.options.get("vdev", VppOptions.vdev))
-    try:
-        return uio_driver(node) or "vfio-pci"
-    except DutError:
-        return "vfio-pci"
+        return "" if config is None else cpu_layout(self._node, self.options, config, self._queues)
 
 
 DESCRIPTION = DriverDescription(
@@ -890,5 +590,5 @@ DESCRIPTION = DriverDescription(
     options=VppOptions,
     factory=VppDriver,
     access=("ssh", "labbox", "local", "netns"),
-    port_driver=_port_driver,
+    port_driver=port_driver,
 )

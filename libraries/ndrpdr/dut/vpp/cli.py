@@ -1,0 +1,177 @@
+"""vppctl on a VPP DUT: one CLI command, an exec script, the plugin and port checks, the log.
+
+Every call is an argument vector run as root through the node's access
+(``NodeSteps``); vppctl prints a failed command's error on stdout and may
+exit 0, so its output is checked too (``config.cli_error``). Failures are
+DutErrors naming the node, the step, the command, its exit code and the
+tail of its output.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+from collections.abc import Callable
+
+from ndrpdr.access.base import CommandResult, tail
+from ndrpdr.access.processlog import LOG_TAIL_LINES, bounded_log, log_tail
+from ndrpdr.dut.base import DutError, DutTestConfig
+from ndrpdr.dut.nodesteps import NodeSteps
+from ndrpdr.dut.vpp import family as vpp_family
+from ndrpdr.dut.vpp import vdev as vpp_vdev
+from ndrpdr.dut.vpp.config import VppOptions, cli_error, family_plugins, plugin_file
+from ndrpdr.errors import NdrPdrError
+
+#: Time limit of one vppctl call [s].
+VPPCTL_TIMEOUT_S = 30.0
+#: The CLI texts telemetry keeps, by name.
+TELEMETRY_COMMANDS: tuple[tuple[str, str], ...] = (
+    ("show_runtime", "show runtime"),
+    ("show_errors", "show errors"),
+    ("show_interface", "show interface"),
+    ("show_hardware", "show hardware"),
+    ("show_threads", "show threads"),
+    ("show_rx_placement", "show interface rx-placement"),
+)
+#: Time limit of one ``vppctl exec`` script (a family's thousands of lines) [s].
+EXEC_TIMEOUT_S = 600.0
+
+
+class VppCli:
+    """vppctl of one VPP: its CLI socket and log file on the node."""
+
+    def __init__(
+        self, steps: NodeSteps, options: VppOptions, *, socket: str, log_file: str
+    ) -> None:
+        """Run through ``steps``; ``socket`` and ``log_file`` are paths on the node."""
+        self._steps = steps
+        self._options = options
+        self.socket = socket
+        self.log_file = log_file
+
+    def argv(self, command: str) -> list[str]:
+        """vppctl's argument vector for ``command``."""
+        return [self._options.vppctl, "-s", self.socket, *command.split()]
+
+    def run(self, step: str, command: str) -> str:
+        """Run one CLI command; a failed exit or an error VPP printed raises DutError."""
+        result = self._steps.run(step, self.argv(command), timeout_s=VPPCTL_TIMEOUT_S, check=False)
+        said = cli_error(command, result.stdout + "\n" + result.stderr)
+        if result.exit_code != 0 or said is not None:
+            reason = f"VPP says: {said}; " if said is not None else ""
+            raise self._steps.error(step, f"{reason}{describe(result)}")
+        return result.stdout
+
+    def text(self, command: str) -> str:
+        """The output of ``command`` for telemetry (a failure is its text; never raises)."""
+        return self._steps.text(self.argv(command))
+
+    def wait(
+        self,
+        timeout_s: float,
+        *,
+        interval_s: float,
+        clock: Callable[[], float],
+        sleep: Callable[[float], None],
+        check_process: Callable[[], None],
+    ) -> None:
+        """Poll ``vppctl show version`` until it answers; DutError after ``timeout_s``.
+
+        ``check_process()`` runs before each try and raises when VPP exited.
+        """
+        deadline = clock() + timeout_s
+        argv = self.argv("show version")
+        attempts = 0
+        last = ""
+        while True:
+            check_process()
+            attempts += 1
+            try:
+                result = self._steps.run(
+                    "health check", argv, timeout_s=min(VPPCTL_TIMEOUT_S, timeout_s), check=False
+                )
+            except DutError as exc:  # vppctl hung or the node did not answer: try again
+                last = str(exc.__cause__ or exc)
+            else:
+                if result.exit_code == 0 and "vpp v" in result.stdout:
+                    return
+                last = describe(result)
+            now = clock()
+            if now >= deadline:
+                break
+            sleep(min(interval_s, deadline - now))
+        raise self._steps.error(
+            "health check",
+            f"VPP did not answer within {timeout_s:g} s ({attempts} attempts); "
+            f"last {last}\n{self.logs()}",
+        )
+
+    def exec_script(self, step: str, commands: list[str], directory: str, name: str) -> None:
+        """Run ``commands`` as one ``vppctl exec`` script written to ``directory``/``name``."""
+        path = posixpath.join(directory, name)
+        try:
+            self._steps.access.put_file(vpp_family.script(commands), path, mode=0o644, sudo=True)
+        except NdrPdrError as exc:
+            raise self._steps.error(f"{step}: write {path}", str(exc)) from exc
+        result = self._steps.run(
+            step, self.argv(f"exec {path}"), timeout_s=EXEC_TIMEOUT_S, check=False
+        )
+        said = vpp_family.exec_error(commands, result.stdout + "\n" + result.stderr)
+        if result.exit_code != 0 or said is not None:
+            reason = f"VPP says: {said}; " if said is not None else ""
+            raise self._steps.error(step, f"{reason}{describe(result)}")
+
+    def check_plugins(self, step: str, config: DutTestConfig) -> None:
+        """DutError naming the family and each plugin it needs that this VPP has not loaded."""
+        needed = family_plugins(config)
+        if not needed:
+            return
+        listed = self.run(step, "show plugins")
+        missing = [name for name in needed if f" {plugin_file(name)} " not in f" {listed} "]
+        if not missing:
+            return
+        family = config.family
+        assert family is not None
+        where = ""
+        for line in listed.splitlines():
+            if "Plugin path is:" in line:
+                where = line.split("Plugin path is:", 1)[1].split(",")[0].strip()
+        files = ", ".join(str(plugin_file(name)) for name in missing)
+        raise self._steps.error(
+            step,
+            f"family {family.family} needs the VPP plugin(s) {', '.join(missing)} ({files}), "
+            f"which this VPP has not loaded: install {files} in its plugin directory"
+            f"{f' ({where})' if where else ''} and check startup.conf enables it",
+        )
+
+    def check_vdev_ports(self, step: str, config: DutTestConfig) -> None:
+        """dpdk_vdev ports: DutError unless VPP's Ethernet0/1 are DPDK ports on the test's
+        interfaces, with their MACs (``vdev.hardware_problem``)."""
+        problem = vpp_vdev.hardware_problem(self.run(step, "show hardware"), config)
+        if problem is not None:
+            raise self._steps.error(step, f"{problem}\n{self.logs()}")
+
+    def log_text(self, lines: int) -> str:
+        """The last ``lines`` of VPP's log file (never raises)."""
+        return bounded_log(self._steps.text(["tail", "-n", str(lines), "--", self.log_file]))
+
+    def logs(self) -> str:
+        """The end of VPP's log file, and of its journal (systemd) for an error message."""
+        parts = [
+            f"VPP log tail ({self.log_file}):\n"
+            f"{log_tail(self.log_text(LOG_TAIL_LINES)) or '(empty)'}"
+        ]
+        if self._options.service == "systemd":
+            unit = self._options.systemd_unit
+            journal = self._steps.text(
+                ["journalctl", "--no-pager", "-o", "cat", "-n", str(LOG_TAIL_LINES), "-u", unit]
+            )
+            parts.append(f"journal tail ({unit}):\n{log_tail(journal) or '(empty)'}")
+        return "\n".join(parts)
+
+
+def describe(result: CommandResult) -> str:
+    """The command, its exit code and the tail of its output, for an error message."""
+    output = "\n".join(t.rstrip() for t in (result.stdout, result.stderr) if t.strip())
+    shown = tail(output) if output else "(no output)"
+    return f"`{shlex.join(result.argv)}` exited {result.exit_code}; output tail:\n{shown}"

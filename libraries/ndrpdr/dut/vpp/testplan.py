@@ -1,0 +1,91 @@
+"""What one test asks of a VPP DUT: its startup.conf, its interfaces' names, the vppctl lines
+that create and forward on them, their RX queues and the family's undo lines.
+
+One function per kind of port: a lab's NICs (dpdk), the node's Linux
+interfaces as DPDK virtual devices (dpdk_vdev), or through VPP's own
+plugins (af_packet, af_xdp, memif). The driver writes and applies the plan.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ndrpdr.dut.base import DutTestConfig
+from ndrpdr.dut.nodesteps import NodeSteps
+from ndrpdr.dut.ports import check_ports_exist
+from ndrpdr.dut.vpp import afpacket as vpp_afpacket
+from ndrpdr.dut.vpp import family as vpp_family
+from ndrpdr.dut.vpp import vdev as vpp_vdev
+from ndrpdr.dut.vpp.afpacket import VppRunPaths
+from ndrpdr.dut.vpp.config import (
+    VppOptions,
+    forwarding_commands,
+    interface_name,
+    rx_queues,
+    startup_conf,
+    worker_cores,
+)
+from ndrpdr.dut.vpp.layout import placement, port_queues, undo_commands
+from ndrpdr.testbed.model import Node
+
+#: Commands that zero VPP's counters, so that a test's telemetry is its own.
+CLEAR_COMMANDS: tuple[str, ...] = (
+    "clear runtime",
+    "clear errors",
+    "clear interfaces",
+    "clear hardware-interfaces",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class TestPlan:
+    """One test's VPP: startup.conf text, interface names, set-up lines, RX queues, undo lines."""
+
+    __test__ = False  # not a pytest class
+
+    text: str
+    names: list[str]
+    commands: list[str]
+    queues: tuple[int, int]
+    undo: list[str]
+
+
+def plan_test(
+    steps: NodeSteps,
+    node: Node,
+    options: VppOptions,
+    config: DutTestConfig,
+    *,
+    paths: VppRunPaths | None,
+    file_prefix: str | None,
+) -> TestPlan:
+    """The plan of ``config`` (``paths``: the run's, None for a lab VPP; ``file_prefix``:
+    DPDK's, for dpdk_vdev ports). Checks that the node's ports exist where they must."""
+    workers = worker_cores(node, config, options)
+    if options.port_kind == "dpdk_vdev":
+        assert paths is not None and file_prefix is not None
+        vpp_afpacket.check_ports(node, config)
+        check_ports_exist(steps, config.ports)
+        queues = port_queues(steps, options, config, workers)
+        text = vpp_vdev.startup_conf(
+            node, config, options, paths, file_prefix=file_prefix, queues=queues[0]
+        )
+        names = vpp_vdev.interface_names(config)
+        commands = [*forwarding_commands(config, names), *placement(node, options, config, names)]
+    elif paths is not None:
+        text = vpp_afpacket.startup_conf(node, config, options, paths)
+        names = [vpp_afpacket.host_interface(port) for port in config.ports]
+        check_ports_exist(steps, config.ports)
+        queues = port_queues(steps, options, config, workers)
+        create = vpp_afpacket.create_commands(
+            config, options.rx_mode, options.port_kind, workers=len(workers), rx_queues=queues
+        )
+        commands = [*CLEAR_COMMANDS, *create, *forwarding_commands(config, names)]
+    else:
+        text = startup_conf(node, config, options)
+        names = [interface_name(port) for port in config.ports]
+        commands = [*forwarding_commands(config), *placement(node, options, config, names)]
+        wanted = rx_queues(options, workers)
+        queues = (wanted, wanted)
+    text += vpp_family.startup_section(config)
+    return TestPlan(text, names, commands, queues, undo_commands(config, names))
