@@ -75,6 +75,9 @@ from ndrpdr.dut.health import check_process, process_state
 from ndrpdr.dut.netqueues import rx_queue_count
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ports import check_ports_exist
+from ndrpdr.dut.vpp import afpacket as vpp_afpacket
+from ndrpdr.dut.vpp import family as vpp_family
+from ndrpdr.dut.vpp import vdev as vpp_vdev
 from ndrpdr.dut.vpp.config import (
     VppOptions,
     cli_error,
@@ -89,9 +92,6 @@ from ndrpdr.dut.vpp.config import (
     uio_driver,
     worker_cores,
 )
-from ndrpdr.dut.vpp import afpacket as vpp_afpacket
-from ndrpdr.dut.vpp import family as vpp_family
-from ndrpdr.dut.vpp import vdev as vpp_vdev
 from ndrpdr.dut.vpp.peer import PeerVpp, memif_socket
 from ndrpdr.dut.vpp.queues import rx_placement_commands
 from ndrpdr.errors import NdrPdrError
