@@ -2,7 +2,7 @@
 
 Built-in families live in this package, one module per kind (``ip4``,
 ``ip6``, ``l2``, ``acl``, ``memif``, ``srv6``, ``ipsec``, ``vxlan``,
-``wireguard``, ``features``, ``own``); each
+``wireguard``, ``features``, ``astf``, ``own``); each
 module lists its families in ``FAMILIES``. A lab adds its own without
 editing the package: every ``*.py`` file of the directories in the
 environment variable ``NDRPDR_FAMILIES`` (separated by ``:``) is loaded
@@ -37,6 +37,7 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "vxlan",
     "wireguard",
     "features",
+    "astf",
 )
 #: The environment variable naming a lab's family directories.
 FAMILIES_ENV = "NDRPDR_FAMILIES"

@@ -18,6 +18,7 @@ from ndrpdr.profiles.errors import ProfileError
 from ndrpdr.profiles.framesize import FCS_SIZE, IMIX, FrameSize, frame_sizes
 from ndrpdr.profiles.layout import FrameLayout
 from ndrpdr.profiles.traffic import Headers
+from ndrpdr.profiles.transactions import Transactions
 from ndrpdr.profiles.variation import base_value, check_range
 
 #: How the DUT forwards a profile's traffic: switching (L2) or routing (L3).
@@ -30,6 +31,8 @@ class Profile:
 
     ``multi_flow``: the flow count may be changed (``with_flows``), as for
     ndrpdr's own ``ethip4udp-ip4base``; CSIT's families keep theirs.
+    ``transactions``: set for a stateful (TRex ASTF) family, whose load is
+    transactions or frames of connections (``ndrpdr.profiles.transactions``).
     """
 
     name: str
@@ -38,6 +41,7 @@ class Profile:
     directions: tuple[Headers, Headers]
     cost: PacketCost
     multi_flow: bool = False
+    transactions: Transactions | None = None
 
     def __post_init__(self) -> None:
         """Check the layer and that both directions use one IP version."""
