@@ -38,8 +38,8 @@ PORTS = 63
 _FRAME_CYCLES = {"ip4base": 145.0, "nat44ed": 250.0}
 #: Cycles a session's creation costs (NAT44 ed only).
 _SESSION_CYCLES = {"ip4base": 0.0, "nat44ed": 1500.0}
-#: NAT44 ed's main heap for 4M sessions [MiB].
-_NAT_HEAP_MB = 2048
+#: NAT44 ed's main heap for 4M sessions [MiB] (2048: VPP v26.06 died here at `set interface nat44`).
+_NAT_HEAP_MB = 4096
 _IP_PROTO_TCP = 6
 _REASON = (
     "{family} is stateful: TRex in ASTF mode opens its connections through VPP ({feature}); "
