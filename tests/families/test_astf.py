@@ -50,7 +50,7 @@ def test_csits_eight_ids_are_stateful_families() -> None:
         ("cps", "udp", 1, 1, 4128768),
         ("cps", "tcp", 4, 3, 4128768),
         ("tput", "udp", 5, 5, 4128768 * 10),
-        ("tput", "tcp", 9, 7, 4128768 * 16),
+        ("tput", "tcp", 9, 8, 4128768 * 17),
     ],
 )
 def test_packets_per_transaction_and_what_a_trial_attempts(
