@@ -16,6 +16,7 @@ from ndrpdr.families.table import (
     TEST_TYPES,
     min_frame_size_b,
     suite,
+    suite_types,
     suites,
 )
 from ndrpdr.profiles import IMIX
@@ -49,7 +50,11 @@ def test_smallest_frame_follows_the_ip_version(family: Family) -> None:
     assert min_frame_size_b(family) == (MIN_FRAME_IP6_B if ipv6 else MIN_FRAME_IP4_B)
 
 
-@pytest.mark.parametrize("family", builtin_families(), ids=lambda f: f.id)
+STATELESS = [f for f in builtin_families() if f.profile.transactions is None]
+STATEFUL = [f for f in builtin_families() if f.profile.transactions is not None]
+
+
+@pytest.mark.parametrize("family", STATELESS, ids=lambda f: f.id)
 def test_rows_of_every_family(family: Family) -> None:
     """NDRPDR and MRR, same rows; CSIT's frame/core restrictions; 1c, 2c, 4c at the key frame;
     soak: the first row's frame at 1c and 2c."""
@@ -81,6 +86,17 @@ def test_rows_of_every_family(family: Family) -> None:
         assert pairs == {(1518, 1), (1518, 2), (IMIX, 1), (IMIX, 2), (IMIX, 4)}  # daily IPsec
 
 
+@pytest.mark.parametrize("family", STATEFUL, ids=lambda f: f.id)
+def test_stateful_families_have_csits_ndrpdr_rows_only(family: Family) -> None:
+    """CSIT's ASTF suites: NDRPDR only; cps at 64B, tput at 100B, 1518B, 9000B; 1, 2, 4 cores."""
+    assert suite_types(family) == ("ndrpdr",)
+    rows = suite(family, "ndrpdr").rows
+    assert family.profile.transactions is not None
+    frames = (64,) if family.profile.transactions.kind == "cps" else (100, 1518, 9000)
+    assert [(r.frame_size, r.cores) for r in rows] == [(f, c) for f in frames for c in CORES]
+    assert rows[0].name == f"{rows[0].frame_label}-1c-{family.id}-ndrpdr"
+
+
 def test_tags_of_a_row_and_a_suite() -> None:
     ip6 = suite(get_family("ethip6-ip6scale2m-rnd"), "mrr")
     assert ip6.rows[1].tags == ("78B", "2C")
@@ -100,7 +116,7 @@ def test_names_and_paths_are_unique() -> None:
     names = Counter(row.name for s in ALL for row in s.rows)
     assert [name for name, count in names.items() if count > 1] == []
     paths = [s.path for s in ALL]
-    assert len(paths) == len(set(paths)) == len(TEST_TYPES) * len(builtin_families())
+    assert len(paths) == len(set(paths)) == sum(len(suite_types(f)) for f in builtin_families())
     assert {s.folder for s in ALL} <= set(BUILTIN_MODULES) - {"own"}
     assert suite(get_family("ethip4udp-ip4base"), "mrr").path == "ip4/ethip4udp-ip4base-mrr.robot"
     assert suite(get_family("ethip6-ip6base"), "ndrpdr").path == "ip6/ethip6-ip6base-ndrpdr.robot"

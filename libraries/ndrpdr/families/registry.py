@@ -1,12 +1,12 @@
 """Every known family: the built-in ones and a lab's own, by CSIT id.
 
-Built-in families live in this package, one module per kind (``ip4``,
-``ip6``, ``l2``, ``acl``, ``memif``, ``srv6``, ``ipsec``, ``vxlan``,
-``wireguard``, ``features``, ``gtpu``, ``lacp``, ``srv6proxy``, ``geneve``, ``nat``, ``own``); each
-module lists its families in ``FAMILIES``. A lab adds its own without
-editing the package: every ``*.py`` file of the directories in the
-environment variable ``NDRPDR_FAMILIES`` (separated by ``:``) is loaded
-the same way, and must define ``FAMILIES``, a list of ``Family``. A lab's
+Built-in families live in ``ndrpdr.families.defs``, one module per kind
+(``ip4``, ``ip6``, ``l2``, ``acl``, ``memif``, ``srv6``, ``ipsec``, ``vxlan``,
+``wireguard``, ``features``, ``gtpu``, ``lacp``, ``srv6proxy``, ``geneve``,
+``nat``, ``astf``, ``own``); each module lists its families in
+``FAMILIES``. A lab adds its own without editing the package: every
+``*.py`` file of the directories in the environment variable
+``NDRPDR_FAMILIES`` (separated by ``:``) is loaded the same way, and must define ``FAMILIES``, a list of ``Family``. A lab's
 family may not reuse a built-in id. Loading happens on first use, never at
 import time.
 """
@@ -42,6 +42,7 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "srv6proxy",
     "geneve",
     "nat",
+    "astf",
 )
 #: The environment variable naming a lab's family directories.
 FAMILIES_ENV = "NDRPDR_FAMILIES"

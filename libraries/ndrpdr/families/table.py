@@ -29,6 +29,10 @@ them. A soak test runs for 30 minutes in a lab, so soak suites hold only
 the family's first row (its smallest frame; 1518B for IPsec) at 1 and 2
 cores (``64B-1c-ethip4-ip4base-soak``).
 
+Stateful (TRex ASTF) families have NDRPDR suites only, as CSIT's (a trial
+runs the family's whole transaction scale, not a duration): ``cps`` at
+64B, ``tput`` at 100B, 1518B and 9000B, each at 1, 2 and 4 cores.
+
 Tags added at run time, not here (a committed suite's tags are static):
 the testbed's (``DUT_VPP``, ``TG_TREX``, ``2_NODE_SINGLE_LINK_TOPO``...,
 from `Set Up Testbed`) and the thread tags (``1T1C``: data-plane threads
@@ -130,8 +134,15 @@ def _is_ipsec(family: Family) -> bool:
     return "IPSEC" in family.tags
 
 
+#: Frames of stateful families' suites, by transaction kind (CSIT's).
+_ASTF_FRAMES: dict[str, tuple[FrameSize, ...]] = {"cps": (64,), "tput": (100, 1518, 9000)}
+
+
 def frame_rows(family: Family) -> tuple[tuple[FrameSize, tuple[int, ...]], ...]:
     """The (frame size, cores) pairs of ``family``'s suites (see the module's table)."""
+    stateful = family.profile.transactions
+    if stateful is not None:
+        return tuple((frame, CORES) for frame in _ASTF_FRAMES[stateful.kind])
     if _is_ipsec(family):
         if "REASSEMBLY" in family.tags:
             return ((1518, _CORES_1518),)
@@ -152,6 +163,11 @@ def suite(family: Family, test_type: TestType) -> Suite:
     return Suite(family, test_type, rows)
 
 
+def suite_types(family: Family) -> tuple[TestType, ...]:
+    """The test types ``family`` has suites of: all, or NDRPDR only for a stateful family."""
+    return TEST_TYPES if family.profile.transactions is None else ("ndrpdr",)
+
+
 def suites(families: Iterable[Family]) -> tuple[Suite, ...]:
     """Every suite of ``families``: each family's NDRPDR suite, then its MRR and soak suites."""
-    return tuple(suite(family, kind) for family in families for kind in TEST_TYPES)
+    return tuple(suite(family, kind) for family in families for kind in suite_types(family))

@@ -44,6 +44,7 @@ from ndrpdr.profiles.maxload import L1_OVERHEAD, bandwidth_bps, max_load_pps
 from ndrpdr.profiles.pcap import PcapError, read_pcap, write_pcap
 from ndrpdr.profiles.profile import Layer, Profile
 from ndrpdr.profiles.traffic import ANY_HOST_INTERNAL, FieldName, Headers, Op, Vary
+from ndrpdr.profiles.transactions import Transactions
 
 __all__ = [
     "ANY_HOST_INTERNAL",
@@ -69,6 +70,7 @@ __all__ = [
     "PcapError",
     "Profile",
     "ProfileError",
+    "Transactions",
     "Vary",
     "average_frame_size",
     "bandwidth_bps",

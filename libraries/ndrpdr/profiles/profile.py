@@ -19,6 +19,7 @@ from ndrpdr.profiles.errors import ProfileError
 from ndrpdr.profiles.framesize import FCS_SIZE, IMIX, FrameSize, frame_sizes
 from ndrpdr.profiles.layout import FrameLayout
 from ndrpdr.profiles.traffic import Headers
+from ndrpdr.profiles.transactions import Transactions
 from ndrpdr.profiles.variation import base_value, check_range
 
 #: How the DUT forwards a profile's traffic: switching (L2) or routing (L3).
@@ -40,6 +41,8 @@ class Profile:
     the sessions direction 0 made), the family's own sample of them for a
     TG that cannot send every flow (``ndrpdr.profiles.frames``); without
     one such a TG sends every direction's evenly spread sample.
+    ``transactions``: set for a stateful (TRex ASTF) family, whose load is
+    transactions or frames of connections (``ndrpdr.profiles.transactions``).
     """
 
     name: str
@@ -50,6 +53,7 @@ class Profile:
     multi_flow: bool = False
     unidirectional: bool = False
     sampler: Sampler | None = dataclasses.field(default=None, compare=False, repr=False)
+    transactions: Transactions | None = None
 
     def __post_init__(self) -> None:
         """Check the layer and that both directions use one IP version."""

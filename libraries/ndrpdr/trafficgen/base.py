@@ -111,10 +111,18 @@ class ProfileTraffic:
         """Keep the traffic's description (no I/O).
 
         TrafficGeneratorError for a frame size below the family's minimum
-        (``Profile.check_frame_size``: names the family and the minimum).
+        (``Profile.check_frame_size``: names the family and the minimum);
+        UnsupportedTrafficError for a stateful (TRex ASTF) family: these
+        drivers send a profile's frames, not connections.
         """
         from ndrpdr.profiles import ProfileError  # noqa: PLC0415 - profiles only for typing above
 
+        if profile.transactions is not None:
+            raise UnsupportedTrafficError(
+                f"{topology.tg.key}: family {profile.name} is stateful (TRex ASTF, "
+                f"{profile.transactions.transaction_type}); the {topology.tg.driver} TG sends "
+                "stateless frames only: run it on the sim (driver: sim) or a lab's ASTF TG"
+            )
         try:
             profile.check_frame_size(frame_size)
         except ProfileError as exc:
