@@ -6,9 +6,9 @@ Built-in families live in ``ndrpdr.families.defs``, one module per kind
 ``nat``, ``astf``, ``own``); each module lists its families in
 ``FAMILIES``. A lab adds its own without editing the package: every
 ``*.py`` file of the directories in the environment variable
-``NDRPDR_FAMILIES`` (separated by ``:``) is loaded the same way, and must define ``FAMILIES``, a list of ``Family``. A lab's
-family may not reuse a built-in id. Loading happens on first use, never at
-import time.
+``NDRPDR_FAMILIES`` (separated by ``:``) is loaded the same way, and must
+define ``FAMILIES``, a list of ``Family``. A lab's family may not reuse a
+built-in id. Loading happens on first use, never at import time.
 """
 
 from __future__ import annotations
