@@ -10,6 +10,7 @@ admin down. The real wedge, end to end, is in the acceptance fault tests
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 
@@ -226,3 +227,25 @@ def test_a_vpp_that_does_not_answer_is_named_in_a_line() -> None:
         "interface, show hardware-interfaces brief, show errors; host links none): it is alive "
         "but hung, or its node is starved"
     )
+
+
+def test_a_memif_port_has_no_host_link_to_read() -> None:
+    # labbox-2n-vpp-memif: VPP's ports are memif clients; reading a Linux link of their name
+    # would say "gone" of a port that forwards
+    ports = [
+        dataclasses.replace(
+            DutPort(key, name, None, None, "02:00:00:00:00:01", "10.0.0.1/24", "", ""),
+            memif_socket=f"/run/ndrpdr/{name}.sock",
+        )
+        for key, name in (("port1", "dut1-p1"), ("port2", "dut1-p2"))
+    ]
+    health = PortHealth(
+        NodeSteps("DUT1", "vpp", Hung()),  # type: ignore[arg-type]
+        lambda command: ["vppctl", *command.split()],
+        ["host-dut1-p1", "host-dut1-p2"],
+        ports,
+        on_linux=True,
+    )
+    with pytest.raises(DutError) as raised:
+        health.check()
+    assert "host links none" in str(raised.value)

@@ -182,12 +182,13 @@ class PortHealth:
         on_linux: bool = False,
     ) -> None:
         """VPP's ``names`` of the test's ``ports``; ``on_linux``: each sits on the Linux
-        interface ``port.name`` (af_packet, af_xdp, DPDK vdevs), else on a NIC VPP owns.
+        interface ``port.name`` (af_packet, af_xdp, DPDK vdevs), else on a NIC VPP owns (or
+        a memif: a port with a ``memif_socket`` has no Linux interface under it).
         ``vppctl_argv(command)``: the argv that runs one CLI command on this VPP.
         """
         self._steps = steps
         self._ports = tuple(
-            Port(name, port.name if on_linux else None)
+            Port(name, port.name if on_linux and port.memif_socket is None else None)
             for name, port in zip(names, ports, strict=True)
         )
         self._vppctl_argv = vppctl_argv
