@@ -203,6 +203,7 @@ def _fault_after_trial(trial: int, fault: Callable[[int], None]) -> tuple[Watch,
     return watch, events
 
 
+@pytest.mark.slow  # 30-47 s; the wedged-ring rule is unit-tested on counters the real VPP gave
 def test_a_vpp_host_link_flap_is_named_not_blamed_on_the_rate(tmp_path: Path) -> None:
     """dut1-p2 down for 1.5 s, 1 s into the search (its calibration trials): VPP's af_packet TX
     ring on it stays wedged (measured: `tx frame not ready` grows, every trial loses direction
@@ -243,6 +244,7 @@ def test_a_vpp_host_link_flap_is_named_not_blamed_on_the_rate(tmp_path: Path) ->
         run.clean(pids)
 
 
+@pytest.mark.slow  # 19-30 s; tests/acceptance/test_faults_one_way.py covers the rule in CI
 def test_a_wrong_destination_mac_names_the_direction_and_not_the_rate(tmp_path: Path) -> None:
     """VPP's port 1 MAC changed as the search starts (a topology with a wrong MAC): TRex's
     frames to it (direction 0->1 enters there) are dropped as not addressed to VPP. Every
