@@ -121,6 +121,30 @@ class VppCli:
             reason = f"VPP says: {said}; " if said is not None else ""
             raise self._steps.error(step, f"{reason}{describe(result)}")
 
+    def set_up(
+        self, step: str, config: DutTestConfig, commands: list[str], *, vdev: bool, script: str
+    ) -> bool:
+        """Check the family's plugins (and dpdk_vdev ports), then run ``commands``: one vppctl
+        call each, or, when many, one ``vppctl exec`` script at path ``script``. True when a
+        script ran (vppctl exec ends quietly when VPP dies during it: the caller checks)."""
+        self.check_plugins(step, config)
+        if vdev:
+            self.check_vdev_ports(step, config)
+        if len(commands) > vpp_family.EXEC_THRESHOLD:
+            self.exec_script(step, commands, posixpath.dirname(script), posixpath.basename(script))
+            return True
+        for command in commands:
+            self.run(step, command)
+        return False
+
+    def telemetry(self, *, vdev: bool) -> dict[str, str]:
+        """The CLI texts telemetry keeps, by name (dpdk_vdev: also ``show dpdk version``, whose
+        EAL arguments name DPDK's driver of each port)."""
+        out = {name: bounded_log(self.text(command)) for name, command in TELEMETRY_COMMANDS}
+        if vdev:
+            out["show_dpdk_version"] = self.text("show dpdk version")
+        return out
+
     def check_plugins(self, step: str, config: DutTestConfig) -> None:
         """DutError naming the family and each plugin it needs that this VPP has not loaded."""
         needed = family_plugins(config)

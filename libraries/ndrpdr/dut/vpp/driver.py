@@ -1,33 +1,18 @@
 """VPP DUT (the lab driver): startup.conf, the service, forwarding set up through vppctl.
 
-``configure`` checks the test configuration, renders startup.conf
-(``ndrpdr.dut.vpp.config``) and writes it to ``options.startup_conf`` on
-the node. ``start`` (re)starts VPP: ``systemctl restart <unit>``
-(``options.service: systemd``, the default) or ``<binary> -c <startup_conf>``
-as a background process of the node access (``service: direct``).
-``health_check`` waits, up to ``options.start_timeout_s``, until
-``vppctl show version`` answers; after each start it then sets up the
-forwarding with one vppctl call per command: the test family's set-up
-(``ndrpdr.families``; first ``show plugins`` must list every plugin the
-family needs, else a DutError names the family and the plugin: VPP itself
-ignores a plugin file it cannot find), or without a family the basic
-ip4base / l2xc set-up. The time the set-up took is in telemetry
-(``setup_time``); a family whose set-up makes VPP send frames of its own
-(IPv6: MLD reports) is waited for (``settle_s``). ``stop`` stops the service
-(or ends the process) and restores nothing else: startup.conf stays as
-written. ``telemetry`` keeps the texts of ``show runtime``, ``show
-errors``, ``show interface`` and ``show hardware``, the end of VPP's log
-and the startup.conf in use.
-
-Every node command is an argument vector run as root through the node's
-NodeAccess; every failure is a DutError naming the node, the step, the
-command, its exit code and the tail of its output. vppctl prints a failed
-command's error on stdout and may exit 0, so its output is checked too
-(``vpp_config.cli_error``).
-
-VPP's Python API (vpp_papi) is not used: it talks to VPP's API socket on
-the machine it runs on, while the node may be remote; vppctl through the
-node access works on any node.
+``configure`` renders the test's startup.conf (``testplan``) and writes it
+on the node; ``start`` (re)starts VPP: ``systemctl restart <unit>``
+(``options.service: systemd``, the default) or ``<binary> -c
+<startup_conf>`` in the background (``service: direct``, ``process``).
+``health_check`` waits until ``vppctl show version`` answers, after each
+start sets up the forwarding (the family's set-up, its plugins checked
+first; the time it took is in telemetry, ``setup_time``), then checks the
+ports (``health``). ``stop`` stops the service or ends the process;
+startup.conf stays. ``telemetry`` keeps VPP's CLI texts, log tail and
+startup.conf. Every node command runs through the node's access as root
+and every failure is a DutError naming the node, the step and the command
+(``cli``). vpp_papi is not used: it needs VPP's API socket on the machine it
+runs on, while vppctl through the node access reaches any node.
 
 Ports on the node's Linux interfaces (``port_kind`` af_packet, af_xdp,
 dpdk_vdev, memif) make VPP a process of the run, started and ended by the
@@ -38,10 +23,8 @@ ports' queues and the CPU layout ``ndrpdr.dut.vpp.layout``.
 
 from __future__ import annotations
 
-import functools
 import logging
 import posixpath
-import secrets
 import time
 from collections.abc import Callable
 
@@ -53,7 +36,7 @@ from ndrpdr.dut.health import check_process
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.vpp import afpacket as vpp_afpacket
 from ndrpdr.dut.vpp import family as vpp_family
-from ndrpdr.dut.vpp.cli import TELEMETRY_COMMANDS, VppCli
+from ndrpdr.dut.vpp.cli import VppCli
 from ndrpdr.dut.vpp.config import (
     VppOptions,
     main_core,
@@ -66,7 +49,7 @@ from ndrpdr.dut.vpp.layout import (
     port_driver,
 )
 from ndrpdr.dut.vpp.localrun import LocalRun
-from ndrpdr.dut.vpp.peer import PeerVpp, memif_socket
+from ndrpdr.dut.vpp.peer import PeerVpp, start_peer
 from ndrpdr.dut.vpp.process import (
     MAX_RESTARTS,
     death,
@@ -74,10 +57,10 @@ from ndrpdr.dut.vpp.process import (
     exited_error_text,
     frozen_text,
     output_text,
+    start,
+    state_text,
 )
-from ndrpdr.dut.vpp.testplan import plan_test
-from ndrpdr.errors import NdrPdrError
-from ndrpdr.systemtools import require
+from ndrpdr.dut.vpp.testplan import plan_test, write_startup_conf
 from ndrpdr.testbed.model import Node
 
 _log = logging.getLogger(__name__)
@@ -131,9 +114,14 @@ class VppDriver:
         )
         self._paths = self._run.paths if self._run is not None else None
         self._file_prefix = self._run.file_prefix if self._run is not None else None
-        self._cli = VppCli(
-            self._steps, self.options, socket=self.cli_socket, log_file=self.log_file
-        )
+        paths, options = self._paths, self.options
+        #: Where startup.conf is written, VPP's CLI socket and its log file on the node.
+        self.startup_conf_path = paths.startup_conf if paths else options.startup_conf
+        self.cli_socket = paths.cli_socket if paths else options.cli_socket
+        self.log_file = paths.log_file if paths else options.log_file
+        #: Ports on Linux interfaces: the run directory on the node (None for a lab VPP).
+        self.run_dir = paths.run_dir if paths else None
+        self._cli = VppCli(self._steps, options, socket=self.cli_socket, log_file=self.log_file)
         self._port_health = PortHealth(self._steps, self._cli.argv)  # no ports yet
         self._restarts = 0
         #: The family's second VPP (memif families) and how long the last set-up took [s].
@@ -162,11 +150,6 @@ class VppDriver:
         return tuple(self._commands)
 
     @property
-    def run_dir(self) -> str | None:
-        """Ports on Linux interfaces: the run directory on the node (None for a lab VPP)."""
-        return self._paths.run_dir if self._paths is not None else None
-
-    @property
     def pid(self) -> int | None:
         """PID of the VPP the driver started (None: not started, or a systemd service)."""
         return self._process.pid if self._process is not None else None
@@ -175,21 +158,6 @@ class VppDriver:
     def peer(self) -> PeerVpp | None:
         """The family's second VPP while a memif family's test runs (else None)."""
         return self._peer
-
-    @property
-    def startup_conf_path(self) -> str:
-        """Where startup.conf is written on the node."""
-        return self._paths.startup_conf if self._paths is not None else self.options.startup_conf
-
-    @property
-    def cli_socket(self) -> str:
-        """VPP's CLI socket on the node."""
-        return self._paths.cli_socket if self._paths is not None else self.options.cli_socket
-
-    @property
-    def log_file(self) -> str:
-        """VPP's log file on the node."""
-        return self._paths.log_file if self._paths is not None else self.options.log_file
 
     # -- contract ------------------------------------------------------------------
     def configure(self, config: DutTestConfig) -> None:
@@ -207,15 +175,9 @@ class VppDriver:
             paths=self._paths,
             file_prefix=self._file_prefix,
         )
-        text, names, commands, queues, undo = (
-            plan.text,
-            plan.names,
-            plan.commands,
-            plan.queues,
-            plan.undo,
-        )
+        text, commands, queues, undo = plan.text, plan.commands, plan.queues, plan.undo
         self._port_health = PortHealth(
-            self._steps, self._cli.argv, names, config.ports, on_linux=self._paths is not None
+            self._steps, self._cli.argv, plan.names, config.ports, on_linux=self._paths is not None
         )
         self._stop_peer()
         keep = False
@@ -233,7 +195,9 @@ class VppDriver:
             self._queues = queues
             self._ready()
             return
-        self._write_startup_conf(text)
+        if self._run is not None:  # a local run: its teardown after a crash removes them too
+            self._run.track()
+        write_startup_conf(self._steps, self.startup_conf_path, text)
         self._config, self._conf_text, self._commands = config, text, commands
         self._queues, self._undo = queues, undo
         if self._running:
@@ -248,8 +212,8 @@ class VppDriver:
             self._process is None or self._steps.process_running("start", self._process)
         ):
             return
-        if self._paths is not None:
-            self._hands_off()
+        if self._run is not None:  # the node's kernel must not forward on VPP's ports
+            self._run.hands_off(self._config)
             if self._running:  # it died since the last test: once more, saying so
                 self._note_death()
         self._restart()
@@ -341,10 +305,7 @@ class VppDriver:
         if frozen is not None:  # vppctl would wait out its timeout per command
             out["cli"] = f"not asked: {frozen}"
         elif self._running and (self._paths is None or self._alive_now()):
-            for name, command in TELEMETRY_COMMANDS:
-                out[name] = bounded_log(self._cli.text(command))
-            if self._vdev:  # its EAL arguments name DPDK's driver of each port (--vdev)
-                out["show_dpdk_version"] = self._cli.text("show dpdk version")
+            out.update(self._cli.telemetry(vdev=self._vdev))
         if self._peer is not None:
             out.update(self._peer.telemetry())
         out["log"] = self._cli.log_text(200)
@@ -366,19 +327,6 @@ class VppDriver:
         return self._cli.run(f"cli `{command}`", command)
 
     # -- steps ---------------------------------------------------------------------
-    def _write_startup_conf(self, text: str) -> None:
-        path = self.startup_conf_path
-        if self._run is not None:  # a local run: its teardown after a crash removes them too
-            self._run.track()
-        self._steps.run(
-            "configure: create the startup.conf directory",
-            ["mkdir", "-p", "--", posixpath.dirname(path)],
-        )
-        try:
-            self._steps.access.put_file(text.encode(), path, mode=0o644, sudo=True)
-        except NdrPdrError as exc:
-            raise self._steps.error(f"configure: write {path}", str(exc)) from exc
-
     def _restart(self) -> None:
         """(Re)start VPP; the forwarding must be set up again afterwards."""
         self._applied = False
@@ -389,10 +337,7 @@ class VppDriver:
             if process is not None:
                 self._end(process)
                 self._xdp_off("start")  # a VPP that ends leaves its XDP program attached
-            fail = functools.partial(self._steps.error, "start")
-            require("vpp", self._steps.access, binary=options.binary, fail=fail)
-            argv = [options.binary, "-c", self.startup_conf_path]
-            self._process = self._steps.start("start", argv)
+            self._process = start(self._steps, options, self.startup_conf_path)
             self._running = True
             return
         argv = ["systemctl", "restart", options.systemd_unit]
@@ -429,11 +374,6 @@ class VppDriver:
         return self._running and (
             process is None or self._steps.process_running("health check", process)
         )
-
-    def _hands_off(self) -> None:
-        """Ports on Linux interfaces: keep the node's kernel from forwarding on them."""
-        assert self._run is not None and self._config is not None
-        self._run.hands_off(self._config)
 
     def _note_death(self) -> None:
         """A VPP of the run died: note it with its log tail, or fail if it already restarted."""
@@ -499,46 +439,24 @@ class VppDriver:
         assert config is not None
         family = config.family
         step = f"set up {config.mode if family is None else family.family}"
-        self._cli.check_plugins(step, config)
-        if self._vdev:
-            self._cli.check_vdev_ports(step, config)
-        start = self._clock()
-        if len(self._commands) > vpp_family.EXEC_THRESHOLD:
-            self._exec(step, self._commands)
-        else:
-            for command in self._commands:
-                self._cli.run(step, command)
+        began = self._clock()
+        script = posixpath.join(
+            posixpath.dirname(self.startup_conf_path), f"ndrpdr-{self.node}-setup.vpp"
+        )
+        if self._cli.set_up(step, config, self._commands, vdev=self._vdev, script=script):
+            self._wait_for_cli()  # vppctl exec ends quietly when VPP dies during the script
         commands = vpp_family.peer_commands(config)
         if commands:
-            self._start_peer(commands)
-        self._setup_time = (len(self._commands), self._clock() - start)
+            show_memif = self._cli.run("second vpp: find the memif socket", "show memif")
+            cpu = main_core(self.options, worker_cores(self._node, config, self.options))
+            options = self.options  # the second VPP takes the main thread's CPU
+            self._peer = start_peer(
+                self._steps, options.binary, options.vppctl, cpu, commands, show_memif
+            )
+        self._setup_time = (len(self._commands), self._clock() - began)
         settle_s = 0.0 if family is None or family.vpp is None else family.vpp.settle_s
         if settle_s > 0:  # frames VPP sends of its own after the set-up (IPv6: MLD reports)
             self._sleep(settle_s)
-
-    def _exec(self, step: str, commands: list[str]) -> None:
-        """Run ``commands`` as one ``vppctl exec`` script written next to startup.conf."""
-        directory = posixpath.dirname(self.startup_conf_path)
-        self._cli.exec_script(step, commands, directory, f"ndrpdr-{self.node}-setup.vpp")
-        self._wait_for_cli()  # vppctl exec ends quietly when VPP dies during the script
-
-    def _start_peer(self, commands: tuple[str, ...]) -> None:
-        """Start the family's second VPP, joined to the memif socket the DUT's VPP listens on."""
-        socket = memif_socket(self._cli.run("second vpp: find the memif socket", "show memif"))
-        self._peer = PeerVpp(
-            self._steps,
-            binary=self.options.binary,
-            vppctl=self.options.vppctl,
-            token=secrets.token_hex(4),
-            cpu=self._peer_cpu(),
-        )
-        self._peer.start(commands, socket)
-
-    def _peer_cpu(self) -> int:
-        """The second VPP's CPU: the DUT VPP's main thread's (its workers keep theirs)."""
-        config = self._config
-        assert config is not None
-        return main_core(self.options, worker_cores(self._node, config, self.options))
 
     def _stop_peer(self) -> None:
         peer, self._peer = self._peer, None
@@ -551,28 +469,15 @@ class VppDriver:
         self._stopped_log = end(self._steps, self.options.binary, process)
 
     def _state(self) -> str:
-        options = self.options
-        how = (
-            f"systemd unit {options.systemd_unit}"
-            if options.service == "systemd"
-            else f"{options.binary} -c {self.startup_conf_path}"
-        )
         if not self._running:
-            return f"vpp ({how}): stopped"
-        process = self._process
-        alive = ""
-        if process is not None:
-            try:
-                alive = f" pid={process.pid}" + ("" if process.is_running() else " (exited)")
-            except NdrPdrError as exc:
-                alive = f" pid={process.pid} (state unknown: {exc})"
+            return state_text(self.options, self.startup_conf_path, None, None)
         config = self._config
         if config is None or not self._applied:
             doing = ", forwarding not set up yet"
         else:
-            kind = f" on {options.port_kind} ports" if self._paths is not None else ""
+            kind = f" on {self.options.port_kind} ports" if self._paths is not None else ""
             doing = f", {config.mode}{kind}, {self.cpu_layout(config)}"
-        return f"vpp ({how}): running{alive}{doing}"
+        return state_text(self.options, self.startup_conf_path, self._process, doing)
 
     def cpu_layout(self, config: DutTestConfig | None = None) -> str:
         """Which CPU does what (``layout.cpu_layout``), for ``config`` (default: the configured

@@ -21,6 +21,7 @@ every failure names the node, "peer vpp", the step and the command.
 from __future__ import annotations
 
 import posixpath
+import secrets
 import time
 from collections.abc import Callable, Sequence
 
@@ -199,3 +200,13 @@ def memif_socket(show_memif: str) -> str:
     raise DutError(
         f"peer vpp: the DUT's VPP listens on no memif socket; `show memif`:\n{show_memif}"
     )
+
+
+def start_peer(
+    steps: NodeSteps, binary: str, vppctl: str, cpu: int, commands: Sequence[str], show_memif: str
+) -> PeerVpp:
+    """Start a family's second VPP on ``cpu``, joined to the memif socket ``show_memif`` (the DUT
+    VPP's) lists."""
+    peer = PeerVpp(steps, binary=binary, vppctl=vppctl, token=secrets.token_hex(4), cpu=cpu)
+    peer.start(commands, memif_socket(show_memif))
+    return peer

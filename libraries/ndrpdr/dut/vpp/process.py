@@ -8,12 +8,16 @@ its unit keeps it).
 
 from __future__ import annotations
 
+import functools
+
 from ndrpdr.access.base import BackgroundProcess
 from ndrpdr.access.processlog import log_tail
 from ndrpdr.access.procstate import describe_exit, stopped_text
 from ndrpdr.dut.health import process_state
 from ndrpdr.dut.nodesteps import NodeSteps
+from ndrpdr.dut.vpp.config import VppOptions
 from ndrpdr.errors import NdrPdrError
+from ndrpdr.systemtools import require
 
 #: How many times a VPP of the run that died is started again before a start fails.
 MAX_RESTARTS = 1
@@ -62,3 +66,31 @@ def death(steps: NodeSteps, binary: str, process: BackgroundProcess, logs: str) 
 def exited_error_text(binary: str, process: BackgroundProcess, output: str, logs: str) -> str:
     """The health check's words for a process that exited while VPP was awaited."""
     return f"{binary} (pid {process.pid}) has exited; its output:\n{log_tail(output)}\n{logs}"
+
+
+def start(steps: NodeSteps, options: VppOptions, startup_conf: str) -> BackgroundProcess:
+    """Start ``<binary> -c <startup_conf>`` in the background (the binary checked first)."""
+    fail = functools.partial(steps.error, "start")
+    require("vpp", steps.access, binary=options.binary, fail=fail)
+    return steps.start("start", [options.binary, "-c", startup_conf])
+
+
+def state_text(
+    options: VppOptions, startup_conf: str, process: BackgroundProcess | None, doing: str | None
+) -> str:
+    """Telemetry's ``state``: how VPP runs, then "stopped" (``doing`` None) or "running", its
+    pid and what it does."""
+    how = (
+        f"systemd unit {options.systemd_unit}"
+        if options.service == "systemd"
+        else f"{options.binary} -c {startup_conf}"
+    )
+    if doing is None:
+        return f"vpp ({how}): stopped"
+    alive = ""
+    if process is not None:
+        try:
+            alive = f" pid={process.pid}" + ("" if process.is_running() else " (exited)")
+        except NdrPdrError as exc:
+            alive = f" pid={process.pid} (state unknown: {exc})"
+    return f"vpp ({how}): running{alive}{doing}"

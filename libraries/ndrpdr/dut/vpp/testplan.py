@@ -9,6 +9,7 @@ plugins (af_packet, af_xdp, memif). The driver writes and applies the plan.
 from __future__ import annotations
 
 import dataclasses
+import posixpath
 
 from ndrpdr.dut.base import DutTestConfig
 from ndrpdr.dut.nodesteps import NodeSteps
@@ -26,6 +27,7 @@ from ndrpdr.dut.vpp.config import (
     worker_cores,
 )
 from ndrpdr.dut.vpp.layout import placement, port_queues, undo_commands
+from ndrpdr.errors import NdrPdrError
 from ndrpdr.testbed.model import Node
 
 #: Commands that zero VPP's counters, so that a test's telemetry is its own.
@@ -89,3 +91,15 @@ def plan_test(
         queues = (wanted, wanted)
     text += vpp_family.startup_section(config)
     return TestPlan(text, names, commands, queues, undo_commands(config, names))
+
+
+def write_startup_conf(steps: NodeSteps, path: str, text: str) -> None:
+    """Write ``text`` to ``path`` on the node, its directory made first (DutError names it)."""
+    steps.run(
+        "configure: create the startup.conf directory",
+        ["mkdir", "-p", "--", posixpath.dirname(path)],
+    )
+    try:
+        steps.access.put_file(text.encode(), path, mode=0o644, sudo=True)
+    except NdrPdrError as exc:
+        raise steps.error(f"configure: write {path}", str(exc)) from exc
