@@ -340,12 +340,17 @@ class Served:
         if client is not None:
             client.disconnect()
 
+    @property
+    def calls(self) -> frozenset[str]:
+        """The calls a request may name (CALLS; a subclass adds its own)."""
+        return CALLS
+
     def handle(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """The reply to one request (errors become ``ok: false`` replies, never exceptions)."""
         ident = request.get("id")
         call = request.get("call")
         method = getattr(self, call, None) if isinstance(call, str) else None
-        if call not in CALLS or method is None:
+        if call not in self.calls or method is None:
             return {"id": ident, "ok": False, "error": f"unknown call {call!r}", "type": "?"}
         try:
             value = method(**dict(request.get("args") or {}))
@@ -399,8 +404,9 @@ def serve(lines: Iterable[str], reply: IO[str], served: Served | None = None) ->
         reply.flush()
 
 
-def main() -> None:
-    """Serve stdin; replies on the original stdout, all other printing to stderr.
+def main(served: Served | None = None) -> None:
+    """Serve stdin with ``served`` (default: a Served); replies on the original stdout,
+    all other printing to stderr.
 
     At the end of input the process leaves at once (``os._exit``): the
     parent has disconnected already, or the server is gone and a
@@ -411,7 +417,7 @@ def main() -> None:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     with os.fdopen(reply_fd, "w", encoding="utf-8") as reply:
-        serve(sys.stdin, reply)
+        serve(sys.stdin, reply, served)
     sys.stderr.flush()
     os._exit(0)
 
