@@ -125,7 +125,7 @@ class ProfileTraffic:
             raise UnsupportedTrafficError(
                 f"{topology.tg.key}: family {profile.name} is stateful (TRex ASTF, "
                 f"{profile.transactions.transaction_type}); the {topology.tg.driver} TG sends "
-                "stateless frames only: run it on the sim (driver: sim) or a lab's ASTF TG"
+                "stateless frames only: run it on the sim (driver: sim) or with TRex (driver: trex)"
             )
         try:
             profile.check_frame_size(frame_size)
