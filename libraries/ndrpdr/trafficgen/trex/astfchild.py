@@ -72,6 +72,8 @@ def load_astf_api(node: str, client_path: str | None) -> Any:
 class AstfServed(child.Served):
     """The calls of an ASTF trial on one ASTFClient (after ``open``)."""
 
+    client_class = "ASTFClient"
+
     def __init__(self, load: Callable[[str, str | None], Any] = load_astf_api) -> None:
         """``load(node, client_path)`` imports TRex's ASTF API (tests give a stand-in)."""
         super().__init__(load)
@@ -80,21 +82,6 @@ class AstfServed(child.Served):
     def calls(self) -> frozenset[str]:
         """The shared calls and ASTF's."""
         return child.CALLS | ASTF_CALLS
-
-    def open(
-        self,
-        node: str,
-        server: str,
-        sync_port: int,
-        async_port: int,
-        client_path: str | None = None,
-    ) -> dict[str, str]:
-        """Import TRex's ASTF API and make the ASTFClient (no connection yet)."""
-        self.api = self._load(node, client_path)
-        self._client = self.api.ASTFClient(
-            server=server, sync_port=sync_port, async_port=async_port
-        )
-        return {"module": self.api.__name__, "file": str(getattr(self.api, "__file__", ""))}
 
     def acquire(self, ports: list[int], force: bool = False) -> None:
         self.client.acquire(force=force)

@@ -219,6 +219,9 @@ def stl_stream(api: Any, spec: Mapping[str, Any]) -> Any:
 class Served:
     """The calls of ``client.TrexClient``, made on one STLClient (after ``open``)."""
 
+    #: The client class of TRex's API module that ``open`` makes.
+    client_class = "STLClient"
+
     def __init__(self, load: Callable[[str, str | None], Any] = load_stl_api) -> None:
         """``load(node, client_path)`` imports TRex's API (tests give a stand-in)."""
         self._load = load
@@ -239,9 +242,10 @@ class Served:
         async_port: int,
         client_path: str | None = None,
     ) -> dict[str, str]:
-        """Import TRex's API and make the STLClient (no connection yet)."""
+        """Import TRex's API and make its ``client_class`` (no connection yet)."""
         self.api = self._load(node, client_path)
-        self._client = self.api.STLClient(server=server, sync_port=sync_port, async_port=async_port)
+        make = getattr(self.api, self.client_class)
+        self._client = make(server=server, sync_port=sync_port, async_port=async_port)
         return {"module": self.api.__name__, "file": str(getattr(self.api, "__file__", ""))}
 
     def connect(self) -> None:
