@@ -15,11 +15,14 @@ import dataclasses
 import json
 import logging
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 from trex_standin import CSIT, EXPECTED, FakeClock, RecordingAccess, StandInTrex, topology_with
 
+from ndrpdr.access.base import CommandResult
+from ndrpdr.access.local import LocalTransport
 from ndrpdr.families import profile_of
 from ndrpdr.profiles import Profile, Transactions, max_load_pps
 from ndrpdr.testbed.loader import load_topology
@@ -30,12 +33,18 @@ from ndrpdr.trafficgen.base import (
     LatencyMeasurer,
     TrafficContext,
     TrafficGeneratorError,
+    UnsupportedTrafficError,
 )
 from ndrpdr.trafficgen.trex.astfcounts import astf_trial_result
-from ndrpdr.trafficgen.trex.astfdriver import CLOSE_GRACE_S, TrexAstfTrafficGenerator
+from ndrpdr.trafficgen.trex.astfdriver import (
+    CLOSE_GRACE_S,
+    TrexAstfTrafficGenerator,
+)
 from ndrpdr.trafficgen.trex.client import ClientSettings, TrexClient
 from ndrpdr.trafficgen.trex.description import make_trex_tg
 from ndrpdr.trafficgen.trex.driver import TrexTrafficGenerator
+from ndrpdr.trafficgen.trex.options import TrexOptions
+from ndrpdr.trafficgen.trex.server import ASTF_SCHEMA, missing_astf_schema
 from ndrpdr.trafficgen.trex.session import TrexSession
 
 STATEFUL = "ethip4udp-ip4base-h65536-p63-s4128768-cps"
@@ -102,9 +111,22 @@ class AstfRig:
         )
 
 
-def astf_rig(topology: Topology, stats: Mapping[Any, Any], **client_args: Any) -> AstfRig:
+class NoSchemaAccess(RecordingAccess):
+    """A TG whose TRex lacks ASTF's schema file (``test -f`` fails)."""
+
+    def run(self, argv: Sequence[str], *, sudo: bool = False, **kwargs: Any) -> CommandResult:
+        done = super().run(argv, sudo=sudo, **kwargs)
+        return dataclasses.replace(done, exit_code=1 if argv[0] == "test" else 0)
+
+
+def astf_rig(
+    topology: Topology,
+    stats: Mapping[Any, Any],
+    access: RecordingAccess | None = None,
+    **client_args: Any,
+) -> AstfRig:
     clock = FakeClock()
-    access = RecordingAccess(log="EAL: init\n")
+    access = access or RecordingAccess(log="EAL: init\n")
     clients: list[StandInAstf] = []
     made: list[ClientSettings] = []
 
@@ -232,3 +254,30 @@ def test_the_family_and_frame_are_checked(csit: Topology) -> None:
         rig.tg(profile_of("ethip4-ip4base"), 64)
     with pytest.raises(TrafficGeneratorError, match=r"one size, not 'IMIX'"):
         rig.tg(profile_of(STATEFUL), "IMIX")  # type: ignore[arg-type]
+
+
+def test_a_trex_without_astf_schema_skips_the_stateful_test(csit: Topology) -> None:
+    rig = astf_rig(csit, {}, access=NoSchemaAccess(log=""))
+    context = TrafficContext(
+        topology=csit,
+        path=None,
+        profile=profile_of(STATEFUL),
+        frame_size=64,
+        session=rig.session,  # type: ignore[arg-type]
+    )
+    with pytest.raises(UnsupportedTrafficError) as caught:
+        make_trex_tg(context)
+    schema = f"{rig.session.options.install_dir}/{ASTF_SCHEMA}"
+    assert str(caught.value).startswith(f"TG: TRex cannot run ASTF (stateful families): {schema}")
+    assert rig.access.commands == [(["test", "-f", schema], True)]
+    assert rig.access.started == []  # no server started in a mode it cannot serve
+
+
+@pytest.mark.skipif(not Path("/opt/trex/v3.08/t-rex-64").exists(), reason="no TRex bundle")
+def test_the_bundled_trex_lacks_the_schema_and_a_copy_with_it_passes(tmp_path: Path) -> None:
+    local = LocalTransport("TG")
+    bundle = TrexOptions(install_dir="/opt/trex/v3.08")
+    assert missing_astf_schema(local, bundle) == f"/opt/trex/v3.08/{ASTF_SCHEMA}"  # type: ignore[arg-type]
+    (tmp_path / ASTF_SCHEMA).write_text("{}")
+    supplied = TrexOptions(install_dir=str(tmp_path))
+    assert missing_astf_schema(local, supplied) is None  # type: ignore[arg-type]

@@ -36,17 +36,36 @@ from ndrpdr.profiles import FrameSize, Profile, Transactions
 from ndrpdr.profiles.transactions import CLIENTS, SERVER_PORT, SERVERS
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
-from ndrpdr.trafficgen.base import TrafficGeneratorError, checked_trial
+from ndrpdr.trafficgen.base import TrafficGeneratorError, UnsupportedTrafficError, checked_trial
 from ndrpdr.trafficgen.latency import LatencyResult
 from ndrpdr.trafficgen.trex.astfclient import AstfClient
 from ndrpdr.trafficgen.trex.astfcounts import astf_multiplier, astf_trial_result
 from ndrpdr.trafficgen.trex.astfprofile import astf_spec
 from ndrpdr.trafficgen.trex.client import TrexMode
 from ndrpdr.trafficgen.trex.driver import TrexTrafficGenerator
+from ndrpdr.trafficgen.trex.server import missing_astf_schema
 from ndrpdr.trafficgen.trex.session import PORTS, TrexSession
 
 #: Time the last transactions get to finish after the scale's time is up [s].
 CLOSE_GRACE_S = 1.0
+
+
+def check_astf_server(session: TrexSession) -> None:
+    """UnsupportedTrafficError (the test is skipped) when the TRex this session starts lacks
+    the file its ASTF mode needs (``server.ASTF_SCHEMA``; TRex's v3.08 bundle leaves it out).
+
+    Only a server started here is looked at (one started by hand is the
+    lab's to prepare).
+    """
+    if session.access is None or not session.options.start_server:
+        return
+    missing = missing_astf_schema(session.access, session.options)
+    if missing is not None:
+        raise UnsupportedTrafficError(
+            f"{session.node}: TRex cannot run ASTF (stateful families): {missing} is missing, "
+            "and without it TRex's ASTF server exits when a client connects; copy "
+            "scripts/astf_schema.json of TRex's source (trex-core, the server's version) there"
+        )
 
 
 class TrexAstfTrafficGenerator(TrexTrafficGenerator):

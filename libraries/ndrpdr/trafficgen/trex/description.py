@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ndrpdr.drivers import DriverDescription
 from ndrpdr.trafficgen.base import TrafficContext, TrafficGeneratorError
-from ndrpdr.trafficgen.trex.astfdriver import TrexAstfTrafficGenerator
+from ndrpdr.trafficgen.trex.astfdriver import TrexAstfTrafficGenerator, check_astf_server
 from ndrpdr.trafficgen.trex.driver import TrexTrafficGenerator
 from ndrpdr.trafficgen.trex.options import TrexOptions
 from ndrpdr.trafficgen.trex.session import TrexSession
@@ -12,12 +12,14 @@ from ndrpdr.trafficgen.trex.session import TrexSession
 
 def make_trex_tg(context: TrafficContext) -> TrexTrafficGenerator:
     """One test's TRex traffic over the testbed's session (the TG factory of the description):
-    ASTF trials for a stateful family, stateless streams for the others."""
+    ASTF trials for a stateful family (skipped when TRex lacks ASTF's schema file), stateless
+    streams for the others."""
     if not isinstance(context.session, TrexSession):
         raise TrafficGeneratorError(
             f"{context.topology.tg.key}: the trex TG needs the testbed's TRex session"
         )
     if context.profile.transactions is not None:
+        check_astf_server(context.session)
         return TrexAstfTrafficGenerator(
             context.topology, context.profile, context.frame_size, session=context.session
         )

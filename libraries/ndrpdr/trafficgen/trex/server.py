@@ -81,6 +81,21 @@ def dpdk_prefix(extra_args: Sequence[str]) -> str | None:
     return found if found is not None and _PREFIX.match(found) else None
 
 
+#: The file TRex's ASTF server reads when a client connects (trex-core's scripts/
+#: astf_schema.json); without it the server exits ("Could not create ASTF validator").
+ASTF_SCHEMA = "astf_schema.json"
+
+
+def missing_astf_schema(access: NodeAccess, options: TrexOptions) -> str | None:
+    """The path of ASTF_SCHEMA in the TG's TRex when it is not there (None: it is)."""
+    path = f"{options.install_dir}/{ASTF_SCHEMA}"
+    try:
+        found = access.run(["test", "-f", path], check=False, sudo=True).exit_code == 0
+    except (NodeAccessError, NdrPdrError) as exc:
+        raise TrafficGeneratorError(f"{access.node}: cannot look for {path}: {exc}") from exc
+    return None if found else path
+
+
 def server_command(options: TrexOptions, mode: TrexMode = "stl") -> list[str]:
     """The argv that starts the server (see SERVER_SCRIPT); ``--astf`` in ASTF mode."""
     argv = ["sh", "-c", SERVER_SCRIPT, "t-rex-64", options.install_dir]
