@@ -119,6 +119,14 @@ def test_spec_fills_the_frame_and_spans_the_hosts() -> None:
         astfprofile.astf_spec(
             Transactions("tput", "tcp", 1, 1), 70, "16.0.0.0/16", "48.0.0.0/16", 1
         )
+    tcp_cps = astfprofile.astf_spec(  # CSIT's tcp cps suites are 64B: no payload to carry
+        Transactions("cps", "tcp", 1, 1), 64, "16.0.0.0/16", "48.0.0.0/16", 1
+    )
+    assert tcp_cps["payload"] == 0
+    with pytest.raises(ValueError, match="frame size 64 B leaves no payload after 32 B"):
+        astfprofile.astf_spec(
+            Transactions("tput", "tcp", 1, 1), 64, "16.0.0.0/16", "48.0.0.0/16", 1
+        )
 
 
 _BUILD = """

@@ -47,6 +47,10 @@ TransactionProtocol: TypeAlias = Literal["tcp", "udp"]
 DATA_FRAMES = 5
 #: Destination port of every transaction (the server's listening port).
 SERVER_PORT = 8080
+#: The clients' /16 (TRex ASTF's customary client range; TG port 1's side).
+CLIENTS = "16.0.0.0/16"
+#: The servers' /16 (TG port 2's side).
+SERVERS = "48.0.0.0/16"
 
 
 @dataclasses.dataclass(frozen=True)

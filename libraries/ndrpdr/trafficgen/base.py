@@ -102,8 +102,12 @@ class ProfileTraffic:
 
     The profile's frames of ``frame_size`` are sent from ``topology``'s TG
     node, whose key is ``node`` (in messages), in both directions or only
-    the first one (``bidirectional``).
+    the first one (``bidirectional``). A driver that sends a stateful
+    family's connections (TRex in ASTF mode) sets ``stateful``.
     """
+
+    #: True for a driver that runs stateful (TRex ASTF) families too.
+    stateful = False
 
     def __init__(
         self, topology: Topology, profile: Profile, frame_size: FrameSize, bidirectional: bool
@@ -112,16 +116,16 @@ class ProfileTraffic:
 
         TrafficGeneratorError for a frame size below the family's minimum
         (``Profile.check_frame_size``: names the family and the minimum);
-        UnsupportedTrafficError for a stateful (TRex ASTF) family: these
-        drivers send a profile's frames, not connections.
+        UnsupportedTrafficError for a stateful (TRex ASTF) family unless
+        the driver is ``stateful``: the others send a profile's frames.
         """
         from ndrpdr.profiles import ProfileError  # noqa: PLC0415 - profiles only for typing above
 
-        if profile.transactions is not None:
+        if profile.transactions is not None and not self.stateful:
             raise UnsupportedTrafficError(
                 f"{topology.tg.key}: family {profile.name} is stateful (TRex ASTF, "
                 f"{profile.transactions.transaction_type}); the {topology.tg.driver} TG sends "
-                "stateless frames only: run it on the sim (driver: sim) or a lab's ASTF TG"
+                "stateless frames only: run it on the sim (driver: sim) or with TRex (driver: trex)"
             )
         try:
             profile.check_frame_size(frame_size)

@@ -2,7 +2,7 @@
 
 ``ethip4{tcp,udp}-{ip4base,nat44ed}-h65536-p63-s4128768-{cps,tput}``:
 
-65536 client hosts (``CLIENTS`` of ``families/vpp/astf.py``) times 63
+65536 client hosts (``CLIENTS`` of ``profiles/transactions.py``) times 63
 source ports each: 4128768 transactions a trial, each to one of 65536
 server hosts (``SERVERS``) on port 8080. ``cps`` counts connections
 (transactions) per second, ``tput`` the frames of transactions that carry
@@ -29,7 +29,7 @@ from ndrpdr.families.build import VppCommands, large_tables_startup, setup, vpp_
 from ndrpdr.families.model import Family
 from ndrpdr.families.vpp import astf
 from ndrpdr.profiles import Headers, PacketCost, Profile, Transactions, Vary
-from ndrpdr.profiles.transactions import TransactionKind, TransactionProtocol
+from ndrpdr.profiles.transactions import CLIENTS, SERVERS, TransactionKind, TransactionProtocol
 
 #: CSIT's scale of these families: hosts and source ports per host.
 HOSTS = 65536
@@ -49,7 +49,7 @@ _REASON = (
 
 def _headers(protocol: TransactionProtocol) -> tuple[Headers, Headers]:
     """Client to server (65536 client hosts) and back, for the sim's and the record's sake."""
-    clients, servers = astf.CLIENTS.split("/")[0], astf.SERVERS.split("/")[0]
+    clients, servers = CLIENTS.split("/")[0], SERVERS.split("/")[0]
     l4: int | str = "udp" if protocol == "udp" else _IP_PROTO_TCP
     return (
         Headers(4, clients, servers, l4, vary=(Vary("ip.src", HOSTS),)),  # type: ignore[arg-type]

@@ -19,11 +19,8 @@ import dataclasses
 
 from ndrpdr.dut.base import DutTestConfig
 from ndrpdr.families.vpp import ip as vppip
+from ndrpdr.profiles.transactions import CLIENTS, SERVERS  # the TG's ranges: one place
 
-#: The clients' /16 (TRex ASTF's customary client range).
-CLIENTS = "16.0.0.0/16"
-#: The servers' /16.
-SERVERS = "48.0.0.0/16"
 #: NAT44 ed's outside addresses: first, last (CSIT's 68.142.68.0/26).
 NAT_POOL = ("68.142.68.0", "68.142.68.63")
 

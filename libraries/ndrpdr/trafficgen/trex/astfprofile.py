@@ -46,7 +46,8 @@ def astf_spec(
     """
     l4 = _UDP_B if transactions.protocol == "udp" else _TCP_B + _TCP_OPTIONS_B
     payload = frame_size - _L2_L3_FCS_B - l4
-    if payload < 1:
+    carries_data = transactions.protocol == "udp" or transactions.kind == "tput"
+    if payload < 1 and carries_data:  # TCP cps only connects and closes: no payload
         raise ValueError(f"frame size {frame_size} B leaves no payload after {l4} B of L4")
 
     def span(prefix: str) -> list[str]:
@@ -60,8 +61,8 @@ def astf_spec(
         "servers": span(servers),
         "port": port,
         "limit": transactions.scale,
-        "payload": payload,
-        "mss": payload + _TCP_OPTIONS_B,
+        "payload": max(payload, 0),
+        "mss": max(payload, 0) + _TCP_OPTIONS_B,
         "data_frames": transactions.data_frames,
     }
 

@@ -219,6 +219,9 @@ def stl_stream(api: Any, spec: Mapping[str, Any]) -> Any:
 class Served:
     """The calls of ``client.TrexClient``, made on one STLClient (after ``open``)."""
 
+    #: The client class of TRex's API module that ``open`` makes.
+    client_class = "STLClient"
+
     def __init__(self, load: Callable[[str, str | None], Any] = load_stl_api) -> None:
         """``load(node, client_path)`` imports TRex's API (tests give a stand-in)."""
         self._load = load
@@ -239,9 +242,10 @@ class Served:
         async_port: int,
         client_path: str | None = None,
     ) -> dict[str, str]:
-        """Import TRex's API and make the STLClient (no connection yet)."""
+        """Import TRex's API and make its ``client_class`` (no connection yet)."""
         self.api = self._load(node, client_path)
-        self._client = self.api.STLClient(server=server, sync_port=sync_port, async_port=async_port)
+        make = getattr(self.api, self.client_class)
+        self._client = make(server=server, sync_port=sync_port, async_port=async_port)
         return {"module": self.api.__name__, "file": str(getattr(self.api, "__file__", ""))}
 
     def connect(self) -> None:
@@ -340,12 +344,17 @@ class Served:
         if client is not None:
             client.disconnect()
 
+    @property
+    def calls(self) -> frozenset[str]:
+        """The calls a request may name (CALLS; a subclass adds its own)."""
+        return CALLS
+
     def handle(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """The reply to one request (errors become ``ok: false`` replies, never exceptions)."""
         ident = request.get("id")
         call = request.get("call")
         method = getattr(self, call, None) if isinstance(call, str) else None
-        if call not in CALLS or method is None:
+        if call not in self.calls or method is None:
             return {"id": ident, "ok": False, "error": f"unknown call {call!r}", "type": "?"}
         try:
             value = method(**dict(request.get("args") or {}))
@@ -399,8 +408,9 @@ def serve(lines: Iterable[str], reply: IO[str], served: Served | None = None) ->
         reply.flush()
 
 
-def main() -> None:
-    """Serve stdin; replies on the original stdout, all other printing to stderr.
+def main(served: Served | None = None) -> None:
+    """Serve stdin with ``served`` (default: a Served); replies on the original stdout,
+    all other printing to stderr.
 
     At the end of input the process leaves at once (``os._exit``): the
     parent has disconnected already, or the server is gone and a
@@ -411,7 +421,7 @@ def main() -> None:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     with os.fdopen(reply_fd, "w", encoding="utf-8") as reply:
-        serve(sys.stdin, reply)
+        serve(sys.stdin, reply, served)
     sys.stderr.flush()
     os._exit(0)
 

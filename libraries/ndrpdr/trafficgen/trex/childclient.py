@@ -53,9 +53,11 @@ CLOSE_TIMEOUT_S = 5.0
 STDERR_TAIL_CHARS = 4000
 
 
-def child_argv(settings: ClientSettings, python: str = sys.executable) -> list[str]:
-    """The command that runs the child (in ``settings.namespace``, if any)."""
-    argv = [python, "-I", "-c", child.BOOTSTRAP, CHILD_PATH]
+def child_argv(
+    settings: ClientSettings, python: str = sys.executable, program: str = CHILD_PATH
+) -> list[str]:
+    """The command that runs the child ``program`` (in ``settings.namespace``, if any)."""
+    argv = [python, "-I", "-c", child.BOOTSTRAP, program]
     if settings.namespace is None:
         return argv
     prefix = ["ip", "netns", "exec", settings.namespace]
@@ -150,6 +152,7 @@ class ChildClient:
         settings: ClientSettings,
         *,
         python: str = sys.executable,
+        program: str = CHILD_PATH,
         open_timeout_s: float = OPEN_TIMEOUT_S,
         call_timeout_s: float = CALL_TIMEOUT_S,
     ) -> None:
@@ -161,7 +164,7 @@ class ChildClient:
         """
         self.settings = settings
         self.call_timeout_s = call_timeout_s
-        self.argv = child_argv(settings, python)
+        self.argv = child_argv(settings, python, program)
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._replies: queue.Queue[str | None] = queue.Queue()

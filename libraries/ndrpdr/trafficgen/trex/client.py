@@ -32,6 +32,8 @@ from ndrpdr.trafficgen.trex.child import SHIPPED_CLIENT_DIR, error_text
 from ndrpdr.trafficgen.trex.streams import StreamSpec
 
 CoreMask = Literal["pin", "split"]
+#: TRex's mode: stateless (STL: streams of frames) or advanced stateful (ASTF: connections).
+TrexMode = Literal["stl", "astf"]
 
 #: Texts of TRex's refusals of a client's API version (server and client side).
 VERSION_REFUSALS = (
@@ -49,6 +51,7 @@ __all__ = [
     "CoreMask",
     "TrexClient",
     "TrexClientError",
+    "TrexMode",
     "core_mask",
     "error_text",
     "is_version_refusal",
@@ -70,7 +73,8 @@ class ClientSettings:
 
     ``node`` is the TG's node key (for messages naming its options);
     ``namespace`` the network namespace of this machine the client runs
-    in (None: this process's own), so it reaches a TRex listening there.
+    in (None: this process's own), so it reaches a TRex listening there;
+    ``mode`` which of TRex's clients (STLClient or ASTFClient).
     """
 
     node: str
@@ -79,6 +83,7 @@ class ClientSettings:
     async_port: int = 4500
     client_path: str | None = None
     namespace: str | None = None
+    mode: TrexMode = "stl"
 
     @property
     def description(self) -> str:

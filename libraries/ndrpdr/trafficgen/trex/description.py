@@ -4,16 +4,24 @@ from __future__ import annotations
 
 from ndrpdr.drivers import DriverDescription
 from ndrpdr.trafficgen.base import TrafficContext, TrafficGeneratorError
+from ndrpdr.trafficgen.trex.astfdriver import TrexAstfTrafficGenerator, check_astf_server
 from ndrpdr.trafficgen.trex.driver import TrexTrafficGenerator
 from ndrpdr.trafficgen.trex.options import TrexOptions
 from ndrpdr.trafficgen.trex.session import TrexSession
 
 
 def make_trex_tg(context: TrafficContext) -> TrexTrafficGenerator:
-    """One test's TRex traffic over the testbed's session (the TG factory of the description)."""
+    """One test's TRex traffic over the testbed's session (the TG factory of the description):
+    ASTF trials for a stateful family (skipped when TRex lacks ASTF's schema file), stateless
+    streams for the others."""
     if not isinstance(context.session, TrexSession):
         raise TrafficGeneratorError(
             f"{context.topology.tg.key}: the trex TG needs the testbed's TRex session"
+        )
+    if context.profile.transactions is not None:
+        check_astf_server(context.session)
+        return TrexAstfTrafficGenerator(
+            context.topology, context.profile, context.frame_size, session=context.session
         )
     return TrexTrafficGenerator(
         context.topology,
@@ -27,7 +35,7 @@ def make_trex_tg(context: TrafficContext) -> TrexTrafficGenerator:
 DESCRIPTION = DriverDescription(
     name="trex",
     role="TG",
-    summary="TRex (stateless mode) on the TG host, driven with TRex's own client",
+    summary="TRex on the TG host (stateless; ASTF for stateful families), with TRex's own client",
     options=TrexOptions,
     factory=make_trex_tg,
     access=("ssh", "labbox", "netns", "local"),

@@ -58,7 +58,7 @@ from ndrpdr.trafficgen.base import (
     checked_trial,
 )
 from ndrpdr.trafficgen.latency import LatencyResult
-from ndrpdr.trafficgen.trex.client import TrexClient, TrexClientError
+from ndrpdr.trafficgen.trex.client import TrexClient, TrexClientError, TrexMode
 from ndrpdr.trafficgen.trex.config import TrexPort
 from ndrpdr.trafficgen.trex.counts import TrexTrial, trex_trial
 from ndrpdr.trafficgen.trex.latency import (
@@ -89,6 +89,9 @@ _T = TypeVar("_T")
 
 class TrexTrafficGenerator(ProfileTraffic):
     """The ``trex`` TG driver (a TrafficGenerator): one test's traffic over a TrexSession."""
+
+    #: The TRex mode this traffic needs (the session restarts TRex to change it).
+    mode: TrexMode = "stl"
 
     def __init__(
         self,
@@ -159,7 +162,7 @@ class TrexTrafficGenerator(ProfileTraffic):
         }
         return self._run(duration, load, rate, streams).result
 
-    def measure_latency(self, duration_s: float, load_pps: float) -> LatencyResult:
+    def measure_latency(self, duration_s: float, load_pps: float) -> LatencyResult | None:
         """One latency trial (``latency.py``): ``duration_s`` [s] at aggregate ``load_pps`` [pps].
 
         A latency stream per direction (``options.latency_pps``, else
@@ -296,7 +299,9 @@ class TrexTrafficGenerator(ProfileTraffic):
         return self.session.call(what, action)
 
     def _open(self) -> TrexClient:
-        """The session's connected client (opening the session on first use)."""
+        """The session's connected client in this traffic's mode (opening the session on
+        first use; restarting TRex when it ran in the other mode, with a logged note)."""
+        self.session.use_mode(self.mode)
         self.session.open()
         self._used = True
         client = self.session.client

@@ -3,7 +3,7 @@
 Everything goes through the TG's NodeAccess (SSH for a lab TG), as root:
 
 1. the config text is written to ``options.config_path``;
-2. ``<install_dir>/t-rex-64 -i --cfg <config_path> [--software] <extra_args>``
+2. ``<install_dir>/t-rex-64 -i --cfg <config_path> [--astf] [--software] <extra_args>``
    starts as a background process of the access (its output is the
    server log). t-rex-64 is a bash wrapper that must run from its own
    directory and runs the server ``_t-rex-64`` as its child, so a small
@@ -38,7 +38,7 @@ from ndrpdr.access.procstate import describe_exit, process_tree
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.systemtools import require
 from ndrpdr.trafficgen.base import TrafficGeneratorError
-from ndrpdr.trafficgen.trex.client import error_text
+from ndrpdr.trafficgen.trex.client import TrexMode, error_text
 from ndrpdr.trafficgen.trex.options import TrexOptions
 
 _log = logging.getLogger(__name__)
@@ -81,10 +81,27 @@ def dpdk_prefix(extra_args: Sequence[str]) -> str | None:
     return found if found is not None and _PREFIX.match(found) else None
 
 
-def server_command(options: TrexOptions) -> list[str]:
-    """The argv that starts the server (see SERVER_SCRIPT)."""
+#: The file TRex's ASTF server reads when a client connects (trex-core's scripts/
+#: astf_schema.json); without it the server exits ("Could not create ASTF validator").
+ASTF_SCHEMA = "astf_schema.json"
+
+
+def missing_astf_schema(access: NodeAccess, options: TrexOptions) -> str | None:
+    """The path of ASTF_SCHEMA in the TG's TRex when it is not there (None: it is)."""
+    path = f"{options.install_dir}/{ASTF_SCHEMA}"
+    try:
+        found = access.run(["test", "-f", path], check=False, sudo=True).exit_code == 0
+    except (NodeAccessError, NdrPdrError) as exc:
+        raise TrafficGeneratorError(f"{access.node}: cannot look for {path}: {exc}") from exc
+    return None if found else path
+
+
+def server_command(options: TrexOptions, mode: TrexMode = "stl") -> list[str]:
+    """The argv that starts the server (see SERVER_SCRIPT); ``--astf`` in ASTF mode."""
     argv = ["sh", "-c", SERVER_SCRIPT, "t-rex-64", options.install_dir]
     argv += ["-i", "--cfg", options.config_path]
+    if mode == "astf":
+        argv.append("--astf")
     if options.software_mode:
         argv.append("--software")
     argv += list(options.extra_args)
@@ -161,9 +178,12 @@ class TrexServer:
         config_text: str,
         *,
         stale_files: Sequence[str] = (),
+        mode: TrexMode = "stl",
     ) -> None:
         """Remember what to start; no I/O. ``stale_files``: files the server makes (memif
-        sockets), removed before each start (it would not start over them) and after it."""
+        sockets), removed before each start (it would not start over them) and after it;
+        ``mode``: TRex's (``--astf`` for ``astf``)."""
+        self.mode: TrexMode = mode
         self.access = access
         self.options = options
         self.config_text = config_text
@@ -187,7 +207,7 @@ class TrexServer:
             )
             if self.stale_files:
                 self.access.run(["rm", "-f", "--", *self.stale_files], sudo=True)
-            self.process = self.access.start(server_command(self.options), sudo=True)
+            self.process = self.access.start(server_command(self.options, self.mode), sudo=True)
         except (NodeAccessError, NdrPdrError) as exc:
             raise TrafficGeneratorError(
                 f"{self.node}: cannot start the TRex server: {exc}"

@@ -19,6 +19,7 @@ netns access), where a TRex listens on its own addresses.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import threading
 import time
@@ -30,13 +31,14 @@ from ndrpdr.access.netns import NetnsTransport
 from ndrpdr.testbed.model import Topology
 from ndrpdr.testbed.path import TrafficPath
 from ndrpdr.trafficgen.base import TrafficGeneratorError
-from ndrpdr.trafficgen.trex.childclient import make_stl_client
+from ndrpdr.trafficgen.trex.astfclient import make_trex_client
 from ndrpdr.trafficgen.trex.client import (
     ClientFactory,
     ClientSettings,
     CoreMask,
     TrexClient,
     TrexClientError,
+    TrexMode,
     core_mask,
     error_text,
     is_version_refusal,
@@ -134,7 +136,7 @@ class TrexSession:
             client_path=self.options.client_path,
             namespace=namespace,
         )
-        self._factory: ClientFactory = client_factory or make_stl_client
+        self._factory: ClientFactory = client_factory or make_trex_client
         self._sleep = sleep
         self._lock = threading.RLock()
         self._client: TrexClient | None = None
@@ -223,6 +225,36 @@ class TrexSession:
             self._client = self._new_client()
 
     # -- lifecycle ---------------------------------------------------------------------
+    @property
+    def mode(self) -> TrexMode:
+        """TRex's mode: ``stl`` until a stateful family's test asks for ``astf``."""
+        return self.settings.mode
+
+    def use_mode(self, mode: TrexMode) -> str | None:
+        """Serve ``mode`` from now on; a note when an open session had to restart TRex for it.
+
+        TRex runs in one mode (``--astf`` or not) with one kind of client,
+        so an open session in the other mode is closed and opened again
+        (server and client); one not open yet opens in ``mode`` later.
+        """
+        with self._lock:
+            previous = self.settings.mode
+            if mode == previous:
+                return None
+            was_open = self.is_open
+            if was_open:
+                self.close()
+            self.settings = dataclasses.replace(self.settings, mode=mode)
+            if not was_open:
+                return None
+            self.open()
+            note = (
+                f"{self.node}: TRex restarted in {mode} mode (pid {self.server_pid}): it ran in "
+                f"{previous} mode for an earlier test"
+            )
+            _log.warning("%s", note)
+            return note
+
     def open(self) -> None:
         """Start the server (unless start_server is false), connect, acquire ports 0 and 1.
 
@@ -387,6 +419,7 @@ class TrexSession:
                     self.options,
                     self.config_text,
                     stale_files=memif_sockets([port.memif_socket for port in self.ports]),
+                    mode=self.settings.mode,
                 )
             self._server.start()
             self.starts += 1
@@ -458,5 +491,5 @@ class TrexSession:
         state = "open" if self.is_open else "closed"
         return (
             f"TrexSession(node={self.node!r}, server={self.settings.server!r}, "
-            f"namespace={self.settings.namespace!r}, {state}, starts={self.starts})"
+            f"namespace={self.settings.namespace!r}, {self.mode}, {state}, starts={self.starts})"
         )
