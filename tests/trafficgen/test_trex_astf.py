@@ -20,8 +20,8 @@ import pytest
 
 from ndrpdr.profiles import Transactions
 from ndrpdr.trafficgen.base import TrafficGeneratorError
-from ndrpdr.trafficgen.trex import astfprofile
-from ndrpdr.trafficgen.trex.astfcounts import astf_multiplier, astf_trial_result
+from ndrpdr.trafficgen.trex.astf import profile as astfprofile
+from ndrpdr.trafficgen.trex.astf.counts import astf_multiplier, astf_trial_result
 
 HERE = Path(__file__).resolve().parent
 RECORDED = HERE / "expected" / "astf_trials_trex_v3.08.jsonl"

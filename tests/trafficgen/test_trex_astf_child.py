@@ -21,13 +21,14 @@ from pathlib import Path
 import pytest
 
 from ndrpdr.profiles import Transactions
-from ndrpdr.trafficgen.trex import astfchild, child
-from ndrpdr.trafficgen.trex.astfclient import (
+from ndrpdr.trafficgen.trex import child
+from ndrpdr.trafficgen.trex.astf import child as astfchild
+from ndrpdr.trafficgen.trex.astf.client import (
     ASTF_CHILD_PATH,
     AstfChildClient,
     make_trex_client,
 )
-from ndrpdr.trafficgen.trex.astfprofile import astf_spec
+from ndrpdr.trafficgen.trex.astf.profile import astf_spec
 from ndrpdr.trafficgen.trex.childclient import ChildClient
 from ndrpdr.trafficgen.trex.client import ClientSettings, TrexClientError
 

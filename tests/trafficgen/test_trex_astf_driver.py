@@ -35,8 +35,8 @@ from ndrpdr.trafficgen.base import (
     TrafficGeneratorError,
     UnsupportedTrafficError,
 )
-from ndrpdr.trafficgen.trex.astfcounts import astf_trial_result
-from ndrpdr.trafficgen.trex.astfdriver import (
+from ndrpdr.trafficgen.trex.astf.counts import astf_trial_result
+from ndrpdr.trafficgen.trex.astf.driver import (
     CLOSE_GRACE_S,
     TrexAstfTrafficGenerator,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ndrpdr.drivers import DriverDescription
 from ndrpdr.trafficgen.base import TrafficContext, TrafficGeneratorError
-from ndrpdr.trafficgen.trex.astfdriver import TrexAstfTrafficGenerator, check_astf_server
+from ndrpdr.trafficgen.trex.astf.driver import TrexAstfTrafficGenerator, check_astf_server
 from ndrpdr.trafficgen.trex.driver import TrexTrafficGenerator
 from ndrpdr.trafficgen.trex.options import TrexOptions
 from ndrpdr.trafficgen.trex.session import TrexSession

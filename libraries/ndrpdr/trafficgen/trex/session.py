@@ -31,7 +31,7 @@ from ndrpdr.access.netns import NetnsTransport
 from ndrpdr.testbed.model import Topology
 from ndrpdr.testbed.path import TrafficPath
 from ndrpdr.trafficgen.base import TrafficGeneratorError
-from ndrpdr.trafficgen.trex.astfclient import make_trex_client
+from ndrpdr.trafficgen.trex.astf.client import make_trex_client
 from ndrpdr.trafficgen.trex.client import (
     ClientFactory,
     ClientSettings,

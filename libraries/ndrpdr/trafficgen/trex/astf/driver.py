@@ -38,9 +38,9 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError, UnsupportedTrafficError, checked_trial
 from ndrpdr.trafficgen.latency import LatencyResult
-from ndrpdr.trafficgen.trex.astfclient import AstfClient
-from ndrpdr.trafficgen.trex.astfcounts import astf_multiplier, astf_trial_result
-from ndrpdr.trafficgen.trex.astfprofile import astf_spec
+from ndrpdr.trafficgen.trex.astf.client import AstfClient
+from ndrpdr.trafficgen.trex.astf.counts import astf_multiplier, astf_trial_result
+from ndrpdr.trafficgen.trex.astf.profile import astf_spec
 from ndrpdr.trafficgen.trex.client import TrexMode
 from ndrpdr.trafficgen.trex.driver import TrexTrafficGenerator
 from ndrpdr.trafficgen.trex.server import missing_astf_schema

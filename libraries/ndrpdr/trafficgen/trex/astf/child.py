@@ -4,8 +4,8 @@ The same program as ``child.py`` (same protocol, same rules: standard
 library only at import time, run by path with ``python -I``), serving
 TRex's ``ASTFClient`` instead of its ``STLClient``. Run by path it has no
 ``ndrpdr`` package, so it loads its two siblings by path as well:
-``child.py`` (the protocol and the calls both clients share) and
-``astfprofile.py`` (builds TRex's ``ASTFProfile`` from the plain spec).
+``../child.py`` (the protocol and the calls both clients share) and
+``profile.py`` (builds TRex's ``ASTFProfile`` from the plain spec).
 
 ASTF's calls, as CSIT's ASTF traffic script makes them (facts only):
 ``reset``, ``load_profile``, ``clear_stats``; ``start`` at a multiplier
@@ -28,9 +28,9 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 
-def _sibling(name: str) -> ModuleType:
-    """``<this directory>/<name>.py`` loaded by path (the child has no ``ndrpdr``)."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
+def _sibling(name: str, relative: str) -> ModuleType:
+    """``<this directory>/<relative>`` loaded by path as ``name`` (the child has no ``ndrpdr``)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), relative)
     spec = importlib.util.spec_from_file_location(f"_ndrpdr_trex_{name}", path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
@@ -41,9 +41,11 @@ def _sibling(name: str) -> ModuleType:
 
 
 if TYPE_CHECKING or __package__:  # imported in the parent (tests): the package's own
-    from ndrpdr.trafficgen.trex import astfprofile, child
-else:  # run by path in the child
-    child, astfprofile = _sibling("child"), _sibling("astfprofile")
+    from ndrpdr.trafficgen.trex import child
+    from ndrpdr.trafficgen.trex.astf import profile as astfprofile
+else:  # run by path in the child: TRex's shared child program is one directory up
+    child = _sibling("child", os.path.join(os.pardir, "child.py"))
+    astfprofile = _sibling("astfprofile", "profile.py")
 
 #: The calls an ASTF child serves beyond those both children share.
 ASTF_CALLS = frozenset({"load_profile"})

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from ndrpdr.trafficgen.trex import astfchild
+from ndrpdr.trafficgen.trex.astf import child as astfchild
 from ndrpdr.trafficgen.trex.childclient import ChildClient, make_stl_client
 from ndrpdr.trafficgen.trex.client import ClientSettings, TrexClient
 
