@@ -9,7 +9,6 @@ tail of its output.
 
 from __future__ import annotations
 
-import posixpath
 import shlex
 from collections.abc import Callable
 
@@ -56,10 +55,7 @@ class VppCli:
     def run(self, step: str, command: str) -> str:
         """Run one CLI command; a failed exit or an error VPP printed raises DutError."""
         result = self._steps.run(step, self.argv(command), timeout_s=VPPCTL_TIMEOUT_S, check=False)
-        said = cli_error(command, result.stdout + "\n" + result.stderr)
-        if result.exit_code != 0 or said is not None:
-            reason = f"VPP says: {said}; " if said is not None else ""
-            raise self._steps.error(step, f"{reason}{describe(result)}")
+        self._check(step, result, cli_error(command, result.stdout + "\n" + result.stderr))
         return result.stdout
 
     def text(self, command: str) -> str:
@@ -106,9 +102,8 @@ class VppCli:
             f"last {last}\n{self.logs()}",
         )
 
-    def exec_script(self, step: str, commands: list[str], directory: str, name: str) -> None:
-        """Run ``commands`` as one ``vppctl exec`` script written to ``directory``/``name``."""
-        path = posixpath.join(directory, name)
+    def exec_script(self, step: str, commands: list[str], path: str) -> None:
+        """Run ``commands`` as one ``vppctl exec`` script written to ``path`` on the node."""
         try:
             self._steps.access.put_file(vpp_family.script(commands), path, mode=0o644, sudo=True)
         except NdrPdrError as exc:
@@ -116,7 +111,12 @@ class VppCli:
         result = self._steps.run(
             step, self.argv(f"exec {path}"), timeout_s=EXEC_TIMEOUT_S, check=False
         )
-        said = vpp_family.exec_error(commands, result.stdout + "\n" + result.stderr)
+        self._check(
+            step, result, vpp_family.exec_error(commands, result.stdout + "\n" + result.stderr)
+        )
+
+    def _check(self, step: str, result: CommandResult, said: str | None) -> None:
+        """DutError when vppctl exited non-zero or VPP printed an error (``said``)."""
         if result.exit_code != 0 or said is not None:
             reason = f"VPP says: {said}; " if said is not None else ""
             raise self._steps.error(step, f"{reason}{describe(result)}")
@@ -131,7 +131,7 @@ class VppCli:
         if vdev:
             self.check_vdev_ports(step, config)
         if len(commands) > vpp_family.EXEC_THRESHOLD:
-            self.exec_script(step, commands, posixpath.dirname(script), posixpath.basename(script))
+            self.exec_script(step, commands, script)
             return True
         for command in commands:
             self.run(step, command)

@@ -49,14 +49,10 @@ class LocalRun:
         self._options = options
         self.paths: VppRunPaths = vpp_afpacket.run_paths(node, options, secrets.token_hex(4))
         #: dpdk_vdev ports: DPDK's ``file-prefix`` of the run (its /var/run/dpdk directory).
-        self.file_prefix = new_file_prefix(node.key) if self.vdev else None
+        vdev = options.port_kind == "dpdk_vdev"
+        self.file_prefix = new_file_prefix(node.key) if vdev else None
         self._kernel: KernelHandsOff | None = None
         self._tracked = False
-
-    @property
-    def vdev(self) -> bool:
-        """True with dpdk_vdev ports (DPDK's virtual devices on the node's Linux interfaces)."""
-        return self._options.port_kind == "dpdk_vdev"
 
     def track(self) -> None:
         """Before the first write: the run directory, API segments and DPDK runtime directory
