@@ -34,9 +34,14 @@ _SETTING_KEYS = (
 )
 
 
+def _variable(name: str) -> str:
+    """The variable an argument ``name`` of Check Search Settings stands for (upper case)."""
+    return _VARIABLE_OF.get(name.upper(), name.upper())
+
+
 def variable_given(name: str, value: object) -> tuple[str, Given]:
     """(setting key, Given named ``${NAME}``) of a variable; NdrPdrError for an unknown name."""
-    variable = _VARIABLE_OF.get(name.upper(), name.upper())
+    variable = _variable(name)
     key = _KEYS.get(variable, variable.lower())
     if key not in _SETTING_KEYS and variable not in _CHOICES:
         known = sorted([*(k.upper() for k in _SETTING_KEYS), *_KEYS, *_CHOICES])
@@ -84,7 +89,7 @@ class SettingsKeywords(Component):
         given: dict[str, Given] = {}
         for name, value in variables.items():
             key, item = variable_given(name, value)
-            choices = _CHOICES.get(item.name[2:-1])
+            choices = _CHOICES.get(_variable(name))
             if choices is not None:
                 if value is not None and str(value).strip().lower() not in choices:
                     raise item.bad("not a choice", ", ".join(choices))
