@@ -18,16 +18,15 @@ import pytest
 
 from ndrpdr.access.base import CommandResult, CommandTimeoutError
 from ndrpdr.dut.base import DutError, DutPort
+from ndrpdr.dut.hostlink import HostLink, parse_host_link
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.vpp.health import (
     CHECK_TIMEOUT_S,
     WEDGE_MIN_FRAMES,
-    HostLink,
     Port,
     PortHealth,
     Snapshot,
     diagnose,
-    parse_host_link,
     parse_not_ready,
     parse_states,
 )

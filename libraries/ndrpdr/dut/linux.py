@@ -24,6 +24,7 @@ import json
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.drivers import DriverDescription, option, read_options
 from ndrpdr.dut.base import DutTestConfig
+from ndrpdr.dut.hostlink import HostLink
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ports import MAC, check_ports_exist, port_names
 from ndrpdr.testbed.model import Node
@@ -236,9 +237,9 @@ class LinuxDriver:
 
     def _check_link(self, name: str) -> None:
         links = self._json(["ip", "-j", "link", "show", "dev", name])
-        flags = links[0].get("flags") if links else None
-        if not (_has(flags, "UP") and _has(flags, "LOWER_UP")):
-            raise self._steps.error("health check", f"link {name} is not up (flags {flags})")
+        fault = HostLink.from_entry(links[0]).fault() if links else "is gone"
+        if fault is not None:
+            raise self._steps.error("health check", f"link {name} {fault}")
 
     def _check_cross_connect(self, config: DutTestConfig) -> None:
         first, second = (p.name or "" for p in config.ports)

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 
 from ndrpdr.access.base import CommandTimeoutError
 from ndrpdr.dut.base import DutError, DutPort
+from ndrpdr.dut.hostlink import HostLink, parse_host_link
 from ndrpdr.dut.nodesteps import NodeSteps
 
 #: ``tx frame not ready`` growth below which a port is not judged [frames].
@@ -48,24 +48,6 @@ _ERROR_LINE = re.compile(r"^\s*(\d+)\s+(\S+)\s+(.*?)\s+\S+\s*$", re.MULTILINE)
 
 
 @dataclasses.dataclass(frozen=True)
-class HostLink:
-    """A Linux interface as ``ip -j -s link show`` gives it."""
-
-    flags: tuple[str, ...]
-    operstate: str
-    tx_packets: int
-
-    def fault(self) -> str | None:
-        """What keeps the link from carrying frames (None: it is up, with carrier)."""
-        state = f"operstate {self.operstate}, flags {','.join(self.flags) or '-'}"
-        if "UP" not in self.flags:
-            return f"is down ({state})"
-        if "LOWER_UP" not in self.flags or "NO-CARRIER" in self.flags:
-            return f"has no carrier ({state}): the other end of its link is down"
-        return None
-
-
-@dataclasses.dataclass(frozen=True)
 class Snapshot:
     """What one check read: host links, VPP admin and link states, ``tx frame not ready``."""
 
@@ -81,23 +63,6 @@ class Port:
 
     vpp: str
     host: str | None
-
-
-def parse_host_link(text: str) -> HostLink | None:
-    """The link in ``ip -j -s link show dev X`` output, stderr included (None: no such
-    interface; ValueError: neither, e.g. an ``ip`` without ``-j``: no judgement)."""
-    if "does not exist" in text:  # Device "X" does not exist.
-        return None
-    entries = json.loads(text)  # a JSONDecodeError is a ValueError
-    if not isinstance(entries, list) or not entries:
-        raise ValueError(f"not the JSON of one link: {text[:200]!r}")
-    entry = entries[0]
-    tx = entry.get("stats64", entry.get("stats", {})).get("tx", {})
-    return HostLink(
-        tuple(str(f) for f in entry.get("flags", ())),
-        str(entry.get("operstate", "?")),
-        int(tx.get("packets", 0)),
-    )
 
 
 def parse_states(text: str) -> dict[str, str]:
