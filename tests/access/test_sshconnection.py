@@ -5,7 +5,10 @@ Against a real OpenSSH server on 127.0.0.1 (see sshd_server.py).
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import signal
 import socket
 import time
 from pathlib import Path
@@ -54,6 +57,35 @@ def test_reconnects_after_the_server_drops_the_connection(
     assert said[0].startswith("DUT1: the SSH connection to ") and "was lost; reconnected" in said[0]
     sshd.drop_connections()
     assert ssh.get_file("/proc/self/status")  # SFTP reconnects too
+
+
+def test_a_write_that_fails_before_paramiko_sees_the_server_go_reconnects(
+    tmp_path: Path,
+) -> None:
+    """The race CI met, made certain: our side of the socket can no longer send while
+    paramiko's reader thread still holds the transport active (the server's session
+    process is frozen, so it never closes its side). A private sshd, so only its own
+    session processes are frozen."""
+    server = start_sshd(tmp_path)
+    transport = SshTransport("DUT1", ssh_access(server, connect_timeout_s=5.0))
+    frozen: list[int] = []
+    try:
+        transport.run(["true"])
+        old = transport.paramiko_transport
+        assert old is not None
+        frozen = server.sessions()
+        for pid in frozen:
+            os.kill(pid, signal.SIGSTOP)
+        old.sock.shutdown(socket.SHUT_WR)
+        assert old.is_active()
+        assert transport.get_file("/proc/self/status")
+        assert transport.paramiko_transport is not old
+    finally:
+        for pid in frozen:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+        transport.close()
+        server.stop()
 
 
 def test_a_lost_connection_that_cannot_come_back_says_it_was_lost(

@@ -222,13 +222,18 @@ class SshConnection:
 
         A dead connection is left for ``_live_transport`` to find (its transport never
         becomes active again), which drops it, reconnects and says so at WARNING; dropping
-        it here could close the new connection another thread has made meanwhile.
+        it here could close the new connection another thread has made meanwhile. A write
+        that failed on the socket (EOFError, OSError) can come before paramiko's reader
+        thread has seen the server go and marked the transport inactive: that transport,
+        and only it, is closed so that ``_live_transport`` finds it dead.
         """
         for attempt in (1, 2):
             transport = self._live_transport()
             try:
                 return opener(transport)
             except LINK_ERRORS as exc:
+                if attempt == 1 and isinstance(exc, (EOFError, OSError)):
+                    transport.close()
                 if attempt == 2 or transport.is_active():
                     message = f"{self._node}: cannot open {what} on {self.address}: {exc}"
                     raise NodeAccessError(message) from exc
