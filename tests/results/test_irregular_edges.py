@@ -104,6 +104,18 @@ def _view(number: int, load: float, lost_share: float, duration: float = 1.0) ->
     return TrialView(number, duration, load, offered, offered * lost_share)
 
 
+def test_rare_contradictions_among_many_passing_trials_are_not_flapping() -> None:
+    """Two heavy losses among 40 trials in their band (the wireguard bar run on the lab
+    in a box: 2 of 199) are interrupts the exceed ratio absorbs; five of them are not."""
+    passing = [_view(n, 0.8e6 + n * 5e3, 0.0) for n in range(3, 41)]
+    rare = [_view(1, 0.8e6, 0.12), _view(2, 0.9e6, 0.2), *passing]
+    assert find_flapping(rare, 0.005) is None
+    more = [*rare, _view(41, 0.85e6, 0.3), _view(42, 0.95e6, 0.15), _view(43, 0.9e6, 0.4)]
+    evidence = find_flapping(more, 0.005)
+    assert evidence is not None and len(evidence.contradictions) == 5
+    assert "5 of 43 trials" in evidence.describe()
+
+
 def test_one_contradiction_is_a_glitch_two_are_flapping() -> None:
     one = [_view(1, 1e6, 0.3), _view(2, 1e6, 0.0)]
     assert find_flapping(one, 0.005) is None
