@@ -1,9 +1,20 @@
 """Conformance: every TG driver keeps the TrafficGenerator contract, for real.
 
-Drivers: ``sim`` (topologies/sim.yaml) and ``local`` (real packets through
+Drivers: ``sim`` (topologies/sim.yaml), ``local`` (real packets through
 DPDK testpmd in namespaces, topologies/local-testpmd.yaml; needs root,
-iproute2, nftables, tcpreplay and dpdk-testpmd). The later lab drivers join
-by adding a case to ``CASES``.
+iproute2, nftables, tcpreplay and dpdk-testpmd) and ``trex`` (the real TRex
+v3.08 in software mode on the veths of the TG namespace, through the kernel
+DUT of topologies/local-linux-trex.yaml; one server for the module, as a
+testbed keeps it; skipped without TRex or root unless NDRPDR_REQUIRE_TREX=1,
+as in test_trex_real.py). The later lab drivers join by adding a case to
+``CASES``.
+
+The contract is the same for every case; two observations differ per case
+(``Case``): TRex's intended count is what it offered when it sent a frame
+or two more per stream (``extra_frames``), and "no sender is left" means no
+tcpreplay child of this process for sim and local, while TRex's server
+stays up for the module by design, so for it no frame leaves the TG ports
+any more (their kernel transmit counters stand still).
 """
 
 from __future__ import annotations
@@ -15,30 +26,84 @@ import shutil
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
+import test_trex_real
+from test_trex_real import require_trex
 
+from ndrpdr.access.netns import NetnsTransport
 from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.families import get_family
 from ndrpdr.families import profile_of as get_profile
+from ndrpdr.localbed import read_counters
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.base import TrafficGenerator
 
 ROOT = Path(__file__).resolve().parents[2]
+#: How long the TG ports of a TRex case are watched for frames still leaving [s].
+QUIET_WATCH_S = 0.3
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def _descends_from_us(pid: int) -> bool:
+    """Whether ``pid`` is a child (or deeper) of this test process."""
+    ours = os.getpid()
+    current = _parent(pid)
+    for _ in range(64):
+        if current is None or current <= 1:
+            return False
+        if current == ours:
+            return True
+        current = _parent(current)
+    return False
+
+
+def _tcpreplay_senders() -> list[str]:
+    """tcpreplay processes this test started (others' runs may share the machine)."""
+    out = subprocess.run(
+        ["pgrep", "-x", "tcpreplay"], capture_output=True, text=True, check=False
+    ).stdout
+    return [f"tcpreplay pid {pid}" for pid in map(int, out.split()) if _descends_from_us(pid)]
+
+
+def _ports_sending(namespace: str, ports: Sequence[str]) -> Callable[[], list[str]]:
+    """What of ``ports`` (in ``namespace``) still transmits: those whose TX counter moves."""
+
+    def sending() -> list[str]:
+        before = read_counters(namespace)
+        time.sleep(QUIET_WATCH_S)
+        after = read_counters(namespace)
+        moved = {p: after[p].tx_packets - before[p].tx_packets for p in ports}
+        return [f"{p} sent {n} frames in {QUIET_WATCH_S} s" for p, n in moved.items() if n]
+
+    return sending
 
 
 @dataclasses.dataclass
 class Case:
-    """A TG under test and loads that are well below / above what the system forwards."""
+    """A TG under test and loads that are well below / above what the system forwards.
+
+    ``senders`` lists what of this TG still sends (empty: nothing);
+    ``extra_frames``: how many frames the TG may send beyond load x duration.
+    """
 
     tg: TrafficGenerator
     low_load: float
     high_load: float
     duration: float
+    senders: Callable[[], list[str]] = _tcpreplay_senders
+    extra_frames: int = 2
 
 
 def _sim_case() -> Iterator[Case]:
@@ -63,7 +128,28 @@ def _local_case() -> Iterator[Case]:
         yield Case(tg, 20_000.0, tg.max_load_pps, 1.0)
 
 
-CASES = {"sim": _sim_case, "local": _local_case}
+def _trex_case() -> Iterator[Case]:
+    require_trex()
+    topology = load_topology(ROOT / "topologies/local-linux-trex.yaml")
+    profile = get_profile("ethip4-ip4base")
+    with ActiveTestbed(topology) as testbed:
+        testbed.configure_family(get_family(profile.name))
+        tg = testbed.traffic_generator(profile, 64)
+        access = testbed.access(topology.tg.key)
+        assert isinstance(access, NetnsTransport)
+        ports = [i.name for i in topology.tg.interfaces.values() if i.name]
+        # TRex adds up to a frame per stream and then counts what it offered as intended.
+        yield Case(
+            tg,
+            10_000.0,
+            tg.max_load_pps,
+            1.0,
+            senders=_ports_sending(access.namespace, ports),
+            extra_frames=10,
+        )
+
+
+CASES = {"sim": _sim_case, "local": _local_case, "trex": _trex_case}
 
 
 @pytest.fixture(scope="module", params=sorted(CASES))
@@ -71,56 +157,39 @@ def case(request: pytest.FixtureRequest) -> Iterator[Case]:
     yield from CASES[request.param]()
 
 
-def _parent(pid: int) -> int | None:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return int(stat.rsplit(")", 1)[1].split()[1])
+def test_without_trex_its_case_skips_unless_required(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(test_trex_real, "TREX_DIR", tmp_path / "none")
+    monkeypatch.delenv("NDRPDR_REQUIRE_TREX", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="TRex is not installed"):
+        next(_trex_case())
+    monkeypatch.setenv("NDRPDR_REQUIRE_TREX", "1")
+    with pytest.raises(pytest.fail.Exception, match="NDRPDR_REQUIRE_TREX=1 but TRex is not"):
+        next(_trex_case())
 
 
-def _descends_from_us(pid: int) -> bool:
-    """Whether ``pid`` is a child (or deeper) of this test process."""
-    ours = os.getpid()
-    current = _parent(pid)
-    for _ in range(64):
-        if current is None or current <= 1:
-            return False
-        if current == ours:
-            return True
-        current = _parent(current)
-    return False
-
-
-def _senders() -> list[int]:
-    """tcpreplay processes this test started (others' runs may share the machine)."""
-    out = subprocess.run(
-        ["pgrep", "-x", "tcpreplay"], capture_output=True, text=True, check=False
-    ).stdout
-    return [pid for pid in map(int, out.split()) if _descends_from_us(pid)]
-
-
-def _check_counts(trial: TrialResult, load: float, duration: float) -> None:
+def _check_counts(case: Case, trial: TrialResult, load: float, duration: float) -> None:
     assert trial.load == load and trial.duration == duration
     assert trial.forwarded_count is not None and trial.loss_count is not None
     assert trial.intended_count is not None
     assert trial.forwarded_count + trial.loss_count == pytest.approx(trial.offered_count)
     assert 0 <= trial.forwarded_count <= trial.offered_count
-    assert abs(trial.intended_count - load * duration) <= 2  # one frame per direction
+    assert abs(trial.intended_count - load * duration) <= case.extra_frames
     assert 0.0 <= trial.loss_ratio <= 1.0
     assert trial.effective_duration is not None and trial.effective_duration > 0
 
 
 def test_zero_loss_well_below_capacity(case: Case) -> None:
     trial = case.tg.measure(case.duration, case.low_load)
-    _check_counts(trial, case.low_load, case.duration)
+    _check_counts(case, trial, case.low_load, case.duration)
     assert trial.offered_count > 0
     assert trial.loss_ratio == 0.0, trial
 
 
 def test_loss_above_capacity(case: Case) -> None:
     trial = case.tg.measure(case.duration, case.high_load)
-    _check_counts(trial, case.high_load, case.duration)
+    _check_counts(case, trial, case.high_load, case.duration)
     assert trial.loss_ratio > 0.05, trial
 
 
@@ -170,7 +239,7 @@ def test_traffic_stops_when_asked_during_a_trial(case: Case) -> None:
     assert not worker.is_alive()
     assert time.monotonic() - started < 4.5
     assert outcome
-    assert not _senders()
+    assert not case.senders()
 
 
 def test_a_trial_after_an_error_works_and_leaves_no_sender(case: Case) -> None:
@@ -178,5 +247,5 @@ def test_a_trial_after_an_error_works_and_leaves_no_sender(case: Case) -> None:
         case.tg.measure(1.0, -5.0)
     case.tg.stop_traffic()
     trial = case.tg.measure(0.5, case.low_load)
-    _check_counts(trial, case.low_load, 0.5)
-    assert not _senders()
+    _check_counts(case, trial, case.low_load, 0.5)
+    assert not case.senders()
