@@ -15,11 +15,16 @@ from ndrpdr.dut.dpdk.l3fwd import L3fwdDriver
 from ndrpdr.dut.dpdk.l3fwd_build import EXAMPLES_DIR
 
 
-@pytest.fixture(scope="module")
-def bed() -> Iterator[Bed]:
+def require_l3fwd() -> None:
+    """Skip unless the local testbed's needs, a C toolchain and DPDK's l3fwd sources are here."""
     require_local("pkg-config", "make", "cc")
     if not Path(EXAMPLES_DIR, "l3fwd", "main.c").exists():
         pytest.skip(f"{EXAMPLES_DIR}/l3fwd is missing: apt-get install dpdk-doc")
+
+
+@pytest.fixture(scope="module")
+def bed() -> Iterator[Bed]:
+    require_l3fwd()
     with local_bed("l3fwd") as made:
         yield made
 

@@ -14,11 +14,13 @@ from ndrpdr.dut.ovs import OvsDriver
 
 #: OVS's netdev datapath polls AF_PACKET sockets from its main thread: keep the burst slow.
 OVS_PPS = 2000
+#: The OVS programs the driver runs.
+OVS_TOOLS = ("ovs-vswitchd", "ovsdb-server", "ovsdb-tool", "ovs-vsctl", "ovs-ofctl")
 
 
 @pytest.fixture(scope="module")
 def bed() -> Iterator[Bed]:
-    require_local("ovs-vswitchd", "ovsdb-server", "ovsdb-tool", "ovs-vsctl", "ovs-ofctl")
+    require_local(*OVS_TOOLS)
     with local_bed("ovs") as made:
         yield made
 
