@@ -140,6 +140,37 @@ def test_step_down_past_misses_steps_geometrically_after_two_contradictions() ->
     assert rules.StepDownPastMisses().nominate(bounds(mlr, made, -1, 20, hint=15)) is None
 
 
+def test_below_upper_steps_down_once_a_fail_expected_above_the_lower_bound_passed() -> None:
+    mlr = state()
+    expected_fail = Plan(8, 10.0, Phase.FINAL, Rule.EXPECT_FAIL, Expect.FAIL, "", 5, 15)
+    made = track(mlr, last_plan=expected_fail)
+    rule = rules.BelowUpperAfterRefutedFail()
+    # The trial at 8 passed: the lower bound moved up to it (or above, by
+    # another goal's trial); step down from the upper bound at 20.
+    for low in (8, 9):
+        plan = planned(rule.nominate(bounds(mlr, made, low, 20, hint=low)))
+        assert (plan.index, plan.strategy, plan.expect, plan.duration) == (
+            17,
+            Rule.BELOW_UPPER,
+            Expect.PASS,
+            10.0,
+        )
+    # It failed (the estimate held): the rules after this one go on.
+    assert rule.nominate(bounds(mlr, made, 5, 8, hint=5)) is None
+    # The step down failed: the next one, one width below the new upper bound.
+    made.last_plan = Plan(17, 10.0, Phase.FINAL, Rule.BELOW_UPPER, Expect.PASS, "", None, 12)
+    assert planned(rule.nominate(bounds(mlr, made, 8, 17))).index == 14
+    # Declines: a bracket within two widths (bisection's and the estimate's
+    # job), no upper bound, a short-stage or unguided last trial.
+    assert rule.nominate(bounds(mlr, made, 11, 17)) is None
+    made.last_plan = expected_fail
+    assert rule.nominate(bounds(mlr, made, 8, TOP + 1)) is None
+    made.last_plan = dataclasses.replace(expected_fail, phase=Phase.SHORT)
+    assert rule.nominate(bounds(mlr, made, 8, 20)) is None
+    made.last_plan = dataclasses.replace(expected_fail, strategy=Rule.EXPAND_UP)
+    assert rule.nominate(bounds(mlr, made, 8, 20)) is None
+
+
 def test_at_estimate_tries_the_estimate_between_the_bounds() -> None:
     mlr = state()
     made = track(mlr)

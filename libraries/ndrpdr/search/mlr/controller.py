@@ -33,8 +33,11 @@ doubles (in the scout stage from the first move, in the final stage from
 goal width per load; a full-length contradiction of a predicted pass counts
 as two moves down; a min load that already lost (or an estimate below it)
 sends the goal straight to the min load at full length instead of bisecting
-down from the max load. Classification stays RFC 9971's: these rules only
-choose the next load.
+down from the max load; once a full-length trial expected to fail just
+above the lower bound passes (a noisy DUT), the final stage steps down from
+the upper bound one width at a time instead of climbing through the noisy
+band. Classification stays RFC 9971's: these rules only choose the next
+load.
 
 No intermediate durations: on DUTs whose short trials predict long ones the
 first full-length trial confirms the short stage; when they disagree the
