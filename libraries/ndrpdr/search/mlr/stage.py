@@ -115,33 +115,28 @@ class StepDownPastMisses(BoundsStrategy):
         return view.plan(max(min(hint, stepped), low + 1), Rule.EXPAND_DOWN, Expect.PASS)
 
 
-class BelowUpperAfterRefutedFail(BoundsStrategy):
+class BelowUpperOnceRefuted(BoundsStrategy):
     """Final stage: one goal width below the upper bound once a full-length
-    trial expected to fail just above the lower bound passed, and again
-    while those steps fail.
+    trial expected to fail passed (see ``MlrState.refuted_fail``).
 
-    The estimate put the threshold on the lower bound, so a pass one width
-    above refutes it: on a deterministic DUT that never happens (the
-    estimate comes from the full-length trials' forwarding rate), on a noisy
-    one (loss at random in a band, in spells) it is the first sign that the
-    upper bound, not the lower one, lies near the load where the median trial
-    fails. Climbing on from the lower bound (or bisecting) puts full-length
-    trials into the band where every trial is one more chance of a failure
-    that caps the bound; stepping down from the upper bound stops at the
-    first pass below it (strict goals on seeds 0-299: noisyknee mean |error|
-    3.26 % -> 3.22 %, spells 10 s PDR 2.27 % -> 2.18 %, no model slower).
+    The estimate put a goal's threshold below that load, so the pass refutes
+    it: on a deterministic DUT that never happens (the estimate comes from
+    the full-length trials' forwarding rate), on a noisy one (loss at random
+    in a band, in spells) it is the sign that the median trial fails near
+    the upper bound rather than the lower one. Climbing on from the lower
+    bound (or bisecting) puts full-length trials into the band, where with
+    exceed ratio 0 every trial is one more chance of a failure that caps
+    the bound; stepping down from the upper bound stops at the first pass
+    below it. The sign is the DUT's, so it holds for every goal: a goal
+    whose own estimate was not yet refuted would otherwise climb into the
+    band and cap the other goals too.
     """
 
     def nominate(self, view: BoundsView) -> Nomination:
-        last = view.track.last_plan
-        if last is None or last.phase is not Phase.FINAL or not view.bracketed:
+        if not view.state.refuted_fail or not view.bracketed:
             return None
         width = view.track.width
         if view.span <= 2 * width:
-            return None
-        refuted = last.expect is Expect.FAIL and last.strategy.guided and view.low >= last.index
-        walking = last.strategy is Rule.BELOW_UPPER and view.high == last.index
-        if not (refuted or walking):
             return None
         return view.exact(view.high - width, Rule.BELOW_UPPER, Expect.PASS)
 
@@ -232,7 +227,7 @@ FINAL_STAGE: tuple[BoundsStrategy, ...] = (
     ContinueLoad(),
     MinLoad(),
     StepDownPastMisses(),
-    BelowUpperAfterRefutedFail(),
+    BelowUpperOnceRefuted(),
     *_AFTER_ESTIMATE,
 )
 """The final stage's strategies in priority order."""
