@@ -140,6 +140,34 @@ def test_step_down_past_misses_steps_geometrically_after_two_contradictions() ->
     assert rules.StepDownPastMisses().nominate(bounds(mlr, made, -1, 20, hint=15)) is None
 
 
+def test_below_upper_steps_down_once_a_full_length_fail_expected_passed() -> None:
+    mlr = state()
+    made = track(mlr)
+    rule = rules.BelowUpperOnceRefuted()
+    assert rule.nominate(bounds(mlr, made, 8, 20, hint=8)) is None  # no refutation yet
+    mlr.refuted_fail = True
+    plan = planned(rule.nominate(bounds(mlr, made, 8, 20, hint=8)))
+    assert (plan.index, plan.strategy, plan.expect, plan.duration) == (
+        17,
+        Rule.BELOW_UPPER,
+        Expect.PASS,
+        10.0,
+    )
+    # Whatever the estimate says, and again after a failed step down.
+    assert planned(rule.nominate(bounds(mlr, made, 8, 17, hint=12))).index == 14
+    # Declines: a bracket within two widths (bisection's and the estimate's
+    # job), no lower or no upper bound.
+    assert rule.nominate(bounds(mlr, made, 11, 17)) is None
+    assert rule.nominate(bounds(mlr, made, 8, TOP + 1)) is None
+    assert rule.nominate(bounds(mlr, made, -1, 17)) is None
+    # In the final stage's ladder: after the step down past two misses.
+    measured(mlr, TOP, 0.5, duration=1.0)
+    made.pass_misses = 2
+    assert planned(select(rules.FINAL_STAGE, bounds(mlr, made, 3, 20, 12))).index == 11
+    made.pass_misses = 0
+    assert planned(select(rules.FINAL_STAGE, bounds(mlr, made, 3, 20, 12))).index == 17
+
+
 def test_at_estimate_tries_the_estimate_between_the_bounds() -> None:
     mlr = state()
     made = track(mlr)

@@ -231,3 +231,47 @@ def test_a_goal_bound_moving_through_stale_scout_bounds_grows_its_step() -> None
     last = [t for t in result.trials[:first] if t.reason is not None and t.reason.phase == "final"]
     low, high = sorted((last[-1].load, grown[0].load))
     assert _widths(high, low) >= 1.9
+
+
+class FirstLongTrialInSpellDut:
+    """A cliff at ``capacity``, except that the first trial of ``long_s`` or
+    more meets a spell and loses ``spell_loss`` of its frames wherever it is."""
+
+    def __init__(self, capacity: float, long_s: float, spell_loss: float) -> None:
+        self.capacity = capacity
+        self.long_s = long_s
+        self.spell_loss = spell_loss
+        self.long_trials = 0
+
+    def measure(self, duration: float, load: float) -> TrialResult:
+        offered = load * duration
+        lost = max(0.0, load - self.capacity) * duration
+        if duration >= self.long_s:
+            self.long_trials += 1
+            if self.long_trials == 1:
+                lost = max(lost, self.spell_loss * offered)
+        return TrialResult(duration, load, offered_count=offered, loss_count=lost)
+
+
+def test_a_refuted_expected_failure_steps_down_from_the_upper_bound() -> None:
+    # The first 30 s trial, at the short stage's estimate, meets a spell:
+    # its forwarding rate sends the goal 5 % down, where it passes, and so
+    # does the trial expected to fail one width above. Bisecting on from
+    # there put three more full-length trials into the band (each one a
+    # chance of a failure that caps the bound on a real noisy DUT); stepping
+    # down from the spell's upper bound passes at once.
+    dut = FirstLongTrialInSpellDut(CAPACITY, 30.0, spell_loss=0.05)
+    result = search(dut, [STRICT_NDR], MIN_LOAD, MAX_LOAD)
+    long = [t for t in result.trials if t.duration >= 30.0]
+    reasons = [(t.reason.strategy if t.reason else None, t.loss_ratio > 0.0) for t in long]
+    assert reasons == [
+        ("expect-pass", True),
+        ("expect-pass", False),
+        ("expect-fail", False),
+        ("below-upper", False),
+    ], result.describe()
+    assert _widths(long[0].load, long[3].load) == pytest.approx(1.0, abs=0.02)
+    (goal_result,) = result.goal_results
+    assert goal_result.lower_bound == long[3].load
+    assert goal_result.upper_bound == long[0].load
+    assert goal_result.lower_bound >= CAPACITY * (1.0 - 2 * WIDTH)

@@ -33,8 +33,11 @@ doubles (in the scout stage from the first move, in the final stage from
 goal width per load; a full-length contradiction of a predicted pass counts
 as two moves down; a min load that already lost (or an estimate below it)
 sends the goal straight to the min load at full length instead of bisecting
-down from the max load. Classification stays RFC 9971's: these rules only
-choose the next load.
+down from the max load; once a full-length trial expected to fail next to
+the estimate passes (a noisy DUT), every goal's final stage steps down from
+its upper bound one width at a time instead of climbing through the noisy
+band. Classification stays RFC 9971's: these rules only choose the next
+load.
 
 No intermediate durations: on DUTs whose short trials predict long ones the
 first full-length trial confirms the short stage; when they disagree the
@@ -169,6 +172,11 @@ class MlrController:
             and _far_below(trial, goal)
         ):
             self._distrust()  # the short stage predicted a pass here
+        expected_fail = plan.phase is Phase.FINAL and plan.expect is Expect.FAIL
+        if expected_fail and plan.strategy.guided:
+            verdict = self.session.db.classification(track.goal_index, trial.load)
+            if verdict is Classification.LOWER:
+                self.state.refuted_fail = True  # see stage.BelowUpperOnceRefuted
         contradicted = False
         if expected_pass:
             verdict = self.session.db.classification(track.goal_index, trial.load)

@@ -70,6 +70,7 @@ class Rule(_Text):
     SCOUTED_MIDDLE = "scouted-middle"
     SCOUTED_LOWER = "scouted-lower"
     SCOUTED_UPPER = "scouted-upper"
+    BELOW_UPPER = "below-upper"
     PROBE_GROWN = "probe-grown"
     BISECT_GROWN = "bisect-grown"
     EXPECT_PASS_GROWN = "expect-pass-grown"

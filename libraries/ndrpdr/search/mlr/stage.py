@@ -115,6 +115,32 @@ class StepDownPastMisses(BoundsStrategy):
         return view.plan(max(min(hint, stepped), low + 1), Rule.EXPAND_DOWN, Expect.PASS)
 
 
+class BelowUpperOnceRefuted(BoundsStrategy):
+    """Final stage: one goal width below the upper bound once a full-length
+    trial expected to fail passed (see ``MlrState.refuted_fail``).
+
+    The estimate put a goal's threshold below that load, so the pass refutes
+    it: on a deterministic DUT that never happens (the estimate comes from
+    the full-length trials' forwarding rate), on a noisy one (loss at random
+    in a band, in spells) it is the sign that the median trial fails near
+    the upper bound rather than the lower one. Climbing on from the lower
+    bound (or bisecting) puts full-length trials into the band, where with
+    exceed ratio 0 every trial is one more chance of a failure that caps
+    the bound; stepping down from the upper bound stops at the first pass
+    below it. The sign is the DUT's, so it holds for every goal: a goal
+    whose own estimate was not yet refuted would otherwise climb into the
+    band and cap the other goals too.
+    """
+
+    def nominate(self, view: BoundsView) -> Nomination:
+        if not view.state.refuted_fail or not view.bracketed:
+            return None
+        width = view.track.width
+        if view.span <= 2 * width:
+            return None
+        return view.exact(view.high - width, Rule.BELOW_UPPER, Expect.PASS)
+
+
 class AtEstimate(BoundsStrategy):
     """The estimate, above the lower bound and below the upper one."""
 
@@ -201,6 +227,7 @@ FINAL_STAGE: tuple[BoundsStrategy, ...] = (
     ContinueLoad(),
     MinLoad(),
     StepDownPastMisses(),
+    BelowUpperOnceRefuted(),
     *_AFTER_ESTIMATE,
 )
 """The final stage's strategies in priority order."""

@@ -39,6 +39,9 @@ class MlrState:
         """Grid index of every load measured so far."""
         self.trust_short = True
         """False once a full-length trial contradicted the short trials."""
+        self.refuted_fail = False
+        """True once a full-length trial chosen to fail (next to an estimate)
+        made its load a lower bound: the full-length trials are noisy."""
 
     @property
     def top(self) -> int:
