@@ -121,6 +121,7 @@ def test_local_testbed_setup_fails_before_making_anything(without_nft: str) -> N
     assert testbed.reaper_pid is None
 
 
+@pytest.mark.real  # the search's own child starts the local testbed: tests/testkinds.py
 @pytest.mark.skipif(os.geteuid() != 0, reason="a local search needs root")
 def test_a_local_search_without_nft_says_what_to_install(tmp_path: Path) -> None:
     """The case of issue 15: it used to end with "sh: 6: nft: not found"."""

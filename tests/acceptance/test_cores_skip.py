@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from acceptance_helpers import TOPOLOGIES, index_tests, read_output
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 VPP = Path("/opt/vpp/v26.06/bin/vpp")
 LIBRARIES = Path(__file__).resolve().parents[2] / "libraries"
 SUITE = """\

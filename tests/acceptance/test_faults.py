@@ -54,6 +54,8 @@ from fault_helpers import (
     seconds_since,
 )
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 NO_TESTPMD = missing_local("dpdk-testpmd")
 NO_LOCAL = missing_local()
 NO_LABBOX = missing_labbox()

@@ -61,7 +61,8 @@ GOALS = (
 )
 
 
-pytestmark = needs_vpp  # root, sshd, TRex and VPP (required: see test_labbox_suites)
+# root, sshd, TRex and VPP (required: see test_labbox_suites)
+pytestmark = [pytest.mark.real, needs_vpp]
 
 
 def _run_netns(robot_pid: int) -> set[int]:

@@ -14,8 +14,11 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
 from fault_helpers import LINUX, load_record, note_row
 from test_faults import EXIT_GRACE_S, Start, check_lossy_min_load, needs_local, runs
+
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
 
 __all__ = ["runs"]  # the fixture, shared with test_faults
 

@@ -28,7 +28,10 @@ RATE_PPS = 100_000.0
 
 if _vpp_missing() is not None and os.environ.get("NDRPDR_REQUIRE_VPP") == "1":
     raise RuntimeError(f"NDRPDR_REQUIRE_VPP=1, but {_vpp_missing()}")
-pytestmark = pytest.mark.skipif(_vpp_missing() is not None, reason=_vpp_missing() or "")
+pytestmark = [
+    pytest.mark.real,
+    pytest.mark.skipif(_vpp_missing() is not None, reason=_vpp_missing() or ""),
+]
 
 
 def test_trex_dpdk_memif_to_vpp_forwards_and_leaves_nothing(

@@ -77,7 +77,7 @@ def _missing() -> str | None:
 
 if _missing() is not None and os.environ.get("NDRPDR_REQUIRE_TREX") == "1":
     raise RuntimeError(f"NDRPDR_REQUIRE_TREX=1, but {_missing()}")
-pytestmark = pytest.mark.skipif(_missing() is not None, reason=_missing() or "")
+pytestmark = [pytest.mark.real, pytest.mark.skipif(_missing() is not None, reason=_missing() or "")]
 
 
 def _dpdk_entries() -> set[str]:

@@ -46,12 +46,15 @@ MIN_PPS = 10_000.0
 #: The whole robot run must end well within this [s].
 TIMEOUT_S = 110.0
 
-pytestmark = pytest.mark.skipif(
-    sys.platform != "linux"
-    or os.geteuid() != 0
-    or any(shutil.which(tool) is None for tool in TOOLS),
-    reason=f"the local testbed needs Linux, root and {', '.join(TOOLS)}",
-)
+pytestmark = [
+    pytest.mark.real,
+    pytest.mark.skipif(
+        sys.platform != "linux"
+        or os.geteuid() != 0
+        or any(shutil.which(tool) is None for tool in TOOLS),
+        reason=f"the local testbed needs Linux, root and {', '.join(TOOLS)}",
+    ),
+]
 
 
 def _ours(names: set[str], pid: int) -> set[str]:

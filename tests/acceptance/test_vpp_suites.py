@@ -40,6 +40,8 @@ from robot.result import Result
 
 from ndrpdr.results.schema import validate_record
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 TOOLS = ("tcpreplay", "ip", "nft")
 VPP = Path("/opt/vpp/v26.06/bin/vpp")
 TOPOLOGY = TOPOLOGIES / "local-vpp.yaml"

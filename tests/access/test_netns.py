@@ -15,6 +15,8 @@ from access_helpers import wait_for
 from ndrpdr.access.base import CommandError, CommandTimeoutError
 from ndrpdr.access.netns import NetnsTransport
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 DUMMY = "ndt0"
 PEER = "ndt1"
 

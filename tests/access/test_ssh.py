@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import MakeSsh
 from sshd_server import free_port, pid_alive
 
 from ndrpdr.access.ssh import SshTransport
 from ndrpdr.testbed.model import SshAccess
+
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
 
 
 def test_no_connection_before_first_use() -> None:

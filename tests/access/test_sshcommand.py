@@ -16,6 +16,8 @@ from sshd_server import TEST_UID, TEST_USER, SshServer
 from ndrpdr.access.base import CommandError, CommandTimeoutError
 from ndrpdr.access.ssh import SshTransport
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 
 def test_run_captures_output_and_exit_code(ssh: SshTransport) -> None:
     result = ssh.run(["sh", "-c", "echo out; echo err >&2"])

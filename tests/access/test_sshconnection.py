@@ -20,6 +20,8 @@ from sshd_server import SshServer, free_port, start_sshd
 from ndrpdr.access.base import NodeAccessError
 from ndrpdr.access.ssh import SshTransport
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 
 def test_commands_reuse_one_connection(ssh: SshTransport, tmp_path: Path) -> None:
     ssh.run(["true"])

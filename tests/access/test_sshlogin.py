@@ -20,6 +20,8 @@ from ndrpdr.access import sshlogin
 from ndrpdr.access.base import NodeAccessError
 from ndrpdr.testbed.model import SshAccess
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 
 def test_inline_priv_key_of_another_type(sshd: SshServer, make_ssh: MakeSsh) -> None:
     transport = make_ssh(key_file=None, priv_key=sshd.user_key_ecdsa.read_text())

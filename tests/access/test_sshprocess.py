@@ -5,10 +5,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from access_helpers import wait_for
 from sshd_server import pid_alive
 
 from ndrpdr.access.ssh import SshTransport
+
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
 
 
 def test_start_output_and_stop_with_sigint(ssh: SshTransport) -> None:

@@ -11,6 +11,8 @@ from sshd_server import TEST_USER, SshServer
 from ndrpdr.access.base import CommandError, NodeAccessError
 from ndrpdr.access.ssh import SshTransport
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 
 def test_put_and_get_file(ssh: SshTransport, tmp_path: Path) -> None:
     data = bytes(range(256)) * 12_000  # 3 MB, every byte value

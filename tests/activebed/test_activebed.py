@@ -30,6 +30,8 @@ from ndrpdr.testbed.model import LocalAccess, Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 TOPOLOGIES = Path(__file__).resolve().parents[2] / "topologies"
 L3 = get_profile("ethip4-ip4base")
 L2 = get_profile("eth-l2xcbase")

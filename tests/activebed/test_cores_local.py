@@ -21,6 +21,8 @@ from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.families import get_family
 from ndrpdr.testbed.loader import load_topology
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 TOPOLOGIES = Path(__file__).resolve().parents[2] / "topologies"
 VPP = Path("/opt/vpp/v26.06/bin/vpp")
 TOOLS = ("ip", "nft", "tc", "sysctl", "taskset")

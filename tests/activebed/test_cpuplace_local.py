@@ -24,6 +24,8 @@ from ndrpdr.localbed.plan import cpu_mask
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 TOPOLOGIES = Path(__file__).resolve().parents[2] / "topologies"
 LIBRARIES = str(Path(__file__).resolve().parents[2] / "libraries")
 LOCAL_TOOLS = ("ip", "nft", "tc", "sysctl", "taskset")

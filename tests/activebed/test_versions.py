@@ -21,6 +21,8 @@ from ndrpdr.activebed.versions import node_version, node_versions
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import LocalAccess, Node
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 SIM = Path(__file__).resolve().parents[2] / "topologies" / "sim.yaml"
 
 

@@ -28,6 +28,8 @@ from cli_helpers import ROOT, TOPOLOGIES
 
 from ndrpdr.results.schema import validate_record
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 TOOLS = ("ip", "nft", "tc", "sysctl", "taskset", "stdbuf", "tcpreplay")
 #: The contract: the search ends this soon after the DUT dies [s].
 DETECT_LIMIT_S = 10.0

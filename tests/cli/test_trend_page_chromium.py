@@ -22,6 +22,8 @@ from trend_helpers import FLAT, STEP_NIGHT, STEPPED
 
 from ndrpdr.cli.main import main
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 ARTIFACTS = (
     Path(

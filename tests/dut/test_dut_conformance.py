@@ -45,6 +45,8 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.base import TrafficGenerator
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 #: The family every DUT driver runs.
 FAMILY = get_family("ethip4-ip4base")
 #: Trial duration of the forwarding checks [s].

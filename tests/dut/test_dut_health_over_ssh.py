@@ -26,6 +26,8 @@ from ndrpdr.dut.health import REMOTE_HEALTH_INTERVAL_S
 from ndrpdr.localbed.naming import namespace_name, new_run_id
 from ndrpdr.testbed.loader import load_topology
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 TOOLS = (*REQUIRED_TOOLS, "dpdk-testpmd", "ssh-keygen", "unshare")
 
 

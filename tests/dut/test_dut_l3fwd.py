@@ -14,6 +14,8 @@ from ndrpdr.dut.base import DutError
 from ndrpdr.dut.dpdk.l3fwd import L3fwdDriver
 from ndrpdr.dut.dpdk.l3fwd_build import EXAMPLES_DIR
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 
 def require_l3fwd() -> None:
     """Skip unless the local testbed's needs, a C toolchain and DPDK's l3fwd sources are here."""

@@ -10,6 +10,8 @@ from dutbed import Bed, check_forwarding, local_bed, require_local
 
 from ndrpdr.dut.base import DutError, ForwardingMode
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 
 @pytest.fixture(scope="module")
 def bed() -> Iterator[Bed]:

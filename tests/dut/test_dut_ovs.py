@@ -12,6 +12,8 @@ from dutbed import Bed, check_forwarding, local_bed, pid_alive, ports_clean, req
 from ndrpdr.dut.base import DutError, ForwardingMode
 from ndrpdr.dut.ovs import OvsDriver
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 #: OVS's netdev datapath polls AF_PACKET sockets from its main thread: keep the burst slow.
 OVS_PPS = 2000
 #: The OVS programs the driver runs.

@@ -21,6 +21,8 @@ from ndrpdr.dut.base import DutError, ForwardingMode
 from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.dut.dpdk.testpmd import TestpmdDriver
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 #: Enough for testpmd's 32768 mbufs and quicker to set up than the default 1024 MiB
 #: (one test keeps the default).
 FAST_MEMORY_MB = 256

@@ -31,6 +31,8 @@ from ndrpdr.dut.dpdk.l3fwd import L3fwdDriver
 from ndrpdr.dut.dpdk.l3fwd_build import EXAMPLES_DIR, ensure_l3fwd
 from ndrpdr.dut.nodesteps import NodeSteps
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 TOOLS = (*REQUIRED_TOOLS, "ssh-keygen", "unshare", "pkg-config", "make", "cc")
 
 

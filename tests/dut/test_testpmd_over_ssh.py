@@ -31,6 +31,8 @@ from ssh_dut_helpers import NamespacedSshd, search_over_ssh, serve_sshd
 
 from ndrpdr.dut.dpdk.testpmd import TestpmdDriver
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 TOOLS = (*REQUIRED_TOOLS, "dpdk-testpmd", "ssh-keygen", "unshare")
 
 

@@ -23,6 +23,8 @@ from ndrpdr.dut.dpdk.eal import DPDK_RUNTIME_ROOT
 from ndrpdr.dut.vpp.driver import VppDriver
 from ndrpdr.dut.vpp.vdev import hardware_devargs
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 #: What each poll mode driver's device arguments add to ``iface=`` (one queue pair).
 QUEUE_ARGS = {"af_xdp": "", "af_packet": ",framecnt=16384"}
 

@@ -39,6 +39,8 @@ from ndrpdr.families.vpp.l2 import CSIT_2N_VLANS
 from ndrpdr.localbed import read_counters
 from ndrpdr.profiles import Headers, write_pcap
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 #: Frames per burst and direction, distinct frames among them, and the rate [frames/s].
 BURST = 600
 DISTINCT = 32

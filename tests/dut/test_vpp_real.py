@@ -36,6 +36,8 @@ from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.dut.vpp.driver import VppDriver
 from ndrpdr.localbed import LocalTestbed
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 VPP_DIR = Path("/opt/vpp/v26.06")
 
 

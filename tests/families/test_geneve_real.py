@@ -22,6 +22,8 @@ from scapy.layers.l2 import Ether
 from ndrpdr.families import get_family
 from ndrpdr.profiles import build_frames
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 
 @pytest.fixture(scope="module")
 def bed() -> Iterator[FamilyBed]:

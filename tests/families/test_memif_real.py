@@ -22,6 +22,8 @@ from scapy.layers.l2 import Ether
 
 from ndrpdr.families.vpp.memif import MEMIFS
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 #: Frames per direction.
 FRAMES = 400
 

@@ -25,6 +25,8 @@ from ndrpdr.profiles import Profile, build_frames
 from ndrpdr.rampup import RampedTraffic, StateCheckError
 from ndrpdr.search import TrialResult
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 DET = "ethip4udp-nat44det-h65536-p63-s4128758"
 UDIR = "ethip4udp-nat44ed-h65536-p63-s4128768-udir"
 #: Two inside hosts' flows.

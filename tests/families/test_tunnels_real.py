@@ -24,6 +24,8 @@ from scapy.layers.l2 import Ether
 
 from ndrpdr.families import get_family
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 #: Frames per direction.
 FRAMES = 400
 #: Seconds for the handshakes the warm-up frames start [s].

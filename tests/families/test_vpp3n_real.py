@@ -22,6 +22,8 @@ from scapy.layers.l2 import Ether
 from ndrpdr.dut.vpp.driver import VppDriver
 from ndrpdr.families import get_family
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 #: Frames per direction; tunnels whose SA counters a test reads.
 FRAMES = 400
 SHOWN_TUNNELS = 8

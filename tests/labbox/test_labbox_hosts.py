@@ -38,6 +38,8 @@ from ndrpdr.labbox import LabboxError, LabboxHosts
 from ndrpdr.localbed import LocalTestbed, cleanup_leftovers
 from ndrpdr.localbed.procs import NETNS_RUN_DIR, is_alive, start_time
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 MakeLabbox = Callable[..., Labbox]
 
 _HERE = Path(__file__).resolve().parent

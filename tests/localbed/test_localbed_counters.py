@@ -16,6 +16,8 @@ from localbed_helpers import topology_2n1l
 from ndrpdr.localbed import LocalTestbed, LocalTestbedError, NetdevCounters, read_counters
 from ndrpdr.localbed.counters import parse_net_dev
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 MakeTestbed = Callable[..., LocalTestbed]
 
 _SEND = textwrap.dedent(

@@ -18,10 +18,13 @@ import pytest
 
 from ndrpdr.localbed.dpdkdirs import DPDK_RUNTIME_ROOT, remove_stale_dpdk_dirs
 
-pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0 or shutil.which("dpdk-testpmd") is None,
-    reason="needs root and dpdk-testpmd",
-)
+pytestmark = [
+    pytest.mark.real,
+    pytest.mark.skipif(
+        os.geteuid() != 0 or shutil.which("dpdk-testpmd") is None,
+        reason="needs root and dpdk-testpmd",
+    ),
+]
 
 
 @pytest.fixture

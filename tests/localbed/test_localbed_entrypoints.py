@@ -25,6 +25,8 @@ from ndrpdr.localbed.beforerun import HEADER
 from ndrpdr.localbed.procs import start_time
 from ndrpdr.localbed.state import RunState, StateStore
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 _ROOT = Path(__file__).resolve().parents[2]
 _SIM = _ROOT / "topologies" / "sim.yaml"
 

@@ -20,6 +20,8 @@ from ndrpdr.localbed.leftovers import remove_run
 from ndrpdr.localbed.procs import is_alive
 from ndrpdr.localbed.state import RunState, StateStore, temp_file
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 MakeTestbed = Callable[..., LocalTestbed]
 
 _ROOT = Path(__file__).resolve().parents[2]

@@ -27,6 +27,8 @@ from ndrpdr.localbed.procs import is_alive, start_time
 from ndrpdr.localbed.reaper import reap
 from ndrpdr.localbed.state import RunState, StateStore
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 MakeTestbed = Callable[..., LocalTestbed]
 
 _ROOT = Path(__file__).resolve().parents[2]

@@ -20,6 +20,8 @@ from ndrpdr.localbed import LocalTestbed, LocalTestbedError, plumbing
 from ndrpdr.localbed.plumbing import SINK_TABLE
 from ndrpdr.localbed.procs import is_alive
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 MakeTestbed = Callable[..., LocalTestbed]
 
 

@@ -116,16 +116,16 @@ def test_rare_contradictions_among_many_passing_trials_are_not_flapping() -> Non
     assert "5 of 43 trials" in evidence.describe()
 
 
-def test_one_contradiction_is_a_glitch_two_are_flapping() -> None:
-    one = [_view(1, 1e6, 0.3), _view(2, 1e6, 0.0)]
-    assert find_flapping(one, 0.005) is None
-    two = [*one, _view(3, 0.9e6, 0.25)]
-    evidence = find_flapping(two, 0.005)
-    assert evidence is not None and len(evidence.contradictions) == 2
+def test_two_contradictions_are_glitches_three_are_flapping() -> None:
+    two = [_view(1, 1e6, 0.3), _view(2, 1e6, 0.0), _view(3, 0.9e6, 0.25)]
+    assert find_flapping(two, 0.005) is None
+    three = [*two, _view(4, 0.95e6, 0.2)]
+    evidence = find_flapping(three, 0.005)
+    assert evidence is not None and len(evidence.contradictions) == 3
     assert evidence.widest.lossy.number == 1 and evidence.widest.passing.number == 2
     assert "trial 1 (1 s at 1 Mpps) lost 30 %" in evidence.describe()
     assert "while trial 2 (1 s at the same load) lost 0 %" in evidence.describe()
-    assert "2 of 3 trials" in evidence.describe()
+    assert "3 of 4 trials" in evidence.describe()
 
 
 @pytest.mark.parametrize(

@@ -30,6 +30,8 @@ from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 from search_call import search_call
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 SIM = Path(__file__).resolve().parents[2] / "topologies" / "sim.yaml"
 GOALS = ndr_pdr_goals(duration_sum_s=2.0, relative_width=0.02)
 #: About 50 trials: a record that outgrows a 16 KiB tmpfs half way.

@@ -12,6 +12,8 @@ from ndrpdr.cli.main import main
 from ndrpdr.store import open_store
 from ndrpdr.store.ingest import fallback_run_id
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 
 def _two_runs(tmp_path: Path) -> tuple[Path, Path]:
     """A results directory of records naming run nightly-7, and one of older records."""

@@ -27,6 +27,8 @@ from ndrpdr.results.trend.history import sample_from_record
 from ndrpdr.results.trend.trendseries import Latency
 from ndrpdr.store import RunSummary, open_store
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 NIGHT_1 = "2026-11-20T22:00:00+00:00"
 NIGHT_2 = "2026-11-21T23:30:00+01:00"  # 22:30 UTC
 

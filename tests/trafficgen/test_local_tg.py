@@ -31,6 +31,8 @@ from ndrpdr.trafficgen.base import TrafficGeneratorError, UnsupportedTrafficErro
 from ndrpdr.trafficgen.local import LocalTrafficGenerator
 from ndrpdr.trafficgen.local.tcpreplay import TcpreplayReport, parse_report
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 _TOPOLOGY = Path(__file__).resolve().parents[2] / "topologies" / "local-linux.yaml"
 _TOOLS = ("ip", "nft", "taskset", "tcpreplay")
 

@@ -43,6 +43,8 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.base import TrafficGenerator
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 ROOT = Path(__file__).resolve().parents[2]
 #: How long the TG ports of a TRex case are watched for frames still leaving [s].
 QUIET_WATCH_S = 0.3

@@ -9,6 +9,7 @@ above 0; the checks are orderings and counts, with tolerance, not figures.
 
 from __future__ import annotations
 
+import pytest
 from tests.trafficgen.test_trex_real import PROFILE, Bed, bed
 
 from ndrpdr.goals import ndr_pdr_goals
@@ -19,6 +20,8 @@ from ndrpdr.trafficgen.base import latency_measurer
 from ndrpdr.trafficgen.latency import DirectionLatency
 from ndrpdr.trafficgen.trex.latency import DEFAULT_STREAM_PPS
 from search_call import search_call
+
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
 
 __all__ = ["bed"]  # the fixture, imported for this module
 

@@ -38,6 +38,8 @@ from ndrpdr.trafficgen.trex.session import TrexSession
 from ndrpdr.trafficgen.trex.starttime import traffic_seconds, traffic_start
 from ndrpdr.trafficgen.trex.vethcount import recount, veth_counter
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 TOPOLOGY = Path(__file__).resolve().parents[2] / "topologies" / "local-linux-trex.yaml"
 PROFILE = get_profile("ethip4-ip4base")
 #: Aggregate load of the count checks [pps]: the kernel DUT forwards it on a busy CPU.

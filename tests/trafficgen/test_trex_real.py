@@ -53,6 +53,8 @@ from ndrpdr.trafficgen.trex.session import TrexSession
 from ndrpdr.trafficgen.trex.streams import StreamSpec
 from search_call import search_call
 
+pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
+
 TREX_DIR = Path("/opt/trex/v3.08")
 CLIENT_PATH = TREX_DIR / "automation" / "trex_control_plane" / "interactive"
 TOPOLOGY = Path(__file__).resolve().parents[2] / "topologies" / "local-linux.yaml"

@@ -15,8 +15,11 @@ record's trials: each *contradicted* trial lost at least
 same duration at a load at least as high lost at most ``pass_loss_ratio``
 (the loosest goal's loss ratio). The DUT's own loss is used (lost over
 offered), so frames the TG did not send never count as a contradiction.
-``MIN_CONTRADICTED`` such trials make a flapping DUT; one alone may be a
-single glitch (a link flap), which a repeat settles. They must also be at
+``MIN_CONTRADICTED`` such trials make a flapping DUT; one or two may be
+glitches (a link flap, a second where a DUT sharing its CPUs was not
+scheduled, the first trials of a DUT still warming up), which repeats settle:
+VPP on the local and lab-in-a-box testbeds, 2 CPUs shared with the TG, was
+seen losing 26-95 % in two trials of a search at a load that passed later. They must also be at
 least ``MIN_SHARE`` of the trials as long whose loads lie in the band they
 span (from the lowest contradicted load to the highest passing one): a DUT
 that flaps does so in a good share of the trials between its levels, while
@@ -38,7 +41,7 @@ FLAP_LOSS_RATIO = 0.1
 #: A trial needs this many frames for its loss share to mean anything (10 % of it: 100 frames).
 MIN_FRAMES = 1000
 #: Contradicted trials it takes to call the DUT flapping.
-MIN_CONTRADICTED = 2
+MIN_CONTRADICTED = 3
 #: The least share of the trials in the contradicted band that must be contradicted.
 MIN_SHARE = 0.1
 #: Loads closer than this (relative) count as the same load.
