@@ -41,6 +41,11 @@ and vary the tunnel's fields ``tunnel.sport``, ``tunnel.vni`` and
 ``inner.eth.dst``.
 Also since 1.7.0 a stateful family's record (NAT44) has ``search.ramp_up``: its
 ramp-up trials and the DUT's state counted after the first.
+Since 1.8.0 a record may also be of ``kind`` "soak" (``ndrpdr.results.soakrecord``):
+the same top-level fields where they apply, and a ``soak`` section: the loss
+ratio target, the time budget and the time used, the critical load's
+estimate (mean, stdev, CSIT's bounds mean -/+ stdev, the 95 % interval)
+and every trial.
 """
 
 from __future__ import annotations
@@ -55,7 +60,7 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 
 #: Version of the record format; bump the major part on incompatible changes.
-RECORD_VERSION = "1.7.0"
+RECORD_VERSION = "1.8.0"
 
 
 def not_asked_latency() -> dict[str, Any]:
