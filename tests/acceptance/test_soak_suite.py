@@ -17,7 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acceptance_helpers import SIM, index_tests, plain_float, read_output, run_robot, suite_file
+from acceptance_helpers import (
+    SIM,
+    index_tests,
+    logged_messages,
+    plain_float,
+    read_output,
+    run_robot,
+    suite_file,
+)
 from robot.result import TestCase as RobotTest
 
 from ndrpdr.families import profile_of
@@ -97,3 +105,31 @@ def test_the_soak_writes_its_record_next_to_output_xml_linked_from_the_log(
     assert soak_section["search_time_s"] == pytest.approx(plain_float(metadata["SOAK_TIME"]))
     logged = (outputdir / "output.xml").read_text(encoding="utf-8")
     assert f'href="{TEST}.json"' in logged  # the log links it, as a search's record
+
+
+LOG_AGAIN = """\
+*** Settings ***
+Library    NdrPdrLibrary    {topology}
+Suite Setup    Set Up Testbed
+Suite Teardown    Tear Down Testbed
+
+*** Test Cases ***
+Soak Then Log Its Record
+    Configure DUTs For Traffic    ethip4-ip4base    64
+    Find Critical Load    ethip4-ip4base    64    soak_time=30s
+    ${{record}} =    Read Result Record    ${{OUTPUT DIR}}/Soak_Then_Log_Its_Record.json
+    Should Be Equal    ${{record}}[kind]    soak
+    Log Result Record    ${{OUTPUT DIR}}/Soak_Then_Log_Its_Record.json
+"""
+
+
+def test_log_result_record_of_a_soak_record_says_what_its_test_said(tmp_path: Path) -> None:
+    suite = tmp_path / "log_again.robot"
+    suite.write_text(LOG_AGAIN.format(topology=SIM), encoding="utf-8")
+    process = run_robot(tmp_path / "out", str(suite))
+    assert process.returncode == 0, process.stdout + process.stderr
+    test = index_tests(read_output(tmp_path / "out"))["Soak Then Log Its Record"]
+    logged = [m for m in logged_messages(test) if m.parent.name == "Log Result Record"]
+    assert [m.message for m in logged if not m.html] == [test.message]
+    assert test.message.startswith("SOAK critical load: ")
+    assert any(m.html and "<table" in m.message for m in logged)

@@ -10,6 +10,7 @@ import pytest
 from record_helpers import SIM, sim_soak_record
 
 from ndrpdr.results.csit.csitmodel import RobotTest, csit_caveats, csit_test_case
+from ndrpdr.results.report.soaksummary import soak_message, soak_metadata
 from ndrpdr.results.trend.compare import SOAK_METRIC, compare_runs, record_values
 from ndrpdr.results.trend.history import sample_from_record
 from ndrpdr.testbed.loader import load_topology
@@ -63,3 +64,23 @@ def test_another_loss_ratio_is_noted(record: dict[str, Any]) -> None:
     other["soak"]["loss_ratio"] = 1e-6
     document = csit_test_case(other, RobotTest(TEST))
     assert csit_caveats(other, document) == ["soak for loss ratio 1e-06, CSIT's 1e-07"]
+
+
+def test_the_message_and_metadata_come_from_the_record(record: dict[str, Any]) -> None:
+    estimate = record["soak"]["critical_load_pps"]
+    message = soak_message(record)
+    assert message.startswith(f"SOAK critical load: {estimate['mean'] / 1e6:.4f} Mpps")
+    assert "60 s of 60 s" in message and "beyond" not in message
+    metadata = soak_metadata(record)
+    assert float(metadata["SOAK_UPPER"]) == pytest.approx(estimate["upper"], rel=1e-6)
+    limited = copy.deepcopy(record)
+    limited["soak"].update(limited_by="max_load", stopped="max_wall_time=1 s reached")
+    lines = soak_message(limited).splitlines()
+    assert (
+        lines[2]
+        == f"the critical load may lie beyond max_load ({limited['soak']['max_load_pps']:.6g} pps)"
+    )
+    assert lines[3] == "stopped early: max_wall_time=1 s reached"
+    failed = sim_soak_record(load_topology(SIM), fail_at=1)
+    assert soak_message(failed).startswith("SOAK: no trial measured for loss ratio 1e-07")
+    assert "SOAK_AVG" not in soak_metadata(failed) and soak_metadata(failed)["SOAK_TRIALS"] == "0"

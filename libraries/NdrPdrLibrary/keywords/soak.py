@@ -124,7 +124,7 @@ class SoakKeywords(Component):
             publish_plain_record(self.ctx, record)
 
         tg = prepared_tg(self.ctx, traffic)
-        result, _ = run_soak(
+        result, record = run_soak(
             tg,
             SoakTraffic(self.ctx.topology, traffic.profile, traffic.frame_size, traffic.directions),
             SoakSettings(loss_ratio, low, high, float(soak_time)),
@@ -133,9 +133,9 @@ class SoakKeywords(Component):
             stop_traffic=traffic.tg.stop_traffic,
             on_trial=on_trial,
         )
-        message = soak_message(result, traffic.frame_size)
+        message = soak_message(record)
         robotout.info(message)
-        metadata = soak_metadata(result)
+        metadata = soak_metadata(record)
         robotout.set_test_result(message, metadata)
         robotout.set_suite_result_line(" ".join(f"{k}={v}" for k, v in metadata.items()))
         return _outcome(result)

@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         except BadSettingError as exc:
             return usage_error("soak", exc)
         written: list[bool] = []
-        result, _ = run_soak(
+        _, record = run_soak(
             tg,
             SoakTraffic(topology, profile, frame_size, traffic_directions(args, profile)),
             SoakSettings(
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
             on_record=lambda record: written.append(_write(args.json, record)),
             stop_traffic=tg.stop_traffic,
         )
-    print(soak_message(result, frame_size))
+    print(soak_message(record))
     return 0 if all(written) else 1
 
 
