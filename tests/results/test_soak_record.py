@@ -4,6 +4,7 @@ schema, kept with the trials so far when the TG fails."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -63,24 +64,37 @@ def test_a_tg_failing_at_once_leaves_no_estimate() -> None:
     assert failed["soak"]["trials"] == [] and failed["soak"]["critical_load_pps"] is None
 
 
-def test_the_schema_checks_the_soak_branch(record: dict[str, Any]) -> None:
-    missing = copy.deepcopy(record)
-    del missing["soak"]
-    with pytest.raises(RecordError, match=r"^result record: \(record\): 'soak' is a required"):
-        validate_record(missing)
-    extra = copy.deepcopy(record)
-    extra["mrr"] = {}
-    with pytest.raises(RecordError, match="Additional properties"):
-        validate_record(extra)
-    negative = copy.deepcopy(record)
-    negative["soak"]["critical_load_pps"]["stdev"] = -1.0
-    with pytest.raises(RecordError, match=r"^result record: soak\.critical_load_pps"):
-        validate_record(negative)
-    bad_ratio = copy.deepcopy(record)
-    bad_ratio["soak"]["loss_ratio"] = 1.0
-    with pytest.raises(RecordError, match=r"^result record: soak\.loss_ratio"):
-        validate_record(bad_ratio)
-    shared = copy.deepcopy(record)
-    shared["status"] = 3  # the fields all kinds have are checked as the MRR record's
-    with pytest.raises(RecordError, match=r"^result record: status"):
-        validate_record(shared)
+def _drop_soak(record: dict[str, Any]) -> None:
+    del record["soak"]
+
+
+def _set(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
+    """A change of ``record`` at the dotted ``path``."""
+
+    def change(record: dict[str, Any]) -> None:
+        *parents, last = path.split(".")
+        for name in parents:
+            record = record[name]
+        record[last] = value
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "where"),
+    [
+        (_drop_soak, r"\(record\): 'soak' is a required"),
+        (_set("mrr", {}), r"\(record\): Additional properties"),
+        (_set("soak.critical_load_pps.stdev", -1.0), r"soak\.critical_load_pps"),
+        (_set("soak.loss_ratio", 1.0), r"soak\.loss_ratio"),
+        (_set("soak.limited_by", "tg"), r"soak\.limited_by"),
+        (_set("status", 3), r"status"),  # the fields all kinds have: as the MRR record's
+    ],
+)
+def test_the_schema_checks_the_soak_branch(
+    record: dict[str, Any], change: Callable[[dict[str, Any]], None], where: str
+) -> None:
+    broken = copy.deepcopy(record)
+    change(broken)
+    with pytest.raises(RecordError, match=rf"^result record: {where}"):
+        validate_record(broken)

@@ -50,10 +50,13 @@ and every trial.
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import ndrpdr
 from ndrpdr.profiles import FrameSize, Profile, average_frame_size, pcap_flows
 from ndrpdr.results.journal import write_json_atomically
 from ndrpdr.search.trial import TrialResult
@@ -191,6 +194,41 @@ def profile_section(profile: Profile, frame_size: FrameSize, directions: int) ->
         "min_frame_size_b": profile.min_frame_size_b,
         "directions": directions,
         "traffic": [traffic_direction(profile, frame_size, d) for d in range(directions)],
+    }
+
+
+@dataclasses.dataclass(frozen=True)
+class RecordTraffic:
+    """The traffic a record is of: on which testbed, which profile and frames, how many
+    directions."""
+
+    topology: Topology
+    profile: Profile
+    frame_size: FrameSize
+    directions: int
+
+
+def record_head(
+    kind: str,
+    traffic: RecordTraffic,
+    started: datetime.datetime,
+    finished: datetime.datetime,
+    error: str | None,
+) -> dict[str, Any]:
+    """The top-level fields an MRR or soak record shares with the NDRPDR record.
+
+    ``status`` is "failed" with an ``error``, else "passed".
+    """
+    return {
+        "version": RECORD_VERSION,
+        "kind": kind,
+        "tool": {"name": "ndrpdr", "version": ndrpdr.__version__},
+        "status": "failed" if error else "passed",
+        "error": error,
+        "started": started.isoformat(timespec="seconds"),
+        "finished": finished.isoformat(timespec="seconds"),
+        "testbed": testbed_section(traffic.topology),
+        "profile": profile_section(traffic.profile, traffic.frame_size, traffic.directions),
     }
 
 

@@ -22,17 +22,9 @@ import datetime
 from collections.abc import Sequence
 from typing import Any
 
-import ndrpdr
-from ndrpdr.profiles import FrameSize, Profile
-from ndrpdr.results.record import (
-    RECORD_VERSION,
-    profile_section,
-    testbed_section,
-    trial_entry,
-)
+from ndrpdr.results.record import RecordTraffic, record_head, trial_entry
 from ndrpdr.search.soakfit import Estimate
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.testbed.model import Topology
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,14 +37,8 @@ class SoakSettings:
     time_budget_s: float
 
 
-@dataclasses.dataclass(frozen=True)
-class SoakTraffic:
-    """The traffic soaked: on which testbed, which profile and frames, how many directions."""
-
-    topology: Topology
-    profile: Profile
-    frame_size: FrameSize
-    directions: int
+#: The traffic soaked (the record's ``testbed`` and ``profile``).
+SoakTraffic = RecordTraffic
 
 
 def limited_by(estimate: Estimate, settings: SoakSettings) -> str | None:
@@ -97,15 +83,7 @@ def build_soak_record(
     measured before, and ``status`` is "failed".
     """
     return {
-        "version": RECORD_VERSION,
-        "kind": "soak",
-        "tool": {"name": "ndrpdr", "version": ndrpdr.__version__},
-        "status": "failed" if error else "passed",
-        "error": error,
-        "started": started.isoformat(timespec="seconds"),
-        "finished": finished.isoformat(timespec="seconds"),
-        "testbed": testbed_section(traffic.topology),
-        "profile": profile_section(traffic.profile, traffic.frame_size, traffic.directions),
+        **record_head("soak", traffic, started, finished, error),
         "soak": {
             "loss_ratio": settings.loss_ratio,
             "min_load_pps": settings.min_load_pps,
