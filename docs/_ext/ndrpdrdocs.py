@@ -2,9 +2,9 @@
 
 ``.. ndrpdr-families::`` and ``.. ndrpdr-drivers::`` insert what the code says at build time
 (``ndrpdr families`` and ``ndrpdr drivers`` print the same), ``.. ndrpdr-record-fields::``
-the top-level fields of an NDRPDR record from the record's JSON Schema, so the manual cannot
-go stale; the
-Libdoc of ``NdrPdrLibrary`` is written to ``_static/NdrPdrLibrary.html`` before the pages are
+the top-level fields of an NDRPDR record (``:: soak``: the soak section's) from the record's
+JSON Schema, so the manual cannot go stale; the Libdoc of ``NdrPdrLibrary`` is written to
+``_static/NdrPdrLibrary.html`` before the pages are
 read, so it is copied into the HTML output and the pages' links to it are checked.
 """
 
@@ -82,10 +82,14 @@ def _about(spec: dict[str, Any], defs: dict[str, Any]) -> str:
     return about
 
 
-def record_fields_table() -> str:
-    """The NDRPDR record's top-level fields as an RST list-table, from the shipped schema."""
+def record_fields_table(kind: str = "ndrpdr") -> str:
+    """The NDRPDR record's top-level fields as an RST list-table, from the shipped schema;
+    for another ``kind`` (``mrr``, ``soak``) the fields of its own section (the rest are
+    the NDRPDR record's)."""
     defs = record_schema()["$defs"]
-    record = defs["ndrpdr_record"]
+    record = defs[f"{kind}_record"]
+    if kind != "ndrpdr":
+        record = record["properties"][kind]
     lines = [
         ".. list-table::",
         "   :header-rows: 1",
@@ -109,11 +113,15 @@ def record_fields_table() -> str:
 
 
 class RecordFieldsDirective(SphinxDirective):
-    """The NDRPDR record's top-level fields, from the record's JSON Schema."""
+    """The NDRPDR record's top-level fields, or (argument ``soak``, ``mrr``) that kind's
+    section's, from the record's JSON Schema."""
+
+    optional_arguments = 1
 
     def run(self) -> list[nodes.Node]:
         """The table's nodes."""
-        return self.parse_text_to_nodes(record_fields_table())
+        kind = self.arguments[0] if self.arguments else "ndrpdr"
+        return self.parse_text_to_nodes(record_fields_table(kind))
 
 
 def write_libdoc(app: Sphinx) -> None:

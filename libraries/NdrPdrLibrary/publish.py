@@ -1,4 +1,4 @@
-"""What searches and MRR measurements leave in a Robot run: JSON records, log, message, metadata."""
+"""What searches, MRR runs and soaks leave in a Robot run: JSON records, log, message, metadata."""
 
 from __future__ import annotations
 
@@ -121,13 +121,14 @@ def publish_record(
     return path
 
 
-def publish_mrr_record(ctx: LibraryContext, record: Mapping[str, Any]) -> Path | None:
-    """Write an MRR record next to output.xml, named as a search's, and link it from the log.
+def publish_plain_record(ctx: LibraryContext, record: Mapping[str, Any]) -> Path | None:
+    """Write an MRR or soak record next to output.xml, named as a search's, and link it from
+    the log (the keyword sets the test's message and metadata itself).
 
     Returns its path, or None when it could not be written (a warning says
     why, ``ctx.record_error`` too).
     """
-    path = _write(ctx, record, record_path(ctx, "mrr"))
+    path = _write(ctx, record, record_path(ctx, str(record["kind"])))
     if path is not None:
         robotout.info(f"result record: {_link(path)}", html=True)
     return path

@@ -1,5 +1,5 @@
-"""A TG that raises mid-search, in a real Robot run: the test fails naming the error, and
-the record and output.xml keep every trial measured before it."""
+"""A TG that raises mid-search (or mid-soak), in a real Robot run: the test fails naming the
+error, and the record and output.xml keep every trial measured before it."""
 
 from __future__ import annotations
 
@@ -57,3 +57,37 @@ def test_a_failing_tg_keeps_the_trials_so_far(
     assert 1 <= count == record["search"]["trial_count"] <= 4
     logged = (tmp_path / "out" / "output.xml").read_text(encoding="utf-8")
     assert f"these are what its {count} trials support" in logged  # the log says so too
+
+
+SOAK_SUITE = """\
+*** Settings ***
+Library    NdrPdrLibrary    {topology}
+Library    {helper}
+Suite Setup    Set Up Testbed
+Suite Teardown    Tear Down Testbed
+
+*** Test Cases ***
+TG Fails Mid Soak
+    Make The Sim TG Fail At Trial    4    tg
+    Configure DUTs For Traffic    ethip4-ip4base    64
+    Find Critical Load    ethip4-ip4base    64    soak_time=1 min
+"""
+
+
+def test_a_failing_tg_keeps_the_soaks_trials_so_far(tmp_path: Path) -> None:
+    suite = tmp_path / "failing_soak.robot"
+    suite.write_text(
+        SOAK_SUITE.format(topology=SIM, helper=HERE / "failing_sim_tg.py"), encoding="utf-8"
+    )
+    process = run_robot(tmp_path / "out", str(suite))
+    assert process.returncode == 1, process.stdout + process.stderr
+    test = index_tests(read_output(tmp_path / "out"))["TG Fails Mid Soak"]
+    assert test.status == "FAIL" and "TG: the sim TG failed on purpose" in test.message
+    record = json.loads((tmp_path / "out" / "TG_Fails_Mid_Soak.json").read_text())
+    validate_record(record)
+    assert record["kind"] == "soak" and record["status"] == "failed"
+    assert record["error"] == "TG: the sim TG failed on purpose"
+    assert record["soak"]["trial_count"] == len(record["soak"]["trials"]) == 3
+    assert record["soak"]["critical_load_pps"] is not None
+    logged = (tmp_path / "out" / "output.xml").read_text(encoding="utf-8")
+    assert 'href="TG_Fails_Mid_Soak.json"' in logged

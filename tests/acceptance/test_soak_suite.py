@@ -4,20 +4,33 @@
 minute soak (simulated time): the test passes, its message and metadata
 carry the critical load and its spread, and the estimate is the simulated
 DUT's true critical load for loss ratio 1e-7 (a sharp cliff below the TG's
-maximum), inside the reported 95 % interval.
+maximum), inside the reported 95 % interval. The test writes its record
+(kind "soak") next to output.xml, linked from the log, with the numbers of
+the message and metadata.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
-from acceptance_helpers import SIM, index_tests, plain_float, read_output, run_robot, suite_file
+from acceptance_helpers import (
+    SIM,
+    index_tests,
+    logged_messages,
+    plain_float,
+    read_output,
+    run_robot,
+    suite_file,
+)
 from robot.result import TestCase as RobotTest
 
 from ndrpdr.families import profile_of
 from ndrpdr.profiles import parse_frame_size
+from ndrpdr.results.schema import validate_record
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
@@ -27,9 +40,13 @@ SOAK_TIME_S = 600.0
 
 
 @pytest.fixture(scope="module")
-def soak(tmp_path_factory: pytest.TempPathFactory) -> tuple[RobotTest, float]:
+def outputdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("soak")
+
+
+@pytest.fixture(scope="module")
+def soak(outputdir: Path) -> tuple[RobotTest, float]:
     """The soak test of the run, and the run's wall seconds."""
-    outputdir: Path = tmp_path_factory.mktemp("soak")
     started = time.monotonic()
     process = run_robot(
         outputdir, "--include", "1C", "--variable", f"SOAK_TIME:{SOAK_TIME_S:g}s",
@@ -66,3 +83,53 @@ def test_the_estimate_is_the_simulated_duts_critical_load(soak: tuple[RobotTest,
     assert truth < tg.max_load_pps  # the DUT, not the TG, limits
     avg = plain_float(test.metadata["SOAK_AVG"])
     assert avg == pytest.approx(truth, rel=1e-4)
+
+
+def test_the_soak_writes_its_record_next_to_output_xml_linked_from_the_log(
+    soak: tuple[RobotTest, float], outputdir: Path
+) -> None:
+    test, _ = soak
+    path = outputdir / f"{TEST}.json"
+    record: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    validate_record(record)
+    assert record["kind"] == "soak" and record["status"] == "passed"
+    assert record["run"]["test"] == TEST and record["profile"]["name"] == FAMILY
+    soak_section = record["soak"]
+    estimate = soak_section["critical_load_pps"]
+    metadata = test.metadata
+    assert estimate["mean"] == pytest.approx(plain_float(metadata["SOAK_AVG"]), rel=1e-5)
+    assert estimate["lower"] == pytest.approx(plain_float(metadata["SOAK_LOWER"]), rel=1e-5)
+    assert estimate["upper"] == pytest.approx(plain_float(metadata["SOAK_UPPER"]), rel=1e-5)
+    assert soak_section["trial_count"] == int(metadata["SOAK_TRIALS"])
+    assert soak_section["time_budget_s"] == SOAK_TIME_S
+    assert soak_section["search_time_s"] == pytest.approx(plain_float(metadata["SOAK_TIME"]))
+    logged = (outputdir / "output.xml").read_text(encoding="utf-8")
+    assert f'href="{TEST}.json"' in logged  # the log links it, as a search's record
+
+
+LOG_AGAIN = """\
+*** Settings ***
+Library    NdrPdrLibrary    {topology}
+Suite Setup    Set Up Testbed
+Suite Teardown    Tear Down Testbed
+
+*** Test Cases ***
+Soak Then Log Its Record
+    Configure DUTs For Traffic    ethip4-ip4base    64
+    Find Critical Load    ethip4-ip4base    64    soak_time=30s
+    ${{record}} =    Read Result Record    ${{OUTPUT DIR}}/Soak_Then_Log_Its_Record.json
+    Should Be Equal    ${{record}}[kind]    soak
+    Log Result Record    ${{OUTPUT DIR}}/Soak_Then_Log_Its_Record.json
+"""
+
+
+def test_log_result_record_of_a_soak_record_says_what_its_test_said(tmp_path: Path) -> None:
+    suite = tmp_path / "log_again.robot"
+    suite.write_text(LOG_AGAIN.format(topology=SIM), encoding="utf-8")
+    process = run_robot(tmp_path / "out", str(suite))
+    assert process.returncode == 0, process.stdout + process.stderr
+    test = index_tests(read_output(tmp_path / "out"))["Soak Then Log Its Record"]
+    logged = [m for m in logged_messages(test) if m.parent.name == "Log Result Record"]
+    assert [m.message for m in logged if not m.html] == [test.message]
+    assert test.message.startswith("SOAK critical load: ")
+    assert any(m.html and "<table" in m.message for m in logged)

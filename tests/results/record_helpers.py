@@ -12,8 +12,11 @@ from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import FrameSize
 from ndrpdr.results.mrrrecord import build_mrr_record
 from ndrpdr.results.schema import validate_record
+from ndrpdr.results.soakrecord import SoakSettings, SoakTraffic
 from ndrpdr.search import Goal, TrialResult
+from ndrpdr.search.errors import MeasurerFailedError
 from ndrpdr.searchrun import SearchRun
+from ndrpdr.soakrun import run_soak
 from ndrpdr.testbed.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
@@ -114,3 +117,36 @@ def sim_mrr_record(
         finished=start + datetime.timedelta(seconds=count * trial_s),
         error=error,
     )
+
+
+def sim_soak_record(
+    topology: Topology,
+    *,
+    soak_time_s: float = 120.0,
+    fail_at: int | None = None,
+    message: str = "TG: gone",
+) -> dict[str, Any]:
+    """A real soak record: a ``soak_time_s`` soak search of PROFILE (64 B) on the simulator.
+
+    With ``fail_at`` the TG raises TrafficGeneratorError(``message``) on that
+    trial: the record (failed, with the trials before) is returned all the same.
+    """
+    tg: Any = (
+        SimTrafficGenerator(topology, 64)
+        if fail_at is None
+        else FailingTG(topology, fail_at, message)
+    )
+    records: list[dict[str, Any]] = []
+    try:
+        run_soak(
+            tg,
+            SoakTraffic(topology, PROFILE, 64, 2),
+            SoakSettings(1e-7, tg.max_load_pps / 1000.0, tg.max_load_pps, soak_time_s),
+            initial_duration=1.0,
+            on_record=records.append,
+            stop_traffic=tg.stop_traffic,
+        )
+    except MeasurerFailedError:  # the search's wrapper of what the TG raised
+        if fail_at is None:
+            raise
+    return records[0]

@@ -258,8 +258,8 @@ def test_goals_other_than_csits_are_noted() -> None:
 
 
 def test_a_kind_the_model_has_no_type_for_is_refused(passed: dict[str, Any]) -> None:
-    with pytest.raises(CsitModelError, match=rf"^{NDRPDR}: kind: 'soak' has no test type"):
-        csit_test_case({**passed, "kind": "soak"}, RobotTest(NDRPDR))
+    with pytest.raises(CsitModelError, match=rf"^{NDRPDR}: kind: 'trial' has no test type"):
+        csit_test_case({**passed, "kind": "trial"}, RobotTest(NDRPDR))
 
 
 def test_a_binary_search_exports_its_lower_bounds_and_says_so() -> None:

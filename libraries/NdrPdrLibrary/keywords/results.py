@@ -9,6 +9,7 @@ from typing import Any
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.results.mrrrecord import mrr_message
 from ndrpdr.results.report.latencyplot import latency_svg
+from ndrpdr.results.report.soaksummary import soak_message
 from ndrpdr.results.report.summary import search_message
 from ndrpdr.results.report.traceplot import trace_svg
 from ndrpdr.results.report.trialtable import trials_html
@@ -65,7 +66,8 @@ class ResultsKeywords(Component):
     def log_result_record(self, path: Path) -> None:
         """Log a saved record as a search would: bounds, the plot of the search, the trial table.
 
-        An MRR record logs its receive rates and its trial table.
+        An MRR record logs its receive rates and its trial table, a soak
+        record its critical load (the message its test got) and its trial table.
         Handy for looking at a record from an earlier run in a new log.
 
         Example:
@@ -75,6 +77,10 @@ class ResultsKeywords(Component):
         if record["kind"] == "mrr":  # no search: the receive rates and the trials
             robotout.info(mrr_message(record))
             robotout.info(trials_html({"trials": record["mrr"]["trials"]}), html=True)
+            return
+        if record["kind"] == "soak":  # no bounds: the critical load and the trials
+            robotout.info(soak_message(record))
+            robotout.info(trials_html({"trials": record["soak"]["trials"]}), html=True)
             return
         robotout.info(search_message(record))
         robotout.info(trace_svg(record), html=True)

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from ndrpdr.console.lines import trial_line
 from ndrpdr.console.progress import ProgressOption
-from ndrpdr.results.record import trial_entry
 from ndrpdr.results.report.soaksummary import soak_message, soak_metadata
 from ndrpdr.results.report.trialtable import trials_html
-from ndrpdr.search.soak import SOAK_LOSS_RATIO, SoakProgress, SoakResult, soak_search
+from ndrpdr.results.soakrecord import SoakSettings, SoakTraffic
+from ndrpdr.search.soak import SOAK_LOSS_RATIO, SoakResult
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.searchlimits import Given, check_load_range
 from ndrpdr.searchrun import default_min_load
+from ndrpdr.soakrun import run_soak
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.argtypes import Duration, FrameSize, Rate, TrafficProfile
 from NdrPdrLibrary.keywords.component import Component, keyword
+from NdrPdrLibrary.publish import publish_plain_record
 from NdrPdrLibrary.traffic import open_traffic, prepared_tg
 
 
@@ -83,7 +85,11 @@ class SoakKeywords(Component):
         interval, and the metadata ``SOAK_AVG``, ``SOAK_STDEV``,
         ``SOAK_LOWER``, ``SOAK_UPPER`` (frames per second), ``SOAK_LOSS_RATIO``,
         ``SOAK_TRIALS`` and ``SOAK_TIME`` (trial seconds); the log gets the
-        trial table, also when a trial fails. Returns a `CriticalLoad`. A
+        trial table, also when a trial fails. A JSON record of kind ``soak``
+        (the target, the time budget and the time used, the estimate and its
+        bounds, every trial) is written next to output.xml as a search's
+        record is, and linked from the log; it is written also when a trial
+        fails (``status`` "failed", the trials so far). Returns a `CriticalLoad`. A
         stateful family (NAT44) first gets its ramp-up and session check, as
         `Find NDR And PDR` does, and ramp-ups again as its sessions age.
 
@@ -107,34 +113,29 @@ class SoakKeywords(Component):
             f"\nsoak search: {float(soak_time):g} s for loss ratio {loss_ratio:g}, "
             f"{traffic.describe()}"
         )
-        measured: list[TrialResult] = []
         show = self.ctx.progress is ProgressOption.TRIALS
 
-        def progress(step: SoakProgress) -> None:
-            measured.append(step.trial)
+        def on_trial(number: int, trial: TrialResult) -> None:
             if show:
-                robotout.console(trial_line(step.trial_number, step.trial))
+                robotout.console(trial_line(number, trial))
+
+        def on_record(record: dict[str, Any]) -> None:  # also when a trial fails
+            robotout.info(trials_html({"trials": record["soak"]["trials"]}), html=True)
+            publish_plain_record(self.ctx, record)
 
         tg = prepared_tg(self.ctx, traffic)
-        try:
-            result = soak_search(
-                tg,
-                low,
-                high,
-                time_budget=float(soak_time),
-                loss_ratio=loss_ratio,
-                initial_duration=min(float(initial_trial_duration), float(soak_time)),
-                progress=progress,
-            )
-        finally:
-            traffic.tg.stop_traffic()
-            robotout.info(
-                trials_html({"trials": [trial_entry(i, t) for i, t in enumerate(measured)]}),
-                html=True,
-            )
-        message = soak_message(result, traffic.frame_size)
+        result, record = run_soak(
+            tg,
+            SoakTraffic(self.ctx.topology, traffic.profile, traffic.frame_size, traffic.directions),
+            SoakSettings(loss_ratio, low, high, float(soak_time)),
+            initial_duration=min(float(initial_trial_duration), float(soak_time)),
+            on_record=on_record,
+            stop_traffic=traffic.tg.stop_traffic,
+            on_trial=on_trial,
+        )
+        message = soak_message(record)
         robotout.info(message)
-        metadata = soak_metadata(result)
+        metadata = soak_metadata(record)
         robotout.set_test_result(message, metadata)
         robotout.set_suite_result_line(" ".join(f"{k}={v}" for k, v in metadata.items()))
         return _outcome(result)

@@ -16,7 +16,7 @@ from ndrpdr.units import format_rate
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.argtypes import Duration, FrameSize, Rate, TrafficProfile
 from NdrPdrLibrary.keywords.component import Component, keyword
-from NdrPdrLibrary.publish import publish_mrr_record
+from NdrPdrLibrary.publish import publish_plain_record
 from NdrPdrLibrary.traffic import Traffic, open_traffic, prepared_tg
 
 
@@ -154,7 +154,7 @@ class TrafficKeywords(Component):
 
         def on_record(record: dict[str, Any]) -> None:
             robotout.info(trials_html({"trials": record["mrr"]["trials"]}), html=True)
-            publish_mrr_record(self.ctx, record)
+            publish_plain_record(self.ctx, record)
 
         record = run_mrr(
             tg,

@@ -29,8 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--fail-on-regression",
         type=_percent,
         metavar="PCT",
-        help="exit 1 when a test's NDR/PDR lower bound or MRR mean got worse beyond noise"
-        " and by more than PCT %%",
+        help="exit 1 when a test's NDR/PDR lower bound, MRR mean or soak critical load got worse"
+        " beyond noise and by more than PCT %%",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(run=run)

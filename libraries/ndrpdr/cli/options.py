@@ -100,5 +100,11 @@ def configured_tg(
     testbed.configure_family(
         get_family(profile.name), cores=args.cores, max_frame_size_b=max(frame_sizes(frame_size))
     )
-    one_way = args.unidirectional or profile.unidirectional
-    return testbed.traffic_generator(profile, frame_size, bidirectional=not one_way)
+    return testbed.traffic_generator(
+        profile, frame_size, bidirectional=traffic_directions(args, profile) == 2
+    )
+
+
+def traffic_directions(args: argparse.Namespace, profile: Profile) -> int:
+    """Directions sent: 1 with ``--unidirectional`` or for a one-way family, else 2."""
+    return 1 if args.unidirectional or profile.unidirectional else 2

@@ -1,16 +1,29 @@
-"""``ndrpdr soak``: set the testbed up, run one soak search, print the critical load, tear down."""
+"""``ndrpdr soak``: set the testbed up, run one soak search, print the critical load, tear down;
+``--json OUT`` writes the soak record (also when a trial fails: the trials so far)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
+from typing import Any
 
 from ndrpdr.activebed.testbed import ActiveTestbed
-from ndrpdr.cli.options import add_traffic_options, configured_tg, traffic_from
+from ndrpdr.cli.options import (
+    add_traffic_options,
+    configured_tg,
+    traffic_directions,
+    traffic_from,
+)
 from ndrpdr.cli.searchargs import usage_error
+from ndrpdr.console.lines import print_to
+from ndrpdr.results.record import write_record
 from ndrpdr.results.report.soaksummary import soak_message
-from ndrpdr.search.soak import SOAK_LOSS_RATIO, soak_search
+from ndrpdr.results.soakrecord import SoakSettings, SoakTraffic
+from ndrpdr.search.soak import SOAK_LOSS_RATIO
 from ndrpdr.searchlimits import BadSettingError, Given, check_load_range
 from ndrpdr.searchrun import default_min_load
+from ndrpdr.soakrun import run_soak
 from ndrpdr.units import UnitError, parse_duration
 
 
@@ -28,11 +41,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--min-rate", help="lowest load (default max / 1000, at least 10 kpps)")
     parser.add_argument("--max-rate", help="highest load (default the TG's maximum)")
+    parser.add_argument("--json", type=Path, default=None, metavar="OUT", help="result record")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the soak's estimate; 0 on success, 2 for a bad option (named)."""
+    """Print the soak's estimate; 0 on success, 1 when the record could not be written, 2 for
+    a bad option (named)."""
     try:
         soak_time = _soak_time(args.soak_time)
         if not 0.0 < args.loss_ratio < 1.0:
@@ -51,19 +66,31 @@ def run(args: argparse.Namespace) -> int:
             )
         except BadSettingError as exc:
             return usage_error("soak", exc)
-        try:
-            result = soak_search(
-                tg,
-                default_min_load(high) if low is None else low,
-                high,
-                time_budget=soak_time,
-                loss_ratio=args.loss_ratio,
-                initial_duration=min(1.0, soak_time),
-            )
-        finally:
-            tg.stop_traffic()
-    print(soak_message(result, frame_size))
-    return 0
+        written: list[bool] = []
+        _, record = run_soak(
+            tg,
+            SoakTraffic(topology, profile, frame_size, traffic_directions(args, profile)),
+            SoakSettings(
+                args.loss_ratio, default_min_load(high) if low is None else low, high, soak_time
+            ),
+            initial_duration=min(1.0, soak_time),
+            on_record=lambda record: written.append(_write(args.json, record)),
+            stop_traffic=tg.stop_traffic,
+        )
+    print(soak_message(record))
+    return 0 if all(written) else 1
+
+
+def _write(path: Path | None, record: dict[str, Any]) -> bool:
+    """Write the record to ``path`` (``--json``; None: not asked); False when it could not be."""
+    if path is None:
+        return True
+    try:
+        write_record(record, path)
+    except OSError as exc:
+        print_to(sys.stderr, f"ndrpdr soak: cannot write the result record: {exc}")
+        return False
+    return True
 
 
 def _soak_time(text: str) -> float:

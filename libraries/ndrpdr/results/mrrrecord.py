@@ -16,14 +16,8 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-import ndrpdr
 from ndrpdr.profiles import FrameSize, Profile
-from ndrpdr.results.record import (
-    RECORD_VERSION,
-    profile_section,
-    testbed_section,
-    trial_entry,
-)
+from ndrpdr.results.record import RecordTraffic, record_head, trial_entry
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 
@@ -65,16 +59,9 @@ def build_mrr_record(
     With ``error`` the measurement stopped early: ``trials`` are the ones
     measured before, and ``status`` is "failed".
     """
+    traffic = RecordTraffic(topology, profile, frame_size, directions)
     return {
-        "version": RECORD_VERSION,
-        "kind": "mrr",
-        "tool": {"name": "ndrpdr", "version": ndrpdr.__version__},
-        "status": "failed" if error else "passed",
-        "error": error,
-        "started": started.isoformat(timespec="seconds"),
-        "finished": finished.isoformat(timespec="seconds"),
-        "testbed": testbed_section(topology),
-        "profile": profile_section(profile, frame_size, directions),
+        **record_head("mrr", traffic, started, finished, error),
         "mrr": {
             "load_pps": load_pps,
             "trial_duration_s": trial_duration_s,

@@ -41,21 +41,29 @@ and vary the tunnel's fields ``tunnel.sport``, ``tunnel.vni`` and
 ``inner.eth.dst``.
 Also since 1.7.0 a stateful family's record (NAT44) has ``search.ramp_up``: its
 ramp-up trials and the DUT's state counted after the first.
+Since 1.8.0 a record may also be of ``kind`` "soak" (``ndrpdr.results.soakrecord``):
+the same top-level fields where they apply, and a ``soak`` section: the loss
+ratio target, the time budget and the time used, the critical load's
+estimate (mean, stdev, CSIT's bounds mean -/+ stdev, the 95 % interval)
+and every trial.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import ndrpdr
 from ndrpdr.profiles import FrameSize, Profile, average_frame_size, pcap_flows
 from ndrpdr.results.journal import write_json_atomically
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 
 #: Version of the record format; bump the major part on incompatible changes.
-RECORD_VERSION = "1.7.0"
+RECORD_VERSION = "1.8.0"
 
 
 def not_asked_latency() -> dict[str, Any]:
@@ -186,6 +194,41 @@ def profile_section(profile: Profile, frame_size: FrameSize, directions: int) ->
         "min_frame_size_b": profile.min_frame_size_b,
         "directions": directions,
         "traffic": [traffic_direction(profile, frame_size, d) for d in range(directions)],
+    }
+
+
+@dataclasses.dataclass(frozen=True)
+class RecordTraffic:
+    """The traffic a record is of: on which testbed, which profile and frames, how many
+    directions."""
+
+    topology: Topology
+    profile: Profile
+    frame_size: FrameSize
+    directions: int
+
+
+def record_head(
+    kind: str,
+    traffic: RecordTraffic,
+    started: datetime.datetime,
+    finished: datetime.datetime,
+    error: str | None,
+) -> dict[str, Any]:
+    """The top-level fields an MRR or soak record shares with the NDRPDR record.
+
+    ``status`` is "failed" with an ``error``, else "passed".
+    """
+    return {
+        "version": RECORD_VERSION,
+        "kind": kind,
+        "tool": {"name": "ndrpdr", "version": ndrpdr.__version__},
+        "status": "failed" if error else "passed",
+        "error": error,
+        "started": started.isoformat(timespec="seconds"),
+        "finished": finished.isoformat(timespec="seconds"),
+        "testbed": testbed_section(traffic.topology),
+        "profile": profile_section(traffic.profile, traffic.frame_size, traffic.directions),
     }
 
 

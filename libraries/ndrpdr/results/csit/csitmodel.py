@@ -28,10 +28,16 @@ model" has the same as a table):
   their mean and *population* standard deviation (CSIT computes it with
   jumpavg, dividing by n; our record keeps the sample stdev), and the same
   as bandwidth [bps].
+- ``result`` of a soak record: ``{"type": "soak", "critical_rate":
+  {"lower": ..., "upper": ...}}``: CSIT's soak bounds, the critical load's
+  estimate minus / plus one stdev (ours ``soak.critical_load_pps.lower`` /
+  ``upper``), as rate [pps, aggregate] and bandwidth [bps]. CSIT's soak is
+  for loss ratio 1e-7; another target is exported all the same and
+  ``csit_caveats`` says so.
 - ``result`` is ``{"type": "unknown"}`` (the model's "no specific result")
   when there is nothing to report: a search that stopped early
   (``incomplete``), NDR or PDR without a lower bound (a lossy min load),
-  an MRR without trials.
+  an MRR without trials, a soak that failed or measured no trial.
 - ``passed`` is true when the record passed and Robot (when its verdict is
   known) said PASS; ``message`` is then "" (the model requires it), else
   Robot's message, else the record's error.
@@ -46,7 +52,7 @@ model" has the same as a table):
   records name nodes, not addresses.
 - ``tags`` are Robot's tags of the test when known (output.xml or the
   record's ``run.tags``), else what the record tells: ``NDRPDR`` / ``MRR``
-  and the frame size (``64B``, ``IMIX``).
+  (or ``SOAK``) and the frame size (``64B``, ``IMIX``).
 - ``telemetry`` is empty: CSIT's entries are its own metric lines, read
   by its ETL; ours are free-form command outputs kept in our record.
 - Not in the model (its objects allow no other field): our goals, trials,
@@ -67,6 +73,7 @@ from ndrpdr.results.csit.csitresult import (
     mrr_result,
     ndrpdr_result,
     number,
+    soak_result,
 )
 from ndrpdr.results.trend.history import testbed_name
 
@@ -75,6 +82,11 @@ CSIT_MODEL_VERSION = "1.5.1"
 
 #: CSIT's goals: NDR and PDR loss ratios, and the exceed ratio of both.
 CSIT_NDR_LOSS, CSIT_PDR_LOSS, CSIT_EXCEED = 0.0, 0.005, 0.5
+#: CSIT's soak loss ratio.
+CSIT_SOAK_LOSS = 1e-7
+
+#: Our record kinds -> the model's ``result`` of each (its test type is the kind).
+RESULTS = {"ndrpdr": ndrpdr_result, "mrr": mrr_result, "soak": soak_result}
 
 #: Drivers that are part of ndrpdr itself: their version is the tool's.
 OWN_DRIVERS = frozenset({"sim"})
@@ -161,7 +173,7 @@ def _passed_and_message(record: Mapping[str, Any], test: RobotTest) -> tuple[boo
 
 def _kind(record: Mapping[str, Any], test: RobotTest) -> str:
     kind = str(record.get("kind", "ndrpdr"))
-    if kind not in ("ndrpdr", "mrr"):
+    if kind not in RESULTS:
         raise CsitModelError(f"{test.name}: kind: {kind!r} has no test type in CSIT's model")
     return kind
 
@@ -244,7 +256,7 @@ def csit_test_case(record: Mapping[str, Any], test: RobotTest) -> dict[str, Any]
         "hosts": hosts,
         "passed": passed,
         "message": message,
-        "result": ndrpdr_result(record) if kind == "ndrpdr" else mrr_result(record),
+        "result": RESULTS[kind](record),
         "telemetry": [],
     }
 
@@ -273,6 +285,9 @@ def csit_caveats(record: Mapping[str, Any], document: Mapping[str, Any]) -> list
                     f"{label} goal has loss ratio {loss:g} and exceed ratio"
                     f" {goal.get('exceed_ratio')}, CSIT's {csit_loss:g} and {CSIT_EXCEED:g}"
                 )
+    soak_loss = (record.get("soak") or {}).get("loss_ratio", CSIT_SOAK_LOSS)
+    if record.get("kind") == "soak" and soak_loss != CSIT_SOAK_LOSS:
+        notes.append(f"soak for loss ratio {soak_loss:g}, CSIT's {CSIT_SOAK_LOSS:g}")
     result = document.get("result") or {}
     if result.get("type") == "ndrpdr":
         for section in ("ndr", "pdr"):
@@ -288,6 +303,8 @@ def csit_caveats(record: Mapping[str, Any], document: Mapping[str, Any]) -> list
             if record.get("incomplete")
             else "no trial measured"
             if record.get("kind") == "mrr"
+            else "the soak failed or measured no trial"
+            if record.get("kind") == "soak"
             else "NDR or PDR has no lower bound"
         )
         notes.append(f"result type unknown: {why}")

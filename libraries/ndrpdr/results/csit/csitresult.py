@@ -134,3 +134,25 @@ def mrr_result(record: Mapping[str, Any]) -> dict[str, Any]:
         "type": "mrr",
         "receive_rate": {"rate": _stats(rates, "pps"), "bandwidth": _stats(bits, "bps")},
     }
+
+
+def soak_result(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The model's ``result`` of a soak record: ``critical_rate`` with ``lower`` / ``upper``.
+
+    CSIT's soak bounds are the critical load's estimate minus / plus one
+    stdev, ours ``soak.critical_load_pps.lower`` / ``upper`` (``lower``
+    floored at 0: the model's rates are not negative). ``unknown`` when
+    the search failed (it stopped before its budget: no estimate to report)
+    or measured no trial.
+    """
+    estimate = (record.get("soak") or {}).get("critical_load_pps")
+    if record.get("status") != "passed" or not estimate:
+        return {"type": "unknown"}
+    frame_size = frame_size_of(record)
+    return {
+        "type": "soak",
+        "critical_rate": {
+            "lower": _rate(max(0.0, float(estimate["lower"])), frame_size),
+            "upper": _rate(float(estimate["upper"]), frame_size),
+        },
+    }

@@ -20,7 +20,7 @@ from ndrpdr.errors import NdrPdrError
 from ndrpdr.results.outdir.outputxml import OutputXmlError, read_root
 
 #: Record kinds a run's records may have.
-RECORD_KINDS = frozenset({"ndrpdr", "mrr"})
+RECORD_KINDS = frozenset({"ndrpdr", "mrr", "soak"})
 
 _LINK = re.compile(r'href="([^"]+\.json)"')
 
@@ -30,7 +30,7 @@ class RunFilesError(NdrPdrError):
 
 
 def _read_record(path: Path) -> dict[str, Any] | None:
-    """The record in ``path`` (a JSON object with ``kind`` "ndrpdr" or "mrr"), else None."""
+    """The record in ``path`` (a JSON object of a kind in ``RECORD_KINDS``), else None."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):

@@ -16,7 +16,10 @@ between the bounds) is beyond noise when it exceeds the sum of both runs'
 noise. The noise of an MRR result is its mean receive rate's
 uncertainty: ``2 x stdev / sqrt(n)`` over its trials (about a 95 %
 interval of the mean); a change is beyond noise when it exceeds the sum of
-both runs' uncertainties. All rates are aggregate over directions [pps].
+both runs' uncertainties. A soak result (kind "soak") is compared by its
+critical load's estimate (the posterior mean), its noise ``2 x stdev``
+of the posterior (about half its 95 % interval), as MRR's. All rates are
+aggregate over directions [pps].
 """
 
 from __future__ import annotations
@@ -36,8 +39,10 @@ _BOUND_METRICS = (
 )
 #: The verdict of a metric A has and B has not.
 LOST = "lost in B"
+#: The metric of a soak record.
+SOAK_METRIC = "Soak critical"
 #: Metrics the regression gate looks at (conditional throughputs are shown only).
-GATED = frozenset({"NDR lower", "PDR lower", "MRR mean"})
+GATED = frozenset({"NDR lower", "PDR lower", "MRR mean", SOAK_METRIC})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -194,11 +199,30 @@ def mrr_value(record: Mapping[str, Any]) -> Value | None:
     return Value(mean, 2.0 * (_finite(stats.get("stdev")) or 0.0))
 
 
+def soak_value(record: Mapping[str, Any]) -> Value | None:
+    """The critical load of a soak record and ``2 x stdev`` of its estimate [pps], or None.
+
+    Reads ``soak.critical_load_pps`` (``ndrpdr.results.soakrecord``); None
+    when the search measured no trial.
+    """
+    section = record.get("soak")
+    estimate = section.get("critical_load_pps") if isinstance(section, Mapping) else None
+    if not isinstance(estimate, Mapping):
+        return None
+    mean = _finite(estimate.get("mean"))
+    if mean is None:
+        return None
+    return Value(mean, 2.0 * (_finite(estimate.get("stdev")) or 0.0))
+
+
 def record_values(record: Mapping[str, Any]) -> dict[str, Value]:
     """Every metric of ``record`` this comparison knows, by label."""
     if record.get("kind") == "mrr":
         value = mrr_value(record)
         return {} if value is None else {"MRR mean": value}
+    if record.get("kind") == "soak":
+        value = soak_value(record)
+        return {} if value is None else {SOAK_METRIC: value}
     return bound_values(record)
 
 

@@ -3,7 +3,7 @@
 A ``Sample`` is what a record says about its test, reduced to what
 results over time need: which test (``compare.TestKey``), which run (id,
 start time, testbed), the status, and the metrics ``compare`` knows (NDR /
-PDR lower bounds and conditional throughputs, MRR mean, each with its
+PDR lower bounds and conditional throughputs, MRR mean, soak critical load, each with its
 noise [pps], aggregate over directions). The JSON records stay the source
 of truth: a sample is always made from a record by ``sample_from_record``.
 
@@ -35,13 +35,13 @@ class Sample:
     started: datetime.datetime
     #: The testbed: the topology file's name without directory and suffix (``sim``).
     testbed: str
-    #: The record's kind: "ndrpdr" or "mrr".
+    #: The record's kind: "ndrpdr", "mrr" or "soak".
     kind: str
     #: The record's status: "passed", "failed", ...
     status: str
     #: Whether the record is incomplete or irregular (plots mark such points).
     caveat: bool
-    #: Metric label (``compare``'s: "NDR lower", "PDR lower", "MRR mean", ...) -> value.
+    #: Metric label (``compare``'s: "NDR lower", "MRR mean", "Soak critical", ...) -> value.
     metrics: Mapping[str, Value]
     #: The test's Robot tags, when the record names them.
     tags: tuple[str, ...] = ()

@@ -1,7 +1,7 @@
 """One test's results over time as an inline SVG chart, for the trend report.
 
 ``trend_svg`` draws each metric of a ``trendseries.TestTrend`` (NDR lower
-bound, PDR lower bound, MRR mean [frames/s, aggregate]) against the runs'
+bound, PDR lower bound, MRR mean, soak critical load [frames/s, aggregate]) against the runs'
 start time: a dot per run that passed without caveat, a hollow square per
 run with a caveat (incomplete, irregular, failed with a value), a ring
 around an outlier the levels leave out, a red cross at the bottom for a
@@ -30,11 +30,17 @@ from ndrpdr.results.report.plotpanel import GOAL_COLOURS, GREY
 from ndrpdr.results.report.plotscale import Scale, nice_step
 from ndrpdr.results.report.svgaxes import INK, axes
 from ndrpdr.results.report.svgtext import FONT, escape, num, text_width
+from ndrpdr.results.trend.compare import SOAK_METRIC
 from ndrpdr.results.trend.trendseries import REGRESSION, Change, Series, TestTrend
 from ndrpdr.units import format_rate
 
 #: Colour of each metric's dots and levels.
-METRIC_COLOURS = {"NDR lower": GOAL_COLOURS[0], "PDR lower": GOAL_COLOURS[1], "MRR mean": "#2ca02c"}
+METRIC_COLOURS = {
+    "NDR lower": GOAL_COLOURS[0],
+    "PDR lower": GOAL_COLOURS[1],
+    "MRR mean": "#2ca02c",
+    SOAK_METRIC: "#ff7f0e",
+}
 #: Dot sizes [px]: NDR's larger than PDR's, so an NDR equal to the PDR shows as a ring around it.
 _DOT = {"NDR lower": 6.5, "PDR lower": 3.5}
 #: Above this many runs in a chart, dots are drawn smaller.

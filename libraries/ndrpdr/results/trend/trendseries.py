@@ -3,7 +3,7 @@
 ``build_trend`` takes samples (``ndrpdr.results.trend.history.Sample``: one test
 of one run) in any order and groups them per test and testbed, oldest run
 first. Each of the gated metrics (NDR lower bound, PDR lower bound, MRR
-mean, [pps]) becomes a series; its change points come from
+mean, soak critical load, [pps]) becomes a series; its change points come from
 ``ndrpdr.results.trend.changepoint`` over the runs that passed without caveat
 (an incomplete, irregular or failed run's value is plotted, marked, but
 never moves a level). Latency (optional, from the records' ``latency``
@@ -28,11 +28,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ndrpdr.results.trend.changepoint import Detection, segments
-from ndrpdr.results.trend.compare import TestKey
+from ndrpdr.results.trend.compare import SOAK_METRIC, TestKey
 from ndrpdr.results.trend.history import Sample
 
 #: The metrics a trend follows, in the order of the plot's legend.
-TREND_METRICS = ("NDR lower", "PDR lower", "MRR mean")
+TREND_METRICS = ("NDR lower", "PDR lower", "MRR mean", SOAK_METRIC)
 REGRESSION, PROGRESSION = "regression", "progression"
 
 
