@@ -153,20 +153,25 @@ def netns_list() -> set[str]:
 
 
 #: Real-packet runs (tcpreplay, TRex software mode) on a shared machine may be limited by
-#: their TG: such a result is irregular by the host's speed, not by the code under test, so
-#: these runs allow it (with a warning and tags) and ``assert_host_limited_only`` checks that
-#: nothing else was irregular.
+#: their TG, and a real DUT sharing 2 CPUs with the TG and with other tests' runs may lose
+#: heavily in a few trials at a load that passes in others (VPP on af_packet: 3 of 7 trials
+#: of a CI run, while the next worker ran its own real tests). Such a result is irregular by
+#: the host, not by the code under test, so these runs allow it (with a warning and tags) and
+#: ``assert_host_limited_only`` checks that nothing else was irregular.
 ALLOW_TG_LIMITED = ("IRREGULAR", "warn")
+#: The irregularities the host alone can cause.
+HOST_CAUSED = frozenset({"TG_LIMITED", "DUT_FLAPPING"})
 
 
 def assert_host_limited_only(record: Mapping[str, object], tags: Sequence[str]) -> None:
-    """The record's irregularities are at most TG_LIMITED, and the test's tags say so."""
+    """The record's irregularities are at most those the host causes (HOST_CAUSED), and the
+    test's tags say so."""
     irregular = record.get("irregular")
     assert isinstance(irregular, list)
     found = {str(item["tag"]) for item in irregular}
-    assert found <= {"TG_LIMITED"}, irregular  # a lossy min load or NDR > PDR is a bug here
+    assert found <= HOST_CAUSED, irregular  # a lossy min load or NDR > PDR is a bug here
     if found:
-        assert {"IRREGULAR", "TG_LIMITED"} <= set(tags), tags
+        assert {"IRREGULAR", *found} <= set(tags), tags
     else:
         assert "IRREGULAR" not in tags, tags
 
