@@ -9,7 +9,13 @@ from collections.abc import Iterable, Sequence
 
 from benchmarks.goalsets import GOAL_LABELS
 from benchmarks.runner import MLRSEARCH, Row
-from benchmarks.scoring import mean_abs, median, within_one_width_below, worst
+from benchmarks.scoring import (
+    mean_abs,
+    median,
+    paired_mean_difference,
+    within_one_width_below,
+    worst,
+)
 from benchmarks.targets import (
     WORST_ERROR_SLACK,
     binary_ratio_target,
@@ -229,8 +235,10 @@ def accuracy_line(
                 and ours_mean <= their_mean
                 and ours_worst <= their_worst + WORST_ERROR_SLACK
             )
+            difference, half_width = paired_mean_difference(_paired_errors(ours, theirs, i))
             parts.append(
-                f"{GOAL_LABELS[i]} |err| mean {ours_mean:.2%} vs {their_mean:.2%}, "
+                f"{GOAL_LABELS[i]} |err| mean {ours_mean:.2%} vs {their_mean:.2%} "
+                f"(paired difference {difference * 100:+.2f} +- {half_width * 100:.2f} points), "
                 f"worst {ours_worst:.2%} vs {their_worst:.2%}"
             )
         else:
@@ -241,3 +249,11 @@ def accuracy_line(
         return line
     target = f"target mean no worse, worst at most {WORST_ERROR_SLACK:.0%} points worse"
     return verdicts.judge(no_worse, f"{line}; {target}")
+
+
+def _paired_errors(
+    ours: Sequence[Row], theirs: Sequence[Row], goal: int
+) -> list[tuple[float, float]]:
+    """Goal ``goal``'s (our error, their error) for every case both ran."""
+    their_error = {row.case: row.errors[goal] for row in theirs}
+    return [(row.errors[goal], their_error[row.case]) for row in ours if row.case in their_error]

@@ -40,3 +40,19 @@ def mean_abs(errors: Iterable[float]) -> float:
     """The mean magnitude of the errors; NaN for no values."""
     data = [abs(error) for error in errors]
     return statistics.fmean(data) if data else float("nan")
+
+
+def paired_mean_difference(pairs: Iterable[tuple[float, float]]) -> tuple[float, float]:
+    """Mean of |ours| - |theirs| over (ours, theirs) error pairs of the same
+    cases, and its 95 % half-width.
+
+    The half-width is 1.96 standard errors of that mean (normal approximation;
+    0 for fewer than two pairs): a mean |error| target missed by less than it
+    is within what the seeds' luck explains.
+    """
+    diffs = [abs(ours) - abs(theirs) for ours, theirs in pairs]
+    if not diffs:
+        return float("nan"), float("nan")
+    if len(diffs) < 2:
+        return diffs[0], 0.0
+    return statistics.fmean(diffs), 1.96 * statistics.stdev(diffs) / len(diffs) ** 0.5

@@ -13,7 +13,13 @@ import pytest
 from benchmarks.goalsets import make_goals
 from benchmarks.outcome import SearchOutcome
 from benchmarks.runner import MLRSEARCH, Case, mlrsearch_problem, run_case
-from benchmarks.scoring import mean_abs, relative_error, within_one_width_below, worst
+from benchmarks.scoring import (
+    mean_abs,
+    paired_mean_difference,
+    relative_error,
+    within_one_width_below,
+    worst,
+)
 from benchmarks.targets import mlrsearch_ratio_target
 
 from ndrpdr.search import TrialResult
@@ -89,6 +95,16 @@ def test_scoring() -> None:
     assert mean_abs([0.01, -0.03, 0.02]) == pytest.approx(0.02)
 
 
+def test_paired_difference_compares_magnitudes_case_by_case() -> None:
+    # |ours| - |theirs|: 0.01, 0.01, -0.02 -> mean 0; the signs of the errors do not matter.
+    difference, half_width = paired_mean_difference([(0.02, -0.01), (-0.03, 0.02), (0.0, 0.02)])
+    assert difference == pytest.approx(0.0, abs=1e-12)
+    assert half_width == pytest.approx(1.96 * 0.017320508 / 3**0.5, rel=1e-6)
+    # The same differences on every case: no doubt left.
+    assert paired_mean_difference([(0.05, 0.01)] * 4) == pytest.approx((0.04, 0.0))
+    assert paired_mean_difference([(0.05, 0.01)]) == (pytest.approx(0.04), 0.0)
+
+
 def test_noisy_knee_target_is_reported(tmp_path: Path) -> None:
     assert mlrsearch_ratio_target("csit", "noisyknee") == 0.9
     assert mlrsearch_ratio_target("strict", "sharp") == 0.9
@@ -106,7 +122,8 @@ def test_noisy_knee_target_is_reported(tmp_path: Path) -> None:
     ratio = rf"^time\(mlr\)/time\(MLRsearch 1\.2\.1\) csit noisyknee 1 s: {NUMBER} "
     judged = r"\(median of 2 per-seed ratios.*target <= 0\.9: (PASS|FAIL)$"
     assert re.search(ratio + judged, text, re.M)
-    accuracy = r"^accuracy csit noisyknee \(noisy\) .*mean .*: (PASS|FAIL)$"
+    paired = rf"\(paired difference [+-]{NUMBER} \+- {NUMBER} points\)"
+    accuracy = rf"^accuracy csit noisyknee \(noisy\) .*mean .*{paired}.*: (PASS|FAIL)$"
     assert re.search(accuracy, text, re.M)
 
 
