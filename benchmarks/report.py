@@ -6,6 +6,7 @@ import dataclasses
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from statistics import fmean
 
 from benchmarks.goalsets import GOAL_LABELS
 from benchmarks.runner import MLRSEARCH, Row
@@ -50,6 +51,8 @@ class Summary:
     runs: int
     time_s: float
     trials: float
+    full_trials: float
+    middle_trials: float
     error_median: tuple[float, ...]
     error_worst: tuple[float, ...]
     irregular: int
@@ -62,6 +65,8 @@ class Summary:
             runs=len(rows),
             time_s=median(row.outcome.simulated_time_s for row in rows),
             trials=median(float(row.outcome.trial_count) for row in rows),
+            full_trials=fmean(row.full_trials for row in rows),
+            middle_trials=fmean(row.middle_trials for row in rows),
             error_median=tuple(median(row.errors[i] for row in rows) for i in range(goal_count)),
             error_worst=tuple(worst(row.errors[i] for row in rows) for i in range(goal_count)),
             irregular=sum(
@@ -84,13 +89,14 @@ def table(key: Key, by_algorithm: dict[str, list[Row]], algorithms: Sequence[str
     """A per-model, per-duration table of medians over seeds."""
     goal_set, model, duration = key
     seeds = max((len(rows) for rows in by_algorithm.values()), default=0)
-    header = f"{'algorithm':<16} {'time[s]':>9} {'trials':>7}"
+    header = f"{'algorithm':<16} {'time[s]':>9} {'trials':>7} {'full':>5} {'mid':>5}"
     for label in GOAL_LABELS:
         header += f" {label + ' err med':>12} {label + ' err worst':>14}"
     header += f" {'irregular':>9}"
     lines = [
         f"-- {goal_set} goals, model {model}, final trial duration {_seconds(duration)} "
-        f"(medians over {seeds} seeds) --",
+        f"(medians over {seeds} seeds; full / mid: mean count of full-length and "
+        "intermediate-duration trials) --",
         header,
     ]
     for algorithm in algorithms:
@@ -99,7 +105,10 @@ def table(key: Key, by_algorithm: dict[str, list[Row]], algorithms: Sequence[str
             lines.append(f"{display_name(algorithm):<16} (not run)")
             continue
         summary = Summary.of(rows)
-        line = f"{display_name(algorithm):<16} {summary.time_s:>9.1f} {summary.trials:>7.1f}"
+        line = (
+            f"{display_name(algorithm):<16} {summary.time_s:>9.1f} {summary.trials:>7.1f} "
+            f"{summary.full_trials:>5.2f} {summary.middle_trials:>5.2f}"
+        )
         for med, bad in zip(summary.error_median, summary.error_worst, strict=True):
             line += f" {_percent(med):>12} {_percent(bad):>14}"
         line += f" {summary.irregular:>9d}"

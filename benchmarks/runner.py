@@ -41,6 +41,10 @@ def mlrsearch_problem() -> str | None:
     return None
 
 
+_DURATION_SLACK = 1e-6
+"""Relative slack when a trial's duration is compared with a goal's durations."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Case:
     """One simulated DUT and one goal set: what every algorithm is run on."""
@@ -60,6 +64,9 @@ class Row:
         duration and loss ratio [frames/s].
     errors: per goal, (lower bound - truth) / truth (-1 when missing).
     widths: per goal, the goal width (relative).
+    full_trials / middle_trials: trials at the final trial duration, and
+        trials longer than the initial and shorter than the final one
+        (MLRsearch's intermediate phases; ours has none).
     """
 
     case: Case
@@ -69,6 +76,8 @@ class Row:
     truths: tuple[float, ...]
     errors: tuple[float, ...]
     widths: tuple[float, ...]
+    full_trials: int = 0
+    middle_trials: int = 0
 
     def to_json(self) -> dict[str, object]:
         """A flat JSON-ready dict (one per-seed row)."""
@@ -78,6 +87,8 @@ class Row:
             "deterministic": self.deterministic,
             "simulated_time_s": self.outcome.simulated_time_s,
             "trial_count": self.outcome.trial_count,
+            "full_trials": self.full_trials,
+            "middle_trials": self.middle_trials,
             "controller_cpu_s": self.outcome.controller_cpu_s,
             "note": self.outcome.note,
         }
@@ -148,6 +159,9 @@ def run_case(case: Case, algorithm: str) -> Row:
     )
     measurer = SimulatedMeasurer(model, overhead_s=case.overhead_s, seed=case.seed)
     outcome = run_algorithm(algorithm, measurer, goals)
+    final_s = max(goal.final_trial_duration for goal in goals)
+    initial_s = min(goal.initial_trial_duration for goal in goals)
+    durations = [trial.duration for trial in measurer.trials]
     return Row(
         case=case,
         algorithm=algorithm,
@@ -159,6 +173,12 @@ def run_case(case: Case, algorithm: str) -> Row:
             for goal, truth in zip(outcome.goals, truths, strict=True)
         ),
         widths=tuple(goal.relative_width for goal in goals),
+        full_trials=sum(1 for d in durations if d >= final_s * (1.0 - _DURATION_SLACK)),
+        middle_trials=sum(
+            1
+            for d in durations
+            if initial_s * (1.0 + _DURATION_SLACK) < d < final_s * (1.0 - _DURATION_SLACK)
+        ),
     )
 
 

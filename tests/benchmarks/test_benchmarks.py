@@ -67,6 +67,19 @@ def test_efficiency_quick_prints_ratio_lines(tmp_path: Path) -> None:
     algorithms = 4 if MLRSEARCH_RUNS else 3
     assert len(rows) == 2 * 2 * 3 * algorithms  # goal sets x models x seeds x algorithms
     assert {row["algorithm"] for row in rows} >= {"mlr", "binary", "bswlv"}
+    # Trials are counted by duration: ours at the final duration (and 1 s), never between;
+    # MLRsearch's intermediate phases in between (strict goals: 1 s .. 30 s).
+    strict = [row for row in rows if row["goal_set"] == "strict"]
+    assert all(row["middle_trials"] == 0 for row in strict if row["algorithm"] == "mlr")
+    assert all(row["full_trials"] >= 2 for row in strict if row["algorithm"] == "mlr")
+    if MLRSEARCH_RUNS:
+        assert all(
+            row["middle_trials"] > 0
+            for row in strict
+            if row["algorithm"] != "mlr" and row["algorithm"] not in ("binary", "bswlv")
+        )
+    assert re.search(r"^algorithm +time\[s\] +trials +full +mid ", text, re.M)
+    assert re.search(rf"^mlr +{NUMBER} +{NUMBER} +{NUMBER} +0\.00 ", text, re.M)
 
 
 def test_overhead_quick_prints_cpu_lines(tmp_path: Path) -> None:

@@ -42,8 +42,9 @@ load.
 No intermediate durations: on DUTs whose short trials predict long ones the
 first full-length trial confirms the short stage; when they disagree the
 full-length trial's forwarding rate re-seeds the prediction directly (see
-``hint``) instead of stepping down one width at a time. Loads live on an
-integer log grid; among all goals' nominations the lowest load goes first
+``hint``) instead of stepping down one width at a time (docs/search-engine.rst
+has the measured trial counts against MLRsearch's intermediate phases).
+Loads live on an integer log grid; among all goals' nominations the lowest load goes first
 (ties: the longer trial), so a later lossy trial cannot undo a lower bound
 above it; every trial counts for every goal.
 
