@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Iterable
 
@@ -10,14 +11,21 @@ MISSING_ERROR = -1.0
 
 
 def relative_error(found: float | None, truth: float) -> float:
-    """(found - truth) / truth; MISSING_ERROR when nothing was found."""
+    """(found - truth) / truth; MISSING_ERROR when nothing was found. For a truth
+    of 0 (a dead DUT): 0 when nothing was found (right), inf when a bound was."""
+    if truth == 0.0:
+        return 0.0 if found is None else math.inf
     if found is None:
         return MISSING_ERROR
     return (found - truth) / truth
 
 
 def within_one_width_below(found: float | None, truth: float, width: float) -> bool:
-    """True when truth * (1 - width) <= found <= truth (with float slack)."""
+    """True when truth * (1 - width) <= found <= truth (with float slack); for a
+    truth of 0 (a DUT that forwards nothing) when nothing was found: no load
+    meets the goal, so any lower bound is wrong."""
+    if truth == 0.0:
+        return found is None
     if found is None:
         return False
     slack = truth * 1e-9

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import subprocess
@@ -101,9 +102,14 @@ def test_help_runs(tmp_path: Path) -> None:
 def test_scoring() -> None:
     assert relative_error(99.0, 100.0) == pytest.approx(-0.01)
     assert relative_error(None, 100.0) == -1.0
+    assert relative_error(None, 0.0) == 0.0  # a dead DUT: no bound is the right answer
+    assert relative_error(1e4, 0.0) == math.inf
     assert within_one_width_below(99.6, 100.0, 0.005)
     assert not within_one_width_below(99.4, 100.0, 0.005)
     assert not within_one_width_below(100.1, 100.0, 0.005)
+    assert within_one_width_below(None, 0.0, 0.005)  # a dead DUT: nothing to find
+    assert not within_one_width_below(1e4, 0.0, 0.005)
+    assert not within_one_width_below(None, 100.0, 0.005)
     assert worst([0.01, -0.03, 0.02]) == -0.03
     assert mean_abs([0.01, -0.03, 0.02]) == pytest.approx(0.02)
 
