@@ -32,6 +32,17 @@ def test_starts_only_ordinary_tools() -> None:
     subprocess.run(["true"], check=True)
 
 
+def test_starts_a_program_no_list_names() -> None:
+    subprocess.run(["uname", "-s"], capture_output=True, check=True)
+
+
+def test_starts_a_program_that_is_not_installed() -> None:
+    try:
+        subprocess.run(["ndrpdr-no-such-program"], check=False)
+    except FileNotFoundError:
+        pass
+
+
 @pytest.mark.real
 def test_marked_real_starts_ip() -> None:
     subprocess.run(["ip", "-V"], capture_output=True, check=False)
@@ -60,11 +71,14 @@ def test_a_unit_test_that_starts_a_real_program_fails_naming_it(tmp_path: Path) 
     assert "test_starts_ip is marked unit but started ip" in out
     assert "uses fixture namespaces (started ip)" in out
     assert "add `pytestmark = pytest.mark.real` to its module" in out
-    assert "2 failed, 2 passed" in out
+    unknown = "test_starts_a_program_no_list_names is marked unit but started uname, which"
+    assert unknown in out
+    assert "add uname to REAL_PROGRAMS (a real system part" in out
+    assert "3 failed, 3 passed" in out
 
 
 def test_the_kinds_select_and_an_empty_kind_is_not_a_failure(tmp_path: Path) -> None:
     real = _pytest(tmp_path, "-m", "real")
-    assert real.returncode == 0 and "1 passed, 3 deselected" in real.stdout, real.stdout
+    assert real.returncode == 0 and "1 passed, 5 deselected" in real.stdout, real.stdout
     none = _pytest(tmp_path, "-m", "real and unit")
     assert none.returncode == 0, none.stdout

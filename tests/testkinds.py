@@ -3,7 +3,11 @@
 A test is ``real`` when it needs a real system part: it starts one of
 ``REAL_PROGRAMS`` (network namespaces, sshd, VPP, TRex, DPDK, Open vSwitch,
 tcpreplay, nftables, PostgreSQL, Chromium, mounts) or uses a fixture that did.
-Ordinary tools a unit test may run (sh, sleep, git, ps, ...) do not count.
+Ordinary tools a unit test may run (``UNIT_PROGRAMS``: sh, sleep, git, ps,
+...) do not count. A unit test that starts a program in neither list fails
+too, asking for it to be put in one: so a new system part cannot pass as a
+unit test because nobody thought of adding it (a program that is not
+installed cannot run, so it needs no class).
 Such a module says so with ``pytestmark = pytest.mark.real``; every other
 test is marked ``unit`` here, so ``pytest -m unit`` is the quick run (no
 root, nothing installed beyond the Python packages) and ``pytest -m real``
@@ -18,14 +22,16 @@ starts is not seen: a test that runs the CLI or a suite on a real testbed is
 marked by hand (it is the one that checks for root first).
 
 Loaded by pyproject.toml's addopts (``-p tests.testkinds``); setting
-``NDRPDR_TESTKINDS_REPORT`` to a file path writes, per test, the programs it
-started (JSON), which is how the real modules were first found.
+``NDRPDR_TESTKINDS_REPORT`` to a file path writes, per test, the programs
+other than ``UNIT_PROGRAMS`` it started (JSON), which is how the real modules
+were first found.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from collections.abc import Generator
 from pathlib import Path
@@ -44,18 +50,28 @@ REAL_PROGRAMS = frozenset(
     }
 )  # fmt: skip
 
+#: Ordinary tools unit tests start (found by the audit on the whole unit suite).
+UNIT_PROGRAMS = frozenset(
+    {
+        "sh", "bash", "test", "true", "false", "printf", "echo", "cat", "wc", "id",
+        "sleep", "ps", "pgrep", "git", "dpkg", "run-suites",
+    }
+)  # fmt: skip
+
 #: Where the audit hook files what it sees: the current test's node id, or the fixture.
 _current: dict[str, str | None] = {"test": None, "fixture": None}
-#: Programs each test (node id) started in its setup, call and teardown.
+#: Programs other than UNIT_PROGRAMS each test (node id) started in its setup, call
+#: and teardown.
 _by_test: dict[str, set[str]] = {}
-#: Programs each fixture (by name) started when it was set up.
+#: The same for each fixture (by name) when it was set up.
 _by_fixture: dict[str, set[str]] = {}
 
 
 def _program(argv: Any) -> str | None:
     """The program an audited start runs, None for Python itself."""
     if isinstance(argv, (str, bytes, os.PathLike)):
-        first = os.fsdecode(argv).split()[0] if os.fsdecode(argv).strip() else ""
+        words = os.fsdecode(argv).split()
+        first = words[0] if words else ""
     elif isinstance(argv, (list, tuple)) and argv:
         first = os.fsdecode(argv[0])
     else:
@@ -63,7 +79,13 @@ def _program(argv: Any) -> str | None:
     name = Path(first).name
     if not name or name.startswith("python") or first == sys.executable:
         return None
+    if name not in REAL_PROGRAMS and name not in UNIT_PROGRAMS and not _runnable(first):
+        return None  # not installed: it cannot start, so it is nothing real
     return name
+
+
+def _runnable(first: str) -> bool:
+    return shutil.which(first) is not None or Path(first).is_file()
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
@@ -75,7 +97,7 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
         program = _program(args[0])
     else:
         return
-    if program is None or program not in REAL_PROGRAMS:
+    if program is None or program in UNIT_PROGRAMS:
         return
     fixture, test = _current["fixture"], _current["test"]
     if fixture is not None:
@@ -122,19 +144,26 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, Any, Any]:
 
 
 def _unit_but_real(item: pytest.Item) -> str | None:
-    """Why ``item``, marked unit, is real: the programs it or its fixtures started."""
+    """Why ``item``, marked unit, is real (or may be): the programs it or its
+    fixtures started that are real, or in neither list."""
     if item.get_closest_marker("unit") is None:
         return None
-    started = sorted(_by_test.get(item.nodeid, ()))
-    fixtures = getattr(item, "fixturenames", ())
-    used = sorted(f for f in fixtures if _by_fixture.get(f))
-    if not started and not used:
+    fixtures = [f for f in getattr(item, "fixturenames", ()) if _by_fixture.get(f)]
+    programs = set(_by_test.get(item.nodeid, ())).union(*(_by_fixture[f] for f in fixtures))
+    if not programs:
         return None
+    started = sorted(_by_test.get(item.nodeid, ()))
     said = [f"started {', '.join(started)}"] if started else []
-    said += [f"uses fixture {f} (started {', '.join(sorted(_by_fixture[f]))})" for f in used]
+    said += [f"uses fixture {f} (started {', '.join(sorted(_by_fixture[f]))})" for f in fixtures]
+    if programs & REAL_PROGRAMS:
+        return (
+            f"{item.nodeid} is marked unit but {'; '.join(said)}: it needs a real system "
+            "part; add `pytestmark = pytest.mark.real` to its module (tests/testkinds.py)"
+        )
     return (
-        f"{item.nodeid} is marked unit but {'; '.join(said)}: it needs a real system part; "
-        "add `pytestmark = pytest.mark.real` to its module (tests/testkinds.py)"
+        f"{item.nodeid} is marked unit but {'; '.join(said)}, which tests/testkinds.py "
+        f"does not know: add {', '.join(sorted(programs))} to REAL_PROGRAMS (a real system "
+        "part: then mark the module real) or to UNIT_PROGRAMS (an ordinary tool)"
     )
 
 
