@@ -15,17 +15,18 @@ record's trials: each *contradicted* trial lost at least
 same duration at a load at least as high lost at most ``pass_loss_ratio``
 (the loosest goal's loss ratio). The DUT's own loss is used (lost over
 offered), so frames the TG did not send never count as a contradiction.
-``MIN_CONTRADICTED`` such trials make a flapping DUT; one or two may be
-glitches (a link flap, a second where a DUT sharing its CPUs was not
-scheduled, the first trials of a DUT still warming up), which repeats settle:
-VPP on the local and lab-in-a-box testbeds, 2 CPUs shared with the TG, was
-seen losing 26-95 % in two trials of a search at a load that passed later. They must also be at
-least ``MIN_SHARE`` of the trials as long whose loads lie in the band they
-span (from the lowest contradicted load to the highest passing one): a DUT
-that flaps does so in a good share of the trials between its levels, while
-rare interrupts on a shared CPU (2 of 199 trials in that band, seen on the
-lab in a box with three VPPs and TRex on 2 CPUs) are noise that the goals'
-exceed ratio and repeats absorb.
+Two conditions make a flapping DUT. First, ``MIN_CONTRADICTED`` such
+trials: one or two may be glitches that repeats settle (a link flap, a
+second in which a DUT sharing its CPUs was not scheduled, a DUT still
+warming up). VPP on the local and lab-in-a-box testbeds, sharing 2 CPUs
+with the TG, was seen losing 26-95 % in two trials of a search at a load
+that passed later. Second, they must be at least ``MIN_SHARE`` of the
+trials of their duration whose loads lie in the band they span (from the
+lowest contradicted load to the highest passing one). A DUT that flaps does
+so in a good share of the trials between its levels; rare interrupts on a
+shared CPU are noise that the goals' exceed ratio and repeats absorb (2 of
+199 trials in that band, seen on the lab in a box with three VPPs and TRex
+on 2 CPUs).
 """
 
 from __future__ import annotations
