@@ -138,6 +138,10 @@ def _pump_lines(stream: IO[str], lines: queue.Queue[str | None]) -> None:
         lines.put(None)
 
 
+STDERR_DRAIN_S = 2.0
+"""How long an exited child's stderr may take to be read to its end [s]."""
+
+
 def _pump_text(stream: IO[str], tail: _Tail) -> None:
     with contextlib.suppress(OSError, ValueError):
         for line in stream:
@@ -188,13 +192,14 @@ class ChildClient:
                 f"{exc.strerror}"
             ) from exc
         assert self._popen.stdout is not None and self._popen.stderr is not None
+        self._stderr_pump = threading.Thread(
+            target=_pump_text, args=(self._popen.stderr, self._stderr), daemon=True
+        )
         self._threads = [
             threading.Thread(
                 target=_pump_lines, args=(self._popen.stdout, self._replies), daemon=True
             ),
-            threading.Thread(
-                target=_pump_text, args=(self._popen.stderr, self._stderr), daemon=True
-            ),
+            self._stderr_pump,
         ]
         for thread in self._threads:
             thread.start()
@@ -313,6 +318,7 @@ class ChildClient:
                 self._replies.put(None)  # later calls see the end too
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     self._popen.wait(5.0)
+                self._stderr_pump.join(STDERR_DRAIN_S)  # its last words may still be in the pipe
                 raise TrexClientError(
                     f"{node}: TRex {call}: {self._where()} exited (exit code "
                     f"{self._popen.poll()}) without answering; its stderr (tail):\n"
