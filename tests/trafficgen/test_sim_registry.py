@@ -40,6 +40,7 @@ RANGES = {
         "spell_s": (2.0, 6.0),
         "spell_drop": (0.05, 0.20),
     },
+    "jitter": {"capacity_pps": (2e6, 20e6), "jitter": (0.003, 0.02)},
     "dead": {"capacity_pps": (2e6, 20e6)},
     "flapping": {
         "capacity_pps": (2e6, 20e6),
@@ -64,6 +65,7 @@ def test_names() -> None:
         "overload",
         "noisyknee",
         "spells",
+        "jitter",
         "dead",
         "flapping",
         "duplicating",

@@ -9,6 +9,7 @@ from ndrpdr.simdut.models.duplicating import DuplicatingDut as DuplicatingDut
 from ndrpdr.simdut.models.duration import DurationDependent as DurationDependent
 from ndrpdr.simdut.models.flapping import FlappingCapacity as FlappingCapacity
 from ndrpdr.simdut.models.gradual import GradualLoss as GradualLoss
+from ndrpdr.simdut.models.jitter import CapacityJitter as CapacityJitter
 from ndrpdr.simdut.models.noisyknee import NoisyKnee as NoisyKnee
 from ndrpdr.simdut.models.overload import OverloadCollapse as OverloadCollapse
 from ndrpdr.simdut.models.protocol import DutModel as DutModel

@@ -19,6 +19,7 @@ from ndrpdr.simdut.models.base import check_positive
 from ndrpdr.simdut.models.duration import DurationDependent
 from ndrpdr.simdut.models.edge import EDGE_FACTORIES
 from ndrpdr.simdut.models.gradual import GradualLoss
+from ndrpdr.simdut.models.jitter import CapacityJitter
 from ndrpdr.simdut.models.noisyknee import NoisyKnee
 from ndrpdr.simdut.models.overload import OverloadCollapse
 from ndrpdr.simdut.models.protocol import DutModel
@@ -102,6 +103,11 @@ def _spells(rng: random.Random, capacity_pps: float) -> DutModel:
     )
 
 
+def _jitter(rng: random.Random, capacity_pps: float) -> DutModel:
+    # A level that moves 0.3 .. 2 % (one standard deviation) from trial to trial.
+    return CapacityJitter(capacity_pps=capacity_pps, jitter=rng.uniform(0.003, 0.02))
+
+
 _FACTORIES: dict[str, Callable[[random.Random, float], DutModel]] = {
     "sharp": _sharp,
     "gradual": _gradual,
@@ -111,6 +117,7 @@ _FACTORIES: dict[str, Callable[[random.Random, float], DutModel]] = {
     "overload": _overload,
     "noisyknee": _noisyknee,
     "spells": _spells,
+    "jitter": _jitter,
     **EDGE_FACTORIES,
 }
 

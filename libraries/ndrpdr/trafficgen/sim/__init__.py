@@ -9,6 +9,7 @@ Nothing here does I/O. Typical use::
 
 from ndrpdr.simdut.models import (
     MODEL_NAMES,
+    CapacityJitter,
     DurationDependent,
     DutModel,
     GradualLoss,
@@ -24,6 +25,7 @@ from ndrpdr.trafficgen.sim.measurer import SimulatedMeasurer
 
 __all__ = [
     "MODEL_NAMES",
+    "CapacityJitter",
     "DurationDependent",
     "DutModel",
     "GradualLoss",
