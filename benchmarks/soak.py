@@ -14,7 +14,8 @@ is the long-run critical load the soak estimates; for the noisy ones
 meets the goal, a different question, and their rows show how far a
 Poisson loss model stays from it (bursty loss is outside the model).
 
-    python -m benchmarks.soak [--quick] [--models sharp,gradual] [--seeds 20] [--budget 1800]
+    python -m benchmarks.soak [--quick] [--models sharp,gradual] [--seeds 20] [--first-seed 0]
+                              [--budget 1800]
 """
 
 from __future__ import annotations
@@ -33,10 +34,12 @@ MIN_LOAD_PPS = 1e5
 MAX_LOAD_PPS = 29.76e6
 
 
-def run_model(model: str, seeds: int, budget_s: float, overhead_s: float) -> dict[str, float]:
-    """Errors and coverage of ``seeds`` soaks on ``model``."""
+def run_model(
+    model: str, seeds: int, budget_s: float, overhead_s: float, first_seed: int = 0
+) -> dict[str, float]:
+    """Errors and coverage of ``seeds`` soaks on ``model`` (seeds ``first_seed`` on)."""
     errors, spreads, longest_errors, within1, within2, within95 = [], [], [], 0, 0, 0
-    for seed in range(seeds):
+    for seed in range(first_seed, first_seed + seeds):
         dut = make_model(model, seed)
         result = soak_search(
             SimulatedMeasurer(dut, overhead_s=overhead_s, seed=seed),
@@ -72,6 +75,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--models", type=names, default=DEFAULT_MODELS, help="comma list (default: DUT behaviours)"
     )
     parser.add_argument("--seeds", type=int, help="seeds per model (default 20)")
+    parser.add_argument(
+        "--first-seed",
+        type=int,
+        default=0,
+        help="the first seed (default 0): check on seeds the fit was not tuned on",
+    )
     parser.add_argument("--budget", type=float, help=f"trial seconds (default {SOAK_TIME_S:g})")
     parser.add_argument("--overhead", type=float, default=0.5, help="per-trial overhead [s]")
     parser.add_argument("--quick", action="store_true", help="sharp, gradual, 3 seeds, 300 s")
@@ -83,13 +92,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     for model in args.models:
         if model not in MODEL_NAMES:
             parser.error(f"unknown model {model!r}; choose from {', '.join(MODEL_NAMES)}")
-    print(f"soak: loss ratio {SOAK_LOSS_RATIO:g}, {args.budget:g} s, {args.seeds} seeds per model")
+    print(
+        f"soak: loss ratio {SOAK_LOSS_RATIO:g}, {args.budget:g} s, {args.seeds} seeds per model"
+        + (f" from {args.first_seed}" if args.first_seed else "")
+    )
     print(
         f"{'model':<10} {'mean|err|':>10} {'worst err':>10} {'mean sd':>9} "
         f"{'in 1sd':>7} {'in 2sd':>7} {'in 95%':>7} {'|err| longest':>13}"
     )
     for model in args.models:
-        row = run_model(model, args.seeds, args.budget, args.overhead)
+        row = run_model(model, args.seeds, args.budget, args.overhead, args.first_seed)
         print(
             f"{model:<10} {row['mean_abs_error']:>10.2e} {row['worst_error']:>+10.2e} "
             f"{row['mean_rel_stdev']:>9.2e} {row['within_1sd']:>7.0%} {row['within_2sd']:>7.0%} "

@@ -17,6 +17,24 @@ def test_quick_rows(capsys: pytest.CaptureFixture[str]) -> None:
     assert all(float(row[1]) < 1e-3 for row in rows.values())  # mean |error| on these models
 
 
+def test_first_seed_moves_the_seeds(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seeds: list[int] = []
+    make_model = soak.make_model
+
+    def spy(name: str, seed: int = 0) -> object:
+        seeds.append(seed)
+        return make_model(name, seed)
+
+    monkeypatch.setattr(soak, "make_model", spy)
+    args = ["--models", "sharp", "--seeds", "2", "--first-seed", "100", "--budget", "20"]
+    assert soak.main(args) == 0
+    assert seeds == [100, 101]
+    header = capsys.readouterr().out.splitlines()[0]
+    assert header == "soak: loss ratio 1e-07, 20 s, 2 seeds per model from 100"
+
+
 def test_unknown_model_is_refused() -> None:
     with pytest.raises(SystemExit):
         soak.main(["--models", "nosuch"])
