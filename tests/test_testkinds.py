@@ -33,7 +33,7 @@ def test_starts_only_ordinary_tools() -> None:
 
 
 def test_starts_a_program_no_list_names() -> None:
-    subprocess.run(["uname", "-s"], capture_output=True, check=True)
+    subprocess.run(["nproc"], capture_output=True, check=True)
 
 
 def test_starts_a_program_that_is_not_installed() -> None:
@@ -71,9 +71,9 @@ def test_a_unit_test_that_starts_a_real_program_fails_naming_it(tmp_path: Path) 
     assert "test_starts_ip is marked unit but started ip" in out
     assert "uses fixture namespaces (started ip)" in out
     assert "add `pytestmark = pytest.mark.real` to its module" in out
-    unknown = "test_starts_a_program_no_list_names is marked unit but started uname, which"
+    unknown = "test_starts_a_program_no_list_names is marked unit but started nproc, which"
     assert unknown in out
-    assert "add uname to REAL_PROGRAMS (a real system part" in out
+    assert "add nproc to REAL_PROGRAMS (a real system part" in out
     assert "3 failed, 3 passed" in out
 
 

@@ -50,11 +50,14 @@ REAL_PROGRAMS = frozenset(
     }
 )  # fmt: skip
 
-#: Ordinary tools unit tests start (found by the audit on the whole unit suite).
+#: Ordinary tools unit tests start (found by the audit on the whole unit suite), and
+#: the helpers Python's own modules may start on first use, whichever test that is
+#: (ctypes.util.find_library: ldconfig, gcc, cc, ld, objdump; platform: uname).
 UNIT_PROGRAMS = frozenset(
     {
         "sh", "bash", "test", "true", "false", "printf", "echo", "cat", "wc", "id",
         "sleep", "ps", "pgrep", "git", "dpkg", "run-suites",
+        "ldconfig", "gcc", "cc", "ld", "objdump", "uname",
     }
 )  # fmt: skip
 
