@@ -7,12 +7,15 @@ Printed per model: mean and worst relative error, the mean relative
 stdev, how often the truth lies within avg +/- 1 stdev, avg +/- 2 stdev
 and the 95 % interval, and the mean error against the truth for the
 soak's longest trial (what its trials could see: it differs from the
-whole soak's truth only where loss depends on the trial duration). For
-the deterministic models (sharp, gradual, duration, overload) the truth
-is the long-run critical load the soak estimates; for the noisy ones
-(transient, sporadic, noisyknee) it is the load where the *median* trial
-meets the goal, a different question, and their rows show how far a
-Poisson loss model stays from it (bursty loss is outside the model).
+whole soak's truth only where loss depends on the trial duration), and the
+share of soaks whose result says that loss came in bursts
+(``ndrpdr.results.soakbursts``). For the deterministic models (sharp,
+gradual, duration, overload) the truth is the long-run critical load the
+soak estimates; for the noisy ones (transient, sporadic, noisyknee,
+spells, jitter) it is the load where the *median* trial meets the goal, a
+different question, and their rows show how far a Poisson loss model
+stays from it (bursty loss is outside the model: the bursts column says
+how often the result warned of it).
 
     python -m benchmarks.soak [--quick] [--models sharp,gradual] [--seeds 20] [--first-seed 0]
                               [--budget 1800]
@@ -25,6 +28,7 @@ import statistics
 from collections.abc import Sequence
 
 from benchmarks.cli import DEFAULT_MODELS, names
+from ndrpdr.results.soakbursts import find_bursts
 from ndrpdr.search.soak import SOAK_LOSS_RATIO, SOAK_TIME_S, soak_search
 from ndrpdr.simdut.models import make_model
 from ndrpdr.trafficgen.sim import MODEL_NAMES
@@ -39,6 +43,7 @@ def run_model(
 ) -> dict[str, float]:
     """Errors and coverage of ``seeds`` soaks on ``model`` (seeds ``first_seed`` on)."""
     errors, spreads, longest_errors, within1, within2, within95 = [], [], [], 0, 0, 0
+    bursty = 0
     for seed in range(first_seed, first_seed + seeds):
         dut = make_model(model, seed)
         result = soak_search(
@@ -57,6 +62,7 @@ def run_model(
         within1 += distance <= result.stdev
         within2 += distance <= 2 * result.stdev
         within95 += result.low <= truth <= result.high
+        bursty += find_bursts(result.trials, SOAK_LOSS_RATIO) is not None
     return {
         "mean_abs_error": statistics.fmean(abs(e) for e in errors),
         "worst_error": max(errors, key=abs),
@@ -65,6 +71,7 @@ def run_model(
         "within_1sd": within1 / seeds,
         "within_2sd": within2 / seeds,
         "within_95": within95 / seeds,
+        "bursty": bursty / seeds,
     }
 
 
@@ -98,14 +105,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(
         f"{'model':<10} {'mean|err|':>10} {'worst err':>10} {'mean sd':>9} "
-        f"{'in 1sd':>7} {'in 2sd':>7} {'in 95%':>7} {'|err| longest':>13}"
+        f"{'in 1sd':>7} {'in 2sd':>7} {'in 95%':>7} {'|err| longest':>13} {'bursts':>7}"
     )
     for model in args.models:
         row = run_model(model, args.seeds, args.budget, args.overhead, args.first_seed)
         print(
             f"{model:<10} {row['mean_abs_error']:>10.2e} {row['worst_error']:>+10.2e} "
             f"{row['mean_rel_stdev']:>9.2e} {row['within_1sd']:>7.0%} {row['within_2sd']:>7.0%} "
-            f"{row['within_95']:>7.0%} {row['mean_abs_error_longest']:>13.2e}"
+            f"{row['within_95']:>7.0%} {row['mean_abs_error_longest']:>13.2e} {row['bursty']:>7.0%}"
         )
     return 0
 

@@ -133,3 +133,40 @@ def test_log_result_record_of_a_soak_record_says_what_its_test_said(tmp_path: Pa
     assert [m.message for m in logged if not m.html] == [test.message]
     assert test.message.startswith("SOAK critical load: ")
     assert any(m.html and "<table" in m.message for m in logged)
+
+
+BURSTY = """\
+*** Settings ***
+Library    NdrPdrLibrary    {topology}
+Suite Setup    Set Up Testbed
+Suite Teardown    Tear Down Testbed
+
+*** Test Cases ***
+Soak A Jittery DUT
+    Configure DUTs For Traffic    ethip4-ip4base    64
+    Find Critical Load    ethip4-ip4base    64    soak_time=10 min
+"""
+
+
+def test_a_soak_on_bursty_loss_warns_that_its_spread_understates_the_error(
+    tmp_path: Path,
+) -> None:
+    """The sim DUT whose level moves from trial to trial (``jitter``): trials contradict a
+    loss that grows with the load; the test keeps its estimate and says so."""
+    topology = tmp_path / "jitter.yaml"
+    text = SIM.read_text(encoding="utf-8")
+    assert "model: sharp" in text, "sim.yaml changed: update this test"
+    topology.write_text(text.replace("model: sharp", "model: jitter"), encoding="utf-8")
+    suite = tmp_path / "bursty.robot"
+    suite.write_text(BURSTY.format(topology=topology), encoding="utf-8")
+    process = run_robot(tmp_path / "out", str(suite))
+    assert process.returncode == 0, process.stdout + process.stderr
+    test = index_tests(read_output(tmp_path / "out"))["Soak A Jittery DUT"]
+    assert test.status == "PASS"
+    warning = test.message.splitlines()[-1]
+    assert warning.startswith("WARNING: loss came in bursts: ")
+    assert int(test.metadata["SOAK_BURSTS"]) >= 3
+    warned = [m.message for m in logged_messages(test) if m.level == "WARN"]
+    assert warned == [f"Soak A Jittery DUT: {warning.removeprefix('WARNING: ')}"]
+    record = json.loads((tmp_path / "out" / "Soak_A_Jittery_DUT.json").read_text("utf-8"))
+    assert record["soak"]["bursts"]["contradicted"] == int(test.metadata["SOAK_BURSTS"])

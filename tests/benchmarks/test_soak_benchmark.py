@@ -13,8 +13,15 @@ def test_quick_rows(capsys: pytest.CaptureFixture[str]) -> None:
     assert lines[0].startswith("soak: loss ratio 1e-07, 60 s, 1 seeds")
     rows = {line.split()[0]: line.split() for line in lines[2:]}
     assert sorted(rows) == ["gradual", "sharp"]
-    assert all(row[-2] in ("0%", "100%") for row in rows.values())  # truth in the 95 % interval
+    assert all(row[-3] in ("0%", "100%") for row in rows.values())  # truth in the 95 % interval
     assert all(float(row[1]) < 1e-3 for row in rows.values())  # mean |error| on these models
+    assert all(row[-1] == "0%" for row in rows.values())  # smooth loss: no bursts said
+
+
+def test_bursty_loss_is_counted(capsys: pytest.CaptureFixture[str]) -> None:
+    assert soak.main(["--models", "noisyknee", "--seeds", "2", "--budget", "300"]) == 0
+    row = capsys.readouterr().out.splitlines()[2].split()
+    assert row[0] == "noisyknee" and row[-1] == "100%", row
 
 
 def test_first_seed_moves_the_seeds(

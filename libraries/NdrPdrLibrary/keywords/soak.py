@@ -8,6 +8,7 @@ from ndrpdr.console.lines import trial_line
 from ndrpdr.console.progress import ProgressOption
 from ndrpdr.results.report.soaksummary import soak_message, soak_metadata
 from ndrpdr.results.report.trialtable import trials_html
+from ndrpdr.results.soakbursts import bursts_text
 from ndrpdr.results.soakrecord import SoakSettings, SoakTraffic
 from ndrpdr.search.soak import SOAK_LOSS_RATIO, SoakResult
 from ndrpdr.search.trial import TrialResult
@@ -85,7 +86,10 @@ class SoakKeywords(Component):
         interval, and the metadata ``SOAK_AVG``, ``SOAK_STDEV``,
         ``SOAK_LOWER``, ``SOAK_UPPER`` (frames per second), ``SOAK_LOSS_RATIO``,
         ``SOAK_TRIALS`` and ``SOAK_TIME`` (trial seconds); the log gets the
-        trial table, also when a trial fails. A JSON record of kind ``soak``
+        trial table, also when a trial fails. When the DUT's loss came in
+        bursts (trials that contradict a loss that grows with the load: the
+        estimate's spread then understates its error) the message says so,
+        the log gets a warning and the metadata ``SOAK_BURSTS``. A JSON record of kind ``soak``
         (the target, the time budget and the time used, the estimate and its
         bounds, every trial) is written next to output.xml as a search's
         record is, and linked from the log; it is written also when a trial
@@ -133,6 +137,8 @@ class SoakKeywords(Component):
             stop_traffic=traffic.tg.stop_traffic,
             on_trial=on_trial,
         )
+        if record["soak"]["bursts"] is not None:
+            robotout.warn(f"{robotout.test_name()}: {bursts_text(record['soak']['bursts'])}")
         message = soak_message(record)
         robotout.info(message)
         metadata = soak_metadata(record)

@@ -46,6 +46,9 @@ the same top-level fields where they apply, and a ``soak`` section: the loss
 ratio target, the time budget and the time used, the critical load's
 estimate (mean, stdev, CSIT's bounds mean -/+ stdev, the 95 % interval)
 and every trial.
+Since 1.9.0 the ``soak`` section may have ``bursts``: the evidence that the
+DUT's loss came in bursts, which the soak's estimate does not account for
+(null when there is none; records without it stay valid).
 """
 
 from __future__ import annotations
@@ -63,7 +66,7 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 
 #: Version of the record format; bump the major part on incompatible changes.
-RECORD_VERSION = "1.8.0"
+RECORD_VERSION = "1.9.0"
 
 
 def not_asked_latency() -> dict[str, Any]:

@@ -9,8 +9,10 @@ and the trial seconds used [s], the estimate ``critical_load_pps`` (the
 posterior's ``mean`` and ``stdev``, ``lower`` / ``upper`` = mean -/+ stdev
 as CSIT shows a soak result, ``low`` / ``high`` its 95 % interval;
 [frames/s, aggregate]), ``limited_by`` (the range's end the interval
-reaches), ``stopped`` (why the search ended before its budget) and every
-trial (as in NDRPDR records). A search that failed (``status`` "failed")
+reaches), ``stopped`` (why the search ended before its budget), since
+1.9.0 ``bursts`` (the evidence that loss came in bursts, which the
+estimate's spread does not account for: ``ndrpdr.results.soakbursts``;
+null without it) and every trial (as in NDRPDR records). A search that failed (``status`` "failed")
 keeps the trials measured before and the estimate they give
 (``critical_load_pps`` is null without a trial).
 """
@@ -23,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ndrpdr.results.record import RecordTraffic, record_head, trial_entry
+from ndrpdr.results.soakbursts import find_bursts
 from ndrpdr.search.soakfit import Estimate
 from ndrpdr.search.trial import TrialResult
 
@@ -82,6 +85,7 @@ def build_soak_record(
     with ``error`` the search stopped early: ``trials`` are the ones
     measured before, and ``status`` is "failed".
     """
+    bursts = find_bursts(trials, settings.loss_ratio)
     return {
         **record_head("soak", traffic, started, finished, error),
         "soak": {
@@ -94,6 +98,7 @@ def build_soak_record(
             "critical_load_pps": critical_load_section(estimate),
             "limited_by": None if estimate is None else limited_by(estimate, settings),
             "stopped": stopped,
+            "bursts": None if bursts is None else bursts.to_json(),
             "trials": [trial_entry(i, t) for i, t in enumerate(trials)],
         },
     }

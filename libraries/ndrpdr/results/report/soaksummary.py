@@ -16,6 +16,7 @@ from typing import Any
 
 from ndrpdr.profiles import FrameSize, bandwidth_bps
 from ndrpdr.results.report.summary import plain_number
+from ndrpdr.results.soakbursts import bursts_text
 
 
 def _rate(pps: float, frame_size: FrameSize) -> str:
@@ -23,7 +24,8 @@ def _rate(pps: float, frame_size: FrameSize) -> str:
 
 
 def soak_message(record: Mapping[str, Any]) -> str:
-    """Two or three lines: the estimate and spread, the bounds, and why it is limited."""
+    """Two to five lines: the estimate and spread, the bounds, why it is limited, and a
+    warning when loss came in bursts (``ndrpdr.results.soakbursts``)."""
     soak = record["soak"]
     frame_size: FrameSize = record["profile"]["frame_size"]
     run = (
@@ -45,12 +47,15 @@ def soak_message(record: Mapping[str, Any]) -> str:
         )
     if soak["stopped"]:
         lines.append(f"stopped early: {soak['stopped']}")
+    if soak.get("bursts"):  # since record format 1.9.0
+        lines.append(f"WARNING: {bursts_text(soak['bursts'])}")
     return "\n".join(lines)
 
 
 def soak_metadata(record: Mapping[str, Any]) -> dict[str, str]:
     """``SOAK_AVG``, ``SOAK_STDEV``, ``SOAK_LOWER``, ``SOAK_UPPER`` [frames/s], and the run
-    (the estimate's four are left out without a trial)."""
+    (the estimate's four are left out without a trial); ``SOAK_BURSTS``, the contradicted
+    trials, when loss came in bursts."""
     soak = record["soak"]
     estimate = soak["critical_load_pps"]
     numbers = (
@@ -63,8 +68,10 @@ def soak_metadata(record: Mapping[str, Any]) -> dict[str, str]:
             "SOAK_UPPER": plain_number(estimate["upper"]),
         }
     )
+    bursts = {"SOAK_BURSTS": str(soak["bursts"]["contradicted"])} if soak.get("bursts") else {}
     return {
         **numbers,
+        **bursts,
         "SOAK_LOSS_RATIO": f"{soak['loss_ratio']:g}",
         "SOAK_TRIALS": str(soak["trial_count"]),
         "SOAK_TIME": f"{soak['search_time_s']:g}",
