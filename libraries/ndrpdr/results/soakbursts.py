@@ -30,6 +30,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ndrpdr.search.soakfit import Observation
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.units import format_rate
 
@@ -80,29 +81,25 @@ def bursts_text(section: Mapping[str, Any]) -> str:
     )
 
 
-def _frames(trial: TrialResult) -> float:
-    """Frames the trial meant to send (unsent ones count as lost, as the soak fit counts)."""
-    return max(trial.offered_count, trial.intended_count or 0.0)
-
-
 def _said(number: int, trial: TrialResult) -> str:
-    lost = trial.loss_ratio * _frames(trial)
+    lost = Observation.of(trial).lost
     what = f"lost {lost:.0f} frames" if lost >= 0.5 else "lost none"
     return f"trial {number} ({trial.duration:g} s at {format_rate(trial.load)}) {what}"
 
 
 def find_bursts(trials: Sequence[TrialResult], loss_ratio: float) -> Bursts | None:
     """The evidence of bursty loss (see the module), None when there is too little."""
+    # As the soak fit reads them: frames meant to be sent, unsent ones counted as lost.
+    seen = [Observation.of(trial) for trial in trials]
     found: list[tuple[int, int]] = []  # (contradicted trial, a clean trial that contradicts it)
-    for index, trial in enumerate(trials):
-        frames = _frames(trial)
-        if trial.loss_ratio * frames <= max(BURST_TARGETS * loss_ratio * frames, MIN_FRAMES):
+    for index, trial in enumerate(seen):
+        if trial.lost <= max(BURST_TARGETS * loss_ratio * trial.frames, MIN_FRAMES):
             continue
         floor = trial.load * (1.0 - loss_ratio)
-        for other_index, other in enumerate(trials):
-            if other_index == index or other.load < floor or _frames(other) < frames:
+        for other_index, other in enumerate(seen):
+            if other_index == index or other.load < floor or other.frames < trial.frames:
                 continue
-            if other.loss_ratio <= loss_ratio:
+            if other.lost <= loss_ratio * other.frames:
                 found.append((index, other_index))
                 break
     if len(found) < MIN_CONTRADICTED:
