@@ -4,8 +4,8 @@ The soak search (``ndrpdr.search.soakfit``) fits loss that grows smoothly
 with the load, with Poisson counts. A DUT whose loss comes in bursts (rare
 interrupts, loss at random near a knee, a capacity that moves from trial to
 trial, spells of contention) does what no such curve does: one trial loses
-far more than the target allows while another, at least as long and at a
-load at least as high, stays within it. The posterior then still narrows
+far more than the target allows while another, with at least as many
+frames and at a load at least as high, stays within it. The posterior then still narrows
 on the trials' loads, and its spread claims a precision the trials do not
 have (on the simulator's bursty models the 95 % interval held the truth in
 0-30 % of the runs, against 95-100 % on the smooth ones).
@@ -15,8 +15,10 @@ lost more than ``BURST_TARGETS`` times the target's allowance (and more
 than ``MIN_FRAMES`` frames) while a trial with at least as many frames, at
 a load no lower (within the target as a relative tolerance: loads closer
 than that are the same load to a curve measured at that target), lost at
-most the allowance. Deep buffers cannot cause it (the clean trial is at
-least as long), a smooth curve cannot either (it is at least as high): on
+most the allowance. A deep buffer cannot cause it (at a load no lower, as
+many frames or more are as many excess frames or more over any capacity,
+however long each trial was), a smooth curve cannot either (the clean
+trial is at least as high): on
 the simulator's smooth models (sharp, gradual, duration, overload; 80 seeds
 each) no soak had one, while ``MIN_CONTRADICTED`` or more were found in
 29-40 of 40 soaks on transient, noisyknee, spells and jitter. The result
@@ -46,8 +48,8 @@ MIN_CONTRADICTED = 3
 class Bursts:
     """The evidence of bursty loss in a soak's trials.
 
-    contradicted: trials that lost far beyond the target while a trial at
-        least as long at a load no lower stayed within it; trials: all;
+    contradicted: trials that lost far beyond the target while a trial with
+        at least as many frames at a load no lower stayed within it; trials: all;
     lowest_load: the lowest load of a contradicted trial [pps];
     example: one such pair, said in words.
     """
@@ -75,8 +77,8 @@ def bursts_text(section: Mapping[str, Any]) -> str:
     """The sentence for a record's ``soak.bursts`` (as ``Bursts.describe`` says it)."""
     return (
         f"loss came in bursts: {section['contradicted']} of {section['trials']} trials lost "
-        f"over {BURST_TARGETS:g}x the target while a trial as long or longer at a load as high "
-        f"or higher did not ({section['example']}); the estimate assumes loss that grows "
+        f"over {BURST_TARGETS:g}x the target while a trial of as many frames or more at a load "
+        f"as high or higher did not ({section['example']}); the estimate assumes loss that grows "
         "smoothly with the load, so its spread understates the error"
     )
 
