@@ -12,9 +12,9 @@ as CSIT shows a soak result, ``low`` / ``high`` its 95 % interval;
 reaches), ``stopped`` (why the search ended before its budget), since
 1.9.0 ``bursts`` (the evidence that loss came in bursts, which the
 estimate's spread does not account for: ``ndrpdr.results.soakbursts``;
-null without it) and every trial (as in NDRPDR records). A search that failed (``status`` "failed")
-keeps the trials measured before and the estimate they give
-(``critical_load_pps`` is null without a trial).
+null without it) and every trial (as in NDRPDR records). A search that
+failed (``status`` "failed") keeps the trials measured before and the
+estimate they give (``critical_load_pps`` is null without a trial).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import Any
 
 from ndrpdr.results.record import RecordTraffic, record_head, trial_entry
 from ndrpdr.results.soakbursts import find_bursts
+from ndrpdr.search.soak import range_end_reached
 from ndrpdr.search.soakfit import Estimate
 from ndrpdr.search.trial import TrialResult
 
@@ -45,12 +46,11 @@ SoakTraffic = RecordTraffic
 
 
 def limited_by(estimate: Estimate, settings: SoakSettings) -> str | None:
-    """ "min_load" / "max_load" when the 95 % interval reaches that end of the load range."""
-    if estimate.low <= settings.min_load_pps * (1.0 + 1e-9):
-        return "min_load"
-    if estimate.high >= settings.max_load_pps * (1.0 - 1e-9):
-        return "max_load"
-    return None
+    """ "min_load" / "max_load" when the 95 % interval reaches that end of the load range
+    (as ``SoakResult.limited_by`` says it)."""
+    return range_end_reached(
+        estimate.low, estimate.high, settings.min_load_pps, settings.max_load_pps
+    )
 
 
 def critical_load_section(estimate: Estimate | None) -> dict[str, float] | None:

@@ -41,6 +41,16 @@ GROWTH = 0.1
 ALGORITHM = "soak"
 
 
+def range_end_reached(low: float, high: float, min_load: float, max_load: float) -> str | None:
+    """ "min_load" / "max_load" when the interval ``low`` .. ``high`` [pps] reaches that end
+    of the load range (within float rounding), else None."""
+    if low <= min_load * (1.0 + 1e-9):
+        return "min_load"
+    if high >= max_load * (1.0 - 1e-9):
+        return "max_load"
+    return None
+
+
 @dataclasses.dataclass(frozen=True)
 class SoakResult:
     """A soak search's estimate of the critical load [pps, aggregate: ``ndrpdr.units``].
@@ -84,11 +94,7 @@ class SoakResult:
 
         The critical load may then lie beyond it: the estimate is the range's end.
         """
-        if self.low <= self.min_load * (1.0 + 1e-9):
-            return "min_load"
-        if self.high >= self.max_load * (1.0 - 1e-9):
-            return "max_load"
-        return None
+        return range_end_reached(self.low, self.high, self.min_load, self.max_load)
 
     def describe(self) -> str:
         """One line: the estimate, its spread and what it cost."""

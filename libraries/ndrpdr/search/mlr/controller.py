@@ -44,9 +44,9 @@ first full-length trial confirms the short stage; when they disagree the
 full-length trial's forwarding rate re-seeds the prediction directly (see
 ``hint``) instead of stepping down one width at a time (docs/search-engine.rst
 has the measured trial counts against MLRsearch's intermediate phases).
-Loads live on an integer log grid; among all goals' nominations the lowest load goes first
-(ties: the longer trial), so a later lossy trial cannot undo a lower bound
-above it; every trial counts for every goal.
+Loads live on an integer log grid; among all goals' nominations the lowest
+load goes first (ties: the longer trial), so a later lossy trial cannot
+undo a lower bound above it; every trial counts for every goal.
 
 Where the parts live: each stage's rules are small strategy objects that
 nominate a trial or decline, asked in priority order (``strategy``):
