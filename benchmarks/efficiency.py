@@ -66,7 +66,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
             "Targets are reported as PASS/FAIL; the exit code is 0 unless an error occurs. "
             "Accuracy lines on noisy models also give the paired difference of mean |error| "
             "(ours - MLRsearch's, seed by seed) with its 95 % half-width: a miss smaller "
-            "than that half-width is within the seeds' luck."
+            "than that half-width is within the seeds' luck (the closing targets line "
+            "counts such FAILs)."
         ),
     )
     add_simulation_options(

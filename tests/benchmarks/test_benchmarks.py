@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 from benchmarks.goalsets import make_goals
-from benchmarks.outcome import SearchOutcome
-from benchmarks.runner import MLRSEARCH, Case, mlrsearch_problem, run_case
+from benchmarks.outcome import GoalOutcome, SearchOutcome
+from benchmarks.report import Verdicts, accuracy_line
+from benchmarks.runner import MLRSEARCH, Case, Row, mlrsearch_problem, run_case
 from benchmarks.scoring import (
     mean_abs,
     paired_mean_difference,
@@ -57,7 +58,7 @@ def test_efficiency_quick_prints_ratio_lines(tmp_path: Path) -> None:
     assert re.search(rf"^time\(mlr\)/time\(binary\) strict sharp 30 s: {NUMBER} ", text, re.M)
     assert re.search(rf"^time\(mlr\)/time\(binary\) csit sharp 1 s: {NUMBER} ", text, re.M)
     assert re.search(r"^accuracy strict sharp \(deterministic\): .*: (PASS|FAIL)$", text, re.M)
-    assert re.search(r"^targets: [0-9]+ PASS, [0-9]+ FAIL$", text, re.M)
+    assert re.search(r"^targets: [0-9]+ PASS, [0-9]+ FAIL( \(.*luck\))?$", text, re.M)
     mlr_vs = r"^time\(mlr\)/time\(MLRsearch 1\.2\.1\) (strict|csit) \w+ [0-9.]+ s: "
     if MLRSEARCH_RUNS:
         assert len(re.findall(mlr_vs + NUMBER, text, re.M)) == 4
@@ -122,6 +123,50 @@ def test_paired_difference_compares_magnitudes_case_by_case() -> None:
     # The same differences on every case: no doubt left.
     assert paired_mean_difference([(0.05, 0.01)] * 4) == pytest.approx((0.04, 0.0))
     assert paired_mean_difference([(0.05, 0.01)]) == (pytest.approx(0.04), 0.0)
+
+
+def _noisy_rows(algorithm: str, errors: list[float]) -> list[Row]:
+    """One NDR-only row per error, seeds 0.., on a noisy model."""
+    outcome = SearchOutcome((GoalOutcome(None, None, None),), 1, 1.0, 0.0)
+    return [
+        Row(
+            Case("strict", "spells", 10.0, seed, 0.5),
+            algorithm,
+            False,
+            outcome,
+            (100.0,),
+            (error,),
+            (0.005,),
+        )
+        for seed, error in enumerate(errors)
+    ]
+
+
+def _judge_accuracy(ours: list[float], theirs: list[float]) -> tuple[str, Verdicts]:
+    verdicts = Verdicts()
+    rows = {"mlr": _noisy_rows("mlr", ours), MLRSEARCH: _noisy_rows(MLRSEARCH, theirs)}
+    return accuracy_line("strict", "spells", rows, verdicts), verdicts
+
+
+def test_a_mean_miss_within_the_paired_interval_is_counted_as_luck() -> None:
+    # Worse by 0.001 on average, but the seeds disagree on the sign: still a FAIL, but luck.
+    line, verdicts = _judge_accuracy([0.02, 0.00, 0.03, 0.01], [0.01, 0.02, 0.01, 0.018])
+    assert line.endswith(": FAIL")
+    assert verdicts.luck == 1
+    assert "1 of them only by a mean |error| worse" in verdicts.summary()[0]
+    # Worse on every seed: a real loss, not luck.
+    line, verdicts = _judge_accuracy([0.03, 0.03, 0.04, 0.03], [0.01, 0.02, 0.01, 0.02])
+    assert line.endswith(": FAIL")
+    assert verdicts.luck == 0
+    assert verdicts.summary()[0] == "targets: 0 PASS, 1 FAIL"
+    # A worst error more than 2 points worse is never luck, whatever the mean.
+    line, verdicts = _judge_accuracy([0.0, 0.0, 0.0, 0.09], [0.01, 0.01, 0.01, 0.05])
+    assert line.endswith(": FAIL")
+    assert verdicts.luck == 0
+    # No worse: a PASS, nothing to count.
+    line, verdicts = _judge_accuracy([0.01] * 4, [0.02] * 4)
+    assert line.endswith(": PASS")
+    assert (verdicts.passed, verdicts.luck) == (1, 0)
 
 
 def test_noisy_knee_target_is_reported(tmp_path: Path) -> None:
