@@ -254,14 +254,11 @@ def accuracy_line(
         if theirs:
             their_mean = mean_abs(row.errors[i] for row in theirs)
             their_worst = abs(worst(row.errors[i] for row in theirs))
-            no_worse = (
-                no_worse
-                and ours_mean <= their_mean
-                and ours_worst <= their_worst + WORST_ERROR_SLACK
-            )
-            difference, half_width = paired_mean_difference(_paired_errors(ours, theirs, i))
+            mean_missed = ours_mean > their_mean
             worst_missed = ours_worst > their_worst + WORST_ERROR_SLACK
-            if worst_missed or (ours_mean > their_mean and difference > half_width):
+            no_worse = no_worse and not mean_missed and not worst_missed
+            difference, half_width = paired_mean_difference(_paired_errors(ours, theirs, i))
+            if worst_missed or (mean_missed and difference > half_width):
                 luck = False
             parts.append(
                 f"{GOAL_LABELS[i]} |err| mean {ours_mean:.2%} vs {their_mean:.2%} "
