@@ -10,7 +10,7 @@ from record_helpers import SIM, sim_soak_record
 
 from ndrpdr.results.report.soaksummary import soak_message, soak_metadata
 from ndrpdr.results.schema import validate_record
-from ndrpdr.results.soakbursts import MIN_CONTRADICTED, find_bursts
+from ndrpdr.results.soakbursts import MIN_CONTRADICTED, bursts_text, find_bursts
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.loader import load_topology
 
@@ -38,7 +38,7 @@ def test_trials_that_contradict_a_smooth_loss_curve_are_bursts() -> None:
     assert bursts.example == (
         "trial 1 (10 s at 5 Mpps) lost 5000 frames, trial 2 (20 s at 5 Mpps) lost none"
     )
-    text = bursts.describe()
+    text = bursts_text(bursts.to_json())
     assert text.startswith("loss came in bursts: 3 of 6 trials lost over 10x the target")
     assert text.endswith("so its spread understates the error")
 

@@ -59,10 +59,6 @@ class Bursts:
     lowest_load: float
     example: str
 
-    def describe(self) -> str:
-        """One sentence for the message and the warning."""
-        return bursts_text(self.to_json())
-
     def to_json(self) -> dict[str, object]:
         """The record's ``soak.bursts``."""
         return {
@@ -74,7 +70,8 @@ class Bursts:
 
 
 def bursts_text(section: Mapping[str, Any]) -> str:
-    """The sentence for a record's ``soak.bursts`` (as ``Bursts.describe`` says it)."""
+    """The sentence for a record's ``soak.bursts`` (``Bursts.to_json``), for the message and
+    the test's warning."""
     return (
         f"loss came in bursts: {section['contradicted']} of {section['trials']} trials lost "
         f"over {BURST_TARGETS:g}x the target while a trial of as many frames or more at a load "
