@@ -28,6 +28,7 @@ from ndrpdr.profiles import (
     frame_count,
     parse_signature,
     sample_size,
+    stream_frames,
 )
 from ndrpdr.profiles.checksum import fold, internet_checksum, ones_complement_sum
 from ndrpdr.profiles.frames import MAX_SAMPLE_BYTES, sampled_frames
@@ -351,3 +352,19 @@ def test_checksum_matches_scapy(data: bytes) -> None:
 def test_partial_sums_add(parts: list[bytes]) -> None:
     whole = ones_complement_sum(b"".join(parts))
     assert fold(sum(ones_complement_sum(p) for p in parts)) == whole
+
+
+def test_stream_frames_are_the_field_engines_order_not_the_sample() -> None:
+    """Frame k is flow k of the whole profile, even where the frame list holds a sample."""
+    profile = get_profile("ethip4-ip4scale2m-rnd")  # 2M flows: the frame list samples them
+    frames = stream_frames(profile, 64, 0, SRC_MAC, DST_MAC, 5)
+    listed = build_frames(profile, 64, 0, SRC_MAC, DST_MAC)
+    assert [parse_signature(f) for f in frames] == [(0, k) for k in range(5)]
+    assert parse_signature(listed[1]) != (0, 1)  # the list strides through the flows
+    nested = stream_frames(get_profile("ethip4-ip4scale20k"), 64, 0, SRC_MAC, DST_MAC, 3)
+    dsts = [int(ipaddress.ip_address(Ether(f)[IP].dst)) for f in nested]
+    assert dsts == [dsts[0] + k for k in range(3)]
+    imix = stream_frames(get_profile("ethip4-ip4base"), IMIX, 1, SRC_MAC, DST_MAC, 13)
+    assert [len(f) + 4 for f in imix] == [64, 570, 64, 64, 570, 64, 1518, 64, 570, 64, 64, 570, 64]
+    with pytest.raises(ProfileError, match="frame count 0"):
+        stream_frames(profile, 64, 0, SRC_MAC, DST_MAC, 0)

@@ -25,6 +25,7 @@ from ndrpdr.profiles.frames import (
     pcap_profile,
     sample_size,
     sampled_frames,
+    stream_frames,
 )
 from ndrpdr.profiles.framesize import (
     FCS_SIZE,
@@ -87,5 +88,6 @@ __all__ = [
     "read_pcap",
     "sample_size",
     "sampled_frames",
+    "stream_frames",
     "write_pcap",
 ]

@@ -398,6 +398,29 @@ def first_frames(
     return {size: built.frame(built.template(size), 0) for size in set(frame_sizes(frame_size))}
 
 
+def stream_frames(
+    profile: Profile,
+    frame_size: FrameSize,
+    direction: int,
+    src_mac: str,
+    dst_mac: str,
+    count: int,
+) -> list[bytes]:
+    """The first ``count`` frames a field engine sends: flows 0, 1, 2, ... in order.
+
+    Frame *k* is flow *k* of ``profile`` itself (never a sample), its size
+    ``frame_sizes(frame_size)[k % n]`` (IMIX: ``IMIX_SEQUENCE``); a TRex
+    stream sends the same headers (the UDP checksum over IPv4 aside: TRex
+    sends 0). Checks as ``build_frames``; ProfileError for a count below 1.
+    """
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ProfileError(f"frame count {count!r} must be an integer >= 1")
+    built = _Direction.of(profile, frame_size, direction, src_mac, dst_mac)
+    sizes = frame_sizes(frame_size)
+    templates = {size: built.template(size) for size in set(sizes)}
+    return [built.frame(templates[sizes[k % len(sizes)]], k) for k in range(count)]
+
+
 def _payload_offset(frame: bytes) -> int | None:
     """Where the payload of a frame built here starts, walking its headers; None if unknown."""
     offset = 12
