@@ -24,8 +24,9 @@ from scapy.layers.l2 import Dot1Q, Ether
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.profiles import IMIX, Headers, Profile, ProfileError, Vary
 from ndrpdr.profiles.checksum import checksum_of_sum, ones_complement_sum
-from ndrpdr.profiles.frames import build_frames, parse_signature
+from ndrpdr.profiles.frames import build_frames
 from ndrpdr.profiles.layout import FrameLayout
+from ndrpdr.profiles.signature import parse_signature
 from ndrpdr.trafficgen.trex.streams import (
     RANDOM_LIMIT,
     FixIpv4,
