@@ -368,3 +368,21 @@ def test_stream_frames_are_the_field_engines_order_not_the_sample() -> None:
     assert [len(f) + 4 for f in imix] == [64, 570, 64, 64, 570, 64, 1518, 64, 570, 64, 64, 570, 64]
     with pytest.raises(ProfileError, match="frame count 0"):
         stream_frames(profile, 64, 0, SRC_MAC, DST_MAC, 0)
+
+
+@pytest.mark.parametrize(
+    "family", ["ethip4-ip4base", "ethip4udp-ip4base-iacl50sl-10kflows",
+               "ethip4--ethip4udpgeneve-4tun-ip4base"],
+)  # fmt: skip
+def test_every_ipv4_header_carries_scapys_default_id_as_csits_profiles(family: str) -> None:
+    """CSIT builds its frames with scapy's ``IP()``, whose ID is 1: ours too, checksums right.
+
+    A GENEVE direction carries two IPv4 headers (outer and inner): both.
+    """
+    for direction in (0, 1):
+        for frame in stream_frames(get_profile(family), 64, direction, SRC_MAC, DST_MAC, 3):
+            packet = Ether(frame)
+            headers = [packet.getlayer(IP, n) for n in (1, 2) if packet.getlayer(IP, n)]
+            assert headers and all(h.id == 1 and h.flags == 0 for h in headers), family
+            for header in headers:
+                assert internet_checksum(bytes(header)[:20]) == 0
