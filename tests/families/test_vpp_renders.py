@@ -125,6 +125,7 @@ def _destinations(headers: Headers) -> tuple[str, int]:
         ("ethip4-ip4scale20k", 10_000, 32),
         ("ethip4-ip4scale20k-rnd", 10_000, 32),
         ("ethip4-ip4scale2m-rnd", 1_000_000, 32),
+        ("ethip4-ip4scale60k-rnd", 10_000, 32),  # CSIT's 60k suite: 2 TG ports, 2 x 10k
         ("ethip6-ip6scale20k", 10_000, 128),
         ("ethip6-ip6scale2m-rnd", 1_000_000, 128),
     ],
