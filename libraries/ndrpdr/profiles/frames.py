@@ -66,7 +66,7 @@ from ndrpdr.profiles.layout import (
 )
 from ndrpdr.profiles.profile import Profile
 from ndrpdr.profiles.traffic import GENEVE_PORT, Headers, Tunnel
-from ndrpdr.profiles.variation import base_value, check_range, random_seed, value_index
+from ndrpdr.profiles.variation import base_value, check_range, field_value, random_seed
 
 if TYPE_CHECKING:
     from scapy.packet import Packet
@@ -353,7 +353,7 @@ class _Direction:
     def values(self, flow: int) -> list[int]:
         """The varied fields' values in frame ``flow``."""
         return [
-            base + value_index(v, flow, seed) * v.step
+            field_value(self.layout, v, base, flow, seed)
             for v, base, seed in zip(self.headers.vary, self.bases, self.seeds, strict=True)
         ]
 
