@@ -6,10 +6,10 @@ least its own minimum, ``FrameLayout.frame_size_b``). Headers and offsets follow
 ``ndrpdr.profiles.layout``: Ethernet (the headers' own MACs, else the
 sending TG port's and the MAC the frames are addressed to), an optional
 802.1Q tag, a tunnel (outer IPv4 as below, UDP with checksum 0, GENEVE,
-the inner Ethernet header), IPv4 (TTL 64, ID 0, no flags, correct header checksum, the
-protocol ``Headers.l4``: 17 for UDP, else e.g. CSIT's 61) or IPv6 (hop
-limit 64, next header 17 or e.g. 59), an optional UDP header (correct
-checksum, over the IPv6 pseudo-header too), then the payload: the 10 B
+the inner Ethernet header), IPv4 (TTL 64, ID 1 as scapy's ``IP()`` so CSIT's, no flags,
+right header checksum, protocol ``Headers.l4``: 17 for UDP, else e.g. CSIT's 61) or IPv6
+(hop limit 64, next header 17 or e.g. 59), an optional UDP header (right checksum,
+over the IPv6 pseudo-header too), then the payload: the 10 B
 signature (``ndrpdr.profiles.signature``: magic, version 1, the direction, the
 frame's flow index as a big-endian uint32), zero-padded to
 the frame size. A frame too short to hold the signature after its headers
@@ -63,12 +63,12 @@ from ndrpdr.profiles.layout import (
 from ndrpdr.profiles.profile import Profile
 from ndrpdr.profiles.signature import SIGNATURE, SIGNATURE_MAGIC, SIGNATURE_VERSION
 from ndrpdr.profiles.traffic import Headers, Tunnel
-from ndrpdr.profiles.variation import base_value, check_range, random_seed, value_index
+from ndrpdr.profiles.variation import base_value, check_range, field_value, random_seed
 
 if TYPE_CHECKING:
     from scapy.packet import Packet
 
-TTL = 64
+TTL, IP_ID = 64, 1  # IP_ID: scapy's IP() default, in every frame of CSIT's profiles
 #: GENEVE's protocol type of an Ethernet frame (Transparent Ethernet Bridging).
 ETHERTYPE_TEB = 0x6558
 #: The most distinct frames a direction's list holds (flows beyond it are sampled).
@@ -186,7 +186,7 @@ def _packet(
         packet = packet / _tunnel(headers.tunnel)
     proto = IP_PROTO_UDP if layout.udp else int(headers.l4)
     if headers.ip_version == 4:
-        packet = packet / IP(src=headers.src, dst=headers.dst, ttl=TTL, id=0, flags=0, proto=proto)
+        packet = packet / IP(src=headers.src, dst=headers.dst, ttl=TTL, id=IP_ID, proto=proto)
     else:
         packet = packet / IPv6(src=headers.src, dst=headers.dst, hlim=TTL, nh=proto)
     if layout.udp:
@@ -202,7 +202,7 @@ def _tunnel(tunnel: Tunnel) -> Packet:
 
     eth_src = _check_mac("tunnel: inner source MAC", tunnel.eth_src)
     eth_dst = _check_mac("tunnel: inner destination MAC", tunnel.eth_dst)
-    outer = IP(src=tunnel.src, dst=tunnel.dst, ttl=TTL, id=0, flags=0, proto=IP_PROTO_UDP)
+    outer = IP(src=tunnel.src, dst=tunnel.dst, ttl=TTL, id=IP_ID, flags=0, proto=IP_PROTO_UDP)
     udp = UDP(sport=tunnel.sport, dport=tunnel.dport, chksum=0)
     geneve = GENEVE(vni=tunnel.vni, proto=ETHERTYPE_TEB)
     packet: Packet = outer / udp / geneve / Ether(src=eth_src, dst=eth_dst)
@@ -344,7 +344,7 @@ class _Direction:
     def values(self, flow: int) -> list[int]:
         """The varied fields' values in frame ``flow``."""
         return [
-            base + value_index(v, flow, seed) * v.step
+            field_value(self.layout, v, base, flow, seed)
             for v, base, seed in zip(self.headers.vary, self.bases, self.seeds, strict=True)
         ]
 
