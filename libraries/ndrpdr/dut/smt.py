@@ -230,7 +230,7 @@ def take_cores(
         core = layout.siblings(cpu)[0] if layout is not None else cpu
         groups.setdefault(core, []).append(cpu)
     if len(groups) < cores:
-        if layout is None:  # each CPU a core of its own
+        if layout is None or not layout.smt:  # each CPU a core of its own
             needs = f"{cores} CPUs for {cores} workers (and one more for its main thread)"
             where_text = f"{where}: {list(cpus)}"
         else:

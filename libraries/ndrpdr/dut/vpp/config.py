@@ -106,9 +106,10 @@ class VppOptions:
         minimum=0,
     )
     worker_cores: tuple[int, ...] | None = option(
-        None, "CPUs of the workers in order (default: dpdk ports: the test's cores after "
-        "main_core; ports on Linux interfaces: cpu alone, and on this machine cpu and the "
-        "CPUs no other node of the run uses); a test asking for more workers is skipped",
+        None, "CPUs of the workers in order, a test's Nc taking the listed CPUs of N physical "
+        "cores (default: dpdk ports: CSIT's, the N cores after main_core's with their SMT "
+        "siblings; ports on Linux interfaces: cpu's core, and on this machine cpu and the "
+        "CPUs no other node of the run uses); a test asking for more cores is skipped",
         minimum=0, min_items=1, unique=True,
     )  # fmt: skip
     rx_queues: int | None = option(
