@@ -16,6 +16,7 @@ from ndrpdr.families import get_family
 from ndrpdr.families.stateful import RampUp, StateCount, StatePlan
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.rampup import RAMP_UP_ATTEMPTS, RampedTraffic, StateCheckError
+from ndrpdr.results.record import RECORD_VERSION
 from ndrpdr.results.schema import validate_record
 from ndrpdr.search import TrialResult
 from ndrpdr.testbed.loader import load_topology
@@ -189,7 +190,7 @@ def test_search_record_keeps_the_ramp_up_and_a_failed_check_stops_before_the_sea
                       state=state)  # fmt: skip
     record = run.record.to_json()
     validate_record(record)
-    assert run.error is None and record["version"] == "1.9.0"
+    assert run.error is None and record["version"] == RECORD_VERSION
     section = record["search"]["ramp_up"]
     assert section["state"]["count"] == FLOWS and len(section["trials"]) >= 1
     assert record["trials"] and all(t["load_pps"] != section["load_pps"] for t in record["trials"])

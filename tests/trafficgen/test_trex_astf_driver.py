@@ -273,11 +273,18 @@ def test_a_trex_without_astf_schema_skips_the_stateful_test(csit: Topology) -> N
     assert rig.access.started == []  # no server started in a mode it cannot serve
 
 
-@pytest.mark.skipif(not Path("/opt/trex/v3.08/t-rex-64").exists(), reason="no TRex bundle")
-def test_the_bundled_trex_lacks_the_schema_and_a_copy_with_it_passes(tmp_path: Path) -> None:
+def test_a_trex_without_the_schema_is_named_and_one_with_it_passes(tmp_path: Path) -> None:
+    """On a real file system: the schema's path when the directory lacks it, else None.
+
+    The shared TRex bundle now ships ``astf_schema.json``: it passes as any directory with one.
+    """
     local = LocalTransport("TG")
-    bundle = TrexOptions(install_dir="/opt/trex/v3.08")
-    assert missing_astf_schema(local, bundle) == f"/opt/trex/v3.08/{ASTF_SCHEMA}"  # type: ignore[arg-type]
+    lacking = TrexOptions(install_dir=str(tmp_path / "none"))
+    assert missing_astf_schema(local, lacking) == f"{tmp_path}/none/{ASTF_SCHEMA}"  # type: ignore[arg-type]
+    bundle = Path("/opt/trex/v3.08")
+    if (bundle / "t-rex-64").exists():
+        found = missing_astf_schema(local, TrexOptions(install_dir=str(bundle)))  # type: ignore[arg-type]
+        assert found == (None if (bundle / ASTF_SCHEMA).is_file() else f"{bundle}/{ASTF_SCHEMA}")
     (tmp_path / ASTF_SCHEMA).write_text("{}")
     supplied = TrexOptions(install_dir=str(tmp_path))
     assert missing_astf_schema(local, supplied) is None  # type: ignore[arg-type]
