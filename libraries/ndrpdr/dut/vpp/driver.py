@@ -37,18 +37,11 @@ from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.vpp import afpacket as vpp_afpacket
 from ndrpdr.dut.vpp import family as vpp_family
 from ndrpdr.dut.vpp.cli import VppCli
-from ndrpdr.dut.vpp.config import (
-    VppOptions,
-    main_core,
-    parse_options,
-    worker_cores,
-)
+from ndrpdr.dut.vpp.config import VppOptions, main_core, parse_options, worker_cores
 from ndrpdr.dut.vpp.health import PortHealth
-from ndrpdr.dut.vpp.layout import (
-    cpu_layout,
-    port_driver,
-)
+from ndrpdr.dut.vpp.layout import cpu_layout, port_driver
 from ndrpdr.dut.vpp.localrun import LocalRun
+from ndrpdr.dut.vpp.nodefacts import NodeFacts
 from ndrpdr.dut.vpp.peer import PeerVpp, start_peer
 from ndrpdr.dut.vpp.process import (
     MAX_RESTARTS,
@@ -128,6 +121,8 @@ class VppDriver:
         self._peer: PeerVpp | None = None
         #: What happened to VPP that a result should say (a restart after it died).
         self.notes: list[str] = []
+        #: The node's memory and SMT (startup.conf's sizes) and the test's scalings of them.
+        self.facts = NodeFacts(node.key, access)
 
     @property
     def node(self) -> str:
@@ -167,6 +162,7 @@ class VppDriver:
         changes; else the previous test's interfaces go and the new ones come.
         dpdk_vdev ports: VPP opens them at its start, so each test has its own VPP.
         """
+        self.facts.read()
         plan = plan_test(
             self._steps,
             self._node,
@@ -174,7 +170,10 @@ class VppDriver:
             config,
             paths=self._paths,
             file_prefix=self._file_prefix,
+            memory=self.facts.memory,
+            smt=self.facts.smt,
         )
+        self.facts.report(plan.scaled)
         text, commands, queues, undo = plan.text, plan.commands, plan.queues, plan.undo
         self._port_health = PortHealth(
             self._steps, self._cli.argv, plan.names, config.ports, on_linux=self._paths is not None
@@ -314,6 +313,7 @@ class VppDriver:
         out["startup_conf"] = self._conf_text
         if self._config is not None:
             out["cpu_layout"] = self.cpu_layout()
+        out.update(self.facts.telemetry())
         return out
 
     def run_cli(self, command: str) -> str:
