@@ -28,6 +28,7 @@ from ndrpdr.dut.vpp.config import parse_options
 from ndrpdr.dut.vpp.memory import NodeMemory, parse_meminfo, size_startup
 from ndrpdr.dut.vpp.startup import family_needs, sizing_for, startup_conf
 from ndrpdr.families import profile_of
+from ndrpdr.families.registry import all_families
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.results.caveats import caveat_lines
 from ndrpdr.results.record import testbed_section as record_testbed
@@ -274,3 +275,46 @@ def test_a_lab_node_with_room_has_no_line_in_the_record(csit: Topology) -> None:
     telemetry = {"DUT1": {"startup_scaled": "\n".join(sizing.scaled)}}
     record = {"status": "passed", "testbed": record_testbed(csit, telemetry)}
     assert caveat_lines(record) == []
+
+
+# -- CSIT's heap_size_mult per family ---------------------------------------------------------
+
+
+def test_families_carry_csits_heap_size_mult() -> None:
+    """CSIT's suites set ``heap_size_mult`` 2 for NAT44 with 4M sessions and for IPsec policy
+    suites with 10000 tunnels or a flow cache (4 from 40000 tunnels, 7 for NAT44 with 16M
+    sessions: no such family here); every other family keeps 1."""
+    mults = {
+        f.id: getattr(f.setup.vpp, "heap_size_mult", 1)
+        for f in all_families()
+        if f.setup.vpp is not None
+    }
+    assert {fid: m for fid, m in mults.items() if m != 1} == {
+        "ethip4ipsec10000tnlsw-ip4base-policy-aes256gcm": 2,
+        "ethip4ipsec10000tnlsw-ip4base-policy-flow-cache-aes256gcm": 2,
+        "ethip4udp-nat44det-h65536-p63-s4128758": 2,
+        "ethip4udp-nat44ed-h65536-p63-s4128768-udir": 2,
+        "ethip4tcp-nat44ed-h65536-p63-s4128768-cps": 2,
+        "ethip4tcp-nat44ed-h65536-p63-s4128768-tput": 2,
+        "ethip4udp-nat44ed-h65536-p63-s4128768-cps": 2,
+        "ethip4udp-nat44ed-h65536-p63-s4128768-tput": 2,
+    }
+    assert mults["ethip4ipsec10000tnlsw-ip4base-int-aes256gcm"] == 1  # route-based: CSIT's 1
+
+
+def test_heap_size_mult_multiplies_csits_heap_and_the_familys_need_is_the_floor() -> None:
+    lab = size_startup(LAB, lab_nics=True, smt=True, heap_size_mult=2, family_heap_mb=4096)
+    assert (lab.main_heap_mb, lab.scaled) == (6144, ())
+    small = size_startup(SMALL, lab_nics=True, smt=True, heap_size_mult=2, family_heap_mb=4096)
+    assert small.main_heap_mb == 4096  # NAT44-ED's measured need: never scaled below it
+    assert "memory main-heap-size 6G -> 4G: " in "\n".join(small.scaled)
+
+
+def test_a_nat_family_gets_its_doubled_heap_in_the_written_startup_conf(csit: Topology) -> None:
+    access, clock = RecordingAccess(), Clock()
+    driver = make(csit, access, clock)
+    family = next(f for f in all_families() if f.id == "ethip4udp-nat44ed-h65536-p63-s4128768-udir")
+    driver.configure(dataclasses.replace(plan_dut(csit, "ip4base", cores=1), family=family.setup))
+    written = access.files["/etc/vpp/startup.conf"].decode()
+    assert section(written, "memory")[0] == "main-heap-size 6G"
+    assert "main-heap-size 4096M" not in written and "statseg { size" not in written

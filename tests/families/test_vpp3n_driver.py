@@ -129,8 +129,9 @@ def test_the_family_startup_section_is_appended_to_startup_conf() -> None:
     vpp.configure(config("ethip4ipsec10000tnlsw-ip4base-policy-flow-cache-aes256gcm"))
     written = access.files["/etc/vpp/startup.conf"].decode()
     assert written.rstrip().endswith("ipv4-inbound-spd-flow-cache on\n}")
-    # its 10000 tunnels' 1 GiB heap and 256 MiB statseg: CSIT's 3 GiB each already hold them
-    assert "main-heap-size 1024M" not in written and "main-heap-size 3G" in written
+    # its 10000 tunnels' 1 GiB heap and 256 MiB statseg: CSIT's sizes already hold them (the
+    # main heap twice CSIT's 3 GiB, its heap_size_mult for a 10000-tunnel policy suite)
+    assert "main-heap-size 1024M" not in written and "main-heap-size 6G" in written
     assert "statseg { size" not in written and "  size 3G" in written
     vpp.configure(config("ethip4ipsec4tnlsw-ip4base-int-aes256gcm"))
     assert "flow-cache" not in access.files["/etc/vpp/startup.conf"].decode()

@@ -180,6 +180,7 @@ def size_startup(
     family_heap_mb: int | None = None,
     family_statseg_mb: int | None = None,
     min_buffers: int = MIN_BUFFERS,
+    heap_size_mult: int = 1,
 ) -> StartupSizing:
     """The memory settings for a node (``memory``: its meminfo, None if unknown).
 
@@ -188,8 +189,10 @@ def size_startup(
     CSIT's labs' SMT value). ``memory_mb``, ``main_heap_mb``,
     ``buffers_per_numa``: the node's options (None: unset).
     ``family_heap_mb`` / ``family_statseg_mb``: what the test's family
-    needs, when more than CSIT's base (its large tables). ``min_buffers``: the
-    fewest buffers scaling leaves (memif ports lend VPP's buffers to their rings).
+    needs, when more than CSIT's base (its large tables), also the least
+    scaling leaves them. ``min_buffers``: the fewest buffers scaling leaves
+    (memif ports lend VPP's buffers to their rings). ``heap_size_mult``: CSIT's
+    multiple of its main heap for the test's family.
     """
     lines: list[str] = []
     huge_kb = memory.hugepage_kb if memory is not None else CSIT_PAGE_KB
@@ -210,10 +213,11 @@ def size_startup(
             f": {why}"
         )
     mib = 1 << 20
-    heap = _Region("memory main-heap-size", max(CSIT_MAIN_HEAP_MB, family_heap_mb or 0), 0, mib)
-    heap = dataclasses.replace(heap, floor=min(MIN_MAIN_HEAP_MB, heap.csit))
+    main = max(CSIT_MAIN_HEAP_MB * heap_size_mult, family_heap_mb or 0)
+    least = min(main, max(MIN_MAIN_HEAP_MB, family_heap_mb or 0))
+    heap = _Region("memory main-heap-size", main, least, mib)
     statseg = max(CSIT_STATSEG_MB, family_statseg_mb or 0)
-    stat = _Region("statseg size", statseg, MIN_STATSEG_MB, mib)
+    stat = _Region("statseg size", statseg, max(MIN_STATSEG_MB, family_statseg_mb or 0), mib)
     ip6 = _Region("ip6 heap-size", CSIT_IP6_HEAP_MB, MIN_IP6_HEAP_MB, mib)
     bufs = _Region(
         "buffers buffers-per-numa",

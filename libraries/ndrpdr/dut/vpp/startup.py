@@ -23,7 +23,9 @@ has these sections; the sizes come from ``ndrpdr.dut.vpp.memory``
 A family's large tables (``families.build.large_tables_startup``: a
 ``memory { main-heap-size }`` and ``statseg { size }`` that would follow
 and, VPP taking the last value, replace the sizes above) become sizes the
-base sections take when larger than CSIT's (``family_needs``).
+base sections take when larger than CSIT's, and the least scaling leaves
+(``family_needs``); its ``heap_size_mult`` (CSIT's, e.g. 2 for NAT44 with
+4M sessions) multiplies CSIT's 3 GiB main heap.
 """
 
 from __future__ import annotations
@@ -95,8 +97,10 @@ def sizing_for(
     memory: NodeMemory | None,
     smt: bool | None,
     needs: FamilyNeeds = FamilyNeeds(),
+    heap_size_mult: int = 1,
 ) -> StartupSizing:
-    """The memory settings for the node's options, its memory and SMT, and the family."""
+    """The memory settings for the node's options, its memory and SMT, and the family
+    (its tables' sizes, CSIT's ``heap_size_mult``)."""
     return size_startup(
         memory,
         lab_nics=options.port_kind == "dpdk",
@@ -107,6 +111,7 @@ def sizing_for(
         family_heap_mb=needs.heap_mb,
         family_statseg_mb=needs.statseg_mb,
         min_buffers=BUFFERS_PER_NUMA if options.port_kind == "memif" else MIN_BUFFERS,
+        heap_size_mult=heap_size_mult,
     )
 
 

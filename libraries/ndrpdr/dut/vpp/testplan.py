@@ -71,7 +71,7 @@ def plan_test(
     unknown). Checks that the node's ports exist where they must."""
     workers = worker_cores(node, config, options)
     needs = family_needs(vpp_family.startup_section(config))
-    sizing = sizing_for(options, memory, smt, needs)
+    sizing = sizing_for(options, memory, smt, needs, vpp_family.heap_size_mult(config))
     if options.port_kind == "dpdk_vdev":
         assert paths is not None and file_prefix is not None
         vpp_afpacket.check_ports(node, config)
