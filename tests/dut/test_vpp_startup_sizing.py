@@ -318,3 +318,18 @@ def test_a_nat_family_gets_its_doubled_heap_in_the_written_startup_conf(csit: To
     written = access.files["/etc/vpp/startup.conf"].decode()
     assert section(written, "memory")[0] == "main-heap-size 6G"
     assert "main-heap-size 4096M" not in written and "statseg { size" not in written
+
+
+def test_an_options_heap_below_a_familys_need_is_raised_to_it() -> None:
+    sizing = size_startup(None, lab_nics=True, smt=True, main_heap_mb=1024, family_heap_mb=4096)
+    assert (sizing.main_heap_mb, sizing.scaled) == (4096, ())  # the family's 4 GiB stands
+    doubled = size_startup(
+        None, lab_nics=True, smt=True, main_heap_mb=1024, family_heap_mb=4096, heap_size_mult=2
+    )
+    assert doubled.main_heap_mb == 4096
+    assert doubled.scaled == (
+        "memory main-heap-size 6G -> 4G: set by options.main_heap_mb (1024), raised to the "
+        "family's need",
+    )
+    larger = size_startup(None, lab_nics=True, smt=True, main_heap_mb=8192, family_heap_mb=4096)
+    assert larger.scaled == ("memory main-heap-size 4G -> 8G: set by options.main_heap_mb",)

@@ -31,7 +31,8 @@ puts in the test's record and log:
 - Unknown memory (``/proc/meminfo`` not readable): no size is scaled.
 
 An option the topology sets (``main_heap_mb``, ``buffers_per_numa``)
-wins over the rule and, when it differs from CSIT's value, is a line too.
+wins over the rule (the main heap never below a family's own need) and,
+when it differs from CSIT's value, is a line too.
 """
 
 from __future__ import annotations
@@ -248,12 +249,16 @@ def size_startup(
         (heap, main_heap_mb, "main_heap_mb"),
         (bufs, buffers_per_numa, "buffers_per_numa"),
     ):
-        if option is not None and option != values[region.name]:
+        if option is None:
+            continue
+        wanted = max(option, region.floor) if region is heap else option  # a family's need
+        if wanted != values[region.name]:
             lines.append(
                 f"{region.name} {_shown(region, values[region.name])} -> "
-                f"{_shown(region, option)}: set by options.{name}"
+                f"{_shown(region, wanted)}: set by options.{name}"
+                + ("" if wanted == option else f" ({option}), raised to the family's need")
             )
-            values[region.name] = option
+            values[region.name] = wanted
     return StartupSizing(
         page_kb=page_kb,
         main_heap_mb=values[heap.name],
