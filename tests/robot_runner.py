@@ -22,6 +22,7 @@ LIBRARY_KEYWORDS = (
     "Configure DUTs",
     "Configure DUTs For Traffic",
     "Stop DUTs",
+    "DUT Thread Tags",
     "Show DUT Telemetry",
     "Send Traffic At Rate For Duration",
     "Measure MRR",

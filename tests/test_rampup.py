@@ -189,7 +189,7 @@ def test_search_record_keeps_the_ramp_up_and_a_failed_check_stops_before_the_sea
                       state=state)  # fmt: skip
     record = run.record.to_json()
     validate_record(record)
-    assert run.error is None and record["version"] == "1.10.0"
+    assert run.error is None and record["version"] == "1.11.0"
     section = record["search"]["ramp_up"]
     assert section["state"]["count"] == FLOWS and len(section["trials"]) >= 1
     assert record["trials"] and all(t["load_pps"] != section["load_pps"] for t in record["trials"])

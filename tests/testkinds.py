@@ -56,7 +56,7 @@ REAL_PROGRAMS = frozenset(
 UNIT_PROGRAMS = frozenset(
     {
         "sh", "bash", "test", "true", "false", "printf", "echo", "cat", "wc", "id",
-        "sleep", "ps", "pgrep", "git", "dpkg", "run-suites",
+        "sleep", "ps", "pgrep", "git", "dpkg", "run-suites", "lscpu",
         "ldconfig", "gcc", "cc", "ld", "objdump", "uname",
     }
 )  # fmt: skip

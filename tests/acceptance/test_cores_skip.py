@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from acceptance_helpers import TOPOLOGIES, index_tests, read_output
 
+from vpp_build import vpp_problem
+
 pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
 
 VPP = Path("/opt/vpp/v26.06/bin/vpp")
@@ -38,8 +40,8 @@ One Core
 
 
 def test_two_cores_skip_with_the_reason_and_one_core_runs(tmp_path: Path) -> None:
-    if os.geteuid() != 0 or not VPP.is_file() or shutil.which("nft") is None:
-        pytest.skip("needs root, the local testbed's tools and VPP v26.06")
+    if os.geteuid() != 0 or vpp_problem() is not None or shutil.which("nft") is None:
+        pytest.skip(f"needs root, the local testbed's tools and VPP v26.06 ({vpp_problem()})")
     if sorted(os.sched_getaffinity(0)) != [0, 1]:
         pytest.skip("written for a 2-CPU machine")
     suite = tmp_path / "cores.robot"

@@ -46,6 +46,8 @@ from acceptance_helpers import (
 )
 from robot.result import Result
 
+from vpp_build import vpp_problem
+
 TREX = Path("/opt/trex/v3.08")
 VPP = Path("/opt/vpp/v26.06/bin/vpp")
 SSHD = Path("/usr/sbin/sshd")
@@ -326,7 +328,7 @@ def test_three_node_with_testpmd_then_linux_over_ssh(
 
 # -- VPP on the DUT hosts (labbox-2n-vpp.yaml, labbox-3n-vpp.yaml) --------------------------
 def _vpp_missing() -> str | None:
-    return _missing() or (None if VPP.exists() else f"VPP is not installed: no {VPP}")
+    return _missing() or vpp_problem()
 
 
 if _vpp_missing() is not None and os.environ.get("NDRPDR_REQUIRE_VPP") == "1":

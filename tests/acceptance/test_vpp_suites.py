@@ -39,6 +39,7 @@ from fault_helpers import SearchRun
 from robot.result import Result
 
 from ndrpdr.results.schema import validate_record
+from vpp_build import vpp_problem
 
 pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
 
@@ -64,9 +65,7 @@ def _skip_reason() -> str | None:
     missing = [tool for tool in TOOLS if shutil.which(tool) is None]
     if missing:
         return f"not installed: {', '.join(missing)}"
-    if not VPP.is_file():
-        return f"VPP is not installed at {VPP.parent.parent} (run ../shared/vpp/install)"
-    return None
+    return vpp_problem()
 
 
 def _robot_run(

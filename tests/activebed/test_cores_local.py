@@ -20,6 +20,7 @@ from ndrpdr.dut.base import UnsupportedFamilyError
 from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.families import get_family
 from ndrpdr.testbed.loader import load_topology
+from vpp_build import vpp_problem
 
 pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
 
@@ -33,8 +34,8 @@ def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     missing = [t for t in TOOLS if shutil.which(t) is None]
     if os.geteuid() != 0 or missing:
         pytest.skip(f"the local testbed needs root and {', '.join(missing) or 'its tools'}")
-    if not VPP.is_file():
-        pytest.skip(f"VPP is not installed at {VPP}")
+    if vpp_problem() is not None:
+        pytest.skip(vpp_problem() or "")
     directory = tmp_path / "state"
     monkeypatch.setenv("NDRPDR_STATE_DIR", str(directory))
     yield directory

@@ -80,11 +80,16 @@ def test_an_unknown_family_names_the_known_ones(capsys: pytest.CaptureFixture[st
     assert "ethip6-ip6base" in err
 
 
-@pytest.mark.parametrize(("cores", "frame"), [("2", "78"), ("1", "9000")])
+@pytest.mark.parametrize(("cores", "frame", "smt"), [("2", "78", True), ("1", "9000", False)])
 def test_search_configures_the_family_with_cores_and_frame(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], cores: str, frame: str
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    cores: str,
+    frame: str,
+    smt: bool,
 ) -> None:
-    """``--profile`` and ``--cores`` reach the testbed as a suite's ``Nc`` test passes them."""
+    """``--profile``, ``--cores`` and ``--no-smt`` reach the testbed as a suite's ``Nc`` test
+    passes them (``smt`` false: one thread a physical core)."""
     calls: list[tuple[str, dict[str, Any]]] = []
     real = ActiveTestbed.configure_family
 
@@ -95,8 +100,10 @@ def test_search_configures_the_family_with_cores_and_frame(
     monkeypatch.setattr(ActiveTestbed, "configure_family", spy)
     argv = ["search", "--topology", str(SIM), "--profile", "ethip6-ip6base", "--cores", cores]
     argv += ["--frame-size", frame, "--no-latency", "--duration-sum", "2s", "--width", "0.05"]
+    argv += [] if smt else ["--no-smt"]
     assert main(argv) == 0, capsys.readouterr().err
-    assert calls == [("ethip6-ip6base", {"cores": int(cores), "max_frame_size_b": int(frame)})]
+    expected = {"cores": int(cores), "max_frame_size_b": int(frame), "smt": smt}
+    assert calls == [("ethip6-ip6base", expected)]
     assert "ethip6-ip6base" in capsys.readouterr().out
 
 

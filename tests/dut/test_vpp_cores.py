@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from ndrpdr.dut.base import DutError, UnsupportedFamilyError
-from ndrpdr.dut.cores import UnsupportedCoresError, main_cpu, queue_placement, worker_cpus
+from ndrpdr.dut.cores import UnsupportedCoresError, main_cpu, queue_placement
 from ndrpdr.dut.plan import plan_dut
+from ndrpdr.dut.smt import take_cores
 from ndrpdr.dut.vpp import queues as vpp_queues
 from ndrpdr.dut.vpp.afpacket import VppRunPaths, create_commands
 from ndrpdr.dut.vpp.afpacket import startup_conf as linux_startup_conf
@@ -126,10 +127,10 @@ def test_memif_queue_words_for_other_families() -> None:
 
 
 def test_helpers() -> None:
-    assert worker_cpus("DUT1", 2, [5, 3, 7], "x") == (5, 3)
-    assert worker_cpus("DUT1", 0, [], "x") == ()
+    assert [w.cpu for w in take_cores("DUT1", 2, [5, 3, 7], "x")] == [5, 3]
+    assert take_cores("DUT1", 0, [], "x") == ()
     with pytest.raises(ValueError, match="cores -1 is negative"):
-        worker_cpus("DUT1", -1, [1], "x")
+        take_cores("DUT1", -1, [1], "x")
     assert main_cpu([1]) == 0 and main_cpu([0, 1, 3]) == 2 and main_cpu([0], 5) == 5
     assert main_cpu([5], 5) == 0  # a worker's CPU is never the main thread's
     assert queue_placement(5, 2) == [0, 1, 0, 1, 0] and queue_placement(2, 0) == [0, 0]

@@ -35,16 +35,15 @@ from ndrpdr.dut.base import DutError
 from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.dut.vpp.driver import VppDriver
 from ndrpdr.localbed import LocalTestbed
+from vpp_build import vpp_problem
 
 pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
-
-VPP_DIR = Path("/opt/vpp/v26.06")
 
 
 def require_vpp() -> None:
     """Skip (or fail, with NDRPDR_REQUIRE_VPP=1) unless VPP is installed; then the bed's needs."""
-    if not (VPP_DIR / "bin" / "vpp").is_file():
-        text = f"VPP is not installed at {VPP_DIR} (run ../shared/vpp/install)"
+    text = vpp_problem()
+    if text is not None:
         if os.environ.get("NDRPDR_REQUIRE_VPP") == "1":
             pytest.fail(f"NDRPDR_REQUIRE_VPP=1 but {text}")
         pytest.skip(text)

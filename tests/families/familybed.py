@@ -31,6 +31,7 @@ from ndrpdr.localbed import LocalTestbed, read_counters
 from ndrpdr.profiles import write_pcap
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.path import compute_path
+from vpp_build import vpp_problem
 
 ROOT = Path(__file__).resolve().parents[2]
 VPP = Path("/opt/vpp/v26.06/bin/vpp")
@@ -39,17 +40,13 @@ PPS = 5000
 
 
 def require_vpp() -> None:
-    """Skip (or fail, with NDRPDR_REQUIRE_VPP=1) unless VPP, root and the tools are here."""
+    """Skip (or fail, with NDRPDR_REQUIRE_VPP=1) unless VPP runs here, with root and the tools."""
     missing = [t for t in TOOLS if shutil.which(t) is None]
-    reason = (
-        f"VPP is not installed at {VPP}"
-        if not VPP.is_file()
-        else "the local testbed needs root"
-        if os.geteuid() != 0
-        else f"not installed: {', '.join(missing)}"
-        if missing
-        else ""
-    )
+    reason = vpp_problem()
+    if reason is None and os.geteuid() != 0:
+        reason = "the local testbed needs root"
+    if reason is None and missing:
+        reason = f"not installed: {', '.join(missing)}"
     if reason:
         if os.environ.get("NDRPDR_REQUIRE_VPP") == "1":
             pytest.fail(f"NDRPDR_REQUIRE_VPP=1 but {reason}")

@@ -13,6 +13,8 @@ import ipaddress
 from pathlib import Path
 
 import pytest
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
 
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.plan import plan_dut
@@ -26,7 +28,14 @@ from ndrpdr.families.vpp.nat import (
     max_translations_per_thread,
     nat44_udp_sessions,
 )
-from ndrpdr.profiles import Headers, build_frames, pcap_flows, pcap_profile, sample_size
+from ndrpdr.profiles import (
+    Headers,
+    build_frames,
+    pcap_flows,
+    pcap_profile,
+    sample_size,
+    stream_frames,
+)
 from ndrpdr.profiles.variation import base_value, value_index
 from ndrpdr.testbed.loader import load_topology
 
@@ -88,12 +97,49 @@ def test_csit_ids_tags_and_session_counts() -> None:
 
 def test_det44_traffic_is_csit_65536_hosts_by_63_ports_both_ways() -> None:
     inside, outside = get_family(DET).profile.directions
+    last = 65536 * 63 - 1
     sources = {(_value(inside, "ip.src", k), _value(inside, "udp.sport", k)) for k in range(630)}
-    assert len(sources) == 630
-    assert min(s[1] for s in sources) == 1024 and max(s[1] for s in sources) == 1086
-    assert _address(inside, "ip.src", 65536 * 63 - 1) == "192.168.255.255"
-    assert _address(outside, "ip.dst", 65536 * 63 - 1) == "68.142.68.63"
-    assert _value(outside, "udp.dport", 64511) == 65535
+    assert len(sources) == 630 and {s[1] for s in sources} == {1024}  # the host moves first
+    assert (_address(inside, "ip.src", last), _value(inside, "udp.sport", last)) == (
+        "192.168.255.255",
+        1086,
+    )
+    assert _value(inside, "udp.sport", 65536) == 1025  # the port moves when the hosts wrap
+    assert (_address(outside, "ip.dst", last), _value(outside, "udp.dport", last)) == (
+        "68.142.68.63",
+        65535,
+    )
+    dsts = [_address(outside, "ip.dst", k) for k in (0, 1, 63, 64)]
+    assert dsts == ["68.142.68.0", "68.142.68.1", "68.142.68.63", "68.142.68.0"]
+    assert [_value(outside, "udp.dport", k) for k in (0, 63, 64, 128)] == [1024, 1024, 1025, 1026]
+
+
+def _stream(family: str, direction: int, count: int) -> list[tuple[str, str, int, int]]:
+    """(source, destination, source port, destination port) of the first ``count`` frames."""
+    profile = get_family(family).profile
+    out = []
+    for frame in stream_frames(profile, 64, direction, "02:00:00:00:00:01", "02:00:00:00:00:02",
+                               count):  # fmt: skip
+        packet = Ether(frame)
+        out.append((packet[IP].src, packet[IP].dst, packet[UDP].sport, packet[UDP].dport))
+    return out
+
+
+@pytest.mark.parametrize("family", [DET, UDIR])
+def test_the_field_engine_order_is_csits_the_host_every_frame_the_port_when_hosts_wrap(
+    family: str,
+) -> None:
+    """CSIT's trex-stl-ethip4udp-65536u63p[-udir]: sIP (next_var sport) steps every frame."""
+    frames = _stream(family, 0, 70)
+    assert [f[0] for f in frames] == [f"192.168.0.{k}" for k in range(70)]
+    assert {f[2] for f in frames} == {1024}
+    if family == UDIR:  # its own var, stepping every frame with the host
+        assert [(f[1], f[3]) for f in frames] == [(f"20.0.0.{k}", 8080) for k in range(70)]
+    else:
+        assert {(f[1], f[3]) for f in frames} == {("20.0.0.0", 1024)}
+        back = _stream(family, 1, 70)  # dIP (next_var dport) every frame, the port on its wrap
+        assert [f[1] for f in back] == [f"68.142.68.{k % 64}" for k in range(70)]
+        assert [f[3] for f in back] == [1024 + k // 64 for k in range(70)]
 
 
 def _value(headers: Headers, field: str, frame: int) -> int:

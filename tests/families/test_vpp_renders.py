@@ -125,6 +125,7 @@ def _destinations(headers: Headers) -> tuple[str, int]:
         ("ethip4-ip4scale20k", 10_000, 32),
         ("ethip4-ip4scale20k-rnd", 10_000, 32),
         ("ethip4-ip4scale2m-rnd", 1_000_000, 32),
+        ("ethip4-ip4scale60k-rnd", 10_000, 32),  # CSIT's 60k suite: 2 TG ports, 2 x 10k
         ("ethip6-ip6scale20k", 10_000, 128),
         ("ethip6-ip6scale2m-rnd", 1_000_000, 128),
     ],
@@ -246,7 +247,11 @@ def test_acl50_has_50_misses_then_the_action_for_both_directions(
     sources = [str(ipaddress.ip_network(p.routed_prefix)) for p in plan2.ports]
     assert rules[-2:] == [f"{action} src {source} dst 0.0.0.0/0" for source in sources]
     for k, rule in enumerate(rules[:NO_HIT_RULES]):
-        assert rule.startswith(f"permit src 30.30.30.{1 + k}/32 dst 40.40.40.{1 + k}/32 proto 17")
+        # CSIT's no-hit rules: protocol 0 (its rules name none), source and destination port
+        assert rule == (
+            f"permit src 30.30.30.{1 + k}/32 dst 40.40.40.{1 + k}/32 proto 0 "
+            f"sport {1000 + k} dport {1000 + k}"
+        )
     # the traffic's own sources are in the hit rules' prefixes, never in a miss rule's
     for direction, headers in enumerate(family.profile.directions):
         assert ipaddress.ip_address(headers.src) in ipaddress.ip_network(sources[direction])

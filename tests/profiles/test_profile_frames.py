@@ -368,3 +368,34 @@ def test_stream_frames_are_the_field_engines_order_not_the_sample() -> None:
     assert [len(f) + 4 for f in imix] == [64, 570, 64, 64, 570, 64, 1518, 64, 570, 64, 64, 570, 64]
     with pytest.raises(ProfileError, match="frame count 0"):
         stream_frames(profile, 64, 0, SRC_MAC, DST_MAC, 0)
+
+
+@pytest.mark.parametrize(
+    "family", ["ethip4-ip4base", "ethip4udp-ip4base-iacl50sl-10kflows",
+               "ethip4--ethip4udpgeneve-4tun-ip4base"],
+)  # fmt: skip
+def test_every_ipv4_header_carries_scapys_default_id_as_csits_profiles(family: str) -> None:
+    """CSIT builds its frames with scapy's ``IP()``, whose ID is 1: ours too, checksums right.
+
+    A GENEVE direction carries two IPv4 headers (outer and inner): both.
+    """
+    for direction in (0, 1):
+        for frame in stream_frames(get_profile(family), 64, direction, SRC_MAC, DST_MAC, 3):
+            packet = Ether(frame)
+            headers = [packet.getlayer(IP, n) for n in (1, 2) if packet.getlayer(IP, n)]
+            assert headers and all(h.id == 1 and h.flags == 0 for h in headers), family
+            for header in headers:
+                assert internet_checksum(bytes(header)[:20]) == 0
+
+
+def test_ip4scale60k_rnd_draws_destinations_over_csits_10000_per_direction() -> None:
+    """CSIT's 60k-rnd suite sends trex-stl-ethip4-ip4dst-rnd10000-2p: 10000 each way."""
+    profile = get_profile("ethip4-ip4scale60k-rnd")
+    for direction, (src, first) in enumerate((("10.0.0.1", "20.0.0.0"), ("20.0.0.1", "10.0.0.0"))):
+        low = int(ipaddress.ip_address(first))
+        frames = stream_frames(profile, 64, direction, SRC_MAC, DST_MAC, 3000)
+        drawn = [int(ipaddress.ip_address(Ether(f)[IP].dst)) - low for f in frames]
+        assert {Ether(f)[IP].src for f in frames} == {src}
+        assert 0 <= min(drawn) < 100 and 9900 < max(drawn) <= 9999  # 20.0.0.0 - 20.0.39.15
+        assert len(set(drawn)) > 2500  # drawn at random over the range, not in order
+        assert drawn[:10] != sorted(drawn[:10])

@@ -31,7 +31,7 @@ def _frames(size: object, direction: int = 1, family: str = GENEVE4) -> list[byt
 
 def test_geneve_direction_sends_csits_encapsulated_frames() -> None:
     frames = _frames(64)
-    assert len(frames) == 1024 and {len(f) for f in frames} == {94}  # 50 B of tunnel over 64 B
+    assert len(frames) == 1024 and {len(f) for f in frames} == {110}  # CSIT's 114 B at 64B
     for k in (0, 255, 256, 700, 1023):
         frame = Ether(frames[k])
         outer, inner = frame[IP], frame[GENEVE][IP]
@@ -49,7 +49,7 @@ def test_geneve_direction_sends_csits_encapsulated_frames() -> None:
         for header in (outer, inner):  # both IPv4 checksums right, each covering its header
             raw = bytes(header)[:20]
             assert scapy_checksum(raw) == 0, (k, header.summary())
-        assert outer.len == 94 - 14 and inner.len == 94 - 14 - TUNNEL_HEADERS
+        assert outer.len == 110 - 14 and inner.len == 110 - 14 - TUNNEL_HEADERS
         assert parse_signature(frames[k]) == (1, k)
 
 
@@ -63,22 +63,28 @@ def test_the_plain_direction_keeps_the_test_frame_size_and_csits_ranges() -> Non
 def test_tunnelled_frames_grow_only_below_their_minimum() -> None:
     profile = profile_of(GENEVE4)
     layout = FrameLayout.of(profile.directions[1])
-    assert profile.min_frame_size_b == 64 and layout.min_frame_size == 98
-    assert layout.frame_size_b(64) == 98 and layout.frame_size_b(1518) == 1518
+    # CSIT pads the encapsulated packet to 110 B, then to the frame size less the FCS
+    assert profile.min_frame_size_b == 64 and layout.min_frame_size == 114
+    assert layout.frame_size_b(64) == 114 and layout.frame_size_b(1518) == 1518
+    assert layout.frame_size_b(120) == 120
     assert {len(f) for f in _frames(1518)} == {1514}
-    assert sorted({len(f) for f in _frames(IMIX)}) == [94, 566, 1514]  # IMIX's 64 B grow too
+    assert sorted({len(f) for f in _frames(IMIX)}) == [110, 566, 1514]  # IMIX's 64 B grow too
     assert FrameLayout.of(profile.directions[0]).frame_size_b(64) == 64
 
 
-def test_256_tunnels_walk_every_vni_and_a_source_port_range_that_does_not_wrap() -> None:
+def test_256_tunnels_walk_every_vni_and_csits_65536_source_ports_wrapping() -> None:
+    """CSIT's outer source port is 1024 + k modulo 2^16: 65536 values for 256 tunnels."""
     headers = profile_of("ethip4--ethip4udpgeneve-256tun-ip4base").directions[1]
     counts = {v.field: (v.count, v.every) for v in headers.vary}
     assert counts["tunnel.vni"] == (256, 256) and counts["inner.eth.dst"] == (256, 256)
-    assert counts["tunnel.sport"] == (16384, 1) and headers.flows == 65536
-    frame = Ether(build_frames(profile_of("ethip4--ethip4udpgeneve-256tun-ip4base"), 64, 1,
-                               SRC_MAC, DST_MAC)[-1])  # fmt: skip
+    assert counts["tunnel.sport"] == (65536, 1) and headers.flows == 65536
+    frames = build_frames(profile_of("ethip4--ethip4udpgeneve-256tun-ip4base"), 64, 1,
+                          SRC_MAC, DST_MAC)  # fmt: skip
+    frame = Ether(frames[-1])
     assert frame[GENEVE].vni == 256 and frame[GENEVE][Ether].dst == "d0:0b:ee:d0:00:ff"
-    assert frame[UDP].sport == 1024 + 65535 % 16384
+    sports = [Ether(frames[k])[UDP].sport for k in (0, 64511, 64512, 65535)]
+    assert sports == [1024, 65535, 0, 1023]
+    assert len({Ether(f)[UDP].sport for f in frames[::97]}) == len(frames[::97])
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
@@ -87,3 +88,40 @@ def test_a_shared_cpu_is_named_and_makes_the_result_irregular() -> None:
         "the CPU of DUT1 (cpu 1: run r-2 DUT1, pid 42) was shared while the search ran: the "
         f"bounds measure two runs at once; run alone, or accept it with {CLI_NAMES.accept}"
     )
+
+
+def _smt_plan_json() -> str:
+    """The ``cpu_threads`` text of VPP's 1c on a 2-thread SMT node (CPUs 0-3 and 4-7)."""
+    from ndrpdr.dut.smt import ThreadPlan, Worker
+
+    plan = ThreadPlan(1, (Worker(2, 2, 0), Worker(6, 2, 1)), smt_used=True, threads_per_core=2)
+    return json.dumps(plan.to_json())
+
+
+def test_the_thread_plan_says_which_cpu_each_thread_got() -> None:
+    """A DUT's ``cpu_threads`` text becomes its structured ``thread_plan`` (record 1.10.0)."""
+    telemetry = {"DUT1": {**TELEMETRY["DUT1"], "cpu_threads": _smt_plan_json()}}
+    dut = cpus_section(telemetry)["duts"][0]  # type: ignore[index]
+    assert dut["thread_plan"] == {
+        "tag": "2T1C",
+        "smt_used": True,
+        "threads_per_core": 2,
+        "main_cpu": 1,
+        "workers": [{"cpu": 2, "core": 2, "thread": 0}, {"cpu": 6, "core": 2, "thread": 1}],
+    }
+    assert "thread_plan" not in cpus_section(TELEMETRY)["duts"][0]  # type: ignore[index]
+    only = cpus_section({"DUT1": {"cpu_threads": _smt_plan_json()}})
+    assert only is not None and only["duts"][0]["thread_plan"]["tag"] == "2T1C"
+
+
+def test_a_record_with_a_thread_plan_validates_and_a_wrong_tag_does_not() -> None:
+    from test_result_record import _searched  # the sim search's record
+
+    topology = load_topology(ROOT / "topologies" / "sim.yaml")
+    record: dict[str, Any] = _searched(topology)[1]
+    telemetry = {"DUT1": {**TELEMETRY["DUT1"], "cpu_threads": _smt_plan_json()}}
+    record["testbed"]["cpus"] = cpus_section(telemetry)
+    validate_record(record)
+    record["testbed"]["cpus"]["duts"][0]["thread_plan"]["tag"] = "2 threads"
+    with pytest.raises(RecordError, match=r"thread_plan.tag: '2 threads' does not match"):
+        validate_record(record)

@@ -24,8 +24,9 @@ from scapy.layers.l2 import Dot1Q, Ether
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.profiles import IMIX, Headers, Profile, ProfileError, Vary
 from ndrpdr.profiles.checksum import checksum_of_sum, ones_complement_sum
-from ndrpdr.profiles.frames import build_frames, parse_signature
+from ndrpdr.profiles.frames import build_frames
 from ndrpdr.profiles.layout import FrameLayout
+from ndrpdr.profiles.signature import parse_signature
 from ndrpdr.trafficgen.trex.streams import (
     RANDOM_LIMIT,
     FixIpv4,
@@ -51,7 +52,10 @@ class Engine:
         self.vars = {i.name: i for i in engine if isinstance(i, FlowVar)}
         targets = {v.next_var for v in self.vars.values() if v.next_var}
         self.heads = [name for name in self.vars if name not in targets]
-        self.values = {name: v.min_value for name, v in self.vars.items()}
+        self.values = {
+            name: v.min_value if v.init_value is None else v.init_value
+            for name, v in self.vars.items()
+        }
         self.rng = random.Random(seed)
 
     def _step(self, name: str) -> None:
@@ -236,3 +240,26 @@ def test_latency_stream_takes_its_share() -> None:
 def test_rate_is_split_evenly() -> None:
     assert rate_per_direction(3e6, 2) == 1.5e6
     assert rate_per_direction(3e6, 1) == 3e6
+
+
+def test_a_whole_range_field_starts_at_its_base_and_wraps_as_csits_geneve_port() -> None:
+    """CSIT's 256-tunnel GENEVE source port, 1024 + k mod 2^16: one 2 B var from 1024."""
+    profile = get_profile("ethip4--ethip4udpgeneve-256tun-ip4base")
+    headers = profile.directions[1]
+    traffic = direction_traffic(profile, 64, 1, SRC, DST)
+    sport = next(
+        i for i in traffic.field_engine if isinstance(i, FlowVar) and i.name == "tunnel_sport"
+    )
+    assert (sport.size, sport.min_value, sport.max_value, sport.init_value) == (2, 0, 0xFFFF, 1024)
+    ((_, packet, _),) = traffic.packets
+    sent = Engine(traffic.field_engine).frames(packet, 65536 + 2)
+    expected = build_frames(profile, 64, 1, SRC, DST)
+    for k in (0, 1, 64510, 64511, 64512, 64513, 65535, 65536, 65537):
+        assert sent[k] == _without_udp_checksum(headers, expected[k % 65536]), k
+    assert [int.from_bytes(sent[k][34:36], "big") for k in (0, 64511, 64512, 65535, 65536)] == [
+        1024,
+        65535,
+        0,
+        1023,
+        1024,
+    ]

@@ -47,26 +47,46 @@ class DutKeywords(Component):
 
     @keyword("Configure DUTs For Traffic", tags=("dut",))
     def configure_duts_for_traffic(
-        self, profile: TrafficProfile, frame_size: FrameSize, cores: int = 1
+        self, profile: TrafficProfile, frame_size: FrameSize, cores: int = 1, smt: bool = True
     ) -> None:
         """Configure the DUTs the way test family ``profile`` needs, start and check them.
 
         Each DUT driver applies the family's set-up (``ethip6-ip6base``: IPv6
         routes; ``eth-l2bdbasemaclrn``: a learning bridge...), with ``cores``
-        worker cores and the MTU for ``frame_size``. A testbed whose chain
-        or DUT driver cannot run the family skips the test, saying why.
+        physical cores of workers and the MTU for ``frame_size``. On a DUT
+        with SMT each core gives all its hardware threads as workers (CSIT's
+        ``2T1C``), unless ``smt`` is false (CSIT's ``${smt_used}``): then one
+        thread a core. A testbed whose chain or DUT driver cannot run the
+        family skips the test, saying why.
 
         Example:
         | Configure DUTs For Traffic    ethip4-ip4base    IMIX
         | Configure DUTs For Traffic    ethip6-ip6base    64    cores=2
+        | Configure DUTs For Traffic    ethip4-ip4base    64    smt=${False}
         """
         family = get_family(profile.value)
         size = _largest(frame_size)
         try:
-            self.ctx.testbed.configure_family(family, cores=cores, max_frame_size_b=size)
+            self.ctx.testbed.configure_family(family, cores=cores, max_frame_size_b=size, smt=smt)
         except UnsupportedFamilyError as exc:
             raise SkipExecution(f"this testbed cannot run {family.id}: {exc}") from exc
         robotout.info(f"DUTs configured: {family.id}, {cores} core(s), frames up to {size} B")
+
+    @keyword("DUT Thread Tags", tags=("dut",))
+    def dut_thread_tags(self, cores: int = 1) -> list[str]:
+        """CSIT's thread tags of the DUTs as configured: ``<threads>T<cores>C`` and ``MTHREAD``
+        (more than one data-plane thread) or ``STHREAD``.
+
+        The numbers are what the DUTs' drivers gave the test (``2T1C``: two
+        SMT sibling threads of one physical core); a DUT whose driver has no
+        workers (sim, linux, ovs) counts one thread for each of ``cores``.
+
+        Example:
+        | ${tags} =    DUT Thread Tags    ${cores}
+        | Set Tags    @{tags}
+        """
+        testbed = self.ctx.testbed
+        return testbed.threads.tags(testbed.path.duts, cores)
 
     @keyword("Stop DUTs", tags=("dut",))
     def stop_duts(self) -> None:

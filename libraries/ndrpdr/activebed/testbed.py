@@ -35,8 +35,8 @@ from ndrpdr.activebed.cpuplace import (
     place_cpus,
     placed_nodes,
     single_cpu_problem,
-    with_joined,
 )
+from ndrpdr.activebed.cputhreads import DutThreads, placement_texts
 from ndrpdr.drivers import describe
 from ndrpdr.dut.base import DutDriver, ForwardingMode, UnsupportedFamilyError
 from ndrpdr.dut.cores import UnsupportedCoresError
@@ -125,6 +125,8 @@ class ActiveTestbed:
         self.cores = 1
         #: Where the nodes on this machine run (see ``ndrpdr.activebed.cpuplace``), by node key.
         self.cpu_placements: dict[str, CpuPlacement] = {}
+        #: The DUTs' CPUs and which CPU each thread got (``ndrpdr.activebed.cputhreads``).
+        self.threads = DutThreads()
         self._claims: CpuClaims | None = None
         self._health_checked: dict[str, float] = {}  # node key: monotonic time of the last check
         self._up = False
@@ -224,6 +226,7 @@ class ActiveTestbed:
             if claims is not None:
                 claims.release()
             self.topology = self.source_topology
+            self.threads.forget()
             self._up = False
             if errors:
                 _log.warning("teardown finished with errors:\n%s", "\n".join(errors))
@@ -297,13 +300,14 @@ class ActiveTestbed:
         return None
 
     def configure_family(
-        self, family: Family, *, cores: int = 1, max_frame_size_b: int = 1518
+        self, family: Family, *, cores: int = 1, max_frame_size_b: int = 1518, smt: bool = True
     ) -> None:
         """Configure every DUT on the path for ``family`` and (re)start it; health-check each.
 
-        UnsupportedFamilyError (a skip, not a failure) when the path's chain
-        or a DUT driver on it cannot run the family; UnsupportedCoresError
-        (a skip too) when a DUT has fewer CPUs for workers than ``cores``.
+        ``cores`` physical cores, each with its SMT siblings unless ``smt`` is
+        false (``ndrpdr.dut.smt``). UnsupportedFamilyError (a skip, not a
+        failure) when the path's chain or a DUT driver on it cannot run the
+        family; UnsupportedCoresError (a skip too) when a DUT has too few CPUs.
         """
         problem = self.family_problem(family)
         if problem is not None:
@@ -317,6 +321,7 @@ class ActiveTestbed:
             max_frame_size_b=max_frame_size_b,
             family=family.setup,
         )
+        configs = self.threads.prepare(self.topology, configs, self.access, smt=smt)
         for key, placement in self.cpu_placements.items():
             single = single_cpu_problem(self.topology.nodes[key], placement, cores)
             if single is not None:
@@ -334,6 +339,7 @@ class ActiveTestbed:
             except UnsupportedCoresError as exc:  # a skip: say what CPUs there are
                 where = machine_text(self.cpu_placements)
                 raise UnsupportedCoresError(f"{exc}; {where}" if where else str(exc)) from exc
+            self.threads.note(self.topology.nodes[key], config)
             self._started.append(dut)
             dut.start()
             dut.health_check()
@@ -449,20 +455,8 @@ class ActiveTestbed:
                 self._guard(errors, f"{dut.node} close", close)
 
     def _keep_telemetry(self, dut: DutDriver) -> None:
-        texts = dut.telemetry()
-        placement = self.cpu_placements.get(dut.node)
-        if placement is not None and self._claims is not None:
-            later = with_joined(placement, self._claims)
-            if later.joined != placement.joined:
-                _log.warning("%s: %s", dut.node, later.text)
-            self.cpu_placements[dut.node] = placement = later
-        if placement is not None:
-            texts = {**texts, "cpu_placement": placement.text}
-            if placement.sharers is not None:  # the record's result is irregular for it
-                texts = {**texts, "cpu_shared_with": f"cpu {placement.cpu}: {placement.sharers}"}
-        if self.cpu_placements:
-            texts = {**texts, "cpus": machine_text(self.cpu_placements)}
-        self.telemetry[dut.node] = texts
+        texts = placement_texts(dut.node, self.cpu_placements, self._claims)
+        self.telemetry[dut.node] = {**dut.telemetry(), **texts, **self.threads.texts(dut.node)}
 
     @staticmethod
     def _guard(errors: list[str], what: str, action: Callable[[], object]) -> None:

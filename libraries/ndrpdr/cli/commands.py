@@ -49,6 +49,10 @@ COMMANDS: dict[str, Command] = {
         "list the test families (CSIT ids): testbeds, VPP plugins, DUT drivers that run each, "
         "traffic",
     ),
+    "frames": Command(
+        "ndrpdr.cli.frames_cmd",
+        "write the first N frames the TG sends for a family (one direction) to a pcap file",
+    ),
     "suites": Command(
         "ndrpdr.cli.suites_cmd",
         "list the suites the family table makes; --write writes them into suites/, "

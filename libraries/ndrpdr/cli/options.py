@@ -40,7 +40,13 @@ def add_traffic_options(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=1,
         metavar="N",
-        help="physical cores of each DUT's data plane, as the suites' Nc tests (default 1)",
+        help="physical cores of each DUT's data plane, as the suites' Nc tests (default 1); "
+        "on a DUT with SMT each with all its hardware threads (2T1C), as CSIT's",
+    )
+    parser.add_argument(
+        "--no-smt",
+        action="store_true",
+        help="one data-plane thread a physical core on DUTs with SMT (1T1C; CSIT's smt_used off)",
     )
     parser.add_argument(
         "--frame-size", default="64", metavar="B", help="64..9018 or IMIX (default 64)"
@@ -97,9 +103,8 @@ def configured_tg(
     """Configure the DUTs of ``testbed`` for ``profile``'s family (``--cores``) and give the
     TG of that traffic (``--unidirectional``, or a one-way family): what one-test commands do
     before measuring."""
-    testbed.configure_family(
-        get_family(profile.name), cores=args.cores, max_frame_size_b=max(frame_sizes(frame_size))
-    )
+    family, size = get_family(profile.name), max(frame_sizes(frame_size))
+    testbed.configure_family(family, cores=args.cores, max_frame_size_b=size, smt=not args.no_smt)
     return testbed.traffic_generator(
         profile, frame_size, bidirectional=traffic_directions(args, profile) == 2
     )

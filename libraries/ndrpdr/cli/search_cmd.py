@@ -114,9 +114,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         with ActiveTestbed(topology, nic=args.nic) as testbed:
             family = get_family(profile.name)
-            testbed.configure_family(
-                family, cores=args.cores, max_frame_size_b=max(frame_sizes(frame_size))
-            )
+            size, smt = max(frame_sizes(frame_size)), not args.no_smt
+            testbed.configure_family(family, cores=args.cores, max_frame_size_b=size, smt=smt)
             directions = 1 if args.unidirectional or profile.unidirectional else 2
             tg = testbed.traffic_generator(profile, frame_size, bidirectional=directions == 2)
             try:  # rates in % or bps need the TG's maximum: checked now, before any trial

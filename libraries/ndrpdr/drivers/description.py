@@ -52,6 +52,10 @@ class DriverDescription:
     is shared by every test (a TRex server and its connection), or None.
     ``port_driver`` says how a DUT node's data plane reaches its ports
     (``vfio-pci``, ``af_packet``, ``kernel``...), for CSIT's ``DRV_*`` tags.
+    ``threads`` (DUT only) gives, from ``(node, DutTestConfig)``, which CPU
+    each data-plane thread of the test gets, as the driver places them
+    (``ndrpdr.dut.smt.ThreadPlan``: CSIT's ``2T1C`` tags, the record's
+    ``threads``); None: the driver has no workers (one thread per core).
     """
 
     name: str
@@ -65,6 +69,7 @@ class DriverDescription:
     peers: tuple[str, ...] | None = None
     session: Callable[..., Any] | None = None
     port_driver: Callable[[Any], str] | None = None
+    threads: Callable[[Any, Any], Any] | None = None
 
     def __post_init__(self) -> None:
         """Check the description itself (a programming error, not a user's)."""

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from ndrpdr.errors import NdrPdrError
+
+if TYPE_CHECKING:  # ndrpdr.dut.smt imports this module (through ndrpdr.dut.cores)
+    from ndrpdr.dut.smt import NodeCpus
 
 #: How the DUT forwards: IPv4 routing (ip4base), or L2 cross-connect (port1 <-> port2).
 ForwardingMode = Literal["ip4base", "l2xc"]
@@ -128,8 +131,12 @@ class DutTestConfig:
 
     ``ports`` are the two ports traffic crosses: direction 0 enters
     ``ports[0]`` and leaves ``ports[1]``, direction 1 the reverse.
-    ``cores``: data-plane worker cores; ``max_frame_size_b``: the largest
-    frame of the test incl. FCS [B] (for MTU / jumbo settings).
+    ``cores``: physical cores of the data plane's workers; ``cpus``: the
+    node's CPUs and its ports' NUMA node (None: not known, each CPU is a
+    core of its own); ``smt``: a core gives every hardware thread it has as
+    a worker (``ndrpdr.dut.smt``; false: its first only);
+    ``max_frame_size_b``: the largest frame of the test incl. FCS [B]
+    (for MTU / jumbo settings).
     ``family``: the test family's set-ups (None: ``mode`` alone says what to
     do); ``position``: this DUT's index on the path (0: next to TG port A)
     of ``chain`` DUTs, for families that configure DUT1 and DUT2 apart.
@@ -142,6 +149,8 @@ class DutTestConfig:
     family: FamilySetup | None = None
     position: int = 0
     chain: int = 1
+    cpus: NodeCpus | None = None
+    smt: bool = True
 
 
 class DutDriver(Protocol):

@@ -1,10 +1,10 @@
 """A DUT's cores: which CPUs its workers and its main thread get, and when a test cannot have them.
 
-A test's ``cores`` (``DutTestConfig.cores``) is the number of data-plane
-workers (VPP worker threads, DPDK forwarding lcores), each on a CPU of its
-own. A DUT gives its workers the CPUs its options list (``worker_cpus``);
-a test asking for more than that is skipped (``UnsupportedCoresError``),
-never run on fewer. The main thread (VPP's, DPDK's main lcore) forwards
+A test's ``cores`` (``DutTestConfig.cores``) is the number of physical
+cores of data-plane workers (VPP worker threads, DPDK forwarding lcores),
+each core giving a worker per hardware thread (``ndrpdr.dut.smt``, which
+picks the CPUs). A test asking for more than a DUT has is skipped
+(``UnsupportedCoresError``), never run on fewer. The main thread (VPP's, DPDK's main lcore) forwards
 nothing once there are workers: it runs on a CPU none of them uses
 (``main_cpu``), on this machine the TG's.
 
@@ -24,22 +24,6 @@ class UnsupportedCoresError(UnsupportedFamilyError):
     A subclass of UnsupportedFamilyError, so every caller that skips a test
     a path cannot run skips this one too, with its message.
     """
-
-
-def worker_cpus(node: str, cores: int, cpus: Sequence[int], where: str) -> tuple[int, ...]:
-    """The first ``cores`` of ``cpus`` (a DUT's CPUs for workers, in order).
-
-    ``where`` names what lists ``cpus`` for the message ("options.worker_cores").
-    UnsupportedCoresError when there are fewer; ValueError for negative ``cores``.
-    """
-    if cores < 0:
-        raise ValueError(f"{node}: cores {cores} is negative")
-    if len(cpus) < cores:
-        raise UnsupportedCoresError(
-            f"{node} needs {cores} CPUs for {cores} workers (and one more for its main "
-            f"thread), and has {len(cpus)} for workers ({where}: {list(cpus)})"
-        )
-    return tuple(cpus[:cores])
 
 
 def main_cpu(workers: Sequence[int], preferred: int | None = None) -> int:

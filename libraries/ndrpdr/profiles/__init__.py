@@ -20,7 +20,6 @@ from ndrpdr.profiles.frames import (
     build_frames,
     first_frames,
     frame_count,
-    parse_signature,
     pcap_flows,
     pcap_profile,
     sample_size,
@@ -44,6 +43,7 @@ from ndrpdr.profiles.layout import FrameLayout
 from ndrpdr.profiles.maxload import L1_OVERHEAD, bandwidth_bps, max_load_pps
 from ndrpdr.profiles.pcap import PcapError, read_pcap, write_pcap
 from ndrpdr.profiles.profile import Layer, Profile
+from ndrpdr.profiles.signature import parse_signature
 from ndrpdr.profiles.traffic import ANY_HOST_INTERNAL, FieldName, Headers, Op, Vary
 from ndrpdr.profiles.transactions import Transactions
 

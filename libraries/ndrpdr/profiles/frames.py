@@ -6,12 +6,12 @@ least its own minimum, ``FrameLayout.frame_size_b``). Headers and offsets follow
 ``ndrpdr.profiles.layout``: Ethernet (the headers' own MACs, else the
 sending TG port's and the MAC the frames are addressed to), an optional
 802.1Q tag, a tunnel (outer IPv4 as below, UDP with checksum 0, GENEVE,
-the inner Ethernet header), IPv4 (TTL 64, ID 0, no flags, correct header checksum, the
-protocol ``Headers.l4``: 17 for UDP, else e.g. CSIT's 61) or IPv6 (hop
-limit 64, next header 17 or e.g. 59), an optional UDP header (correct
-checksum, over the IPv6 pseudo-header too), then the payload: the 10 B
-signature (``SIGNATURE_MAGIC``, version 1, the direction, the frame's
-flow index as a big-endian uint32; ``parse_signature``), zero-padded to
+the inner Ethernet header), IPv4 (TTL 64, ID 1 as scapy's ``IP()`` so CSIT's, no flags,
+right header checksum, protocol ``Headers.l4``: 17 for UDP, else e.g. CSIT's 61) or IPv6
+(hop limit 64, next header 17 or e.g. 59), an optional UDP header (right checksum,
+over the IPv6 pseudo-header too), then the payload: the 10 B
+signature (``ndrpdr.profiles.signature``: magic, version 1, the direction, the
+frame's flow index as a big-endian uint32), zero-padded to
 the frame size. A frame too short to hold the signature after its headers
 (an IPv6 family's 64 B IMIX frames) carries zeros instead.
 
@@ -56,28 +56,19 @@ from ndrpdr.profiles.checksum import checksum_of_sum, ones_complement_sum
 from ndrpdr.profiles.errors import ProfileError
 from ndrpdr.profiles.framesize import FCS_SIZE, FrameSize, frame_sizes
 from ndrpdr.profiles.layout import (
-    ETHERTYPE_DOT1Q,
-    ETHERTYPE_IPV4,
-    ETHERTYPE_IPV6,
     IP_PROTO_UDP,
     SIGNATURE_SIZE,
-    TUNNEL_HEADERS,
     FrameLayout,
 )
 from ndrpdr.profiles.profile import Profile
-from ndrpdr.profiles.traffic import GENEVE_PORT, Headers, Tunnel
-from ndrpdr.profiles.variation import base_value, check_range, random_seed, value_index
+from ndrpdr.profiles.signature import SIGNATURE, SIGNATURE_MAGIC, SIGNATURE_VERSION
+from ndrpdr.profiles.traffic import Headers, Tunnel
+from ndrpdr.profiles.variation import base_value, check_range, field_value, random_seed
 
 if TYPE_CHECKING:
     from scapy.packet import Packet
 
-#: First bytes of the payload of every frame built here.
-SIGNATURE_MAGIC = b"NDRP"
-SIGNATURE_VERSION = 1
-_SIGNATURE = struct.Struct("!4sBBI")  # magic, version, direction, flow index
-assert _SIGNATURE.size == SIGNATURE_SIZE
-
-TTL = 64
+TTL, IP_ID = 64, 1  # IP_ID: scapy's IP() default, in every frame of CSIT's profiles
 #: GENEVE's protocol type of an Ethernet frame (Transparent Ethernet Bridging).
 ETHERTYPE_TEB = 0x6558
 #: The most distinct frames a direction's list holds (flows beyond it are sampled).
@@ -195,7 +186,7 @@ def _packet(
         packet = packet / _tunnel(headers.tunnel)
     proto = IP_PROTO_UDP if layout.udp else int(headers.l4)
     if headers.ip_version == 4:
-        packet = packet / IP(src=headers.src, dst=headers.dst, ttl=TTL, id=0, flags=0, proto=proto)
+        packet = packet / IP(src=headers.src, dst=headers.dst, ttl=TTL, id=IP_ID, proto=proto)
     else:
         packet = packet / IPv6(src=headers.src, dst=headers.dst, hlim=TTL, nh=proto)
     if layout.udp:
@@ -211,7 +202,7 @@ def _tunnel(tunnel: Tunnel) -> Packet:
 
     eth_src = _check_mac("tunnel: inner source MAC", tunnel.eth_src)
     eth_dst = _check_mac("tunnel: inner destination MAC", tunnel.eth_dst)
-    outer = IP(src=tunnel.src, dst=tunnel.dst, ttl=TTL, id=0, flags=0, proto=IP_PROTO_UDP)
+    outer = IP(src=tunnel.src, dst=tunnel.dst, ttl=TTL, id=IP_ID, flags=0, proto=IP_PROTO_UDP)
     udp = UDP(sport=tunnel.sport, dport=tunnel.dport, chksum=0)
     geneve = GENEVE(vni=tunnel.vni, proto=ETHERTYPE_TEB)
     packet: Packet = outer / udp / geneve / Ether(src=eth_src, dst=eth_dst)
@@ -230,7 +221,7 @@ def _template(headers: Headers, size: int, direction: int, src_mac: str, dst_mac
         )
     has_signature = room >= SIGNATURE_SIZE
     payload = (
-        _SIGNATURE.pack(SIGNATURE_MAGIC, SIGNATURE_VERSION, direction, 0) if has_signature else b""
+        SIGNATURE.pack(SIGNATURE_MAGIC, SIGNATURE_VERSION, direction, 0) if has_signature else b""
     )
     frame = bytearray(_packet(headers, layout, src_mac, dst_mac, payload.ljust(room, b"\0")))
     if len(frame) != length:  # pragma: no cover - guards the layout's offsets
@@ -353,7 +344,7 @@ class _Direction:
     def values(self, flow: int) -> list[int]:
         """The varied fields' values in frame ``flow``."""
         return [
-            base + value_index(v, flow, seed) * v.step
+            field_value(self.layout, v, base, flow, seed)
             for v, base, seed in zip(self.headers.vary, self.bases, self.seeds, strict=True)
         ]
 
@@ -419,53 +410,3 @@ def stream_frames(
     sizes = frame_sizes(frame_size)
     templates = {size: built.template(size) for size in set(sizes)}
     return [built.frame(templates[sizes[k % len(sizes)]], k) for k in range(count)]
-
-
-def _payload_offset(frame: bytes) -> int | None:
-    """Where the payload of a frame built here starts, walking its headers; None if unknown."""
-    offset = 12
-    if len(frame) < offset + 2:
-        return None
-    ethertype = int.from_bytes(frame[offset : offset + 2], "big")
-    offset += 2
-    if ethertype == ETHERTYPE_DOT1Q:
-        if len(frame) < offset + 4:
-            return None
-        ethertype = int.from_bytes(frame[offset + 2 : offset + 4], "big")
-        offset += 4
-    if ethertype == ETHERTYPE_IPV4 and _is_geneve(frame, offset):
-        offset += TUNNEL_HEADERS  # (no GENEVE options in frames built here)
-        ethertype = int.from_bytes(frame[offset - 2 : offset], "big")
-    if ethertype == ETHERTYPE_IPV4 and len(frame) > offset + 9:
-        proto = frame[offset + 9]
-        offset += (frame[offset] & 0x0F) * 4
-    elif ethertype == ETHERTYPE_IPV6 and len(frame) > offset + 6:
-        proto = frame[offset + 6]
-        offset += 40
-    else:
-        return None
-    return offset + (8 if proto == IP_PROTO_UDP else 0)
-
-
-def _is_geneve(frame: bytes, offset: int) -> bool:
-    """Whether an IPv4 header (20 B) at ``offset`` carries UDP to GENEVE's port."""
-    if len(frame) < offset + TUNNEL_HEADERS or frame[offset] != 0x45:
-        return False
-    dport = int.from_bytes(frame[offset + 22 : offset + 24], "big")
-    return frame[offset + 9] == IP_PROTO_UDP and dport == GENEVE_PORT
-
-
-def parse_signature(frame: bytes) -> tuple[int, int] | None:
-    """(direction, flow index) from a frame built here, or None if it has no signature.
-
-    Walks Ethernet, an optional 802.1Q tag, a GENEVE tunnel (IPv4 / UDP to
-    6081 / GENEVE / Ethernet), IPv4 (its IHL) or IPv6, and UDP if the IP
-    protocol / next header says so.
-    """
-    offset = _payload_offset(frame)
-    if offset is None or len(frame) < offset + SIGNATURE_SIZE:
-        return None
-    magic, version, direction, index = _SIGNATURE.unpack_from(frame, offset)
-    if magic != SIGNATURE_MAGIC or version != SIGNATURE_VERSION:
-        return None
-    return int(direction), int(index)

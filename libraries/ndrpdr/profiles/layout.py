@@ -12,9 +12,9 @@ Internet checksum's 16-bit words line up with them).
 
 A tunnelled direction's frames hold 50 B more headers than the frame size
 its test is named after: as CSIT's TG does, such a direction sends frames
-of at least its own minimum size (``min_frame_size``), while the test's
-frame size (``nominal_min_frame_size``: CSIT's 64 B) is the other
-direction's.
+of at least its own minimum size (``min_frame_size``: CSIT's 114 B), while
+the test's frame size (``nominal_min_frame_size``: CSIT's 64 B) is the
+other direction's.
 """
 
 from __future__ import annotations
@@ -43,6 +43,9 @@ ETHERTYPE_DOT1Q = 0x8100
 IP_PROTO_UDP = 17
 #: CSIT's smallest frame of an IPv4 / IPv6 family [B incl. FCS] (64 B, and 78 B for IPv6).
 CSIT_MIN_FRAME_SIZE = {4: 64, 6: 78}
+#: CSIT's smallest tunnelled frame [B incl. FCS]: its GENEVE profiles pad the encapsulated
+#: packet to 110 B before its base class pads to the frame size less the FCS (114 B at 64B).
+CSIT_MIN_TUNNEL_FRAME_SIZE = 114
 
 #: Width of each field [B]; ``vlan.id`` is the whole 16-bit TCI (priority and DEI are 0).
 _WIDTHS: dict[FieldName, tuple[int, int]] = {  # (width for IPv4, width for IPv6)
@@ -113,8 +116,13 @@ class FrameLayout:
 
     @property
     def min_frame_size(self) -> int:
-        """Smallest frame [B incl. FCS]: headers, signature and FCS, and CSIT's minimum."""
+        """Smallest frame [B incl. FCS]: headers, signature and FCS, and CSIT's minimum.
+
+        CSIT's minimum of a tunnelled direction is its padded 114 B.
+        """
         own = self.headers_size + SIGNATURE_SIZE + FCS_SIZE
+        if self.tunnel:
+            return max(own, CSIT_MIN_TUNNEL_FRAME_SIZE)
         return max(own, CSIT_MIN_FRAME_SIZE[self.ip_version])
 
     @property
@@ -131,7 +139,7 @@ class FrameLayout:
 
         ``size`` itself, but a tunnelled direction's frames are at least
         ``min_frame_size`` (CSIT's GENEVE direction 1 sends 114 B frames in
-        its 64B tests).
+        its 64B tests and IMIX's 64 B frames).
         """
         return max(size, self.min_frame_size) if self.tunnel else size
 

@@ -3,7 +3,10 @@
 A field's values are ``base + i * step`` for ``i`` in ``0 .. count - 1``,
 where ``base`` is the header's own value (an address as an integer: a MAC
 is 48 bits, IPv4 32, IPv6 128; ports, the VLAN id and a tunnel's VNI as
-they are; a ``None`` Ethernet address is the TG's or its peer's MAC). Frame *k* takes
+they are; a ``None`` Ethernet address is the TG's or its peer's MAC); the
+last must fit the field, but a field walking every value it holds (a port's
+65536, step 1: ``spans_field``) may start anywhere and wraps to 0 after its
+largest value, as CSIT's GENEVE source port 1024 + k mod 2^16. Frame *k* takes
 value index ``(k // every) % count`` (``inc``), or for ``random`` a
 reproducible draw in ``0 .. count - 1`` made from the field's seed and
 ``k // every`` (a 64-bit mix, the same on every run and machine). TRex
@@ -79,6 +82,21 @@ def field_limit(layout: FrameLayout, field: FieldName) -> int:
     return (1 << (8 * layout.width(field))) - 1
 
 
+def spans_field(layout: FrameLayout, vary: Vary) -> bool:
+    """Whether ``vary`` walks every value its field holds (step 1), so it wraps (docstring)."""
+    return (
+        vary.field != "vlan.id"
+        and vary.step == 1
+        and vary.count == field_limit(layout, vary.field) + 1
+    )
+
+
+def field_value(layout: FrameLayout, vary: Vary, base: int, frame: int, seed: int) -> int:
+    """The value ``vary`` (from ``base``, its field's ``seed``) gives frame ``frame``."""
+    value = base + value_index(vary, frame, seed) * vary.step
+    return value & field_limit(layout, vary.field) if spans_field(layout, vary) else value
+
+
 def last_value(vary: Vary, base: int) -> int:
     """The field's last value, ``base + (count - 1) * step``."""
     return base + (vary.count - 1) * vary.step
@@ -87,7 +105,7 @@ def last_value(vary: Vary, base: int) -> int:
 def check_range(layout: FrameLayout, vary: Vary, base: int) -> None:
     """ProfileError naming the field when its last value does not fit the field."""
     last = last_value(vary, base)
-    if last > field_limit(layout, vary.field):
+    if last > field_limit(layout, vary.field) and not spans_field(layout, vary):
         raise ProfileError(
             f"{vary.field}: {vary.count} values from {base:#x} by {vary.step} end at {last:#x}, "
             f"beyond the field's largest value {field_limit(layout, vary.field):#x}"

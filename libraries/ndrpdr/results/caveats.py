@@ -68,7 +68,7 @@ def irregular_lines(record: Mapping[str, Any]) -> list[str]:
 
 def startup_lines(record: Mapping[str, Any]) -> list[str]:
     """``startup.conf of DUT1 differs from CSIT's: <line>`` per value a DUT's driver scaled
-    (``testbed.duts[].startup_scaled``, since record format 1.10.0)."""
+    (``testbed.duts[].startup_scaled``, since record format 1.11.0)."""
     duts = (record.get("testbed") or {}).get("duts") or []
     return [
         f"startup.conf of {dut['node']} differs from CSIT's: {line}"

@@ -49,7 +49,11 @@ and every trial.
 Since 1.9.0 the ``soak`` section may have ``bursts``: the evidence that the
 DUT's loss came in bursts, which the soak's estimate does not account for
 (null when there is none; records without it stay valid).
-Since 1.10.0 a DUT of ``testbed.duts`` may have ``startup_scaled``: where
+Since 1.10.0 a DUT of ``testbed.cpus`` may have ``thread_plan``: which
+logical CPU each data-plane thread got (main thread, each worker with its
+physical core and which of the core's SMT threads it is) and CSIT's
+``<threads>T<cores>C`` tag (``ndrpdr.dut.smt``).
+Since 1.11.0 a DUT of ``testbed.duts`` may have ``startup_scaled``: where
 its startup.conf differs from FD.io CSIT's and why, one line per value
 ("memory main-heap-size 3G -> 512M: ..."; empty: CSIT's values; absent: the
 driver does not say, or an older record).
@@ -59,6 +63,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -70,7 +75,7 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 
 #: Version of the record format; bump the major part on incompatible changes.
-RECORD_VERSION = "1.10.0"
+RECORD_VERSION = "1.11.0"
 
 
 def not_asked_latency() -> dict[str, Any]:
@@ -123,6 +128,10 @@ CPU_TEXTS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: The DUT telemetry text (JSON) of the ``thread_plan`` part of ``testbed.cpus``.
+THREAD_PLAN_TEXT = "cpu_threads"
+
+
 def cpus_section(telemetry: Mapping[str, Mapping[str, str]]) -> dict[str, Any] | None:
     """Which CPU did what, from the DUTs' telemetry (None when it says nothing about CPUs).
 
@@ -133,12 +142,18 @@ def cpus_section(telemetry: Mapping[str, Mapping[str, str]]) -> dict[str, Any] |
     per port), VPP's ``threads`` and ``rx_placement`` (which thread reads
     each RX queue), each None when its driver does not say, and
     ``shared_with``: the other runs that used its CPU while it ran (None:
-    none did; a result that has one is irregular, ``CPU_SHARED``).
+    none did; a result that has one is irregular, ``CPU_SHARED``), and
+    ``thread_plan``: which CPU each data-plane thread got (the JSON text
+    ``cpu_threads``, ``ndrpdr.dut.smt.ThreadPlan.to_json``), when the driver
+    has workers.
     """
     duts = []
     machine = None
     for node, texts in telemetry.items():
-        entry = {name: texts.get(key) for name, key in CPU_TEXTS}
+        entry: dict[str, Any] = {name: texts.get(key) for name, key in CPU_TEXTS}
+        plan = texts.get(THREAD_PLAN_TEXT)
+        if plan is not None:
+            entry["thread_plan"] = json.loads(plan)
         if any(value is not None for value in entry.values()):
             duts.append({"node": node, **entry})
         machine = machine or texts.get("cpus")

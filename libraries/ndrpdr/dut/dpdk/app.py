@@ -26,13 +26,14 @@ from typing import TypeVar
 from ndrpdr.access.base import BackgroundProcess, NodeAccess
 from ndrpdr.access.processlog import bounded_log, log_tail
 from ndrpdr.drivers import read_options
-from ndrpdr.dut.base import DutTestConfig
-from ndrpdr.dut.dpdk.lcores import forwarding_cpus
+from ndrpdr.dut.base import DutError, DutTestConfig
+from ndrpdr.dut.dpdk.lcores import forwarding_cpus, forwarding_plan
 from ndrpdr.dut.dpdk.options import DpdkAppOptions
 from ndrpdr.dut.dpdk.setup import DpdkSetup
 from ndrpdr.dut.health import check_process
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.process import effective_cpu, pinned, stop_noting
+from ndrpdr.dut.smt import ThreadPlan
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.systemtools import require
 from ndrpdr.testbed.model import Node
@@ -47,6 +48,23 @@ def read_dpdk_node(
     steps = NodeSteps(node.key, driver, access)
     options = read_options(options_class, node.options, steps.option_error)
     return steps, options, DpdkSetup(node, options, steps)
+
+
+def app_threads(
+    driver: str, options_class: type[DpdkAppOptions]
+) -> Callable[[Node, DutTestConfig], ThreadPlan]:
+    """The description's ``threads`` of a DPDK app driver: a test's lcores on ``node``, as the
+    driver places them (``ndrpdr.dut.dpdk.lcores.forwarding_plan``)."""
+
+    def threads(node: Node, config: DutTestConfig) -> ThreadPlan:
+        def error(field: str, detail: str) -> DutError:
+            return DutError(f"{node.key} ({driver}): options.{field}: {detail}")
+
+        options = read_options(options_class, node.options, error)
+        listed = options.worker_cores
+        return forwarding_plan(f"{node.key} ({driver})", config, options.cpu, listed)
+
+    return threads
 
 
 class DpdkAppDriver(abc.ABC):
@@ -135,7 +153,7 @@ class DpdkAppDriver(abc.ABC):
     def _forwarding_cpus(self, config: DutTestConfig, cpu: int) -> tuple[int, ...]:
         """The forwarding lcores' CPUs for ``config`` (UnsupportedCoresError when too few)."""
         name = f"{self.node} ({self.driver_name})"
-        return forwarding_cpus(name, config.cores, cpu, self.options.worker_cores)
+        return forwarding_cpus(name, config, cpu, self.options.worker_cores)
 
     def _peer_macs(self, flag: str, config: DutTestConfig, devices: tuple[str, str]) -> list[str]:
         """``--<flag>=<port id>,<peer MAC>`` for each port, in DPDK port order."""

@@ -34,7 +34,7 @@ import re
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.drivers import DriverDescription, option
 from ndrpdr.dut.base import DutTestConfig
-from ndrpdr.dut.dpdk.app import DpdkAppDriver, read_dpdk_node
+from ndrpdr.dut.dpdk.app import DpdkAppDriver, app_threads, read_dpdk_node
 from ndrpdr.dut.dpdk.l3fwd_build import CACHE_DIR, ensure_l3fwd
 from ndrpdr.dut.dpdk.lcores import l3fwd_config, l3fwd_lcores
 from ndrpdr.dut.dpdk.options import DpdkAppOptions
@@ -141,4 +141,5 @@ DESCRIPTION = DriverDescription(
     factory=L3fwdDriver,
     access=("netns", "ssh", "labbox"),
     port_driver=port_driver,
+    threads=app_threads("l3fwd", L3fwdOptions),
 )

@@ -1,8 +1,11 @@
 """The lcores of a DPDK application DUT (testpmd, l3fwd): which CPU each runs on, its queues.
 
-A test's ``cores`` are forwarding lcores, one per CPU of ``worker_cores``
-(default: the app's ``cpu`` alone), and one RX and one TX queue per
-forwarding lcore on each port, so every lcore polls a queue of each port
+A test's ``cores`` are physical cores: each gives a forwarding lcore per
+hardware thread (``ndrpdr.dut.smt``: on a node with SMT, ``1c`` is two
+lcores, the core's sibling threads, unless ``DutTestConfig.smt`` is
+false), taken from ``worker_cores`` as listed (grouped by physical core),
+default the core of the app's ``cpu`` (``cpu`` and its siblings). There is
+one RX and one TX queue per forwarding lcore on each port, so every lcore polls a queue of each port
 (the TG's varied flows spread over the queues by RSS, or by the
 AF_PACKET fanout / veth queue hash). 0 cores is 1: a DPDK app always
 has a forwarding lcore.
@@ -24,19 +27,34 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ndrpdr.dut.cores import queue_placement, worker_cpus
+from ndrpdr.dut import smt
+from ndrpdr.dut.base import DutTestConfig
+from ndrpdr.dut.cores import queue_placement
+
+
+def forwarding_plan(
+    node: str, config: DutTestConfig, cpu: int, listed: Sequence[int] | None
+) -> smt.ThreadPlan:
+    """The forwarding lcores of ``max(config.cores, 1)`` physical cores of ``listed`` (or of
+    ``cpu``'s core); the main lcore on the first one's CPU (testpmd: beside it; l3fwd: it).
+
+    UnsupportedCoresError (a skip) when ``listed`` has fewer cores.
+    """
+    layout = config.cpus.layout if config.cpus is not None else None
+    if listed is not None:
+        cpus, where = tuple(listed), "options.worker_cores"
+    else:
+        cpus, where = smt.whole_core(layout, cpu), "options.cpu"
+    count = max(config.cores, 1)
+    workers = smt.take_cores(node, count, cpus, where, layout, smt_used=config.smt)
+    return smt.plan(workers[0].cpu, workers, layout, config.smt)
 
 
 def forwarding_cpus(
-    node: str, cores: int, cpu: int, listed: Sequence[int] | None
+    node: str, config: DutTestConfig, cpu: int, listed: Sequence[int] | None
 ) -> tuple[int, ...]:
-    """The CPUs of the forwarding lcores: the first ``max(cores, 1)`` of ``listed`` (or ``cpu``).
-
-    UnsupportedCoresError (a skip) when ``listed`` has fewer.
-    """
-    cpus = tuple(listed) if listed is not None else (cpu,)
-    where = "options.worker_cores" if listed is not None else "options.cpu"
-    return worker_cpus(node, max(cores, 1), cpus, where)
+    """The CPUs of the forwarding lcores, in lcore order (``forwarding_plan``)."""
+    return forwarding_plan(node, config, cpu, listed).cpus
 
 
 def testpmd_lcores(cpus: Sequence[int]) -> str:

@@ -67,9 +67,9 @@ class DpdkAppOptions:
 
     worker_cores: tuple[int, ...] | None = option(
         None,
-        "CPUs of the forwarding lcores in order, one per core of the test (default: cpu alone; "
-        "on this machine cpu and the CPUs no other node of the run uses); a test asking for "
-        "more is skipped",
+        "CPUs of the forwarding lcores in order, a test's Nc taking the listed CPUs of N "
+        "physical cores (default: cpu's core, cpu and its SMT siblings; on this machine cpu "
+        "and the CPUs no other node of the run uses); a test asking for more is skipped",
         minimum=0,
         min_items=1,
         unique=True,

@@ -27,7 +27,7 @@ from typing import Literal
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.drivers import DriverDescription, option
 from ndrpdr.dut.base import DutTestConfig
-from ndrpdr.dut.dpdk.app import DpdkAppDriver, read_dpdk_node
+from ndrpdr.dut.dpdk.app import DpdkAppDriver, app_threads, read_dpdk_node
 from ndrpdr.dut.dpdk.lcores import testpmd_core_args, testpmd_lcores
 from ndrpdr.dut.dpdk.options import DpdkAppOptions
 from ndrpdr.dut.dpdk.setup import port_driver
@@ -99,4 +99,5 @@ DESCRIPTION = DriverDescription(
     factory=TestpmdDriver,
     access=("netns", "ssh", "labbox"),
     port_driver=port_driver,
+    threads=app_threads("testpmd", TestpmdOptions),
 )

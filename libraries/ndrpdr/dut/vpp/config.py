@@ -26,9 +26,9 @@ from collections.abc import Iterator, Sequence
 from typing import Literal
 
 from ndrpdr.drivers import option, option_names, read_options
-from ndrpdr.dut import cores
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.dut.ports import MAC
+from ndrpdr.dut.vpp.threads import main_cpu, vpp_threads
 from ndrpdr.testbed.model import Node
 
 Service = Literal["systemd", "direct"]
@@ -101,9 +101,10 @@ class VppOptions:
         minimum=0,
     )
     worker_cores: tuple[int, ...] | None = option(
-        None, "CPUs of the workers in order (default: dpdk ports: the test's cores after "
-        "main_core; ports on Linux interfaces: cpu alone, and on this machine cpu and the "
-        "CPUs no other node of the run uses); a test asking for more workers is skipped",
+        None, "CPUs of the workers in order, a test's Nc taking the listed CPUs of N physical "
+        "cores (default: dpdk ports: CSIT's, the N cores after main_core's with their SMT "
+        "siblings; ports on Linux interfaces: cpu's core, and on this machine cpu and the "
+        "CPUs no other node of the run uses); a test asking for more cores is skipped",
         minimum=0, min_items=1, unique=True,
     )  # fmt: skip
     rx_queues: int | None = option(
@@ -269,39 +270,21 @@ def interface_name(port: DutPort) -> str:
 
 
 def worker_cores(node: Node, config: DutTestConfig, options: VppOptions) -> tuple[int, ...]:
-    """The CPUs of the ``config.cores`` workers (UnsupportedCoresError, a skip, when too few).
-
-    dpdk ports: ``options.worker_cores``, else the CPUs after the main core
-    (a lab host: as many as asked). Ports on Linux interfaces:
-    ``options.worker_cores``, else ``options.cpu`` alone.
-    """
-    if config.cores < 0:
-        raise DutError(f"{node.key} (vpp): configure: cores {config.cores} is negative")
-    listed = options.worker_cores
-    if listed is None and options.port_kind == "dpdk":
-        main = options.dpdk_main_core
-        return tuple(range(main + 1, main + 1 + config.cores))
-    where = "options.worker_cores" if listed is not None else "options.cpu"
-    cpus = listed if listed is not None else (options.cpu,)
-    return cores.worker_cpus(f"{node.key} (vpp)", config.cores, cpus, where)
+    """The CPUs of the workers of ``config.cores`` physical cores, SMT siblings included
+    (``ndrpdr.dut.vpp.threads``; UnsupportedCoresError, a skip, when too few)."""
+    return vpp_threads(node, config, options).cpus
 
 
-def main_core(options: VppOptions, workers: Sequence[int]) -> int:
-    """The CPU of VPP's main thread with ``workers``.
-
-    dpdk ports: ``main_core`` (default 1). Ports on Linux interfaces: with no
-    workers ``cpu`` (the main thread forwards), else ``main_core`` or the
-    lowest CPU no worker uses.
-    """
-    if options.port_kind == "dpdk":
-        return options.dpdk_main_core
-    if not workers:
-        return options.cpu
-    return cores.main_cpu(workers, options.main_core)
+def main_core(
+    options: VppOptions, workers: Sequence[int], config: DutTestConfig | None = None
+) -> int:
+    """The CPU of VPP's main thread with ``workers`` (``ndrpdr.dut.vpp.threads.main_cpu``)."""
+    return main_cpu(options, workers, config)
 
 
 def rx_queues(options: VppOptions, workers: Sequence[int]) -> int:
-    """Receive queues per port: ``options.rx_queues``, else one per worker (at least one)."""
+    """Receive queues per port: ``options.rx_queues``, else one per worker, SMT siblings
+    included (at least one): CSIT's ``rxq_count_int``."""
     return options.rx_queues if options.rx_queues is not None else max(1, len(workers))
 
 

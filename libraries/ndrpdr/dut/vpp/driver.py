@@ -37,9 +37,9 @@ from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.vpp import afpacket as vpp_afpacket
 from ndrpdr.dut.vpp import family as vpp_family
 from ndrpdr.dut.vpp.cli import VppCli
-from ndrpdr.dut.vpp.config import VppOptions, main_core, parse_options, worker_cores
+from ndrpdr.dut.vpp.config import VppOptions, parse_options
 from ndrpdr.dut.vpp.health import PortHealth
-from ndrpdr.dut.vpp.layout import cpu_layout, port_driver
+from ndrpdr.dut.vpp.layout import cpu_layout, main_thread, port_driver, thread_plan
 from ndrpdr.dut.vpp.localrun import LocalRun
 from ndrpdr.dut.vpp.nodefacts import NodeFacts
 from ndrpdr.dut.vpp.peer import PeerVpp, start_peer
@@ -121,8 +121,7 @@ class VppDriver:
         self._peer: PeerVpp | None = None
         #: What happened to VPP that a result should say (a restart after it died).
         self.notes: list[str] = []
-        #: The node's memory and SMT (startup.conf's sizes) and the test's scalings of them.
-        self.facts = NodeFacts(node.key, access)
+        self.facts = NodeFacts(node.key, access)  # memory, SMT; the test's scalings
 
     @property
     def node(self) -> str:
@@ -162,17 +161,10 @@ class VppDriver:
         changes; else the previous test's interfaces go and the new ones come.
         dpdk_vdev ports: VPP opens them at its start, so each test has its own VPP.
         """
-        self.facts.read()
-        plan = plan_test(
-            self._steps,
-            self._node,
-            self.options,
-            config,
-            paths=self._paths,
-            file_prefix=self._file_prefix,
-            memory=self.facts.memory,
-            smt=self.facts.smt,
-        )
+        plan = plan_test(  # the node's memory and SMT (read once) size startup.conf
+            self._steps, self._node, self.options, config, paths=self._paths,
+            file_prefix=self._file_prefix, memory=self.facts.memory, smt=self.facts.smt,
+        )  # fmt: skip
         self.facts.report(plan.scaled)
         text, commands, queues, undo = plan.text, plan.commands, plan.queues, plan.undo
         self._port_health = PortHealth(
@@ -448,7 +440,7 @@ class VppDriver:
         commands = vpp_family.peer_commands(config)
         if commands:
             show_memif = self._cli.run("second vpp: find the memif socket", "show memif")
-            cpu = main_core(self.options, worker_cores(self._node, config, self.options))
+            cpu = main_thread(self._node, self.options, config)
             options = self.options  # the second VPP takes the main thread's CPU
             self._peer = start_peer(
                 self._steps, options.binary, options.vppctl, cpu, commands, show_memif
@@ -496,4 +488,5 @@ DESCRIPTION = DriverDescription(
     factory=VppDriver,
     access=("ssh", "labbox", "local", "netns"),
     port_driver=port_driver,
+    threads=thread_plan,
 )

@@ -7,9 +7,18 @@ from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.dut.netqueues import rx_queue_count
 from ndrpdr.dut.nodesteps import NodeSteps
+from ndrpdr.dut.smt import ThreadPlan
 from ndrpdr.dut.vpp import family as vpp_family
-from ndrpdr.dut.vpp.config import VppOptions, main_core, rx_queues, uio_driver, worker_cores
+from ndrpdr.dut.vpp.config import (
+    VppOptions,
+    main_core,
+    parse_options,
+    rx_queues,
+    uio_driver,
+    worker_cores,
+)
 from ndrpdr.dut.vpp.queues import rx_placement_commands
+from ndrpdr.dut.vpp.threads import vpp_threads
 from ndrpdr.testbed.model import Node
 
 
@@ -52,13 +61,24 @@ def placement(
     return [command for name in names for command in rx_placement_commands(name, queues, readers)]
 
 
+def thread_plan(node: Node, config: DutTestConfig) -> ThreadPlan:
+    """The description's ``threads``: VPP's main thread and workers for ``config`` on ``node``
+    (``ndrpdr.dut.vpp.threads``)."""
+    return vpp_threads(node, config, parse_options(node))
+
+
+def main_thread(node: Node, options: VppOptions, config: DutTestConfig) -> int:
+    """The CPU of VPP's main thread for ``config`` (``ndrpdr.dut.vpp.threads``)."""
+    return main_core(options, worker_cores(node, config, options), config)
+
+
 def cpu_layout(
     node: Node, options: VppOptions, config: DutTestConfig, queues: tuple[int, int]
 ) -> str:
     """Which CPU does what: "main thread on cpu 0, 1 worker(s) on cpu 1 (1 RX queue(s) per
     port)"."""
     workers = worker_cores(node, config, options)
-    main = main_core(options, workers)
+    main = main_core(options, workers, config)
     if not workers:
         return f"main thread on cpu {main} forwards (no workers)"
     first, second = queues

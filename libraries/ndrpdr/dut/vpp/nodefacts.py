@@ -33,8 +33,8 @@ class NodeFacts:
         self._node = node
         self._access = access
         self._read = False
-        self.memory: NodeMemory | None = None
-        self.smt: bool | None = None
+        self._memory: NodeMemory | None = None
+        self._smt: bool | None = None
         #: The current test's lines: where its startup.conf differs from CSIT's, and why.
         self.scaled: tuple[str, ...] = ()
         self._logged: set[str] = set()
@@ -52,9 +52,21 @@ class NodeFacts:
             return
         self._read = True
         meminfo = self._text(MEMINFO)
-        self.memory = None if meminfo is None else parse_meminfo(meminfo)
+        self._memory = None if meminfo is None else parse_meminfo(meminfo)
         smt = self._text(SMT_ACTIVE)
-        self.smt = {"1": True, "0": False}.get((smt or "").strip())
+        self._smt = {"1": True, "0": False}.get((smt or "").strip())
+
+    @property
+    def memory(self) -> NodeMemory | None:
+        """The node's memory (read on first use; None: unknown)."""
+        self.read()
+        return self._memory
+
+    @property
+    def smt(self) -> bool | None:
+        """Whether the node runs SMT (read on first use; None: unknown)."""
+        self.read()
+        return self._smt
 
     def report(self, scaled: Sequence[str]) -> None:
         """Keep the test's scaling lines; log each new one as a warning."""

@@ -234,7 +234,7 @@ def startup_conf(
         *api_sections(node.key, api_socket),
         *memory_sections(sizing),
         "cpu {",
-        f"  main-core {main_core(options, workers)}",
+        f"  main-core {main_core(options, workers, config)}",
     ]
     if workers:
         lines.append(f"  corelist-workers {cores.corelist(workers)}")

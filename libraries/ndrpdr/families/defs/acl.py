@@ -7,10 +7,15 @@ prefixes) frame by frame, and the UDP source and destination ports step
 once per 10 frames through 1000 values each (1001-2000 and 2001-3000,
 swapped in direction 1), as the tuple generators of CSIT's profile (the
 address moves first, the port when it wraps): 10k flows per direction.
-The DUT routes IPv4 and applies an ACL of 50 rules on its input
-(``iacl``) or output (``oacl``) interfaces, the traffic hitting the last,
-permitting one, stateful (``sf``: permit+reflect, sessions) or stateless
-(``sl``).
+The DUT routes IPv4 and applies an ACL on its input (``iacl``) or output
+(``oacl``) interfaces: CSIT's 50 rules the traffic never hits (IP
+protocol 0, from 30.30.30.(1+k)/32 to 40.40.40.(1+k)/32, source and
+destination port 1000+k; ``ndrpdr.families.vpp.acl``), then the two it
+hits, permitting either direction's source prefix, stateful (``sf``: permit+reflect,
+sessions) or stateless (``sl``). CSIT's frames carry the 10.10.10.0/24
+and 20.20.20.0/24 addresses of its ACL suites; ours the two test
+prefixes, as every routed family. CSIT pads its frames with unseeded
+random letters; ours with the signature and zeros.
 
 ``ethip4-ip4base-iacldstbase`` / ``ethip6-ip6base-iacldstbase``: the
 base IPv4 / IPv6 traffic, the DUT's input classifier matching the

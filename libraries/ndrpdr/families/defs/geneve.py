@@ -14,15 +14,17 @@ destinations do not fit a /24):
   1024 + k to 6081, VNI 1 + i, inner Ethernet to tunnel *i*'s MAC
   (d0:0b:ee:d0:00:00 + i), inner IPv4 (proto 61) from 10.0.1.0 + k to
   10.128.1.0 + k, for k = 256 i + j over N x 256 values; the DUT
-  decapsulates and routes the inner packet to TG port 1. CSIT's source
-  port walks 1024 + k modulo 2^16; with 256 tunnels ours walks 16384
-  values (1024..17407: a field does not wrap), so its period divides the
-  65536 flows.
+  decapsulates and routes the inner packet to TG port 1. The outer
+  source port is CSIT's 1024 + k modulo 2^16, one variable with the
+  others (CSIT writes its one flow variable k into every field): N x 256
+  values, for 256 tunnels all 65536 (1024 .. 65535, then 0 .. 1023).
 
-The encapsulated direction's frames are 50 B larger than the test's frame
-size at 64B (98 B, CSIT's: 114 B, its padding), as CSIT's TG sends them;
-the line rate of the test's frame size is kept (CSIT counts a 50 B
-overhead into its max rate).
+Frame sizes are CSIT's: direction 0 sends the test's frame size;
+direction 1's template is padded to 110 B before the frame size, so it
+sends frames of max(frame size, 114 B) with FCS (114 B in the 64B test and
+for IMIX's 64 B frames); the line rate of the test's frame size is kept
+(CSIT counts a 50 B overhead into its max rate). CSIT pads with unseeded
+random letters; ours with the frame signature and zeros.
 
 Costs (sim), relative to ``ethip4-ip4base`` (general knowledge of CSIT's
 published reports, unverified): encapsulation one way and decapsulation
@@ -51,9 +53,8 @@ from ndrpdr.profiles.traffic import Tunnel
 TUNNELS = (1, 4, 16, 64, 256)
 #: Cycles per 64 B packet (one DUT), and the table cost of many tunnels.
 CYCLES = 270.0
-#: The outer UDP source port's first value and the most values it walks without wrapping.
+#: The outer UDP source port's first value (it walks 1024 + k modulo 2^16).
 SPORT = 1024
-MAX_SPORTS = 16384
 
 
 def _headers(tunnels: int) -> tuple[Headers, Headers]:
@@ -71,7 +72,7 @@ def _headers(tunnels: int) -> tuple[Headers, Headers]:
         vary=(
             Vary("ip.src", flows),
             Vary("ip.dst", flows),
-            Vary("tunnel.sport", flows if SPORT + flows <= 0xFFFF else MAX_SPORTS),
+            Vary("tunnel.sport", flows),  # 256 tunnels: all 65536, wrapping after 65535
             Vary("tunnel.vni", tunnels, every=STEP),
             Vary("inner.eth.dst", tunnels, every=STEP),
         ),
@@ -105,7 +106,7 @@ def _geneve(tunnels: int) -> Family:
             cost=cost(CYCLES, f"CSIT 64B-1c GENEVE, {tunnels} tunnels", table_cycles=table),
         ),
         note="VPP on a 2-node chain (runs on topologies/local-vpp.yaml; geneve plugin); the "
-        "TG sends direction 1 GENEVE-encapsulated (98 B frames at 64B)",
+        "TG sends direction 1 GENEVE-encapsulated (114 B frames at 64B, as CSIT's)",
         setup=setup(
             family,
             vpp=GeneveVpp(family, tunnels),

@@ -11,6 +11,17 @@ CSIT spells it; the sessions are 65536 x 63 = 4,128,768) sends CSIT's
 hosts and ports to 20.0.0.0 - 20.0.255.255:8080 (one destination per
 host: 4,128,768 sessions). VPP's set-ups are ``ndrpdr.families.vpp.nat``.
 
+The order is CSIT's field engine's: direction 0's source host steps every
+frame and its UDP source port only when the hosts wrap (TRex's
+``next_var``), so frame *k* comes from host *k* mod 65536, port 1024 +
+*k* // 65536 (udir: the destination 20.0.0.0 + *k* mod 65536 steps every
+frame too, with the host, so host *i* always goes to destination *i*);
+direction 1's outside address steps every frame and its destination port
+when the 64 addresses wrap: frame *k* goes to 68.142.68.(*k* mod 64),
+port 1024 + *k* // 64. Every frame is thus a new session for the first
+65536 frames. CSIT pads its frames with unseeded random letters; ours
+with the frame signature and zeros.
+
 Each flow is one NAT session. Before the search CSIT sends ramp-up
 traffic that makes every session (det44: 66061 pps per direction for
 63.9 s; NAT44-ED: 500000 pps for 18.2 s) and checks the session count
@@ -18,10 +29,14 @@ traffic that makes every session (det44: 66061 pps per direction for
 
 A TG that sends a frame list (the local TG's pcap, at most 65536 frames a
 direction) cannot send 4,128,768 flows; it sends the family's own sample
-(``sample``): the first inside hosts with all their 63 ports, so that
-direction 1 returns to exactly the outside ports their sessions got (det44
-gives host *i* < 1024 the ports 1024 + 63 i .. + 62 of 68.142.68.0). The
-ramp-up and the session check then count the sample's flows. TRex's field
+(``sample``): the first *h* inside hosts (at most 1024) with all their 63
+ports, in CSIT's order (the host every frame, the port every *h* frames;
+udir: destination *i* for host *i*), so that direction 1 returns to
+exactly the outside ports their sessions got: det44 gives host *i* < 1024
+the ports 1024 + 63 i .. + 62 of 68.142.68.0 (its session of source port
+*p* the port 1024 + 63 i + *p* mod 63), so direction 1 walks ports 1024 ..
+1024 + 63 *h* - 1 of that one address, a port every frame. The ramp-up
+and the session check then count the sample's 63 *h* flows. TRex's field
 engine sends every flow.
 
 Costs (sim), per packet, relative to ``ethip4-ip4base`` (general knowledge
@@ -52,18 +67,25 @@ UDIR_DPORT = 8080
 
 
 def _inside(hosts: int, dst: str, dport: int, destinations: int) -> Headers:
-    """Direction 0: ``hosts`` inside hosts x PORTS source ports, ``destinations`` destinations."""
-    vary: tuple[Vary, ...] = (Vary("udp.sport", PORTS), Vary("ip.src", hosts, every=PORTS))
+    """Direction 0: ``hosts`` inside hosts x PORTS source ports, ``destinations`` destinations.
+
+    As CSIT's: the host (and a destination) every frame, the port when the hosts wrap.
+    """
+    vary: tuple[Vary, ...] = (Vary("ip.src", hosts), Vary("udp.sport", PORTS, every=hosts))
     if destinations > 1:
         vary = (*vary, Vary("ip.dst", destinations))
     return Headers(4, INSIDE_FIRST, dst, sport=FIRST_PORT, dport=dport, vary=vary)
 
 
 def _outside(ports: int, addresses: int) -> Headers:
-    """Direction 1: to ``addresses`` outside addresses x ``ports`` ports from 1024 up."""
-    vary: tuple[Vary, ...] = (Vary("udp.dport", ports),)
-    if addresses > 1:
-        vary = (*vary, Vary("ip.dst", addresses, every=ports))
+    """Direction 1: to ``addresses`` outside addresses x ``ports`` ports from 1024 up.
+
+    As CSIT's: the address every frame, the port when the addresses wrap.
+    """
+    if addresses == 1:
+        vary: tuple[Vary, ...] = (Vary("udp.dport", ports),)
+    else:
+        vary = (Vary("ip.dst", addresses), Vary("udp.dport", ports, every=addresses))
     return Headers(4, DESTINATION, OUTSIDE_FIRST, sport=FIRST_PORT, dport=FIRST_PORT, vary=vary)
 
 

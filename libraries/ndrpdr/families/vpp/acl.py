@@ -2,8 +2,10 @@
 
 ACL-50 families (CSIT's ``Configure IPv4 ACLs``, on DUT1 only; any other
 DUT of the chain only routes): IPv4 routing as ``ethip4-ip4base``, then one
-ACL (acl plugin) of 50 rules the traffic never hits (UDP from
-30.30.30.(1+k)/32 to 40.40.40.(1+k)/32, ports 1000+k, k = 0..49), followed
+ACL (acl plugin) of 50 rules the traffic never hits (from
+30.30.30.(1+k)/32 to 40.40.40.(1+k)/32, ports 1000+k, k = 0..49, IP protocol
+0 as CSIT's: its ``Configure IPv4 ACLs`` gives no protocol and
+``Add Replace Acl Multi Entries`` leaves the rule's default, 0), followed
 by the two rules it hits: the action (``permit`` stateless, or
 ``permit+reflect`` stateful: a session per flow) for sources in either
 direction's prefix. The ACL is applied to both ports, on input or output.
@@ -31,6 +33,8 @@ from ndrpdr.families.vpp import ip as vppip
 
 #: Rules of the ACL the traffic does not hit (CSIT's no_hit_aces_number).
 NO_HIT_RULES = 50
+#: Their IP protocol: CSIT's (the rule's default; its no-hit rules name none).
+NO_HIT_PROTO = 0
 #: Index of the family's ACL and classify table in a VPP that has no other.
 FIRST_INDEX = 0
 #: Bytes before the IP header in the frame the input classifier sees (Ethernet).
@@ -49,7 +53,7 @@ Side = Literal["input", "output"]
 def no_hit_rules() -> list[str]:
     """The 50 rules the traffic never hits."""
     return [
-        f"permit src 30.30.30.{1 + k}/32 dst 40.40.40.{1 + k}/32 proto 17 "
+        f"permit src 30.30.30.{1 + k}/32 dst 40.40.40.{1 + k}/32 proto {NO_HIT_PROTO} "
         f"sport {1000 + k} dport {1000 + k}"
         for k in range(NO_HIT_RULES)
     ]

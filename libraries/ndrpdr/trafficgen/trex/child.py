@@ -166,8 +166,9 @@ def _instruction(api: Any, item: Mapping[str, Any]) -> Any:
     op = item["op"]
     if op == "flow_var":
         kwargs = {k: item[k] for k in ("name", "size", "min_value", "max_value")}
-        if item.get("next_var") is not None:  # only then: clients before v2.6x lack next_var
-            kwargs["next_var"] = item["next_var"]
+        for key in ("next_var", "init_value"):  # only when set: older clients lack next_var
+            if item.get(key) is not None:
+                kwargs[key] = item[key]
         if not item.get("random"):
             return api.STLVmFlowVar(op="inc", step=item.get("step", 1), **kwargs)
         if not hasattr(api, "STLVmFlowVarRepeatableRandom"):
@@ -196,7 +197,7 @@ def stl_stream(api: Any, spec: Mapping[str, Any]) -> Any:
     Keys: ``name``, ``packet`` (bytes), ``pps``, ``latency_pg_id`` (int or
     None), ``field_engine`` (a list of ``{"op": "flow_var", "name", "size",
     "min_value", "max_value", "step", "random", "seed", "limit",
-    "next_var"}``, ``{"op": "write", "var", "offset"}``, ``{"op":
+    "next_var", "init_value"}``, ``{"op": "write", "var", "offset"}``, ``{"op":
     "fix_ipv4", "offset"}``, ``{"op": "fix_udp_checksum", "l3_offset",
     "l4_offset"}``).
     """

@@ -80,6 +80,7 @@ def instruction_payload(instruction: Instruction) -> dict[str, Any]:
             "seed": instruction.seed,
             "limit": instruction.limit,
             "next_var": instruction.next_var,
+            "init_value": instruction.init_value,
         }
     if isinstance(instruction, WriteVar):
         return {"op": "write", "var": instruction.var, "offset": instruction.offset}

@@ -16,6 +16,9 @@ its ``Headers`` makes frame *k* carry flow *k*'s fields
   ports and the VLAN TCI 2 B, IPv4 addresses 4 B; a GENEVE VNI (3 B) as a
   4 B variable over the VNI and the reserved byte after it, its values
   shifted by 8 bits;
+- a ``Vary`` that walks its field's every value (``variation.spans_field``,
+  e.g. a port's 65536 from 1024) is a variable over the whole field that
+  starts at the base (TRex's ``init_value``) and wraps to 0;
 - a ``Vary`` with ``every`` > 1 gets a tick variable counting 0 .. every - 1
   whose wrap-around steps it (TRex's ``next_var``);
 - a variable counting 0 .. flows - 1 writes the flow index of the signature;
@@ -45,7 +48,7 @@ from typing import Literal
 from ndrpdr.profiles import FrameSize, Headers, Profile, ProfileError, first_frames, frame_sizes
 from ndrpdr.profiles.layout import FrameLayout
 from ndrpdr.profiles.traffic import FieldName
-from ndrpdr.profiles.variation import base_value, check_range, random_seed
+from ndrpdr.profiles.variation import base_value, check_range, random_seed, spans_field
 
 #: TRex's repeatable random variables repeat after this many draws (CSIT's 2^24 - 1).
 RANDOM_LIMIT = 2**24 - 1
@@ -64,7 +67,8 @@ class FlowVar:
     ``op`` "inc" steps by ``step`` and wraps; "random" draws TRex's
     repeatable random sequence of ``seed`` (repeating after ``limit``
     draws). ``next_var``: the variable that takes one step each time this
-    one wraps around (and only then).
+    one wraps around (and only then). ``init_value``: the first value
+    (None: ``min_value``, TRex's default for "inc").
     """
 
     name: str
@@ -76,6 +80,7 @@ class FlowVar:
     seed: int | None = None
     limit: int | None = None
     next_var: str | None = None
+    init_value: int | None = None
 
     @property
     def cycle(self) -> int:
@@ -143,7 +148,8 @@ def _field_vars(
     mask = (1 << (8 * size)) - 1
     low = base & mask
     last = low + (vary.count - 1) * vary.step
-    if last > mask:
+    whole = spans_field(layout, vary) and not (skip or shift)
+    if last > mask and not whole:
         raise ProfileError(
             f"{vary.field}: {vary.count} values from {base:#x} carry beyond its low {size} B, "
             f"which is all TRex's field engine writes; start it lower"
@@ -153,6 +159,8 @@ def _field_vars(
             raise ProfileError(f"{vary.field}: random values by step {vary.step}: TRex draws all")
         var = FlowVar(name, size, low, last, op="random", seed=random_seed(direction, position),
                       limit=RANDOM_LIMIT)  # fmt: skip
+    elif whole:  # every value of the field, from the base, wrapping to 0
+        var = FlowVar(name, size, 0, mask, init_value=low)
     else:
         var = FlowVar(name, size, low << shift, last << shift, vary.step << shift)
     out: list[Instruction] = [var]
