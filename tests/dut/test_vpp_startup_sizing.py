@@ -22,11 +22,12 @@ import pytest
 from test_vpp_driver import Clock, RecordingAccess, make
 
 from ndrpdr.dut.plan import plan_dut
+from ndrpdr.dut.smt import NodeCpus, parse_lscpu
 from ndrpdr.dut.vpp.afpacket import VppRunPaths
 from ndrpdr.dut.vpp.afpacket import startup_conf as linux_startup_conf
 from ndrpdr.dut.vpp.config import parse_options
 from ndrpdr.dut.vpp.memory import NodeMemory, parse_meminfo, size_startup
-from ndrpdr.dut.vpp.startup import family_needs, sizing_for, startup_conf
+from ndrpdr.dut.vpp.startup import family_needs, sizing_for, smt_used, startup_conf
 from ndrpdr.families import profile_of
 from ndrpdr.families.registry import all_families
 from ndrpdr.goals import ndr_pdr_goals
@@ -333,3 +334,33 @@ def test_an_options_heap_below_a_familys_need_is_raised_to_it() -> None:
     )
     larger = size_startup(None, lab_nics=True, smt=True, main_heap_mb=8192, family_heap_mb=4096)
     assert larger.scaled == ("memory main-heap-size 4G -> 8G: set by options.main_heap_mb",)
+
+
+# -- CSIT's smt_used for the buffers ----------------------------------------------------------
+
+
+def _layout(threads_per_core: int) -> NodeCpus:
+    """A one-socket node of 8 CPUs, ``threads_per_core`` to a core (``lscpu -p`` text)."""
+    rows = "".join(f"{cpu},{cpu // threads_per_core},0,0\n" for cpu in range(8))
+    return NodeCpus(parse_lscpu("# CPU,Core,Socket,Node\n" + rows, "fake"))
+
+
+@pytest.mark.parametrize(
+    ("cpus", "smt", "node_smt", "used"),
+    [
+        (None, True, None, None),  # unknown: CSIT's labs' value follows (215040)
+        (None, True, False, False),  # /sys says no SMT
+        (None, False, True, False),  # the test keeps one thread a core (--no-smt)
+        (2, True, False, True),  # the layout read for the test wins over /sys
+        (1, True, True, False),
+        (2, False, True, False),
+    ],
+)
+def test_smt_used_is_csits_rule(
+    csit: Topology, cpus: int | None, smt: bool, node_smt: bool | None, used: bool | None
+) -> None:
+    layout = None if cpus is None else _layout(cpus)
+    config = dataclasses.replace(plan_dut(csit, "ip4base"), cpus=layout, smt=smt)
+    assert smt_used(config, node_smt) is used
+    buffers = size_startup(LAB, lab_nics=True, smt=used).buffers
+    assert buffers == (107520 if used is False else 215040)

@@ -7,7 +7,7 @@ threads to all DUTs`` in its ``default.robot``, values from its
 3 GiB main heap (times the suite's ``heap_size_mult``), a 3 GiB statistics
 segment, an IPv6 FIB of 2,000,000 hash buckets in a 3 GiB heap, all on
 2 MiB hugepages (its ``DEFAULT_HUGEPAGE_SIZE``), and 215,040 buffers per
-NUMA node where the node runs SMT (107,520 where it does not).
+NUMA node where the test uses SMT (its ``smt_used``; 107,520 where not).
 
 ``size_startup`` keeps those values on a node that can hold them and
 scales them down by these rules where it cannot, each change one line of

@@ -115,6 +115,17 @@ def sizing_for(
     )
 
 
+def smt_used(config: DutTestConfig, node_smt: bool | None) -> bool | None:
+    """CSIT's ``smt_used`` for the buffer count: the test lets cores give all their threads
+    (``config.smt``) and the node has SMT: its CPU layout (``config.cpus``) when known,
+    else ``node_smt`` (``/sys/devices/system/cpu/smt/active``; None: unknown)."""
+    if not config.smt:
+        return False
+    if config.cpus is not None:
+        return config.cpus.layout.smt
+    return node_smt
+
+
 def api_sections(prefix: str, api_socket: str) -> list[str]:
     """``api-segment`` (shared-memory names) and ``socksvr`` (the binary API socket)."""
     return [f"api-segment {{ prefix {prefix} }}", f"socksvr {{ socket-name {api_socket} }}"]

@@ -27,7 +27,7 @@ from ndrpdr.dut.vpp.config import (
 )
 from ndrpdr.dut.vpp.layout import placement, port_queues, undo_commands
 from ndrpdr.dut.vpp.memory import NodeMemory
-from ndrpdr.dut.vpp.startup import family_needs, sizing_for, startup_conf
+from ndrpdr.dut.vpp.startup import family_needs, sizing_for, smt_used, startup_conf
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.testbed.model import Node
 
@@ -71,7 +71,8 @@ def plan_test(
     unknown). Checks that the node's ports exist where they must."""
     workers = worker_cores(node, config, options)
     needs = family_needs(vpp_family.startup_section(config))
-    sizing = sizing_for(options, memory, smt, needs, vpp_family.heap_size_mult(config))
+    used = smt_used(config, smt)
+    sizing = sizing_for(options, memory, used, needs, vpp_family.heap_size_mult(config))
     if options.port_kind == "dpdk_vdev":
         assert paths is not None and file_prefix is not None
         vpp_afpacket.check_ports(node, config)
