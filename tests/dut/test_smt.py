@@ -32,8 +32,9 @@ from ndrpdr.dut.smt import (
     parse_lscpu,
     take_cores,
 )
-from ndrpdr.dut.vpp.config import parse_options, rx_queues, startup_conf
+from ndrpdr.dut.vpp.config import parse_options, rx_queues
 from ndrpdr.dut.vpp.layout import thread_plan
+from ndrpdr.dut.vpp.startup import startup_conf
 from ndrpdr.testbed.loader import load_topology
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -30,8 +30,8 @@ from ndrpdr.dut.vpp.config import (
     cli_error,
     parse_options,
     plugin_file,
-    startup_conf,
 )
+from ndrpdr.dut.vpp.startup import startup_conf
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Node, Topology
 from ndrpdr.testbed.path import compute_path
@@ -39,7 +39,10 @@ from ndrpdr.testbed.path import compute_path
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = Path(__file__).resolve().parent / "expected"
 #: startup.conf sections this generator may write (all documented VPP sections).
-SECTIONS = {"unix", "cpu", "buffers", "dpdk", "plugins"}
+SECTIONS = {
+    "unix", "api-segment", "socksvr", "memory", "statseg", "ip6", "cpu", "buffers", "dpdk",
+    "plugins",
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,8 @@ from ndrpdr.dut.smt import take_cores
 from ndrpdr.dut.vpp import queues as vpp_queues
 from ndrpdr.dut.vpp.afpacket import VppRunPaths, create_commands
 from ndrpdr.dut.vpp.afpacket import startup_conf as linux_startup_conf
-from ndrpdr.dut.vpp.config import parse_options, startup_conf
+from ndrpdr.dut.vpp.config import parse_options
+from ndrpdr.dut.vpp.startup import startup_conf
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Node
 

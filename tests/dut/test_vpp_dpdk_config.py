@@ -21,8 +21,9 @@ from test_vpp_cores import node as cores_node
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.plan import plan_dut
 from ndrpdr.dut.vpp.afpacket import VppRunPaths
-from ndrpdr.dut.vpp.config import parse_options, startup_conf
+from ndrpdr.dut.vpp.config import parse_options
 from ndrpdr.dut.vpp.driver import DESCRIPTION
+from ndrpdr.dut.vpp.startup import startup_conf
 from ndrpdr.dut.vpp.vdev import hardware_devargs, hardware_problem, interface_names
 from ndrpdr.dut.vpp.vdev import startup_conf as vdev_startup_conf
 from ndrpdr.testbed.loader import load_topology

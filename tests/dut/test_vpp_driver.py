@@ -87,6 +87,9 @@ class RecordingAccess:
         self.calls: list[tuple[str, ...]] = []
         self.sudo: list[bool] = []
         self.files: dict[str, bytes] = {}
+        #: Files the node has for get_file, and the reads made.
+        self.readable: dict[str, bytes] = {}
+        self.reads: list[str] = []
         self.scripts: dict[tuple[str, ...], list[Script]] = {}
         self.processes: list[FakeProcess] = []
         self.put_error: Exception | None = None
@@ -142,7 +145,13 @@ class RecordingAccess:
         self.files[path] = data
 
     def get_file(self, path: str, *, sudo: bool = False) -> bytes:
-        raise AssertionError("the vpp driver reads no files")
+        """The node's files the driver may read (its memory, SMT): ``readable``, else none."""
+        if path not in ("/proc/meminfo", "/sys/devices/system/cpu/smt/active"):
+            raise AssertionError(f"the vpp driver reads no {path}")
+        self.reads.append(path)
+        if path not in self.readable:
+            raise NodeAccessError(f"DUT1: cannot read {path}: No such file or directory")
+        return self.readable[path]
 
     def close(self) -> None:
         pass
@@ -244,8 +253,10 @@ def test_systemd_lifecycle_runs_exactly_these_commands(csit: Topology) -> None:
     ]
     assert list(telemetry) == [
         "state", "setup_time", "show_runtime", "show_errors", "show_interface", "show_hardware",
-        "show_threads", "show_rx_placement", "log", "startup_conf", "cpu_layout",
+        "show_threads", "show_rx_placement", "log", "startup_conf", "cpu_layout", "startup_scaled",
     ]  # fmt: skip
+    assert telemetry["startup_scaled"] == ""  # memory unknown: CSIT's lab values, unscaled
+    assert access.reads == ["/proc/meminfo", "/sys/devices/system/cpu/smt/active"]
     commands = len(expected_cli("vpp_cli_ip4base.txt")) + len(placement(2))
     assert telemetry["setup_time"] == f"{commands} vppctl commands in 0.000 s"  # the fake clock
     assert telemetry["show_runtime"] == "Thread 1 vpp_wk_0 (lcore 2)\n"

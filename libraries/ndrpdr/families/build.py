@@ -37,7 +37,8 @@ class VppCommands:
     ``settle_s``: how long VPP keeps sending frames of its own after the
     set-up (IPv6: one MLDv2 report per port), which the driver waits out
     before traffic [s]; ``startup``: startup.conf sections the family adds
-    (``large_tables_startup``).
+    (``large_tables_startup``); ``heap_size_mult``: FD.io CSIT's multiple of
+    its 3 GiB main heap for the family's suites.
     """
 
     plugins: tuple[str, ...]
@@ -45,6 +46,7 @@ class VppCommands:
     undo: Render | None = None
     settle_s: float = 0.0
     startup: str = ""
+    heap_size_mult: int = 1
 
     def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
         """The vppctl lines for the DUT ``config`` describes."""
@@ -74,6 +76,12 @@ def large_tables_startup(heap_mb: int) -> str:
 #: 605 MiB of VPP v26.06's heap here; its default statistics segment aborts near 1M).
 LARGE_FIB_ROUTES = 1_000_000
 LARGE_FIB_HEAP_MB = 2048
+
+
+def nat_heap_size_mult(sessions: int) -> int:
+    """FD.io CSIT's ``heap_size_mult`` of a NAT44 suite with ``sessions`` sessions: 7 for
+    16M (``s16515072``), 2 for 4M (``s4128768``), else 1."""
+    return 7 if sessions >= 16_000_000 else 2 if sessions >= 4_000_000 else 1
 
 
 def fib_startup(routes: int) -> str:

@@ -66,10 +66,22 @@ def irregular_lines(record: Mapping[str, Any]) -> list[str]:
     return [f"irregular (allowed): {item['message']}" for item in record.get("irregular") or []]
 
 
+def startup_lines(record: Mapping[str, Any]) -> list[str]:
+    """``startup.conf of DUT1 differs from CSIT's: <line>`` per value a DUT's driver scaled
+    (``testbed.duts[].startup_scaled``, since record format 1.11.0)."""
+    duts = (record.get("testbed") or {}).get("duts") or []
+    return [
+        f"startup.conf of {dut['node']} differs from CSIT's: {line}"
+        for dut in duts
+        for line in dut.get("startup_scaled") or []
+    ]
+
+
 def caveat_lines(record: Mapping[str, Any]) -> list[str]:
-    """The caveat lines of the test message and the CLI, in order (none for a plain result)."""
+    """The caveat lines of the test message and the CLI, in order (none for a plain result):
+    incomplete, TG-limited, irregular (allowed), then each DUT's startup.conf scaling."""
     lines = [line for line in (incomplete_line(record), tg_limit_line(record)) if line is not None]
-    return lines + irregular_lines(record)
+    return lines + irregular_lines(record) + startup_lines(record)
 
 
 def caveat_metadata(record: Mapping[str, Any]) -> dict[str, str]:

@@ -53,6 +53,10 @@ Since 1.10.0 a DUT of ``testbed.cpus`` may have ``thread_plan``: which
 logical CPU each data-plane thread got (main thread, each worker with its
 physical core and which of the core's SMT threads it is) and CSIT's
 ``<threads>T<cores>C`` tag (``ndrpdr.dut.smt``).
+Since 1.11.0 a DUT of ``testbed.duts`` may have ``startup_scaled``: where
+its startup.conf differs from FD.io CSIT's and why, one line per value
+("memory main-heap-size 3G -> 512M: ..."; empty: CSIT's values; absent: the
+driver does not say, or an older record).
 """
 
 from __future__ import annotations
@@ -71,7 +75,7 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 
 #: Version of the record format; bump the major part on incompatible changes.
-RECORD_VERSION = "1.10.0"
+RECORD_VERSION = "1.11.0"
 
 
 def not_asked_latency() -> dict[str, Any]:
@@ -158,16 +162,27 @@ def cpus_section(telemetry: Mapping[str, Mapping[str, str]]) -> dict[str, Any] |
     return {"machine": machine, "duts": duts}
 
 
+def dut_entry(node: str, driver: str, telemetry: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
+    """A DUT of ``testbed.duts``: its node, driver and, when its telemetry says,
+    ``startup_scaled`` (where its startup.conf differs from FD.io CSIT's, one line each)."""
+    entry: dict[str, Any] = {"node": node, "driver": driver}
+    scaled = (telemetry.get(node) or {}).get("startup_scaled")
+    if scaled is not None:
+        entry["startup_scaled"] = [line for line in scaled.splitlines() if line.strip()]
+    return entry
+
+
 def testbed_section(
     topology: Topology, telemetry: Mapping[str, Mapping[str, str]] | None = None
 ) -> dict[str, Any]:
-    """The record's ``testbed``: the topology file, the TG's and DUTs' nodes and drivers,
-    and ``cpus`` (``cpus_section``) when the DUTs' ``telemetry`` says which CPU did what."""
+    """The record's ``testbed``: the topology file, the TG's and DUTs' nodes and drivers
+    (``dut_entry``: with ``startup_scaled`` when the DUT's telemetry has it), and ``cpus``
+    (``cpus_section``) when the DUTs' ``telemetry`` says which CPU did what."""
     tg = topology.tg
     section: dict[str, Any] = {
         "topology": str(topology.source) if topology.source else None,
         "tg": {"node": tg.key, "driver": tg.driver},
-        "duts": [{"node": d.key, "driver": d.driver} for d in topology.duts],
+        "duts": [dut_entry(d.key, d.driver, telemetry or {}) for d in topology.duts],
     }
     cpus = cpus_section(telemetry or {})
     if cpus is not None:

@@ -22,9 +22,10 @@ Everything of one VPP process lives in one run directory
 and the PID file; its shared-memory API segment is named after the
 directory (``/dev/shm/<prefix>-*``), so runs never collide and one
 ``rm -rf`` (plus the prefix's segments, when VPP was killed) removes all.
-startup.conf asks for 4 KiB pages (heap and buffers) and a small buffer
-count, and loads only ``af_packet_plugin.so`` (``dpdk_plugin.so``
-disabled) and the plugins the options add. VPP's main thread runs on the
+startup.conf has FD.io CSIT's sections (``ndrpdr.dut.vpp.startup``) on
+4 KiB pages, their sizes scaled where the node cannot hold them
+(``ndrpdr.dut.vpp.memory``), and loads only ``af_packet_plugin.so``
+(``dpdk_plugin.so`` disabled) and the plugins the options add. VPP's main thread runs on the
 node's ``cpu`` and forwards itself when the test asks for 0 cores; with N
 cores its N workers run on ``cpu`` (then ``worker_cores``) and the main
 thread on a CPU none of them uses (``vpp_config.main_core``), and each
@@ -52,13 +53,19 @@ from ndrpdr.dut.vpp.config import (
     plugin_files,
     worker_cores,
 )
+from ndrpdr.dut.vpp.memory import StartupSizing
 from ndrpdr.dut.vpp.queues import af_packet_queue_words, af_xdp_queue_words, rx_placement_commands
+from ndrpdr.dut.vpp.startup import (
+    api_sections,
+    buffers_section,
+    memory_sections,
+    scaled_comment,
+    sizing_for,
+)
 from ndrpdr.testbed.model import Node
 
 #: VPP's DPDK plugin.
 DPDK_PLUGIN = "dpdk_plugin.so"
-#: Buffers per NUMA node on 4 KiB pages (VPP's own default; no hugepages behind them).
-AF_PACKET_BUFFERS_PER_NUMA = 16384
 #: Where run directories go unless ``options.run_dir`` says (a lab-in-a-box host's /tmp is
 #: its own tmpfs; on this machine the run tracks the directory for its teardown).
 DEFAULT_RUN_ROOT = "/tmp"
@@ -149,18 +156,19 @@ def startup_conf(
     options: VppOptions,
     paths: VppRunPaths,
     dpdk: Sequence[str] = (),
+    *,
+    sizing: StartupSizing | None = None,
 ) -> str:
     """startup.conf of a VPP on Linux interfaces whose files are all in ``paths.run_dir``.
 
     ``dpdk``: the ``dpdk`` section's lines (``dpdk_vdev`` ports; the other
-    kinds disable the DPDK plugin).
+    kinds disable the DPDK plugin). ``sizing``: the memory settings
+    (``vpp_startup.sizing_for``; default CSIT's on 4 KiB pages, memory unknown).
     """
     check_ports(node, config)
+    if sizing is None:
+        sizing = sizing_for(options, None, None)
     workers = worker_cores(node, config, options)
-    memif = options.port_kind == "memif"  # VPP lends its buffers to the memif rings
-    buffers = options.buffers_per_numa or (
-        vpp_memifports.BUFFERS_PER_NUMA if memif else AF_PACKET_BUFFERS_PER_NUMA
-    )
     lines = [
         f"# VPP startup.conf for {node.key} ({options.port_kind} ports), written by the ndrpdr "
         "vpp driver:",
@@ -168,24 +176,18 @@ def startup_conf(
         "# with as many cores, so one VPP serves them all."
         if not dpdk
         else "# with as many cores; the ports exist from VPP's start: a VPP per test.",
+        *scaled_comment(sizing),
         "unix {",
         "  nodaemon",
         f"  runtime-dir {paths.run_dir}",
         f"  cli-listen {paths.cli_socket}",
+        "  cli-no-pager",
         f"  log {paths.log_file}",
         f"  pidfile {paths.pid_file}",
         "}",
-        f"api-segment {{ prefix {paths.prefix} }}",
-        f"socksvr {{ socket-name {paths.api_socket} }}",
-        f"statseg {{ socket-name {paths.stats_socket} }}",
-        "memory {",
-        f"  main-heap-size {options.main_heap_mb}M",
-        "  main-heap-page-size 4k",
-        "}",
-        "buffers {",
-        f"  buffers-per-numa {buffers}",
-        "  page-size 4k",
-        "}",
+        *api_sections(paths.prefix, paths.api_socket),
+        *memory_sections(sizing, paths.stats_socket),
+        *buffers_section(sizing),
         "cpu {",
         f"  main-core {main_core(options, workers)}",
     ]

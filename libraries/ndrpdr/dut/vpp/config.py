@@ -1,9 +1,9 @@
-"""VPP's startup.conf and CLI commands for one test: pure functions, no I/O.
+"""The vpp driver's options, and the CPUs, queues and CLI commands of one test: pure, no I/O.
 
 ``parse_options`` reads and checks the node's ``options`` (errors name
-``nodes.<key>.options.<field>``). ``startup_conf`` renders startup.conf
-from the node, the test configuration and the options: the ``unix``,
-``cpu``, ``buffers``, ``dpdk`` and ``plugins`` sections. ``cli_commands``
+``nodes.<key>.options.<field>``); the CPUs, queues, plugins and ports
+they give a test are here, startup.conf's sections in
+``ndrpdr.dut.vpp.startup``. ``cli_commands``
 lists the vppctl commands that set up the forwarding once VPP answers:
 ``ip4base`` gives each port its address, a static neighbour for the TG
 port on its link and a route for its ``routed_prefix`` via that TG port;
@@ -26,10 +26,8 @@ from collections.abc import Iterator, Sequence
 from typing import Literal
 
 from ndrpdr.drivers import option, option_names, read_options
-from ndrpdr.dut import cores
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.dut.ports import MAC
-from ndrpdr.dut.vpp.dpdk import dpdk_section
 from ndrpdr.dut.vpp.threads import main_cpu, vpp_threads
 from ndrpdr.testbed.model import Node
 
@@ -49,9 +47,6 @@ STANDARD_MAX_FRAME_B = 1518
 BUFFER_DATA_SIZE_B = 2048
 #: Ethernet header + FCS [B]: a frame of N bytes carries an L3 packet of N - 18 bytes.
 ETHERNET_OVERHEAD_B = 18
-#: Buffers per NUMA node (FD.io CSIT's value; VPP's own default of 16384 runs out
-#: with several workers and deep NIC rings).
-DEFAULT_BUFFERS_PER_NUMA = 215040
 
 _PATH = re.compile(r"/[^\s{}#]*")
 _COMMAND = re.compile(r"[^\s{}#]+")
@@ -117,8 +112,8 @@ class VppOptions:
     )
     buffers_per_numa: int | None = option(
         None,
-        f"packet buffers per NUMA node (default: {DEFAULT_BUFFERS_PER_NUMA} with dpdk ports, "
-        "16384 on 4 KiB pages with the others)",
+        "packet buffers per NUMA node (default: FD.io CSIT's, 215040 on a node with SMT, "
+        "107520 without, scaled down where the node's memory cannot hold them)",
         minimum=1,
     )
     no_multi_seg: bool | None = option(
@@ -169,8 +164,17 @@ class VppOptions:
         "interrupt sleeps until frames come, for a CPU shared with the TG; dpdk_vdev: "
         "polling only)",
     )
-    main_heap_mb: int = option(
-        256, "ports on Linux interfaces: VPP's main heap on 4 KiB pages [MiB]", minimum=64
+    main_heap_mb: int | None = option(
+        None,
+        "VPP's main heap [MiB] (default: FD.io CSIT's 3 GiB, or a family's larger one, scaled "
+        "down where the node's memory cannot hold it)",
+        minimum=64,
+    )
+    memory_mb: int | None = option(
+        None,
+        "memory VPP may take [MiB] for its heaps, statistics segment and buffers (default: "
+        "read from the node's /proc/meminfo: its free hugepages, and half its MemAvailable)",
+        minimum=64,
     )
 
     @property
@@ -284,19 +288,6 @@ def rx_queues(options: VppOptions, workers: Sequence[int]) -> int:
     return options.rx_queues if options.rx_queues is not None else max(1, len(workers))
 
 
-def multi_seg_off(node: Node, config: DutTestConfig, options: VppOptions) -> bool:
-    """Whether startup.conf says ``no-multi-seg`` (DutError if set but frames do not fit)."""
-    if options.no_multi_seg is None:
-        return config.max_frame_size_b <= STANDARD_MAX_FRAME_B
-    if options.no_multi_seg and config.max_frame_size_b > BUFFER_DATA_SIZE_B:
-        raise DutError(
-            f"{_where(node, 'options.no_multi_seg')}: true, but the test's frames reach "
-            f"{config.max_frame_size_b} B and one VPP buffer holds {BUFFER_DATA_SIZE_B} B: "
-            "remove the option (VPP then uses multi-segment buffers for jumbo frames)"
-        )
-    return options.no_multi_seg
-
-
 def check_ports(node: Node, config: DutTestConfig) -> None:
     """DutError naming the first port whose PCI address, name, addresses or peer MAC is unusable."""
     names: list[str] = []
@@ -333,70 +324,6 @@ def check_ports(node: Node, config: DutTestConfig) -> None:
     first, second = (str(port.pci_address).lower() for port in config.ports)
     if first == second:
         raise DutError(f"{node.key} (vpp): configure: both ports have PCI address {first}")
-
-
-def startup_conf(node: Node, config: DutTestConfig, options: VppOptions) -> str:
-    """The text of startup.conf for ``config`` on ``node`` (DutError for an unusable config)."""
-    check_ports(node, config)
-    workers = worker_cores(node, config, options)
-    queues = rx_queues(options, workers)
-    lines = [
-        f"# VPP startup.conf for {node.key}, written by the ndrpdr vpp driver:",
-        f"# {config.mode}, {config.cores} worker core(s), frames up to "
-        f"{config.max_frame_size_b} B.",
-        "unix {",
-        "  nodaemon",
-        f"  log {options.log_file}",
-        f"  cli-listen {options.cli_socket}",
-        "}",
-        "cpu {",
-        f"  main-core {main_core(options, workers, config)}",
-    ]
-    if workers:
-        lines.append(f"  corelist-workers {cores.corelist(workers)}")
-    lines += [
-        "}",
-        "buffers {",
-        f"  buffers-per-numa {options.buffers_per_numa or DEFAULT_BUFFERS_PER_NUMA}",
-        "}",
-    ]
-    nics = [(str(port.pci_address), interface_name(port)) for port in config.ports]
-    lines += dpdk_lines(node, config, options, queues, nics=nics, uio_driver=uio_driver(node))
-    lines += [
-        "plugins {",
-        f"  plugin default {{ {'enable' if options.default_plugins else 'disable'} }}",
-        "  plugin dpdk_plugin.so { enable }",
-    ]
-    lines += [
-        f"  plugin {file} {{ enable }}" for file in plugin_files(options, family_plugins(config))
-    ]
-    lines.append("}")
-    return "\n".join(lines) + "\n"
-
-
-def dpdk_lines(
-    node: Node,
-    config: DutTestConfig,
-    options: VppOptions,
-    queues: int,
-    *,
-    nics: Sequence[tuple[str, str]] = (),
-    vdevs: Sequence[str] = (),
-    uio_driver: str | None = None,
-    file_prefix: str | None = None,
-) -> list[str]:
-    """The ``dpdk`` section for ``config`` with ``queues`` RX queues per port
-    (``vpp_dpdk.dpdk_section``: the options' descriptors, ``no-multi-seg``)."""
-    return dpdk_section(
-        queues,
-        rx_descriptors=options.rx_descriptors,
-        tx_descriptors=options.tx_descriptors,
-        no_multi_seg=multi_seg_off(node, config, options),
-        uio_driver=uio_driver,
-        nics=nics,
-        vdevs=vdevs,
-        file_prefix=file_prefix,
-    )
 
 
 def up_commands(config: DutTestConfig, names: Sequence[str]) -> list[str]:

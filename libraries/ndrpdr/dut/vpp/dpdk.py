@@ -28,14 +28,18 @@ def dpdk_section(
     nics: Sequence[tuple[str, str]] = (),
     vdevs: Sequence[str] = (),
     file_prefix: str | None = None,
+    log_level: str | None = None,
 ) -> list[str]:
     """The lines of the ``dpdk { ... }`` section.
 
     ``nics``: (PCI address, VPP's interface name) per NIC; ``vdevs``: the
     virtual devices' specs (``dpdk_eal.vdev_spec``), which also mean no PCI, no
-    hugepages and DPDK's runtime directory named ``file_prefix``.
+    hugepages and DPDK's runtime directory named ``file_prefix``. ``log_level``: DPDK's
+    (CSIT's ``debug`` on a lab's NICs).
     """
     lines = ["dpdk {"]
+    if log_level is not None:
+        lines.append(f"  log-level {log_level}")
     if vdevs:
         lines += ["  no-hugetlb", "  no-pci"]
         if file_prefix is not None:

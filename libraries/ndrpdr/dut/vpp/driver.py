@@ -41,6 +41,7 @@ from ndrpdr.dut.vpp.config import VppOptions, parse_options
 from ndrpdr.dut.vpp.health import PortHealth
 from ndrpdr.dut.vpp.layout import cpu_layout, main_thread, port_driver, thread_plan
 from ndrpdr.dut.vpp.localrun import LocalRun
+from ndrpdr.dut.vpp.nodefacts import NodeFacts
 from ndrpdr.dut.vpp.peer import PeerVpp, start_peer
 from ndrpdr.dut.vpp.process import (
     MAX_RESTARTS,
@@ -120,6 +121,7 @@ class VppDriver:
         self._peer: PeerVpp | None = None
         #: What happened to VPP that a result should say (a restart after it died).
         self.notes: list[str] = []
+        self.facts = NodeFacts(node.key, access)  # memory, SMT; the test's scalings
 
     @property
     def node(self) -> str:
@@ -159,14 +161,11 @@ class VppDriver:
         changes; else the previous test's interfaces go and the new ones come.
         dpdk_vdev ports: VPP opens them at its start, so each test has its own VPP.
         """
-        plan = plan_test(
-            self._steps,
-            self._node,
-            self.options,
-            config,
-            paths=self._paths,
-            file_prefix=self._file_prefix,
-        )
+        plan = plan_test(  # the node's memory and SMT (read once) size startup.conf
+            self._steps, self._node, self.options, config, paths=self._paths,
+            file_prefix=self._file_prefix, memory=self.facts.memory, smt=self.facts.smt,
+        )  # fmt: skip
+        self.facts.report(plan.scaled)
         text, commands, queues, undo = plan.text, plan.commands, plan.queues, plan.undo
         self._port_health = PortHealth(
             self._steps, self._cli.argv, plan.names, config.ports, on_linux=self._paths is not None
@@ -306,6 +305,7 @@ class VppDriver:
         out["startup_conf"] = self._conf_text
         if self._config is not None:
             out["cpu_layout"] = self.cpu_layout()
+        out.update(self.facts.telemetry())
         return out
 
     def run_cli(self, command: str) -> str:

@@ -6,6 +6,8 @@ set-up (read here, so the driver never branches on family names):
 
 - ``startup`` (str): a startup.conf section to append (the IPsec SPD flow
   caches are startup options only);
+- ``heap_size_mult`` (int): FD.io CSIT's ``heap_size_mult`` of the family's
+  suites, the multiple of its 3 GiB main heap (NAT44 with 4M sessions: 2);
 - ``fresh`` (bool): the set-up leaves state that deleting the test's ports
   does not remove (tunnels, SAs, SR policies, memifs): the VPP of the run
   is restarted for the next test instead of reused;
@@ -46,6 +48,12 @@ def startup_section(config: DutTestConfig) -> str:
     """The startup.conf text the family adds ("" for none)."""
     text = getattr(_setup(config), "startup", "")
     return text if isinstance(text, str) else ""
+
+
+def heap_size_mult(config: DutTestConfig) -> int:
+    """The family's multiple of CSIT's main heap (1 without one)."""
+    mult = getattr(_setup(config), "heap_size_mult", 1)
+    return mult if isinstance(mult, int) and mult >= 1 else 1
 
 
 def needs_fresh_vpp(config: DutTestConfig | None) -> bool:

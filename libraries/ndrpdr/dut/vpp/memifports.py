@@ -13,8 +13,9 @@ to the name the driver gives every port on Linux-side kinds,
 
 The ring size is ``RING_SIZE`` (VPP's 1024 lost frames at 0.1 Mpps while
 TRex, on one core, was busy sending), the rings are zero-copy on VPP's
-side (it lends its own buffers to every ring), so startup.conf asks for
-``BUFFERS_PER_NUMA`` buffers. Each port has ``rx_queues`` ring pairs.
+side (it lends its own buffers to every ring), so startup.conf's buffers
+(FD.io CSIT's count) are never scaled below ``BUFFERS_PER_NUMA``. Each
+port has ``rx_queues`` ring pairs.
 Socket ids start at ``FIRST_SOCKET_ID``, clear of the memif families'
 socket (id 1, ``ndrpdr.families.vpp.memif``). A memif's queues exist only
 once it is connected, so the set-up names no RX mode or placement: VPP
@@ -31,7 +32,8 @@ from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 MEMIF_PLUGIN = "memif_plugin.so"
 #: Slots of each memif ring (VPP's default is 1024).
 RING_SIZE = 4096
-#: Buffers per NUMA node: 2 ports x 2 rings x RING_SIZE lent to the rings, and as many to work.
+#: The fewest buffers per NUMA node: 2 ports x 2 rings x RING_SIZE lent to the rings, and as
+#: many to work.
 BUFFERS_PER_NUMA = 65536
 #: The socket id of the first port (the second has the next).
 FIRST_SOCKET_ID = 101

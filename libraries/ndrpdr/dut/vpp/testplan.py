@@ -23,10 +23,11 @@ from ndrpdr.dut.vpp.config import (
     forwarding_commands,
     interface_name,
     rx_queues,
-    startup_conf,
     worker_cores,
 )
 from ndrpdr.dut.vpp.layout import placement, port_queues, undo_commands
+from ndrpdr.dut.vpp.memory import NodeMemory
+from ndrpdr.dut.vpp.startup import family_needs, sizing_for, smt_used, startup_conf
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.testbed.model import Node
 
@@ -50,6 +51,8 @@ class TestPlan:
     commands: list[str]
     queues: tuple[int, int]
     undo: list[str]
+    #: Where startup.conf's sizes differ from FD.io CSIT's, and why (``vpp_memory``).
+    scaled: tuple[str, ...] = ()
 
 
 def plan_test(
@@ -60,22 +63,28 @@ def plan_test(
     *,
     paths: VppRunPaths | None,
     file_prefix: str | None,
+    memory: NodeMemory | None = None,
+    smt: bool | None = None,
 ) -> TestPlan:
     """The plan of ``config`` (``paths``: the run's, None for a lab VPP; ``file_prefix``:
-    DPDK's, for dpdk_vdev ports). Checks that the node's ports exist where they must."""
+    DPDK's, for dpdk_vdev ports; ``memory`` and ``smt``: what the node said, None when
+    unknown). Checks that the node's ports exist where they must."""
     workers = worker_cores(node, config, options)
+    needs = family_needs(vpp_family.startup_section(config))
+    used = smt_used(config, smt)
+    sizing = sizing_for(options, memory, used, needs, vpp_family.heap_size_mult(config))
     if options.port_kind == "dpdk_vdev":
         assert paths is not None and file_prefix is not None
         vpp_afpacket.check_ports(node, config)
         check_ports_exist(steps, config.ports)
         queues = port_queues(steps, options, config, workers)
         text = vpp_vdev.startup_conf(
-            node, config, options, paths, file_prefix=file_prefix, queues=queues[0]
+            node, config, options, paths, file_prefix=file_prefix, queues=queues[0], sizing=sizing
         )
         names = vpp_vdev.interface_names(config)
         commands = [*forwarding_commands(config, names), *placement(node, options, config, names)]
     elif paths is not None:
-        text = vpp_afpacket.startup_conf(node, config, options, paths)
+        text = vpp_afpacket.startup_conf(node, config, options, paths, sizing=sizing)
         names = [vpp_afpacket.host_interface(port) for port in config.ports]
         check_ports_exist(steps, config.ports)
         queues = port_queues(steps, options, config, workers)
@@ -84,13 +93,14 @@ def plan_test(
         )
         commands = [*CLEAR_COMMANDS, *create, *forwarding_commands(config, names)]
     else:
-        text = startup_conf(node, config, options)
+        text = startup_conf(node, config, options, sizing)
         names = [interface_name(port) for port in config.ports]
         commands = [*forwarding_commands(config), *placement(node, options, config, names)]
         wanted = rx_queues(options, workers)
         queues = (wanted, wanted)
-    text += vpp_family.startup_section(config)
-    return TestPlan(text, names, commands, queues, undo_commands(config, names))
+    text += needs.rest
+    undo = undo_commands(config, names)
+    return TestPlan(text, names, commands, queues, undo, sizing.scaled)
 
 
 def write_startup_conf(steps: NodeSteps, path: str, text: str) -> None:

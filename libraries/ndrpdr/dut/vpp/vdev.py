@@ -25,7 +25,9 @@ from ndrpdr.dut.base import DutTestConfig
 from ndrpdr.dut.dpdk.eal import vdev_spec
 from ndrpdr.dut.vpp.afpacket import VppRunPaths
 from ndrpdr.dut.vpp.afpacket import startup_conf as linux_startup_conf
-from ndrpdr.dut.vpp.config import VppOptions, dpdk_lines
+from ndrpdr.dut.vpp.config import VppOptions
+from ndrpdr.dut.vpp.memory import StartupSizing
+from ndrpdr.dut.vpp.startup import dpdk_lines
 from ndrpdr.testbed.model import Node
 
 
@@ -42,6 +44,7 @@ def startup_conf(
     *,
     file_prefix: str,
     queues: int,
+    sizing: StartupSizing | None = None,
 ) -> str:
     """startup.conf with one ``options.vdev`` virtual device of ``queues`` queue pairs per port."""
     vdevs = [
@@ -49,7 +52,7 @@ def startup_conf(
         for index, port in enumerate(config.ports)
     ]
     dpdk = dpdk_lines(node, config, options, queues, vdevs=vdevs, file_prefix=file_prefix)
-    return linux_startup_conf(node, config, options, paths, dpdk)
+    return linux_startup_conf(node, config, options, paths, dpdk, sizing=sizing)
 
 
 def hardware_devargs(show_hardware: str) -> dict[str, tuple[str, str]]:

@@ -25,7 +25,13 @@ tput frame costs one frame plus its share of its transaction's session.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import VppCommands, large_tables_startup, setup, vpp_only
+from ndrpdr.families.build import (
+    VppCommands,
+    large_tables_startup,
+    nat_heap_size_mult,
+    setup,
+    vpp_only,
+)
 from ndrpdr.families.model import Family
 from ndrpdr.families.vpp import astf
 from ndrpdr.profiles import Headers, PacketCost, Profile, Transactions, Vary
@@ -87,6 +93,7 @@ def _family(protocol: TransactionProtocol, feature: str, kind: TransactionKind) 
             astf.Nat44Ed(traffic.scale).commands,
             astf.Nat44Ed(traffic.scale).undo,
             startup=large_tables_startup(_NAT_HEAP_MB),
+            heap_size_mult=nat_heap_size_mult(HOSTS * PORTS),
         )
         if nat
         else VppCommands((), astf.routed, astf.routed_undo)

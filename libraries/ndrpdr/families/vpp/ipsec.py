@@ -186,6 +186,14 @@ class IpsecVpp(FreshVpp):
             text += large_tables_startup(LARGE_HEAP_MB)
         return text
 
+    @property
+    def heap_size_mult(self) -> int:
+        """FD.io CSIT's multiple of its 3 GiB main heap: its policy (SPD) suites with 40000
+        tunnels or more 4, with 10000 or an SPD flow cache 2; route-based ones 1."""
+        if self.kind != "policy":
+            return 1
+        return 4 if self.tunnels >= 40000 else 2 if self.tunnels >= 10000 or self.flow_cache else 1
+
     def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
         """The vppctl lines for DUT1 (position 0) or DUT2 (position 1) of a 3-node chain."""
         if config.chain != 2 or config.position not in (0, 1):

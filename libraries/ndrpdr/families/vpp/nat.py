@@ -39,7 +39,7 @@ import math
 import re
 
 from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.families.build import FreshVpp, check_mode, large_tables_startup
+from ndrpdr.families.build import FreshVpp, check_mode, large_tables_startup, nat_heap_size_mult
 from ndrpdr.families.model import FamilyDefinitionError
 from ndrpdr.families.stateful import StateCheck
 
@@ -137,6 +137,11 @@ class NatVpp(FreshVpp):
     def startup(self) -> str:
         """A main heap for the session tables, and the large statistics segment."""
         return large_tables_startup(DET44_HEAP_MB if self.mode == "det44" else NAT44ED_HEAP_MB)
+
+    @property
+    def heap_size_mult(self) -> int:
+        """FD.io CSIT's multiple of its 3 GiB main heap for this many sessions."""
+        return nat_heap_size_mult(self.sessions)
 
     @property
     def state_check(self) -> StateCheck:
