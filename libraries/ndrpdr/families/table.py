@@ -1,6 +1,6 @@
 """The suite table: which tests each family's suites hold (family x test type x frame x cores).
 
-As CSIT's suite generator, every family gets one suite per test type
+As CSIT's suite generator, a family gets one suite per test type it has
 (``ndrpdr``, ``mrr``, ``soak``) and each suite one test per row of frame size and
 physical core count, named ``<frame>-<cores>c-<family>-<type>``
 (``64B-2c-ethip4-ip4base-ndrpdr``, ``78B-1c-ethip6-ip6base-mrr``) and
@@ -19,17 +19,18 @@ neither do the suites here leave a row out:
   IPsec async families with the software crypto scheduler, tag
   ``SCHEDULER``: core 1 forwards, the others encrypt) runs at 2, 3 and 4
   cores: one core alone would have no crypto worker.
-- Stateful (TRex ASTF) families have no IMIX (ASTF sends one frame size):
-  ``cps`` runs the smallest frame (64B) only, ``tput`` 100B instead of it (TRex's
-  smallest TCP data frame is 80B; UDP uses the same for a fair comparison),
-  then 1518B and 9000B;
-  each at 1, 2 and 4 cores. They have NDRPDR suites only: a trial runs
+- Stateful (TRex ASTF) families have no IMIX (TRex's ASTF has none):
+  ``cps`` runs the smallest frame (64B) only, ``tput`` 100B instead of it
+  (TRex's smallest TCP data frame is 80B; UDP uses the same for a fair
+  comparison), then 1518B and 9000B; each at 1, 2 and 4 cores. They have
+  NDRPDR suites only: a trial runs
   the family's whole transaction scale, not a duration, which MRR and
   soak need (CSIT's generator writes MRR and soak suites of them too).
 - Soak: the NDRPDR rows at 1 core (a soak test runs 30 minutes in a lab;
   CSIT's generator keeps 1-core rows only). A reassembly family
-  (``REASSEMBLY``) soaks only at 1518B, the frame that its reassembly
-  splits in two. A family with no 1-core row (``SCHEDULER``) has no soak suite.
+  (``REASSEMBLY``: IPsec, GTP-U) soaks only at 1518B, the frame its
+  reassembly is about. A family with no 1-core row (``SCHEDULER``) has no
+  soak suite.
 
 A testbed that cannot give a DUT that many cores (a 2-CPU machine's local
 testbed) skips the row saying why, never runs it on fewer.
