@@ -1,6 +1,6 @@
-"""CSIT's test_case schema for the tests, from outside the repository (it is CSIT's text).
+"""CSIT's text for the tests (its test_case schema, its suites), from outside the repository.
 
-Where it comes from, first found wins:
+The schema comes from, first found wins:
 
 1. ``NDRPDR_CSIT_SCHEMA``: the path of a ``test_case.schema.yaml``;
 2. ``NDRPDR_CSIT_GIT``: a CSIT git directory (a clone or a bare mirror),
@@ -11,6 +11,10 @@ None found: the tests that need it skip, saying how to provide it, unless
 ``NDRPDR_REQUIRE_CSIT_SCHEMA=1`` (CI sets it where the mirror exists): then
 they fail. A schema of another model version than 1.5.1 always fails them
 (``ndrpdr.results.csit.csitschema`` checks its ``$id``).
+
+CSIT's suite files (``tests/families/csit_suites.py``) come from a git
+directory only: ``NDRPDR_CSIT_GIT``, else the mirror (``csit_git_or_skip``),
+with the same skip, or failure under ``NDRPDR_REQUIRE_CSIT_SCHEMA=1``.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -31,6 +35,12 @@ HOW = (
     "CSIT's test_case schema not found: set NDRPDR_CSIT_SCHEMA to a test_case.schema.yaml"
     f" (model 1.5.1), or NDRPDR_CSIT_GIT to a clone of https://github.com/FDio/csit"
     f" (its {CSIT_SCHEMA_PATH} is read with git show)"
+)
+
+#: What to do when no CSIT git directory is found (its suite files are read with git).
+HOW_GIT = (
+    "CSIT's suites not found: set NDRPDR_CSIT_GIT to a clone of https://github.com/FDio/csit"
+    f" (its tests/ are read with git), or mirror it at {MIRROR}"
 )
 
 
@@ -48,24 +58,40 @@ def _from_git(git_dir: Path) -> dict[str, Any]:
     return schema_from_text(process.stdout, f"{git_dir}:{spec}")
 
 
+def find_csit_git() -> Path | None:
+    """CSIT's git directory: ``NDRPDR_CSIT_GIT``, else the mirror when it exists, else None."""
+    git_dir = os.environ.get("NDRPDR_CSIT_GIT")
+    if git_dir:
+        return Path(git_dir)
+    return MIRROR if MIRROR.is_dir() else None
+
+
 def find_csit_schema() -> dict[str, Any] | None:
     """The schema from the first source found (see the module docstring), else None."""
     path = os.environ.get("NDRPDR_CSIT_SCHEMA")
     if path:
         return load_csit_schema(path)
-    git_dir = os.environ.get("NDRPDR_CSIT_GIT")
-    if git_dir:
-        return _from_git(Path(git_dir))
-    if MIRROR.is_dir():
-        return _from_git(MIRROR)
-    return None
+    git_dir = find_csit_git()
+    return None if git_dir is None else _from_git(git_dir)
+
+
+def _skip_or_fail(how: str) -> NoReturn:
+    if os.environ.get("NDRPDR_REQUIRE_CSIT_SCHEMA") == "1":
+        pytest.fail(how + " (NDRPDR_REQUIRE_CSIT_SCHEMA=1 requires it)")
+    pytest.skip(how)
 
 
 def csit_schema_or_skip() -> dict[str, Any]:
     """The schema; skips the test (fails it with NDRPDR_REQUIRE_CSIT_SCHEMA=1) when none."""
     schema = find_csit_schema()
     if schema is None:
-        if os.environ.get("NDRPDR_REQUIRE_CSIT_SCHEMA") == "1":
-            pytest.fail(HOW + " (NDRPDR_REQUIRE_CSIT_SCHEMA=1 requires it)")
-        pytest.skip(HOW)
+        _skip_or_fail(HOW)
     return schema
+
+
+def csit_git_or_skip() -> Path:
+    """CSIT's git directory; skips the test (fails with NDRPDR_REQUIRE_CSIT_SCHEMA=1) if none."""
+    git_dir = find_csit_git()
+    if git_dir is None:
+        _skip_or_fail(HOW_GIT)
+    return git_dir

@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from ndrpdr.families.registry import builtin_families
+from ndrpdr.families.table import suites
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.rst"
 #: README's size limit [bytes]: what it is and why, the two commands, links into the manual.
@@ -49,6 +52,18 @@ def test_readme_holds_the_two_commands_as_literal_blocks() -> None:
     assert tests in lines
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert tests.split("&& ")[1] in ci, ".ci/run must run README's test command"
+
+
+def test_readme_and_ci_count_the_tests_and_families_the_suites_hold() -> None:
+    """README's main command and .ci/run's comment say how many tests the generated suites hold."""
+    families = builtin_families()
+    counts = (sum(len(s.rows) for s in suites(families)), len(families))
+    readme = re.search(r"the (\d+) tests \((\d+) families", " ".join(_readme().split()))
+    ci = re.search(r"(\d+) tests of (\d+) families", " ".join(
+        (ROOT / ".ci" / "run").read_text(encoding="utf-8").replace("#", " ").split()))  # fmt: skip
+    assert readme and ci, "README.rst and .ci/run must say 'N tests (M families' / 'N tests of M'"
+    assert (int(readme[1]), int(readme[2])) == counts, "README.rst's count of tests"
+    assert (int(ci[1]), int(ci[2])) == counts, ".ci/run's count of tests"
 
 
 def test_every_docs_link_in_the_readme_resolves_to_a_file() -> None:

@@ -23,6 +23,12 @@ ${PROFILE}    ethip4-ip4base-iacldstbase
 64B-1c-ethip4-ip4base-iacldstbase-soak
     [Tags]    64B    1C
     ${PROFILE}    frame_size=64    cores=1
-64B-2c-ethip4-ip4base-iacldstbase-soak
-    [Tags]    64B    2C
-    ${PROFILE}    frame_size=64    cores=2
+1518B-1c-ethip4-ip4base-iacldstbase-soak
+    [Tags]    1518B    1C
+    ${PROFILE}    frame_size=1518    cores=1
+9000B-1c-ethip4-ip4base-iacldstbase-soak
+    [Tags]    9000B    1C
+    ${PROFILE}    frame_size=9000    cores=1
+IMIX-1c-ethip4-ip4base-iacldstbase-soak
+    [Tags]    IMIX    1C
+    ${PROFILE}    frame_size=IMIX    cores=1

@@ -33,6 +33,12 @@ ${PROFILE}    ethip4udp-ip4base-iacl50sf-10kflows
 64B-1c-ethip4udp-ip4base-iacl50sf-10kflows-soak
     [Tags]    64B    1C
     ${PROFILE}    frame_size=64    cores=1
-64B-2c-ethip4udp-ip4base-iacl50sf-10kflows-soak
-    [Tags]    64B    2C
-    ${PROFILE}    frame_size=64    cores=2
+1518B-1c-ethip4udp-ip4base-iacl50sf-10kflows-soak
+    [Tags]    1518B    1C
+    ${PROFILE}    frame_size=1518    cores=1
+9000B-1c-ethip4udp-ip4base-iacl50sf-10kflows-soak
+    [Tags]    9000B    1C
+    ${PROFILE}    frame_size=9000    cores=1
+IMIX-1c-ethip4udp-ip4base-iacl50sf-10kflows-soak
+    [Tags]    IMIX    1C
+    ${PROFILE}    frame_size=IMIX    cores=1

@@ -45,9 +45,18 @@ ${PROFILE}    ethip4udp-ip4base-iacl50sl-10kflows
 1518B-2c-ethip4udp-ip4base-iacl50sl-10kflows-mrr
     [Tags]    1518B    2C
     ${PROFILE}    frame_size=1518    cores=2
+1518B-4c-ethip4udp-ip4base-iacl50sl-10kflows-mrr
+    [Tags]    1518B    4C
+    ${PROFILE}    frame_size=1518    cores=4
 9000B-1c-ethip4udp-ip4base-iacl50sl-10kflows-mrr
     [Tags]    9000B    1C
     ${PROFILE}    frame_size=9000    cores=1
+9000B-2c-ethip4udp-ip4base-iacl50sl-10kflows-mrr
+    [Tags]    9000B    2C
+    ${PROFILE}    frame_size=9000    cores=2
+9000B-4c-ethip4udp-ip4base-iacl50sl-10kflows-mrr
+    [Tags]    9000B    4C
+    ${PROFILE}    frame_size=9000    cores=4
 IMIX-1c-ethip4udp-ip4base-iacl50sl-10kflows-mrr
     [Tags]    IMIX    1C
     ${PROFILE}    frame_size=IMIX    cores=1

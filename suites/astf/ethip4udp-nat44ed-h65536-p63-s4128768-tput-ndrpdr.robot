@@ -16,9 +16,7 @@ Test Template     NDRPDR Test
 Test Tags         NDRPDR
 ...               ETH
 ...               IP4FWD
-...               FEATURE
 ...               NAT44
-...               NAT44_ENDPOINT_DEPENDENT
 ...               UDP
 ...               UDP_TPUT
 ...               SCALE

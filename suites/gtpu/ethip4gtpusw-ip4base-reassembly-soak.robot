@@ -24,9 +24,6 @@ ${TOPOLOGY}    ${CURDIR}/../../topologies/sim-3n.yaml    # robocop: off=unused-v
 
 
 *** Test Cases ***
-64B-1c-ethip4gtpusw-ip4base-reassembly-soak
-    [Tags]    64B    1C
-    ${PROFILE}    frame_size=64    cores=1
-64B-2c-ethip4gtpusw-ip4base-reassembly-soak
-    [Tags]    64B    2C
-    ${PROFILE}    frame_size=64    cores=2
+1518B-1c-ethip4gtpusw-ip4base-reassembly-soak
+    [Tags]    1518B    1C
+    ${PROFILE}    frame_size=1518    cores=1

@@ -35,12 +35,33 @@ ${TOPOLOGY}    ${CURDIR}/../../topologies/sim-3n.yaml    # robocop: off=unused-v
 
 
 *** Test Cases ***
+64B-1c-ethip4ipsec10000tnlsw-ip4base-int-aes256gcm-mrr
+    [Tags]    64B    1C
+    ${PROFILE}    frame_size=64    cores=1
+64B-2c-ethip4ipsec10000tnlsw-ip4base-int-aes256gcm-mrr
+    [Tags]    64B    2C
+    ${PROFILE}    frame_size=64    cores=2
+64B-4c-ethip4ipsec10000tnlsw-ip4base-int-aes256gcm-mrr
+    [Tags]    64B    4C
+    ${PROFILE}    frame_size=64    cores=4
 1518B-1c-ethip4ipsec10000tnlsw-ip4base-int-aes256gcm-mrr
     [Tags]    1518B    1C
     ${PROFILE}    frame_size=1518    cores=1
 1518B-2c-ethip4ipsec10000tnlsw-ip4base-int-aes256gcm-mrr
     [Tags]    1518B    2C
     ${PROFILE}    frame_size=1518    cores=2
+1518B-4c-ethip4ipsec10000tnlsw-ip4base-int-aes256gcm-mrr
+    [Tags]    1518B    4C
+    ${PROFILE}    frame_size=1518    cores=4
+9000B-1c-ethip4ipsec10000tnlsw-ip4base-int-aes256gcm-mrr
+    [Tags]    9000B    1C
+    ${PROFILE}    frame_size=9000    cores=1
+9000B-2c-ethip4ipsec10000tnlsw-ip4base-int-aes256gcm-mrr
+    [Tags]    9000B    2C
+    ${PROFILE}    frame_size=9000    cores=2
+9000B-4c-ethip4ipsec10000tnlsw-ip4base-int-aes256gcm-mrr
+    [Tags]    9000B    4C
+    ${PROFILE}    frame_size=9000    cores=4
 IMIX-1c-ethip4ipsec10000tnlsw-ip4base-int-aes256gcm-mrr
     [Tags]    IMIX    1C
     ${PROFILE}    frame_size=IMIX    cores=1

@@ -38,9 +38,15 @@ ${TOPOLOGY}    ${CURDIR}/../../topologies/sim-3n.yaml    # robocop: off=unused-v
 
 
 *** Test Cases ***
+64B-1c-ethip4ipsec10000tnlsw-udp-ar-ip4base-int-aes128ctr-hmac256sha-soak
+    [Tags]    64B    1C
+    ${PROFILE}    frame_size=64    cores=1
 1518B-1c-ethip4ipsec10000tnlsw-udp-ar-ip4base-int-aes128ctr-hmac256sha-soak
     [Tags]    1518B    1C
     ${PROFILE}    frame_size=1518    cores=1
-1518B-2c-ethip4ipsec10000tnlsw-udp-ar-ip4base-int-aes128ctr-hmac256sha-soak
-    [Tags]    1518B    2C
-    ${PROFILE}    frame_size=1518    cores=2
+9000B-1c-ethip4ipsec10000tnlsw-udp-ar-ip4base-int-aes128ctr-hmac256sha-soak
+    [Tags]    9000B    1C
+    ${PROFILE}    frame_size=9000    cores=1
+IMIX-1c-ethip4ipsec10000tnlsw-udp-ar-ip4base-int-aes128ctr-hmac256sha-soak
+    [Tags]    IMIX    1C
+    ${PROFILE}    frame_size=IMIX    cores=1

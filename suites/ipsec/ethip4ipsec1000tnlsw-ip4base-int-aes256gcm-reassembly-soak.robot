@@ -37,6 +37,3 @@ ${TOPOLOGY}    ${CURDIR}/../../topologies/sim-3n.yaml    # robocop: off=unused-v
 1518B-1c-ethip4ipsec1000tnlsw-ip4base-int-aes256gcm-reassembly-soak
     [Tags]    1518B    1C
     ${PROFILE}    frame_size=1518    cores=1
-1518B-2c-ethip4ipsec1000tnlsw-ip4base-int-aes256gcm-reassembly-soak
-    [Tags]    1518B    2C
-    ${PROFILE}    frame_size=1518    cores=2

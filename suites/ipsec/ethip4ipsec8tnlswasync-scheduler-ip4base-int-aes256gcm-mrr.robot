@@ -39,18 +39,39 @@ ${TOPOLOGY}    ${CURDIR}/../../topologies/sim-3n.yaml    # robocop: off=unused-v
 
 
 *** Test Cases ***
-1518B-1c-ethip4ipsec8tnlswasync-scheduler-ip4base-int-aes256gcm-mrr
-    [Tags]    1518B    1C
-    ${PROFILE}    frame_size=1518    cores=1
+64B-2c-ethip4ipsec8tnlswasync-scheduler-ip4base-int-aes256gcm-mrr
+    [Tags]    64B    2C
+    ${PROFILE}    frame_size=64    cores=2
+64B-3c-ethip4ipsec8tnlswasync-scheduler-ip4base-int-aes256gcm-mrr
+    [Tags]    64B    3C
+    ${PROFILE}    frame_size=64    cores=3
+64B-4c-ethip4ipsec8tnlswasync-scheduler-ip4base-int-aes256gcm-mrr
+    [Tags]    64B    4C
+    ${PROFILE}    frame_size=64    cores=4
 1518B-2c-ethip4ipsec8tnlswasync-scheduler-ip4base-int-aes256gcm-mrr
     [Tags]    1518B    2C
     ${PROFILE}    frame_size=1518    cores=2
-IMIX-1c-ethip4ipsec8tnlswasync-scheduler-ip4base-int-aes256gcm-mrr
-    [Tags]    IMIX    1C
-    ${PROFILE}    frame_size=IMIX    cores=1
+1518B-3c-ethip4ipsec8tnlswasync-scheduler-ip4base-int-aes256gcm-mrr
+    [Tags]    1518B    3C
+    ${PROFILE}    frame_size=1518    cores=3
+1518B-4c-ethip4ipsec8tnlswasync-scheduler-ip4base-int-aes256gcm-mrr
+    [Tags]    1518B    4C
+    ${PROFILE}    frame_size=1518    cores=4
+9000B-2c-ethip4ipsec8tnlswasync-scheduler-ip4base-int-aes256gcm-mrr
+    [Tags]    9000B    2C
+    ${PROFILE}    frame_size=9000    cores=2
+9000B-3c-ethip4ipsec8tnlswasync-scheduler-ip4base-int-aes256gcm-mrr
+    [Tags]    9000B    3C
+    ${PROFILE}    frame_size=9000    cores=3
+9000B-4c-ethip4ipsec8tnlswasync-scheduler-ip4base-int-aes256gcm-mrr
+    [Tags]    9000B    4C
+    ${PROFILE}    frame_size=9000    cores=4
 IMIX-2c-ethip4ipsec8tnlswasync-scheduler-ip4base-int-aes256gcm-mrr
     [Tags]    IMIX    2C
     ${PROFILE}    frame_size=IMIX    cores=2
+IMIX-3c-ethip4ipsec8tnlswasync-scheduler-ip4base-int-aes256gcm-mrr
+    [Tags]    IMIX    3C
+    ${PROFILE}    frame_size=IMIX    cores=3
 IMIX-4c-ethip4ipsec8tnlswasync-scheduler-ip4base-int-aes256gcm-mrr
     [Tags]    IMIX    4C
     ${PROFILE}    frame_size=IMIX    cores=4

@@ -35,9 +35,18 @@ ${PROFILE}    dot1q-l2bdbasemaclrn
 1518B-2c-dot1q-l2bdbasemaclrn-mrr
     [Tags]    1518B    2C
     ${PROFILE}    frame_size=1518    cores=2
+1518B-4c-dot1q-l2bdbasemaclrn-mrr
+    [Tags]    1518B    4C
+    ${PROFILE}    frame_size=1518    cores=4
 9000B-1c-dot1q-l2bdbasemaclrn-mrr
     [Tags]    9000B    1C
     ${PROFILE}    frame_size=9000    cores=1
+9000B-2c-dot1q-l2bdbasemaclrn-mrr
+    [Tags]    9000B    2C
+    ${PROFILE}    frame_size=9000    cores=2
+9000B-4c-dot1q-l2bdbasemaclrn-mrr
+    [Tags]    9000B    4C
+    ${PROFILE}    frame_size=9000    cores=4
 IMIX-1c-dot1q-l2bdbasemaclrn-mrr
     [Tags]    IMIX    1C
     ${PROFILE}    frame_size=IMIX    cores=1

@@ -23,6 +23,12 @@ ${PROFILE}    dot1q-l2bdbasemaclrn
 64B-1c-dot1q-l2bdbasemaclrn-soak
     [Tags]    64B    1C
     ${PROFILE}    frame_size=64    cores=1
-64B-2c-dot1q-l2bdbasemaclrn-soak
-    [Tags]    64B    2C
-    ${PROFILE}    frame_size=64    cores=2
+1518B-1c-dot1q-l2bdbasemaclrn-soak
+    [Tags]    1518B    1C
+    ${PROFILE}    frame_size=1518    cores=1
+9000B-1c-dot1q-l2bdbasemaclrn-soak
+    [Tags]    9000B    1C
+    ${PROFILE}    frame_size=9000    cores=1
+IMIX-1c-dot1q-l2bdbasemaclrn-soak
+    [Tags]    IMIX    1C
+    ${PROFILE}    frame_size=IMIX    cores=1

@@ -34,9 +34,18 @@ ${PROFILE}    eth-l2patch
 1518B-2c-eth-l2patch-ndrpdr
     [Tags]    1518B    2C
     ${PROFILE}    frame_size=1518    cores=2
+1518B-4c-eth-l2patch-ndrpdr
+    [Tags]    1518B    4C
+    ${PROFILE}    frame_size=1518    cores=4
 9000B-1c-eth-l2patch-ndrpdr
     [Tags]    9000B    1C
     ${PROFILE}    frame_size=9000    cores=1
+9000B-2c-eth-l2patch-ndrpdr
+    [Tags]    9000B    2C
+    ${PROFILE}    frame_size=9000    cores=2
+9000B-4c-eth-l2patch-ndrpdr
+    [Tags]    9000B    4C
+    ${PROFILE}    frame_size=9000    cores=4
 IMIX-1c-eth-l2patch-ndrpdr
     [Tags]    IMIX    1C
     ${PROFILE}    frame_size=IMIX    cores=1

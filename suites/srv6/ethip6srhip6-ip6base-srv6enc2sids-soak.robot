@@ -26,6 +26,12 @@ ${TOPOLOGY}    ${CURDIR}/../../topologies/sim-3n.yaml    # robocop: off=unused-v
 78B-1c-ethip6srhip6-ip6base-srv6enc2sids-soak
     [Tags]    78B    1C
     ${PROFILE}    frame_size=78    cores=1
-78B-2c-ethip6srhip6-ip6base-srv6enc2sids-soak
-    [Tags]    78B    2C
-    ${PROFILE}    frame_size=78    cores=2
+1518B-1c-ethip6srhip6-ip6base-srv6enc2sids-soak
+    [Tags]    1518B    1C
+    ${PROFILE}    frame_size=1518    cores=1
+9000B-1c-ethip6srhip6-ip6base-srv6enc2sids-soak
+    [Tags]    9000B    1C
+    ${PROFILE}    frame_size=9000    cores=1
+IMIX-1c-ethip6srhip6-ip6base-srv6enc2sids-soak
+    [Tags]    IMIX    1C
+    ${PROFILE}    frame_size=IMIX    cores=1

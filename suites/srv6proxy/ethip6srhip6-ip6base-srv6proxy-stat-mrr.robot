@@ -49,9 +49,18 @@ ${TOPOLOGY}    ${CURDIR}/../../topologies/sim-3n.yaml    # robocop: off=unused-v
 1518B-2c-ethip6srhip6-ip6base-srv6proxy-stat-mrr
     [Tags]    1518B    2C
     ${PROFILE}    frame_size=1518    cores=2
+1518B-4c-ethip6srhip6-ip6base-srv6proxy-stat-mrr
+    [Tags]    1518B    4C
+    ${PROFILE}    frame_size=1518    cores=4
 9000B-1c-ethip6srhip6-ip6base-srv6proxy-stat-mrr
     [Tags]    9000B    1C
     ${PROFILE}    frame_size=9000    cores=1
+9000B-2c-ethip6srhip6-ip6base-srv6proxy-stat-mrr
+    [Tags]    9000B    2C
+    ${PROFILE}    frame_size=9000    cores=2
+9000B-4c-ethip6srhip6-ip6base-srv6proxy-stat-mrr
+    [Tags]    9000B    4C
+    ${PROFILE}    frame_size=9000    cores=4
 IMIX-1c-ethip6srhip6-ip6base-srv6proxy-stat-mrr
     [Tags]    IMIX    1C
     ${PROFILE}    frame_size=IMIX    cores=1

@@ -28,6 +28,12 @@ ${TOPOLOGY}    ${CURDIR}/../../topologies/sim-3n.yaml    # robocop: off=unused-v
 64B-1c-ethip4udpwireguard1tnlsw-ip4base-soak
     [Tags]    64B    1C
     ${PROFILE}    frame_size=64    cores=1
-64B-2c-ethip4udpwireguard1tnlsw-ip4base-soak
-    [Tags]    64B    2C
-    ${PROFILE}    frame_size=64    cores=2
+1518B-1c-ethip4udpwireguard1tnlsw-ip4base-soak
+    [Tags]    1518B    1C
+    ${PROFILE}    frame_size=1518    cores=1
+9000B-1c-ethip4udpwireguard1tnlsw-ip4base-soak
+    [Tags]    9000B    1C
+    ${PROFILE}    frame_size=9000    cores=1
+IMIX-1c-ethip4udpwireguard1tnlsw-ip4base-soak
+    [Tags]    IMIX    1C
+    ${PROFILE}    frame_size=IMIX    cores=1

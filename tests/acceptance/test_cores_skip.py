@@ -1,9 +1,10 @@
-"""Robot on topologies/local-vpp.yaml: a 2-core row is skipped with the reason, 1 core runs.
+"""Robot on topologies/local-vpp.yaml: 2- to 4-core rows are skipped with the reason, 1 core runs.
 
 A real robot run (root, the local testbed, VPP v26.06): ``Configure DUTs
-For Traffic`` with ``cores=2`` on this 2-CPU machine (the TG on CPU 0,
-VPP's one worker on CPU 1) must SKIP naming the CPUs, never run on fewer;
-``cores=1`` configures VPP with one worker. Skipped where the machine has
+For Traffic`` with ``cores=2``, ``3`` (as the scheduler families' rows) or
+``4`` (9000B too: the frame does not matter) on this 2-CPU machine (the
+TG on CPU 0, VPP's one worker on CPU 1) must SKIP naming the CPUs, never
+run on fewer; ``cores=1`` configures VPP with one worker. Skipped where the machine has
 other than CPUs 0 and 1, or without VPP, root or the tools.
 """
 
@@ -34,6 +35,12 @@ Suite Teardown    Tear Down Testbed
 Two Cores
     Configure DUTs For Traffic    ethip4-ip4base    64    cores=2
 
+Three Cores
+    Configure DUTs For Traffic    ethip4-ip4base    64    cores=3
+
+Four Cores Jumbo
+    Configure DUTs For Traffic    ethip4-ip4base    9000    cores=4
+
 One Core
     Configure DUTs For Traffic    ethip4-ip4base    64    cores=1
 """
@@ -53,10 +60,12 @@ def test_two_cores_skip_with_the_reason_and_one_core_runs(tmp_path: Path) -> Non
         env=env, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     tests = index_tests(read_output(tmp_path))
-    two, one = tests["Two Cores"], tests["One Core"]
-    if two.status == "PASS":
-        pytest.fail("a 2-core row ran on a 2-CPU machine")
-    assert two.status == "SKIP", (two.message, done.stdout, done.stderr)
-    assert "DUT1 (vpp) needs 2 CPUs for 2 workers" in two.message
-    assert "; this machine has 2 CPU(s) for the run: TG on cpu " in two.message, two.message
+    for name, cores in (("Two Cores", 2), ("Three Cores", 3), ("Four Cores Jumbo", 4)):
+        test = tests[name]
+        if test.status == "PASS":
+            pytest.fail(f"a {cores}-core row ran on a 2-CPU machine")
+        assert test.status == "SKIP", (name, test.message, done.stdout, done.stderr)
+        assert f"DUT1 (vpp) needs {cores} CPUs for {cores} workers" in test.message, test.message
+        assert "; this machine has 2 CPU(s) for the run: TG on cpu " in test.message, test.message
+    one = tests["One Core"]
     assert one.status == "PASS", one.message

@@ -36,9 +36,11 @@ TYPES = ("Rate", "Duration", "FrameSize", "TrafficProfile")
 ROBOT_FILES = ("suites", "resources", "tests/acceptance")
 
 
-def dry_run(outputdir: Path, *args: str) -> None:
+def dry_run(outputdir: Path, *args: str, timeout: float = 120.0) -> None:
     """``robot --dryrun ARGS`` must pass every test and report no errors."""
-    done = run_robot(outputdir, "--dryrun", "--log", "NONE", "--report", "NONE", *args)
+    done = run_robot(
+        outputdir, "--dryrun", "--log", "NONE", "--report", "NONE", *args, timeout=timeout
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "[ ERROR ]" not in done.stderr, done.stderr
     assert "[ WARN ]" not in done.stderr, done.stderr
@@ -50,7 +52,8 @@ def dry_run(outputdir: Path, *args: str) -> None:
 
 def test_dryrun_reads_no_topology(tmp_path: Path) -> None:
     """Every generated suite and test (the whole table) passes a dry run."""
-    dry_run(tmp_path, "--variable", "TOPOLOGY:/nonexistent/topology.yaml", str(SUITES))
+    # the whole table, 2266 tests: 180 s on a busy 2-CPU machine, more than the default 120 s
+    dry_run(tmp_path, "--variable", "TOPOLOGY:/nonexistent/topology.yaml", str(SUITES), timeout=600)
     names = sorted(t.name for t in collect_tests(read_output(tmp_path).suite))
     assert names == sorted(row.name for s in suites(builtin_families()) for row in s.rows)
 

@@ -1,8 +1,9 @@
 """Every generated suite runs on the simulator: CI's selection of rows, names and tags checked.
 
-One ``python3 -m robot suites/`` run with CI's selection (``.ci/run``): each
-family's smallest frame at 1 core (IPsec: 1518B), NDRPDR, MRR and soak
-(60 s of simulated soak). No
+One ``python3 -m robot suites/`` run choosing by tag the first row of each
+suite: the family's smallest frame at its fewest cores (1; 2 for the
+scheduler families, whose first core only forwards; a reassembly family's
+soak: 1518B), NDRPDR, MRR and soak (60 s of simulated soak). No
 topology is given, so 2-node families run on ``sim.yaml`` and 3-node-only
 ones on ``sim-3n.yaml`` (their suites' default). Every test of the
 selection runs and passes, named and tagged as the family table says, with
@@ -21,17 +22,20 @@ from robot.result import TestCase as RobotTest
 from ndrpdr.families.registry import builtin_families
 from ndrpdr.families.table import TestRow, suite_types, suites
 
-#: CI's selection of rows (``.ci/run``'s bin/run-suites line).
-SELECTION = ("64B AND 1C", "78B AND 1C", "1518B AND 1C AND IPSEC")
+#: The first row of each suite, by tag.
+SELECTION = (
+    "64B AND 1C",
+    "78B AND 1C",
+    "64B AND 2C AND SCHEDULER",
+    "1518B AND 1C AND SOAK AND REASSEMBLY",
+)
 #: A 2-core row run as well.
 TWO_CORES = "64B-2c-eth-l2xcbase-mrr"
 
 
 def _selected(row: TestRow) -> bool:
-    tags = {*row.tags, *row.family.tags}
-    return row.cores == 1 and (
-        row.frame_label in ("64B", "78B") or ("IPSEC" in tags and row.frame_label == "1518B")
-    )
+    tags = {*row.tags, *row.family.tags, row.test_type.upper()}
+    return any(set(selection.split(" AND ")) <= tags for selection in SELECTION)
 
 
 ROWS = {row.name: row for s in suites(builtin_families()) for row in s.rows if _selected(row)}
@@ -68,10 +72,12 @@ def test_tags_of_the_table_and_of_the_run(tests: dict[str, RobotTest]) -> None:
     for name, row in ROWS.items():
         tags = set(tests[name].tags)
         assert {row.test_type.upper(), *row.tags, *row.family.tags, row.family.id} <= tags, name
-        assert {"1T1C", "STHREAD", "DUT_SIM", "TG_SIM"} <= tags, name
+        threads = "STHREAD" if row.cores == 1 else "MTHREAD"
+        assert {f"{row.cores}T{row.cores}C", threads, "DUT_SIM", "TG_SIM"} <= tags, name
         nodes = 3 if row.family.duts == (2,) else 2
         assert f"{nodes}_NODE_SINGLE_LINK_TOPO" in tags, name
-        assert "MTHREAD" not in tags and "2C" not in tags
+        assert not ({"MTHREAD", "STHREAD"} - {threads}) & tags, name
+        assert not ({"1C", "2C"} - {f"{row.cores}C"}) & tags, name
     two = set(tests[TWO_CORES].tags)
     assert {"2C", "2T2C", "MTHREAD", "64B", "MRR"} <= two and "STHREAD" not in two
 

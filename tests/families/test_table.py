@@ -11,6 +11,7 @@ from ndrpdr.families import FAMILIES_ENV, Family, get_family
 from ndrpdr.families.registry import BUILTIN_MODULES, builtin_families
 from ndrpdr.families.table import (
     CORES,
+    CORES_ONE_DATA_PLANE,
     MIN_FRAME_IP4_B,
     MIN_FRAME_IP6_B,
     TEST_TYPES,
@@ -29,19 +30,25 @@ def _names(family_id: str, test_type: str = "ndrpdr") -> list[str]:
 
 
 def test_csit_names_and_smallest_frames() -> None:
+    """CSIT's 12 tests of ethip4-ip4base: 64B, 1518B, 9000B and IMIX, each at 1, 2 and 4 cores."""
     assert _names("ethip4-ip4base") == [
-        "64B-1c-ethip4-ip4base-ndrpdr", "64B-2c-ethip4-ip4base-ndrpdr",
-        "64B-4c-ethip4-ip4base-ndrpdr",
-        "1518B-1c-ethip4-ip4base-ndrpdr", "1518B-2c-ethip4-ip4base-ndrpdr",
-        "9000B-1c-ethip4-ip4base-ndrpdr",
-        "IMIX-1c-ethip4-ip4base-ndrpdr", "IMIX-2c-ethip4-ip4base-ndrpdr",
-        "IMIX-4c-ethip4-ip4base-ndrpdr",
-    ]  # fmt: skip
+        f"{frame}-{cores}c-ethip4-ip4base-ndrpdr"
+        for frame in ("64B", "1518B", "9000B", "IMIX")
+        for cores in (1, 2, 4)
+    ]
     assert _names("ethip6-ip6base", "mrr")[:2] == [
         "78B-1c-ethip6-ip6base-mrr", "78B-2c-ethip6-ip6base-mrr",
     ]  # fmt: skip
     assert "78B-1c-ethip6ip6-ip6base-srv6enc1sid-ndrpdr" in _names("ethip6ip6-ip6base-srv6enc1sid")
     assert "64B-2c-dot1q-l2bdbasemaclrn-ndrpdr" in _names("dot1q-l2bdbasemaclrn")
+
+
+def test_ipsec_suites_hold_the_smallest_frame_too() -> None:
+    """CSIT's IPsec suites hold 64B rows (its daily jobs choose 1518B and IMIX by tag)."""
+    names = _names("ethip4ipsec4tnlsw-ip4base-int-aes256gcm")
+    assert names[:3] == [f"64B-{c}c-ethip4ipsec4tnlsw-ip4base-int-aes256gcm-ndrpdr" for c in CORES]
+    assert len(names) == 12
+    assert len(_names("ethip4ipsec1000tnlsw-ip4base-int-aes256gcm-reassembly", "mrr")) == 12
 
 
 @pytest.mark.parametrize("family", builtin_families(), ids=lambda f: f.id)
@@ -56,34 +63,31 @@ STATEFUL = [f for f in builtin_families() if f.profile.transactions is not None]
 
 @pytest.mark.parametrize("family", STATELESS, ids=lambda f: f.id)
 def test_rows_of_every_family(family: Family) -> None:
-    """NDRPDR and MRR, same rows; CSIT's frame/core restrictions; 1c, 2c, 4c at the key frame;
-    soak: the first row's frame at 1c and 2c."""
+    """NDRPDR and MRR, the same rows: every frame at every core count (2-4 with one data-plane
+    core); soak: the 1-core rows (a reassembly family's 1518B only), none without one."""
     ndrpdr, mrr, soak = (suite(family, kind) for kind in TEST_TYPES)
-    first = ndrpdr.rows[0].frame_size
-    assert [(r.frame_size, r.cores) for r in soak.rows] == [(first, 1), (first, 2)]
-    assert soak.rows[0].name == f"{soak.rows[0].frame_label}-1c-{family.id}-soak"
-    assert [(r.frame_size, r.cores) for r in ndrpdr.rows] == [
-        (r.frame_size, r.cores) for r in mrr.rows
-    ]
-    pairs = {(r.frame_size, r.cores) for r in ndrpdr.rows}
-    assert len(pairs) == len(ndrpdr.rows)
-    assert {cores for _, cores in pairs} <= set(CORES)
-    assert all(cores == 1 for frame, cores in pairs if frame == 9000)  # CSIT: 9000B at 1c only
-    assert all(cores <= 2 for frame, cores in pairs if frame == 1518)  # CSIT: 1518B at 1-2c
-    smallest = min_frame_size_b(family)
-    if "IPSEC" not in family.tags:
-        assert {
-            (smallest, 1),
-            (smallest, 2),
-            (smallest, 4),
-            (1518, 1),
-            (9000, 1),
-            (IMIX, 1),
-        } <= pairs
-    elif "REASSEMBLY" in family.tags:
-        assert pairs == {(1518, 1), (1518, 2)}  # the DUT-DUT MTU splits a 1518B frame in two
+    pairs = [(r.frame_size, r.cores) for r in ndrpdr.rows]
+    assert pairs == [(r.frame_size, r.cores) for r in mrr.rows]
+    cores = CORES_ONE_DATA_PLANE if "SCHEDULER" in family.tags else CORES
+    frames = (min_frame_size_b(family), 1518, 9000, IMIX)
+    assert pairs == [(frame, c) for frame in frames for c in cores]
+    soak_pairs = [(r.frame_size, r.cores) for r in soak.rows]
+    if "SCHEDULER" in family.tags:
+        assert soak_pairs == [] and suite_types(family) == ("ndrpdr", "mrr")
+    elif "REASSEMBLY" in family.tags:  # the frame its reassembly splits in two
+        assert soak_pairs == [(1518, 1)]
     else:
-        assert pairs == {(1518, 1), (1518, 2), (IMIX, 1), (IMIX, 2), (IMIX, 4)}  # daily IPsec
+        assert soak_pairs == [(frame, 1) for frame in frames]
+        assert soak.rows[0].name == f"{soak.rows[0].frame_label}-1c-{family.id}-soak"
+    if "SCHEDULER" not in family.tags:
+        assert suite_types(family) == TEST_TYPES
+
+
+def test_one_data_plane_core_families_start_at_two_cores() -> None:
+    """The async crypto scheduler's families: one core forwards, the others encrypt."""
+    family = "ethip4ipsec8tnlswasync-scheduler-ip4base-int-aes256gcm"
+    assert _names(family)[:3] == [f"64B-{c}c-{family}-ndrpdr" for c in (2, 3, 4)]
+    assert suite(get_family(family), "ndrpdr").rows[1].tags == ("64B", "3C")
 
 
 @pytest.mark.parametrize("family", STATEFUL, ids=lambda f: f.id)

@@ -109,7 +109,7 @@ def test_listing_names_every_suite(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["suites"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == sum(len(suite_types(f)) for f in builtin_families())
-    assert lines[0].startswith("ip4/ethip4udp-ip4base-ndrpdr.robot: 9 tests (64B-1c-")
+    assert lines[0].startswith("ip4/ethip4udp-ip4base-ndrpdr.robot: 12 tests (64B-1c-")
 
 
 def test_a_labs_suites_elsewhere_find_the_resource_and_the_simulator(

@@ -1,37 +1,39 @@
 """The suite table: which tests each family's suites hold (family x test type x frame x cores).
 
-As CSIT's suite generator, every family gets one suite per test type
+As CSIT's suite generator, a family gets one suite per test type it has
 (``ndrpdr``, ``mrr``, ``soak``) and each suite one test per row of frame size and
 physical core count, named ``<frame>-<cores>c-<family>-<type>``
 (``64B-2c-ethip4-ip4base-ndrpdr``, ``78B-1c-ethip6-ip6base-mrr``) and
 tagged ``<frame>`` and ``<cores>C`` (``64B``, ``2C``). The suite carries
 the test type's tag (``NDRPDR``, ``MRR``), the family's tags and its id.
 
-The rows, and why (CSIT's rules, from its generator and job specs):
+The rows are CSIT's suite files' (its ``tests/vpp/perf`` NDRPDR suites;
+its generator makes the MRR and soak suites from them). A CSIT suite
+holds every row; its jobs choose rows by tag (``--include 64BAND1C``), so
+neither do the suites here leave a row out:
 
-| frame | cores | which families |
-| min (64B; 78B for IPv6) | 1, 2, 4 | all but IPsec |
-| 1518B | 1, 2 | all |
-| 9000B | 1 | all but IPsec |
-| IMIX | 1, 2, 4 | all but IPsec reassembly |
+- NDRPDR and MRR: each frame of the family (its smallest: 64B, 78B for
+  IPv6; then 1518B, 9000B and IMIX) at each core count: 1, 2 and 4, the
+  same for IPsec (64B too), reassembly and every other stateless family.
+- A family with one data-plane core and the rest for other work (the
+  IPsec async families with the software crypto scheduler, tag
+  ``SCHEDULER``: core 1 forwards, the others encrypt) runs at 2, 3 and 4
+  cores: one core alone would have no crypto worker.
+- Stateful (TRex ASTF) families have no IMIX (TRex's ASTF has none):
+  ``cps`` runs the smallest frame (64B) only, ``tput`` 100B instead of it
+  (TRex's smallest TCP data frame is 80B; UDP uses the same for a fair
+  comparison), then 1518B and 9000B; each at 1, 2 and 4 cores. They have
+  NDRPDR suites only: a trial runs
+  the family's whole transaction scale, not a duration, which MRR and
+  soak need (CSIT's generator writes MRR and soak suites of them too).
+- Soak: the NDRPDR rows at 1 core (a soak test runs 30 minutes in a lab;
+  CSIT's generator keeps 1-core rows only). A reassembly family
+  (``REASSEMBLY``: IPsec, GTP-U) soaks only at 1518B, the frame its
+  reassembly is about. A family with no 1-core row (``SCHEDULER``) has no
+  soak suite.
 
-CSIT's reports run 1518B at 1-2 cores and 9000B at 1 core only; its
-daily IPsec sets run 1518B and IMIX only (no 64B: a tunnel's encryption,
-not the frame rate, is what they measure) and reassembly 1518B only (the
-DUT-DUT MTU splits a 1518B frame in two). Its daily UDP-encapsulated set
-runs only 1518B at 1 core; its generator makes every row, and so does this
-table (1518B at 1-2 cores and IMIX, as the other IPsec families), so each
-family can be compared across cores. CSIT's daily and weekly jobs run 1, 2
-and 4 cores; so does the table. A testbed that cannot give a DUT that many cores (a 2-CPU
-machine's local testbed) skips the row saying why, never runs it on fewer.
-MRR suites hold the same rows as NDRPDR suites, as CSIT's generator makes
-them. A soak test runs for 30 minutes in a lab, so soak suites hold only
-the family's first row (its smallest frame; 1518B for IPsec) at 1 and 2
-cores (``64B-1c-ethip4-ip4base-soak``).
-
-Stateful (TRex ASTF) families have NDRPDR suites only, as CSIT's (a trial
-runs the family's whole transaction scale, not a duration): ``cps`` at
-64B, ``tput`` at 100B, 1518B and 9000B, each at 1, 2 and 4 cores.
+A testbed that cannot give a DUT that many cores (a 2-CPU machine's local
+testbed) skips the row saying why, never runs it on fewer.
 
 Tags added at run time, not here (a committed suite's tags are static):
 the testbed's (``DUT_VPP``, ``TG_TREX``, ``2_NODE_SINGLE_LINK_TOPO``...,
@@ -52,21 +54,21 @@ from ndrpdr.profiles import IMIX, FrameSize, frame_size_label
 TestType = Literal["ndrpdr", "mrr", "soak"]
 #: The test types, in suite order.
 TEST_TYPES: tuple[TestType, ...] = ("ndrpdr", "mrr", "soak")
-#: Cores of soak rows (each family's first frame row only).
-_CORES_SOAK = (1, 2)
 #: The smallest frame of IPv4 and L2 families, and of IPv6 ones (CSIT's 64B and 78B) [B incl. FCS].
 MIN_FRAME_IP4_B = 64
 MIN_FRAME_IP6_B = 78
-#: The physical core counts of the table (CSIT's daily and weekly jobs).
+#: The physical core counts of a family's rows (CSIT's).
 CORES: tuple[int, ...] = (1, 2, 4)
-#: Cores of 1518B rows (CSIT's reports: 1-2 cores).
-_CORES_1518 = (1, 2)
-#: Frames that are not the family's smallest, and the cores each runs at.
-_LARGER: tuple[tuple[FrameSize, tuple[int, ...]], ...] = (
-    (1518, _CORES_1518),
-    (9000, (1,)),
-    (IMIX, CORES),
-)
+#: The core counts of a family with one data-plane core, the others for other work (``SCHEDULER``).
+CORES_ONE_DATA_PLANE: tuple[int, ...] = (2, 3, 4)
+#: Frames after the family's smallest, in suite order.
+LARGER_FRAMES: tuple[FrameSize, ...] = (1518, 9000, IMIX)
+#: The frame of a stateful ``tput`` family that replaces its smallest (CSIT's) [B].
+TPUT_MIN_FRAME_B = 100
+#: The cores of soak rows.
+SOAK_CORES = 1
+#: The one soak frame of a reassembly family [B].
+REASSEMBLY_SOAK_FRAME_B = 1518
 
 #: Family modules whose suites go in another module's folder.
 _FOLDERS = {"own": "ip4"}
@@ -130,42 +132,43 @@ def min_frame_size_b(family: Family) -> int:
     return family.profile.min_frame_size_b
 
 
-def _is_ipsec(family: Family) -> bool:
-    return "IPSEC" in family.tags
+def cores_of(family: Family) -> tuple[int, ...]:
+    """The core counts of ``family``'s rows: 1, 2, 4, or 2, 3, 4 with one data-plane core."""
+    return CORES_ONE_DATA_PLANE if "SCHEDULER" in family.tags else CORES
 
 
-#: Frames of stateful families' suites, by transaction kind (CSIT's).
-_ASTF_FRAMES: dict[str, tuple[FrameSize, ...]] = {"cps": (64,), "tput": (100, 1518, 9000)}
-
-
-def frame_rows(family: Family) -> tuple[tuple[FrameSize, tuple[int, ...]], ...]:
-    """The (frame size, cores) pairs of ``family``'s suites (see the module's table)."""
+def frames_of(family: Family) -> tuple[FrameSize, ...]:
+    """The frames of ``family``'s NDRPDR suite, smallest first (see the module's rules)."""
+    frames: tuple[FrameSize, ...] = (min_frame_size_b(family), *LARGER_FRAMES)
     stateful = family.profile.transactions
-    if stateful is not None:
-        return tuple((frame, CORES) for frame in _ASTF_FRAMES[stateful.kind])
-    if _is_ipsec(family):
-        if "REASSEMBLY" in family.tags:
-            return ((1518, _CORES_1518),)
-        return ((1518, _CORES_1518), (IMIX, CORES))
-    return ((min_frame_size_b(family), CORES), *_LARGER)
+    if stateful is None:
+        return frames
+    if stateful.kind == "cps":
+        return frames[:1]
+    return (TPUT_MIN_FRAME_B, *(frame for frame in frames[1:] if frame != IMIX))
+
+
+def frame_rows(family: Family, test_type: TestType = "ndrpdr") -> tuple[tuple[FrameSize, int], ...]:
+    """The (frame size, cores) pairs of ``family``'s suite of ``test_type``, in suite order."""
+    pairs = tuple((frame, cores) for frame in frames_of(family) for cores in cores_of(family))
+    if test_type != "soak":
+        return pairs
+    soak_frames = (REASSEMBLY_SOAK_FRAME_B,) if "REASSEMBLY" in family.tags else frames_of(family)
+    return tuple((f, c) for f, c in pairs if c == SOAK_CORES and f in soak_frames)
 
 
 def suite(family: Family, test_type: TestType) -> Suite:
-    """``family``'s suite of ``test_type``."""
-    pairs = frame_rows(family)
-    if test_type == "soak":
-        pairs = ((pairs[0][0], _CORES_SOAK),)
+    """``family``'s suite of ``test_type`` (no rows: ``family`` has no such suite)."""
     rows = tuple(
-        TestRow(family, test_type, frame, cores)
-        for frame, cores_list in pairs
-        for cores in cores_list
+        TestRow(family, test_type, frame, cores) for frame, cores in frame_rows(family, test_type)
     )
     return Suite(family, test_type, rows)
 
 
 def suite_types(family: Family) -> tuple[TestType, ...]:
-    """The test types ``family`` has suites of: all, or NDRPDR only for a stateful family."""
-    return TEST_TYPES if family.profile.transactions is None else ("ndrpdr",)
+    """The test types ``family`` has suites of: those with rows, NDRPDR only if stateful."""
+    kinds = TEST_TYPES if family.profile.transactions is None else ("ndrpdr",)
+    return tuple(kind for kind in kinds if frame_rows(family, kind))
 
 
 def suites(families: Iterable[Family]) -> tuple[Suite, ...]:

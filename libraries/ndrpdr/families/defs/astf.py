@@ -46,6 +46,12 @@ _FRAME_CYCLES = {"ip4base": 145.0, "nat44ed": 250.0}
 _SESSION_CYCLES = {"ip4base": 0.0, "nat44ed": 1500.0}
 #: NAT44 ed's main heap for 4M sessions [MiB] (2048: VPP v26.06 died here at `set interface nat44`).
 _NAT_HEAP_MB = 4096
+#: The NAT44 tags of a nat44ed family, by kind: CSIT's (its tput suites are not tagged a
+#: FEATURE nor NAT44_ENDPOINT_DEPENDENT, its cps suites are).
+_NAT_TAGS: dict[str, tuple[str, ...]] = {
+    "cps": ("FEATURE", "NAT44", "NAT44_ENDPOINT_DEPENDENT"),
+    "tput": ("NAT44",),
+}
 _IP_PROTO_TCP = 6
 _REASON = (
     "{family} is stateful: TRex in ASTF mode opens its connections through VPP ({feature}); "
@@ -103,7 +109,7 @@ def _family(protocol: TransactionProtocol, feature: str, kind: TransactionKind) 
         tags=(
             "ETH",
             "IP4FWD",
-            *(("FEATURE", "NAT44", "NAT44_ENDPOINT_DEPENDENT") if nat else ("IP4BASE",)),
+            *(_NAT_TAGS[kind] if nat else ("IP4BASE",)),
             protocol.upper(),
             f"{protocol.upper()}_{kind.upper()}",
             "SCALE",

@@ -104,7 +104,8 @@ def _ipsec(
     tags.append("IPSECINT" if kind.endswith("-int") else "IPSECTUN")
     if kind.endswith("-flow-cache"):
         tags.append("SPD_FLOW_CACHE")
-    tags += ["SCALE", *(("SCHEDULER",) if scheduler else ()), *ALGORITHM_TAGS[algorithm]]
+    scale = "BASE" if tunnels == 1 else "SCALE"  # CSIT's: one tunnel is a base test
+    tags += [scale, *(("SCHEDULER",) if scheduler else ()), *ALGORITHM_TAGS[algorithm]]
     if kind.startswith("udp"):
         tags.append("UDP_ENCAP")
     if kind.startswith("udp-ar"):
