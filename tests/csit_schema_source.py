@@ -1,4 +1,8 @@
-"""CSIT's test_case schema for the tests, from outside the repository (it is CSIT's text).
+"""CSIT's test_case schema (and CSIT's other files) for the tests, from outside the repository.
+
+CSIT's text is never in the repository: tests read it from a CSIT git
+directory at run time (``csit_git_or_skip`` / ``git_show``; the TRex
+profile comparison in ``tests/csit`` reads suites and profiles so).
 
 Where it comes from, first found wins:
 
@@ -34,8 +38,15 @@ HOW = (
 )
 
 
-def _from_git(git_dir: Path) -> dict[str, Any]:
-    spec = f"HEAD:{CSIT_SCHEMA_PATH}"
+GIT_HOW = (
+    "no CSIT git directory: set NDRPDR_CSIT_GIT to a clone of https://github.com/FDio/csit"
+    f" (or keep its bare mirror at {MIRROR})"
+)
+
+
+def git_show(git_dir: Path, path: str) -> str:
+    """The text of ``path`` at HEAD of the CSIT git directory (the test fails when absent)."""
+    spec = f"HEAD:{path}"
     process = subprocess.run(
         ["git", "-C", str(git_dir), "show", spec],
         capture_output=True,
@@ -45,7 +56,30 @@ def _from_git(git_dir: Path) -> dict[str, Any]:
     )
     if process.returncode != 0:
         pytest.fail(f"git -C {git_dir} show {spec}: {process.stderr.strip()}")
-    return schema_from_text(process.stdout, f"{git_dir}:{spec}")
+    return process.stdout
+
+
+def find_csit_git() -> Path | None:
+    """``NDRPDR_CSIT_GIT``, else the mirror when it exists, else None."""
+    git_dir = os.environ.get("NDRPDR_CSIT_GIT")
+    if git_dir:
+        return Path(git_dir)
+    return MIRROR if MIRROR.is_dir() else None
+
+
+def csit_git_or_skip() -> Path:
+    """CSIT's git directory; skips the test (fails it with NDRPDR_REQUIRE_CSIT_SCHEMA=1) when none."""
+    git_dir = find_csit_git()
+    if git_dir is None:
+        if os.environ.get("NDRPDR_REQUIRE_CSIT_SCHEMA") == "1":
+            pytest.fail(GIT_HOW + " (NDRPDR_REQUIRE_CSIT_SCHEMA=1 requires it)")
+        pytest.skip(GIT_HOW)
+    return git_dir
+
+
+def _from_git(git_dir: Path) -> dict[str, Any]:
+    text = git_show(git_dir, CSIT_SCHEMA_PATH)
+    return schema_from_text(text, f"{git_dir}:HEAD:{CSIT_SCHEMA_PATH}")
 
 
 def find_csit_schema() -> dict[str, Any] | None:
@@ -53,12 +87,8 @@ def find_csit_schema() -> dict[str, Any] | None:
     path = os.environ.get("NDRPDR_CSIT_SCHEMA")
     if path:
         return load_csit_schema(path)
-    git_dir = os.environ.get("NDRPDR_CSIT_GIT")
-    if git_dir:
-        return _from_git(Path(git_dir))
-    if MIRROR.is_dir():
-        return _from_git(MIRROR)
-    return None
+    git_dir = find_csit_git()
+    return None if git_dir is None else _from_git(git_dir)
 
 
 def csit_schema_or_skip() -> dict[str, Any]:

@@ -69,6 +69,7 @@ def _acl(side: str, kind: str, cycles: float) -> Family:
         "permit+reflect" if kind == "sf" else "permit", "input" if side == "i" else "output"
     )
     return Family(
+        csit_profile="trex-stl-ethip4udp-10u1000p-conc",
         id=family,
         tags=(
             "ETH",
@@ -101,6 +102,7 @@ def _dstbase(ip_version: int, packet_cost: PacketCost) -> Family:
     l4 = 61 if ip_version == 4 else 59
     classify = ClassifyDst(4 if ip_version == 4 else 6)
     return Family(
+        csit_profile=f"trex-stl-ethip{ip_version}-ip{ip_version}src253",
         id=family,
         tags=("ETH", f"IP{ip_version}FWD", "FEATURE", "IACLDST"),
         duts=(1, 2),

@@ -30,6 +30,7 @@ from ndrpdr.profiles import PacketCost, Profile
 def _feature(family: str, ip_version: int, tags: tuple[str, ...], what: str,
              packet_cost: PacketCost, vpp: VppSetup, plugin: str) -> Family:  # fmt: skip
     return Family(
+        csit_profile=f"trex-stl-ethip{ip_version}-ip{ip_version}src253",
         id=family,
         tags=tags,
         duts=(1, 2),

@@ -30,6 +30,7 @@ REASSEMBLY_CYCLES_PER_BYTE = 0.25
 
 def _gtpu(family: str, reassembly: bool) -> Family:
     return Family(
+        csit_profile="trex-stl-ethip4-ip4src253",
         id=family,
         tags=("IP4FWD", "IP4BASE", "ENCAP", "GTPU", *(("REASSEMBLY",) if reassembly else ())),
         duts=(2,),

@@ -51,8 +51,14 @@ def _scale_headers(routes_per_direction: int, op: Op) -> tuple[Headers, Headers]
 
 
 def _scale(
-    routes: int, label: str, op: Op, cycles: float, duts: tuple[int, ...] = (1, 2)
+    routes: int,
+    label: str,
+    op: Op,
+    cycles: float,
+    duts: tuple[int, ...] = (1, 2),
+    csit_routes: int | None = None,
 ) -> Family:
+    """``csit_routes``: the routes of CSIT's profile when its suite's differ from ``routes``."""
     family = f"ethip4-ip4scale{label}" + ("-rnd" if op == "random" else "")
     directions = _scale_headers(routes // 2, op)
     routing = vppip.ScaleRouting(vppip.HostRoutes(family, directions))
@@ -87,6 +93,10 @@ def _scale(
             reasons=reason,
         ),
         note=f"{routes} routes: VPP only.",
+        csit_profile=(
+            f"trex-stl-ethip4-ip4dst{'-rnd' if op == 'random' else ''}"
+            f"{(csit_routes or routes) // 2}-2p"
+        ),
     )
 
 
@@ -107,9 +117,10 @@ FAMILIES = [
             _BASIC_DRIVERS,
             vpp=VppCommands((), vppip.ip4_base, vppip.ip4_base_undo),
         ),
+        csit_profile="trex-stl-ethip4-ip4src253",
     ),
     _scale(20_000, "20k", "inc", 170.0),
     _scale(20_000, "20k", "random", 181.0),
     _scale(2_000_000, "2m", "random", 265.0),
-    _scale(60_000, "60k", "random", 185.0, duts=(2,)),
+    _scale(60_000, "60k", "random", 185.0, duts=(2,), csit_routes=20_000),
 ]

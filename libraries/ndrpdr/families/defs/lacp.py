@@ -26,6 +26,7 @@ CYCLES = 138.0
 
 FAMILIES = [
     Family(
+        csit_profile="trex-stl-ethip4-ip4src254",
         id=FAMILY,
         tags=(
             "ETH",

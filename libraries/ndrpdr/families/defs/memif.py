@@ -27,6 +27,7 @@ def _memif(base: str, tags: tuple[str, ...], layer: Layer, what: str, cycles: fl
            forwarding: str, duts: tuple[int, ...] = (1, 2)) -> Family:  # fmt: skip
     family = f"{base}-eth-2memif-1dcr"
     return Family(
+        csit_profile="trex-stl-ethip4-ip4src254",
         id=family,
         tags=(*tags, "MEMIF", "DOCKER"),
         duts=duts,

@@ -22,6 +22,7 @@ from ndrpdr.profiles import Profile
 def _srv6(family: str, tags: tuple[str, ...], what: str, cycles: float) -> Family:
     sids = 1 if family.endswith("1sid") else 2
     return Family(
+        csit_profile="trex-stl-ethip6-ip6src253",
         id=family,
         tags=("ETH", "IP6FWD", "FEATURE", "SRv6", *tags),
         duts=(2,),

@@ -37,6 +37,7 @@ def _proxy(behaviour: str) -> Family:
     tag, what, cycles = PROXIES[behaviour]
     vpp = Srv6ProxyVpp(family, behaviour)
     return Family(
+        csit_profile="trex-stl-ethip6-ip6src253",
         id=family,
         tags=("SRv6", "IP6FWD", "FEATURE", "SRv6_PROXY", tag, "MEMIF", "DOCKER"),
         duts=(2,),

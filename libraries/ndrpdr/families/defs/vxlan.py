@@ -25,6 +25,7 @@ from ndrpdr.profiles import Profile
 
 def _vxlan(family: str, mode: str, tags: tuple[str, ...], what: str, cycles: float) -> Family:
     return Family(
+        csit_profile="trex-stl-ethip4-ip4src254",
         id=family,
         tags=(*tags, "ENCAP", "VXLAN", "L2OVRLAY", "IP4UNRLAY"),
         duts=(2,),
