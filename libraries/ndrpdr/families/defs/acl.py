@@ -26,6 +26,7 @@ ranges.
 from __future__ import annotations
 
 from ndrpdr.families.build import (
+    CSIT_RENUMBERED,
     VppCommands,
     cost,
     direction_hosts,
@@ -70,6 +71,7 @@ def _acl(side: str, kind: str, cycles: float) -> Family:
     )
     return Family(
         csit_profile="trex-stl-ethip4udp-10u1000p-conc",
+        csit_differences=CSIT_RENUMBERED,
         id=family,
         tags=(
             "ETH",
@@ -103,6 +105,7 @@ def _dstbase(ip_version: int, packet_cost: PacketCost) -> Family:
     classify = ClassifyDst(4 if ip_version == 4 else 6)
     return Family(
         csit_profile=f"trex-stl-ethip{ip_version}-ip{ip_version}src253",
+        csit_differences=CSIT_RENUMBERED,
         id=family,
         tags=("ETH", f"IP{ip_version}FWD", "FEATURE", "IACLDST"),
         duts=(1, 2),

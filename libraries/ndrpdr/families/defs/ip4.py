@@ -22,7 +22,15 @@ mtrie). The figures sit in those ranges.
 from __future__ import annotations
 
 from ndrpdr.dut.base import ForwardingMode
-from ndrpdr.families.build import VppCommands, cost, fib_startup, setup, src_range_traffic, vpp_only
+from ndrpdr.families.build import (
+    CSIT_RENUMBERED,
+    VppCommands,
+    cost,
+    fib_startup,
+    setup,
+    src_range_traffic,
+    vpp_only,
+)
 from ndrpdr.families.model import Family
 from ndrpdr.families.vpp import ip as vppip
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, Op, Profile, Vary
@@ -118,6 +126,7 @@ FAMILIES = [
             vpp=VppCommands((), vppip.ip4_base, vppip.ip4_base_undo),
         ),
         csit_profile="trex-stl-ethip4-ip4src253",
+        csit_differences=CSIT_RENUMBERED,
     ),
     _scale(20_000, "20k", "inc", 170.0),
     _scale(20_000, "20k", "random", 181.0),
