@@ -21,6 +21,7 @@ PAGES = (
     "topologies",
     "lab",
     "families",
+    "csit",
     "search-engine",
     "results",
     "trends",

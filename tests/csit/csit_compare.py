@@ -163,6 +163,12 @@ class Frames:
             len(f) == len(frame) and bytes(f[i] for i in structural) == shape for f in self.frames
         ]
 
+    def fields(self, k: int) -> dict[str, Any]:
+        """Frame ``k`` dissected (kept)."""
+        if k not in self._dissected:
+            self._dissected[k] = header_fields(self.frames[k])
+        return self._dissected[k]
+
     def column(self, name: str) -> list[Any]:
         """Field ``name`` of every frame: its bytes where the layout allows, else its value."""
         if name not in self._columns:

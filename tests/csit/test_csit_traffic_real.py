@@ -23,7 +23,8 @@ N: ``NDRPDR_CSITEQ_FRAMES`` (default 1000: about a minute for every
 family; 10000, the first 10,000 frames of each direction, takes about
 twice that and is the ``slow`` run, ``NDRPDR_CSITEQ_FRAMES=10000``).
 ``NDRPDR_CSITEQ_RESULTS`` names a JSON file to write the outcome of every
-family/direction to (``csit_table`` renders the docs' table from it).
+family/direction to (``csit_table.py`` keeps it in ``measured.json`` and
+renders the docs' table and the report from it).
 Skips without TRex or root (fails under NDRPDR_REQUIRE_TREX=1) and
 without CSIT's git directory (fails under NDRPDR_REQUIRE_CSIT_SCHEMA=1).
 """
@@ -39,7 +40,7 @@ from typing import Any
 
 import pytest
 from csit_compare import Frames, compare, header_fields
-from csit_suites import PROFILES_DIR
+from csit_suites import PROFILES_DIR, daily_ids
 from trexcapture import PORT_MACS, TREX_DIR, CaptureBed
 
 from csit_schema_source import csit_git_or_skip
@@ -89,6 +90,12 @@ def profiles_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )  # fmt: skip
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True, timeout=60)
     return into / PROFILES_DIR
+
+
+@pytest.fixture(scope="module")
+def daily() -> frozenset[str]:
+    """The test ids of CSIT's daily job (``csit_suites.daily_ids``)."""
+    return daily_ids(csit_git_or_skip())
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +158,7 @@ def renumbered(family: Family, direction: int, names: list[str]) -> list[str]:
 
 @pytest.mark.parametrize("family", COMPARED, ids=[f.id for f in COMPARED])
 def test_family_sends_its_csit_profiles_frames(
-    family: Family, bed: CaptureBed, profiles_dir: Path
+    family: Family, bed: CaptureBed, profiles_dir: Path, daily: frozenset[str]
 ) -> None:
     assert family.csit_profile is not None
     source = (profiles_dir / f"{family.csit_profile}.py").read_text()
@@ -174,7 +181,7 @@ def test_family_sends_its_csit_profiles_frames(
         unexplained = [d for d in diffs if not d.purpose]
         _RESULTS.append({
             "family": family.id, "direction": direction, "profile": family.csit_profile,
-            "frame_size": size, "frames": FRAMES, "random": random,
+            "frame_size": size, "frames": FRAMES, "random": random, "daily": family.id in daily,
             "differs": [d.text() for d in unexplained],
             "on_purpose": [d.text() for d in diffs if d.purpose]
             + renumbered(family, direction, theirs.names),

@@ -133,7 +133,6 @@ class CaptureServed(child.Served):  # type: ignore[name-defined,misc]
             return capture.frames(count, timeout_s=count / pps + 10)
         finally:
             capture.close()
-            client.reset(ports=[port])
 
     def csit_burst(self, path: str, direction: int, framesize: int, port: int, iface: str,
                    count: int, pps: float) -> list[bytes]:  # fmt: skip
