@@ -103,6 +103,10 @@ def _renumber(value: Any, rules: tuple[tuple[str, str], ...]) -> Any:
     return value
 
 
+def _address(value: int) -> str:
+    return str(ipaddress.ip_address(value))
+
+
 def _spread(field: str, csit: list[Any], ours: list[Any]) -> FieldDiff | None:
     if not all(isinstance(v, (int, str)) for v in csit + ours):
         return FieldDiff(field, -1, "values not comparable", "")
@@ -113,7 +117,10 @@ def _spread(field: str, csit: list[Any], ours: list[Any]) -> FieldDiff | None:
     c, o = [number(v) for v in csit], [number(v) for v in ours]
     slack = (max(c) - min(c)) // 100
     if min(o) < min(c) - slack or max(o) > max(c) + slack:
-        return FieldDiff(field, -1, f"range {min(csit)}..{max(csit)}", f"{min(ours)}..{max(ours)}")
+        show = _address if field.startswith("ip") and field.endswith((".src", ".dst")) else str
+        return FieldDiff(
+            field, -1, f"range {show(min(c))}..{show(max(c))}", f"{show(min(o))}..{show(max(o))}"
+        )
     dc, do = len(set(c)), len(set(o))
     if abs(dc - do) > 0.1 * max(dc, do):
         return FieldDiff(field, -1, f"{dc} distinct values", f"{do} distinct values")
