@@ -6,21 +6,26 @@ After a run of ``test_csit_traffic_real.py`` with ``NDRPDR_CSITEQ_RESULTS=<file>
 
 keeps the run's outcome in ``tests/csit/measured.json`` (committed), rewrites
 the table between the markers of ``docs/csit.rst`` and, given a second
-path, writes the plain-text report there. ``test_csit_table.py`` checks
+path, writes the plain-text report there. ``test_csit_declarations.py`` checks
 that the committed table is what ``render`` makes of the declarations and
-``measured.json``: a family whose ``csit_profile`` or differences change
-without a new run fails it.
+``measured.json``, and that every family still sends the frames the run
+measured (``ours_sha256``): a family whose traffic, ``csit_profile`` or
+differences change without a new run fails it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from trexcapture import PORT_MACS
+
 from ndrpdr.families import Family, all_families
+from ndrpdr.profiles import stream_frames
 
 ROOT = Path(__file__).resolve().parents[2]
 MEASURED = ROOT / "tests" / "csit" / "measured.json"
@@ -36,10 +41,30 @@ def load_measured(path: Path = MEASURED) -> dict[str, Any]:
 def trim(run: dict[str, Any]) -> dict[str, Any]:
     """What the docs need of a run's results file (sorted, so a rerun diffs cleanly)."""
     keep = ("family", "direction", "profile", "frame_size", "daily", "differs", "on_purpose",
-            "trex_path")  # fmt: skip
+            "trex_path", "ours_sha256")  # fmt: skip
     rows = [{k: r.get(k) for k in keep} for r in run["results"]]
     rows.sort(key=lambda r: (r["family"], r["direction"]))
     return {"frames": run["frames"], "results": rows}
+
+
+def ours_digest(family: Family, direction: int, size: int, count: int) -> str:
+    """SHA-256 of the first ``count`` frames the family sends (what a run measured)."""
+    src, dst = PORT_MACS[direction]
+    frames = stream_frames(family.profile, size, direction, src, dst, count)
+    return hashlib.sha256(b"".join(frames)).hexdigest()
+
+
+def stale(families: Sequence[Family], measured: dict[str, Any]) -> list[str]:
+    """The measured family directions whose traffic changed since (or that were never measured)."""
+    out = []
+    for family, direction, row in outcomes(families, measured):
+        if row is None:
+            out.append(f"{family.id} direction {direction}: never measured")
+        elif row.get("ours_sha256") != ours_digest(
+            family, direction, row["frame_size"], measured["frames"]
+        ):
+            out.append(f"{family.id} direction {direction}: its frames changed since the run")
+    return out
 
 
 def _directions(family: Family) -> tuple[int, ...]:

@@ -63,11 +63,12 @@ def test_a_family_of_our_own_names_no_csit_profile() -> None:
 def test_the_docs_table_is_the_declarations_and_the_last_run() -> None:
     measured = csit_table.load_measured()
     families = all_families()
-    missing = [(f.id, d) for f, d, row in csit_table.outcomes(families, measured) if row is None]
-    assert not missing, (
-        f"no measured run for {missing} (a new family or csit_profile): run "
-        "tests/csit/test_csit_traffic_real.py with NDRPDR_CSITEQ_RESULTS and csit_table.py"
+    changed = csit_table.stale(families, measured)
+    how = (
+        "tests/csit/measured.json is stale (rerun tests/csit/test_csit_traffic_real.py with "
+        "NDRPDR_CSITEQ_RESULTS=<file>, then tests/csit/csit_table.py <file>):\n"
     )
+    assert not changed, how + "\n".join(changed)
     page = csit_table.page_table(csit_table.PAGE.read_text(encoding="utf-8"))
     assert page == csit_table.render(families, measured), (
         "docs/csit.rst's table is stale: run tests/csit/csit_table.py on the last results"

@@ -43,6 +43,7 @@ from typing import Any
 import pytest
 from csit_compare import Frames, compare, header_fields
 from csit_suites import PROFILES_DIR, daily_ids
+from csit_table import ours_digest
 from trexcapture import PORT_MACS, TREX_DIR, CaptureBed
 
 from csit_schema_source import csit_git_or_skip
@@ -188,6 +189,7 @@ def test_family_sends_its_csit_profiles_frames(
             "on_purpose": [d.text() for d in diffs if d.purpose]
             + renumbered(family, direction, theirs.names),
             "trex_path": [d.text() for d in path_diffs],
+            "ours_sha256": ours_digest(family, direction, size, FRAMES),
         })  # fmt: skip
         failures += [f"{where}: ours via TRex vs stream_frames: {d.text()}" for d in path_diffs]
         failures += [f"{where}: {d.text()}" for d in unexplained]
