@@ -133,8 +133,9 @@ class Frames:
     Frame 0 is dissected (scapy); each of its header bytes is then
     flipped once to learn which fields it holds (``spans``). A field's
     value in frame *k* is read as those bytes; a frame is dissected only
-    where a value is reported (``fields``). Frames whose layout differs
-    from frame 0 (another length, other layers) are dissected whole.
+    where a value is reported (``fields``). A frame of another length, or
+    whose layer-choosing bytes (those whose flip changed the layers found)
+    differ from frame 0's, is dissected whole.
     """
 
     def __init__(self, frames: Sequence[bytes]) -> None:

@@ -5,7 +5,8 @@ ports ``tg0``/``tg1`` and their peers ``cp0``/``cp1``, where what a port
 sends is captured (IPv6 is off in the namespace, so the kernel sends
 nothing of its own there). TRex runs with a unique ``--prefix``; its
 client is ``trexcapture_child.py`` in a child process inside the
-namespace. ``close`` stops TRex (SIGINT to ``_t-rex-64``, by PID) and
+namespace. ``close`` stops TRex (SIGINT to ``_t-rex-64``, by PID),
+removes its DPDK runtime directory (``/var/run/dpdk/<prefix>``) and
 deletes the namespace, which deletes the veths.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -25,6 +27,7 @@ from ndrpdr.trafficgen.trex.client import ClientSettings
 
 TREX_DIR = Path("/opt/trex/v3.08")
 CLIENT_PATH = TREX_DIR / "automation" / "trex_control_plane" / "interactive"
+DPDK_RUN_DIR = Path("/var/run/dpdk")
 CHILD = str(Path(__file__).resolve().parent / "trexcapture_child.py")
 #: The MACs TRex's ports send from / to (its config's port_info).
 PORT_MACS = (("02:00:00:00:01:01", "02:00:00:00:01:02"), ("02:00:00:00:02:01", "02:00:00:00:02:02"))
@@ -141,4 +144,5 @@ class CaptureBed:
                 os.killpg(self.trex.pid, signal.SIGKILL)  # our own session, by its id
                 self.trex.wait(timeout=10)
             self.trex = None
+        shutil.rmtree(DPDK_RUN_DIR / self.prefix, ignore_errors=True)  # TRex leaves it behind
         subprocess.run(["ip", "netns", "del", self.namespace], capture_output=True, check=False)
