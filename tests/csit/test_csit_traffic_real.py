@@ -19,7 +19,7 @@ the UDP/TCP checksums that cover them aside):
   host number and order) and except where CSIT draws TRex's repeatable
   random values (compared by range and spread).
 
-N: ``NDRPDR_CSITEQ_FRAMES``, default 1000 (CI: 72 s for every family on
+N: ``NDRPDR_CSITEQ_FRAMES``, default 1000 (CI: 60-75 s for every family on
 one worker of this 2-core machine, measured 2026-12-06); the first 10,000
 frames of each direction take 350 s, so they run in ``tox -e slow``
 (which sets ``NDRPDR_CSITEQ_FRAMES=10000``), not in CI. Bursts go at
