@@ -1,4 +1,8 @@
-"""CSIT's text for the tests (its test_case schema, its suites), from outside the repository.
+"""CSIT's text for the tests (its test_case schema, suites, profiles), from outside the repository.
+
+CSIT's text is never in the repository: tests read it from a CSIT git
+directory at run time (``csit_git_or_skip``, ``git_show``; the suites' rows in
+``tests/families``, the TRex profile comparison in ``tests/csit``).
 
 The schema comes from, first found wins:
 
@@ -44,8 +48,9 @@ HOW_GIT = (
 )
 
 
-def _from_git(git_dir: Path) -> dict[str, Any]:
-    spec = f"HEAD:{CSIT_SCHEMA_PATH}"
+def git_show(git_dir: Path, path: str) -> str:
+    """The text of ``path`` at HEAD of the CSIT git directory (the test fails when absent)."""
+    spec = f"HEAD:{path}"
     process = subprocess.run(
         ["git", "-C", str(git_dir), "show", spec],
         capture_output=True,
@@ -55,7 +60,12 @@ def _from_git(git_dir: Path) -> dict[str, Any]:
     )
     if process.returncode != 0:
         pytest.fail(f"git -C {git_dir} show {spec}: {process.stderr.strip()}")
-    return schema_from_text(process.stdout, f"{git_dir}:{spec}")
+    return process.stdout
+
+
+def _from_git(git_dir: Path) -> dict[str, Any]:
+    text = git_show(git_dir, CSIT_SCHEMA_PATH)
+    return schema_from_text(text, f"{git_dir}:HEAD:{CSIT_SCHEMA_PATH}")
 
 
 def find_csit_git() -> Path | None:

@@ -24,6 +24,7 @@ PAGES = (
     "topologies",
     "lab",
     "families",
+    "csit",
     "search-engine",
     "results",
     "trends",

@@ -18,9 +18,28 @@ import ipaddress
 from collections.abc import Callable, Mapping
 
 from ndrpdr.dut.base import DutTestConfig, FamilySetup, ForwardingMode, VppSetup
-from ndrpdr.families.model import FamilyDefinitionError
+from ndrpdr.families.model import CsitDifference, FamilyDefinitionError
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, PacketCost, Vary
 from ndrpdr.profiles.addressing import DIRECTION_PREFIXES, DIRECTION_PREFIXES6
+
+#: CSIT's direction prefixes (its profiles' 10.10.10.0/24 and 20.20.20.0/24, 2001:1::/64 and
+#: 2001:2::/64), which our DIRECTION_PREFIXES and DIRECTION_PREFIXES6 stand for host for host.
+CSIT_PREFIXES: tuple[str, str] = ("10.10.10.0/24", "20.20.20.0/24")
+CSIT_PREFIXES6: tuple[str, str] = ("2001:1::/64", "2001:2::/64")
+_RENUMBERED_WHY = (
+    "our DUT set-ups route RFC 2544's and RFC 5180's benchmarking ranges, so CSIT's "
+    "addresses are sent in them, host for host (ndrpdr.families.build)"
+)
+#: A family sending CSIT's addresses in our prefixes (``src_range_traffic``) declares this.
+CSIT_RENUMBERED: tuple[CsitDifference, ...] = tuple(
+    CsitDifference(f"{layer}.{end}", _RENUMBERED_WHY, renumber=(theirs, ours))
+    for layer, csit, own in (
+        ("ip", CSIT_PREFIXES, DIRECTION_PREFIXES),
+        ("ipv6", CSIT_PREFIXES6, DIRECTION_PREFIXES6),
+    )
+    for end in ("src", "dst")
+    for theirs, ours in zip(csit, own, strict=True)
+)
 
 #: Renders the vppctl lines of a family for one DUT, given VPP's names of its two ports.
 Render = Callable[[DutTestConfig, tuple[str, str]], list[str]]

@@ -32,6 +32,29 @@ class FamilyDefinitionError(ValueError):
 
 
 @dataclasses.dataclass(frozen=True)
+class CsitDifference:
+    """A deliberate difference of a family's traffic from its CSIT TRex profile's.
+
+    ``field``: the header field as the comparison names it (``ip.src``,
+    ``udp.sport``, ``frame.length``, ...; ``*`` any field); ``direction``:
+    0 or 1, None both; ``reason``: why ours differs. ``renumber``: for an
+    address field sent in other prefixes, (CSIT's network, ours), e.g.
+    ``("10.10.10.0/24", "198.18.0.0/24")``: CSIT's address is moved into
+    our network keeping its host bits and must then equal ours, so the
+    host numbers and their order are still compared.
+    """
+
+    field: str
+    reason: str
+    direction: int | None = None
+    renumber: tuple[str, str] | None = None
+
+    def covers(self, direction: int, field: str) -> bool:
+        """True when this difference is about ``field`` of ``direction``."""
+        return self.direction in (None, direction) and self.field in ("*", field)
+
+
+@dataclasses.dataclass(frozen=True)
 class Family:
     """One test family (see the module docstring).
 
@@ -52,6 +75,8 @@ class Family:
     csit: bool = True
     note: str = ""
     ramp_up: RampUp | None = None
+    csit_profile: str | None = None
+    csit_differences: tuple[CsitDifference, ...] = ()
 
     def __post_init__(self) -> None:
         """FamilyDefinitionError for a bad id, tag, DUT count, or a profile of another name."""
@@ -62,6 +87,10 @@ class Family:
                 raise FamilyDefinitionError(f"family {self.id}: tag {tag!r} is not like 'IP4FWD'")
         if not self.duts or any(n not in (1, 2) for n in self.duts):
             raise FamilyDefinitionError(f"family {self.id}: duts {self.duts!r}: give 1, 2 or both")
+        if self.csit_profile is not None and not self.csit:
+            raise FamilyDefinitionError(
+                f"family {self.id}: csit_profile {self.csit_profile!r} on a family of our own"
+            )
         if self.profile.name != self.id or self.setup.family != self.id:
             raise FamilyDefinitionError(
                 f"family {self.id}: its profile ({self.profile.name}) and set-up "

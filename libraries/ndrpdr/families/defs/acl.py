@@ -31,6 +31,7 @@ ranges.
 from __future__ import annotations
 
 from ndrpdr.families.build import (
+    CSIT_RENUMBERED,
     VppCommands,
     cost,
     direction_hosts,
@@ -74,6 +75,8 @@ def _acl(side: str, kind: str, cycles: float) -> Family:
         "permit+reflect" if kind == "sf" else "permit", "input" if side == "i" else "output"
     )
     return Family(
+        csit_profile="trex-stl-ethip4udp-10u1000p-conc",
+        csit_differences=CSIT_RENUMBERED,
         id=family,
         tags=(
             "ETH",
@@ -106,6 +109,8 @@ def _dstbase(ip_version: int, packet_cost: PacketCost) -> Family:
     l4 = 61 if ip_version == 4 else 59
     classify = ClassifyDst(4 if ip_version == 4 else 6)
     return Family(
+        csit_profile=f"trex-stl-ethip{ip_version}-ip{ip_version}src253",
+        csit_differences=CSIT_RENUMBERED,
         id=family,
         tags=("ETH", f"IP{ip_version}FWD", "FEATURE", "IACLDST"),
         duts=(1, 2),

@@ -105,6 +105,7 @@ def _family(protocol: TransactionProtocol, feature: str, kind: TransactionKind) 
         else VppCommands((), astf.routed, astf.routed_undo)
     )
     return Family(
+        csit_profile=f"trex-astf-ethip4{protocol}-{HOSTS}h" + ("-pps" if kind == "tput" else ""),
         id=family,
         tags=(
             "ETH",

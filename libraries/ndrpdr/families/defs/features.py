@@ -19,7 +19,7 @@ ip4base, the ADL input check about 0.85-0.95. The figures sit there.
 from __future__ import annotations
 
 from ndrpdr.dut.base import VppSetup
-from ndrpdr.families.build import cost, setup, src_range_traffic, vpp_only
+from ndrpdr.families.build import CSIT_RENUMBERED, cost, setup, src_range_traffic, vpp_only
 from ndrpdr.families.defs.ip4 import IP4BASE_COST
 from ndrpdr.families.defs.ip6 import IP6BASE_COST
 from ndrpdr.families.model import Family
@@ -30,6 +30,8 @@ from ndrpdr.profiles import PacketCost, Profile
 def _feature(family: str, ip_version: int, tags: tuple[str, ...], what: str,
              packet_cost: PacketCost, vpp: VppSetup, plugin: str) -> Family:  # fmt: skip
     return Family(
+        csit_profile=f"trex-stl-ethip{ip_version}-ip{ip_version}src253",
+        csit_differences=CSIT_RENUMBERED,
         id=family,
         tags=tags,
         duts=(1, 2),

@@ -84,6 +84,7 @@ def _geneve(tunnels: int) -> Family:
     family = f"ethip4--ethip4udpgeneve-{tunnels}tun-ip4base"
     table = 0.0 if tunnels <= 16 else (25.0 if tunnels <= 64 else 60.0)
     return Family(
+        csit_profile=f"trex-stl-ethip4-geneve-{tunnels}t",
         id=family,
         tags=(
             "ETH",

@@ -18,7 +18,7 @@ there.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import cost, setup, src_range_traffic, vpp_only
+from ndrpdr.families.build import CSIT_RENUMBERED, cost, setup, src_range_traffic, vpp_only
 from ndrpdr.families.model import Family
 from ndrpdr.families.vpp.gtpu import GtpuVpp
 from ndrpdr.profiles import Profile
@@ -30,6 +30,8 @@ REASSEMBLY_CYCLES_PER_BYTE = 0.25
 
 def _gtpu(family: str, reassembly: bool) -> Family:
     return Family(
+        csit_profile="trex-stl-ethip4-ip4src253",
+        csit_differences=CSIT_RENUMBERED,
         id=family,
         tags=("IP4FWD", "IP4BASE", "ENCAP", "GTPU", *(("REASSEMBLY",) if reassembly else ())),
         duts=(2,),

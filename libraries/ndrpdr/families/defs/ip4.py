@@ -35,7 +35,15 @@ mtrie). The figures sit in those ranges.
 from __future__ import annotations
 
 from ndrpdr.dut.base import ForwardingMode
-from ndrpdr.families.build import VppCommands, cost, fib_startup, setup, src_range_traffic, vpp_only
+from ndrpdr.families.build import (
+    CSIT_RENUMBERED,
+    VppCommands,
+    cost,
+    fib_startup,
+    setup,
+    src_range_traffic,
+    vpp_only,
+)
 from ndrpdr.families.model import Family
 from ndrpdr.families.vpp import ip as vppip
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, Op, Profile, Vary
@@ -64,7 +72,11 @@ def _scale_headers(routes_per_direction: int, op: Op) -> tuple[Headers, Headers]
 
 
 def _scale(
-    routes: int, label: str, op: Op, cycles: float, duts: tuple[int, ...] = (1, 2)
+    routes: int,
+    label: str,
+    op: Op,
+    cycles: float,
+    duts: tuple[int, ...] = (1, 2),
 ) -> Family:
     """``routes``: host routes on each DUT (half per direction); ``label``: CSIT's id's."""
     family = f"ethip4-ip4scale{label}" + ("-rnd" if op == "random" else "")
@@ -101,6 +113,7 @@ def _scale(
             reasons=reason,
         ),
         note=f"{routes} routes: VPP only.",
+        csit_profile=(f"trex-stl-ethip4-ip4dst{'-rnd' if op == 'random' else ''}{routes // 2}-2p"),
     )
 
 
@@ -121,6 +134,8 @@ FAMILIES = [
             _BASIC_DRIVERS,
             vpp=VppCommands((), vppip.ip4_base, vppip.ip4_base_undo),
         ),
+        csit_profile="trex-stl-ethip4-ip4src253",
+        csit_differences=CSIT_RENUMBERED,
     ),
     _scale(20_000, "20k", "inc", 170.0),
     _scale(20_000, "20k", "random", 181.0),

@@ -19,8 +19,16 @@ ranges.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import VppCommands, cost, fib_startup, setup, src_range_traffic, vpp_only
-from ndrpdr.families.model import Family
+from ndrpdr.families.build import (
+    CSIT_RENUMBERED,
+    VppCommands,
+    cost,
+    fib_startup,
+    setup,
+    src_range_traffic,
+    vpp_only,
+)
+from ndrpdr.families.model import CsitDifference, Family
 from ndrpdr.families.vpp import ip as vppip
 from ndrpdr.profiles import Headers, Op, PacketCost, Profile, Vary
 
@@ -41,7 +49,8 @@ def _scale_headers(per_direction: int, op: Op) -> tuple[Headers, Headers]:
 
 
 def _family(family: str, tags: tuple[str, ...], text: str, headers: tuple[Headers, Headers],
-            packet_cost: PacketCost, vpp: VppCommands) -> Family:  # fmt: skip
+            packet_cost: PacketCost, vpp: VppCommands, csit_profile: str,
+            csit_differences: tuple[CsitDifference, ...] = ()) -> Family:  # fmt: skip
     return Family(
         id=family,
         tags=tags,
@@ -54,6 +63,8 @@ def _family(family: str, tags: tuple[str, ...], text: str, headers: tuple[Header
             cost=packet_cost,
         ),
         setup=setup(family, vpp=vpp, reasons=_reasons(family)),
+        csit_profile=csit_profile,
+        csit_differences=csit_differences,
     )
 
 
@@ -82,6 +93,7 @@ def _scale(routes: int, label: str, op: Op, cycles: float) -> Family:
             settle_s=vppip.MLD_SETTLE_S,
             startup=fib_startup(routes),
         ),
+        f"trex-stl-ethip6-ip6dst{'-rnd' if op == 'random' else ''}{routes // 2}-2p",
     )
 
 
@@ -93,6 +105,8 @@ FAMILIES = [
         src_range_traffic(6, 2, 253, l4=_NO_NEXT_HEADER),
         IP6BASE_COST,
         VppCommands((), vppip.ip6_base, vppip.ip6_base_undo, settle_s=vppip.MLD_SETTLE_S),
+        "trex-stl-ethip6-ip6src253",
+        CSIT_RENUMBERED,
     ),
     _scale(20_000, "20k", "inc", 195.0),
     _scale(20_000, "20k", "random", 210.0),

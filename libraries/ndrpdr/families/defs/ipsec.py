@@ -113,6 +113,7 @@ def _ipsec(
     if suffix:
         tags.append(suffix.strip("-").upper().replace("-", "_"))
     return Family(
+        csit_profile=f"trex-stl-ethip4-ip4dst{tunnels}",
         id=family,
         tags=tuple(dict.fromkeys(tags)),
         duts=(2,),

@@ -35,6 +35,7 @@ from collections.abc import Callable
 
 from ndrpdr.dut.base import ForwardingMode
 from ndrpdr.families.build import (
+    CSIT_RENUMBERED,
     VppCommands,
     cost,
     direction_hosts,
@@ -42,7 +43,7 @@ from ndrpdr.families.build import (
     src_range_traffic,
     vpp_only,
 )
-from ndrpdr.families.model import Family
+from ndrpdr.families.model import CsitDifference, Family
 from ndrpdr.families.vpp import l2 as vppl2
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, PacketCost, Profile, Vary
 
@@ -73,7 +74,9 @@ def _dot1q(directions: tuple[Headers, Headers]) -> VppCommands:
 
 def _family(family: str, tags: tuple[str, ...], text: str, packet_cost: PacketCost,
             vpp: VppFor, headers: tuple[Headers, Headers] | None = None,
-            modes: dict[str, ForwardingMode] | None = None) -> Family:  # fmt: skip
+            modes: dict[str, ForwardingMode] | None = None,
+            csit_profile: str = "trex-stl-ethip4-ip4src254",
+            csit_differences: tuple[CsitDifference, ...] = CSIT_RENUMBERED) -> Family:  # fmt: skip
     directions = headers or src_range_traffic(4, 1, 254)
     chosen: dict[str, ForwardingMode] = {"sim": "l2xc", **(modes or {})}
     only = "" if modes else " (VPP only)"
@@ -95,6 +98,8 @@ def _family(family: str, tags: tuple[str, ...], text: str, packet_cost: PacketCo
             vpp=vpp(directions),
             reasons=reasons,
         ),
+        csit_profile=csit_profile,
+        csit_differences=csit_differences,
     )
 
 
@@ -151,6 +156,7 @@ FAMILIES = [
         cost(178.0, "eth-l2bdbasemaclrn plus a VLAN tag popped and pushed"),
         _dot1q,
         _dot1q_traffic(),
+        csit_profile="trex-stl-dot1qip4-vlan1ip4src254ip4dst254",
     ),
     _family(
         "eth-l2bdscale10kmaclrn",
@@ -159,6 +165,8 @@ FAMILIES = [
         cost(195.0, "eth-l2bdbasemaclrn plus misses in a 10k-entry MAC table"),
         _bridge,
         _mac_scale(5_000),
+        csit_profile="trex-stl-ethip4-macsrc5kdst5k",
+        csit_differences=(),  # CSIT's own addresses
     ),
     _family(
         "eth-l2bdscale1mmaclrn",
@@ -167,5 +175,7 @@ FAMILIES = [
         cost(264.0, "a 1M-entry MAC table: 0.55x ethip4-ip4base (CSIT: 0.5-0.7x)"),
         _bridge,
         _mac_scale(500_000),
+        csit_profile="trex-stl-ethip4-macsrc500kdst500k",
+        csit_differences=(),  # CSIT's own addresses
     ),
 ]

@@ -15,7 +15,7 @@ about 1.0-1.1 (the bond's own input and output nodes on top of
 
 from __future__ import annotations
 
-from ndrpdr.families.build import cost, setup, src_range_traffic, vpp_only
+from ndrpdr.families.build import CSIT_RENUMBERED, cost, setup, src_range_traffic, vpp_only
 from ndrpdr.families.model import Family
 from ndrpdr.families.vpp.lacp import LacpVpp
 from ndrpdr.profiles import Profile
@@ -26,6 +26,8 @@ CYCLES = 138.0
 
 FAMILIES = [
     Family(
+        csit_profile="trex-stl-ethip4-ip4src254",
+        csit_differences=CSIT_RENUMBERED,
         id=FAMILY,
         tags=(
             "ETH",

@@ -17,7 +17,7 @@ unverified) 0.3-0.5. The figures sit in that range.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import cost, setup, src_range_traffic, vpp_only
+from ndrpdr.families.build import CSIT_RENUMBERED, cost, setup, src_range_traffic, vpp_only
 from ndrpdr.families.model import Family
 from ndrpdr.families.vpp.memif import MemifVpp
 from ndrpdr.profiles import Layer, Profile
@@ -27,6 +27,8 @@ def _memif(base: str, tags: tuple[str, ...], layer: Layer, what: str, cycles: fl
            forwarding: str, duts: tuple[int, ...] = (1, 2)) -> Family:  # fmt: skip
     family = f"{base}-eth-2memif-1dcr"
     return Family(
+        csit_profile="trex-stl-ethip4-ip4src254",
+        csit_differences=CSIT_RENUMBERED,
         id=family,
         tags=(*tags, "MEMIF", "DOCKER"),
         duts=duts,

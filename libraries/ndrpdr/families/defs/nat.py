@@ -133,6 +133,7 @@ def _nat(family: str, mode: str, tags: tuple[str, ...], *, udir: bool, cycles: f
         return dataclasses.replace(profile, directions=directions(hosts), sampler=None)
 
     return Family(
+        csit_profile="trex-stl-ethip4udp-65536u63p" + ("-udir" if udir else ""),
         id=family,
         tags=tags,
         plugins=("det44",) if mode == "det44" else ("nat",),

@@ -13,7 +13,7 @@ lower. The figures sit there.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import cost, setup, src_range_traffic, vpp_only
+from ndrpdr.families.build import CSIT_RENUMBERED, cost, setup, src_range_traffic, vpp_only
 from ndrpdr.families.model import Family
 from ndrpdr.families.vpp.srv6 import Srv6Vpp
 from ndrpdr.profiles import Profile
@@ -22,6 +22,8 @@ from ndrpdr.profiles import Profile
 def _srv6(family: str, tags: tuple[str, ...], what: str, cycles: float) -> Family:
     sids = 1 if family.endswith("1sid") else 2
     return Family(
+        csit_profile="trex-stl-ethip6-ip6src253",
+        csit_differences=CSIT_RENUMBERED,
         id=family,
         tags=("ETH", "IP6FWD", "FEATURE", "SRv6", *tags),
         duts=(2,),

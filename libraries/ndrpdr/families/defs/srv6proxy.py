@@ -19,7 +19,7 @@ about 0.3. The figures sit there, masquerading the cheapest.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import cost, setup, src_range_traffic, vpp_only
+from ndrpdr.families.build import CSIT_RENUMBERED, cost, setup, src_range_traffic, vpp_only
 from ndrpdr.families.model import Family
 from ndrpdr.families.vpp.srv6proxy import Srv6ProxyVpp
 from ndrpdr.profiles import Profile
@@ -37,6 +37,8 @@ def _proxy(behaviour: str) -> Family:
     tag, what, cycles = PROXIES[behaviour]
     vpp = Srv6ProxyVpp(family, behaviour)
     return Family(
+        csit_profile="trex-stl-ethip6-ip6src253",
+        csit_differences=CSIT_RENUMBERED,
         id=family,
         tags=("SRv6", "IP6FWD", "FEATURE", "SRv6_PROXY", tag, "MEMIF", "DOCKER"),
         duts=(2,),

@@ -17,7 +17,7 @@ with a learning bridge 0.5-0.6. The figures sit there.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import cost, setup, src_range_traffic, vpp_only
+from ndrpdr.families.build import CSIT_RENUMBERED, cost, setup, src_range_traffic, vpp_only
 from ndrpdr.families.model import Family
 from ndrpdr.families.vpp.vxlan import VxlanVpp
 from ndrpdr.profiles import Profile
@@ -25,6 +25,8 @@ from ndrpdr.profiles import Profile
 
 def _vxlan(family: str, mode: str, tags: tuple[str, ...], what: str, cycles: float) -> Family:
     return Family(
+        csit_profile="trex-stl-ethip4-ip4src254",
+        csit_differences=CSIT_RENUMBERED,
         id=family,
         tags=(*tags, "ENCAP", "VXLAN", "L2OVRLAY", "IP4UNRLAY"),
         duts=(2,),

@@ -40,6 +40,7 @@ def _wireguard(tunnels: int) -> Family:
     family = f"ethip4udpwireguard{tunnels}tnlsw-ip4base"
     table = 0.0 if tunnels <= 8 else (40.0 if tunnels <= 100 else 180.0)
     return Family(
+        csit_profile=f"trex-stl-ethip4-ip4src{tunnels}ip4dst{tunnels}",
         id=family,
         tags=(f"TNL_{tunnels}", "IP4FWD", "WIREGUARD"),
         duts=(2,),
