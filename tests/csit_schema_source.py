@@ -16,7 +16,7 @@ None found: the tests that need it skip, saying how to provide it, unless
 they fail. A schema of another model version than 1.5.1 always fails them
 (``ndrpdr.results.csit.csitschema`` checks its ``$id``).
 
-CSIT's suite files (``tests/families/csit_suites.py``) come from a git
+CSIT's suite files and job specifications (``tests/csit_suites.py``) come from a git
 directory only: ``NDRPDR_CSIT_GIT``, else the mirror (``csit_git_or_skip``),
 with the same skip, or failure under ``NDRPDR_REQUIRE_CSIT_SCHEMA=1``.
 """

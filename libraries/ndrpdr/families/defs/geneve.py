@@ -12,7 +12,8 @@ destinations do not fit a /24):
 - direction 1 (TG port 2 -> DUT): GENEVE-encapsulated frames
   (``ndrpdr.profiles.Tunnel``): outer IPv4 1.1.1.1 -> 1.1.1.2, UDP from
   1024 + k to 6081, VNI 1 + i, inner Ethernet to tunnel *i*'s MAC
-  (d0:0b:ee:d0:00:00 + i), inner IPv4 (proto 61) from 10.0.1.0 + k to
+  (d0:0b:ee:d0:00:00 + i) from 00:00:00:02:00:00 (TRex's scapy's
+  default source, which CSIT's profile leaves unset), inner IPv4 (proto 61) from 10.0.1.0 + k to
   10.128.1.0 + k, for k = 256 i + j over N x 256 values; the DUT
   decapsulates and routes the inner packet to TG port 1. The outer
   source port is CSIT's 1024 + k modulo 2^16, one variable with the
@@ -55,6 +56,9 @@ TUNNELS = (1, 4, 16, 64, 256)
 CYCLES = 270.0
 #: The outer UDP source port's first value (it walks 1024 + k modulo 2^16).
 SPORT = 1024
+#: The inner Ethernet source: CSIT's profile leaves it to TRex's scapy, whose default
+#: Ethernet source is this (on any TG host: TRex's scapy does not read the host's MACs).
+INNER_SRC_MAC = "00:00:00:02:00:00"
 
 
 def _headers(tunnels: int) -> tuple[Headers, Headers]:
@@ -68,7 +72,14 @@ def _headers(tunnels: int) -> tuple[Headers, Headers]:
         TO_TUNNEL,
         FROM_TUNNEL,
         ANY_HOST_INTERNAL,
-        tunnel=Tunnel(src=REMOTE, dst=LOCAL, vni=FIRST_VNI, eth_dst=TUNNEL_MAC, sport=SPORT),
+        tunnel=Tunnel(
+            src=REMOTE,
+            dst=LOCAL,
+            vni=FIRST_VNI,
+            eth_dst=TUNNEL_MAC,
+            eth_src=INNER_SRC_MAC,
+            sport=SPORT,
+        ),
         vary=(
             Vary("ip.src", flows),
             Vary("ip.dst", flows),
