@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import CliCall
-from scapy.layers.inet import IP
+from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
 from ndrpdr.cli.frames_cmd import DUT_MACS, MAX_COUNT, TG_MACS
@@ -197,3 +197,22 @@ def test_an_unwritable_pcap_path_is_named(cli: CliCall, tmp_path: Path, where: s
     assert run.stdout == ""
     assert run.stderr.startswith(f"ndrpdr frames: {path}: cannot write the pcap file: ")
     assert len(run.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("family", [UDIR, "ethip4udp-nat44det-h65536-p63-s4128758"])
+def test_nat44_frames_step_the_inside_host_every_frame_as_csits(
+    cli: CliCall, tmp_path: Path, family: str
+) -> None:
+    """CSIT's 65536u63p order: the host every frame, the port only when the hosts wrap.
+
+    Over the first 70 frames the source address steps by one a frame from
+    192.168.0.0 with UDP source port 1024 throughout; the udir profile's
+    destination 20.0.0.0 steps with it (host i talks to destination i), det44's stays.
+    """
+    frames = _write(cli, tmp_path / "nat.pcap", "--profile", family, "--count", "70")
+    sources = [ipaddress.IPv4Address(frame[IP].src) for frame in frames]
+    assert sources == [ipaddress.IPv4Address("192.168.0.0") + k for k in range(70)]
+    assert {frame[UDP].sport for frame in frames} == {1024}
+    destinations = [ipaddress.IPv4Address(frame[IP].dst) for frame in frames]
+    first = ipaddress.IPv4Address("20.0.0.0")
+    assert destinations == [first + (k if family == UDIR else 0) for k in range(70)]
