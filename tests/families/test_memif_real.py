@@ -1,8 +1,11 @@
 """The memif families on the real VPP v26.06: topologies/local-vpp.yaml and a second VPP.
 
 The DUT's VPP (af_packet ports) holds two master memifs; the driver starts
-the second VPP in a network namespace of its own on the DUT's host, which
-cross-connects its two slave memifs. Each frame crosses both VPPs: what
+the second VPP (FD.io CSIT's container: as many workers as the DUT's on
+CPUs of its own, polling) in a network namespace of its own on the DUT's
+host, which cross-connects its two slave memifs. The bed lists the
+machine's CPUs as the DUTs' ``worker_cores`` (``familybed.with_worker_cores``);
+a machine with too few for both VPPs skips, naming them. Each frame crosses both VPPs: what
 is sent must come out at the other TG port, both memifs of both VPPs must
 count the frames, and the second VPP, its namespace and its run directory
 must be gone after the test (process, run directory, shared memory).
@@ -14,12 +17,14 @@ import ipaddress
 import os
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from familybed import FamilyBed, family_bed, pid_alive, require_vpp
 from scapy.layers.inet import IP
 from scapy.layers.l2 import Ether
 
+from ndrpdr.dut.vpp.layout import thread_plan
 from ndrpdr.families.vpp.memif import MEMIFS
 
 pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
@@ -77,6 +82,14 @@ def test_memif_frames_cross_both_vpps_and_the_second_vpp_goes_with_the_test(
     peer = driver.peer
     assert peer is not None and peer.pid is not None
     pid, run_dir = peer.pid, peer.run_dir
+    plan = peer.plan  # 1c: one worker each, one memif queue each way, CPUs of its own
+    assert plan.threads.threads == 1 and plan.queues == 1
+    assert plan.threads.main is not None and driver.pid is not None
+    conf = Path(run_dir, "startup.conf").read_text()
+    assert "poll-sleep-usec" not in conf
+    assert f"corelist-workers {plan.threads.cpus[0]}" in conf
+    own = thread_plan(bed.topology.nodes["DUT1"], bed.configs["DUT1"])
+    assert not {own.main, *own.cpus} & {plan.threads.main, *plan.threads.cpus}
     own_netns = os.readlink(f"/proc/{pid}/ns/net")
     assert own_netns != os.readlink(f"/proc/{driver.pid}/ns/net")  # a namespace of its own
     try:

@@ -14,6 +14,7 @@ import pytest
 
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.plan import plan_dut
+from ndrpdr.dut.smt import ThreadPlan, Worker
 from ndrpdr.dut.vpp.family import (
     EXEC_THRESHOLD,
     exec_error,
@@ -22,7 +23,8 @@ from ndrpdr.dut.vpp.family import (
     script,
     startup_section,
 )
-from ndrpdr.dut.vpp.peer import memif_socket, startup_conf
+from ndrpdr.dut.vpp.memory import size_peer, size_startup
+from ndrpdr.dut.vpp.peer import PeerPlan, memif_socket, startup_conf
 from ndrpdr.families import get_family
 from ndrpdr.families.vpp.memif import MEMIF_MACS, MEMIFS, SOCKET
 from ndrpdr.testbed.loader import load_topology
@@ -64,6 +66,8 @@ def test_the_dut_holds_two_master_memifs_and_the_second_vpp_two_slaves(family: s
     assert peer[0] == "create memif socket id 1 filename {socket}"
     slaves = [line for line in peer if line.startswith("create interface memif ")]
     assert len(slaves) == 2 and all(" slave " in line for line in slaves)
+    # the driver fills in the queue count (one per DUT worker) on both sides
+    assert all(" rx-queues {queues} tx-queues {queues} " in line for line in (*masters, *slaves))
     assert not set(MEMIF_MACS) & {line.split()[-1] for line in slaves}
     assert f"set interface l2 xconnect {MEMIFS[0]} {MEMIFS[1]}" in peer
     assert f"set interface l2 xconnect {MEMIFS[1]} {MEMIFS[0]}" in peer
@@ -134,8 +138,18 @@ def test_the_memif_socket_is_read_from_show_memif() -> None:
 
 
 def test_the_second_vpp_keeps_every_file_in_its_run_directory() -> None:
-    text = startup_conf("/tmp/peer-1", "peer-1", 3)
-    for line in ("runtime-dir /tmp/peer-1", "cli-listen /tmp/peer-1/cli.sock", "main-core 3"):
+    threads = ThreadPlan(3, (Worker(4, 4, 0),))
+    sizing = size_peer(size_startup(None, lab_nics=False, smt=False))
+    text = startup_conf("/tmp/peer-1", "peer-1", PeerPlan(threads, 1, sizing))
+    for line in (
+        "runtime-dir /tmp/peer-1",
+        "cli-listen /tmp/peer-1/cli.sock",
+        "socket-name /tmp/peer-1/api.sock",
+        "socket-name /tmp/peer-1/stats.sock",
+        "main-core 3",
+        "corelist-workers 4",
+    ):
         assert line in text
     assert "plugin memif_plugin.so { enable }" in text
     assert "plugin default { disable }" in text
+    assert "poll-sleep-usec" not in text

@@ -57,6 +57,9 @@ Since 1.11.0 a DUT of ``testbed.duts`` may have ``startup_scaled``: where
 its startup.conf differs from FD.io CSIT's and why, one line per value
 ("memory main-heap-size 3G -> 512M: ..."; empty: CSIT's values; absent: the
 driver does not say, or an older record).
+Since 1.12.0 a DUT of ``testbed.cpus`` may have ``peer_thread_plan``: the
+same as ``thread_plan`` for the second VPP of a memif family (FD.io CSIT's
+container), which runs on CPUs of its own (``ndrpdr.dut.vpp.peerthreads``).
 """
 
 from __future__ import annotations
@@ -75,7 +78,7 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.testbed.model import Topology
 
 #: Version of the record format; bump the major part on incompatible changes.
-RECORD_VERSION = "1.11.0"
+RECORD_VERSION = "1.12.0"
 
 
 def not_asked_latency() -> dict[str, Any]:
@@ -130,6 +133,8 @@ CPU_TEXTS: tuple[tuple[str, str], ...] = (
 
 #: The DUT telemetry text (JSON) of the ``thread_plan`` part of ``testbed.cpus``.
 THREAD_PLAN_TEXT = "cpu_threads"
+#: The same of the second VPP of a memif family (``peer_thread_plan``, since 1.12.0).
+PEER_THREAD_PLAN_TEXT = "cpu_peer_threads"
 
 
 def cpus_section(telemetry: Mapping[str, Mapping[str, str]]) -> dict[str, Any] | None:
@@ -145,15 +150,20 @@ def cpus_section(telemetry: Mapping[str, Mapping[str, str]]) -> dict[str, Any] |
     none did; a result that has one is irregular, ``CPU_SHARED``), and
     ``thread_plan``: which CPU each data-plane thread got (the JSON text
     ``cpu_threads``, ``ndrpdr.dut.smt.ThreadPlan.to_json``), when the driver
-    has workers.
+    has workers, and ``peer_thread_plan``: the same of a memif family's second
+    VPP (``cpu_peer_threads``), when the test has one.
     """
     duts = []
     machine = None
     for node, texts in telemetry.items():
         entry: dict[str, Any] = {name: texts.get(key) for name, key in CPU_TEXTS}
-        plan = texts.get(THREAD_PLAN_TEXT)
-        if plan is not None:
-            entry["thread_plan"] = json.loads(plan)
+        for field, key in (
+            ("thread_plan", THREAD_PLAN_TEXT),
+            ("peer_thread_plan", PEER_THREAD_PLAN_TEXT),
+        ):
+            plan = texts.get(key)
+            if plan is not None:
+                entry[field] = json.loads(plan)
         if any(value is not None for value in entry.values()):
             duts.append({"node": node, **entry})
         machine = machine or texts.get("cpus")

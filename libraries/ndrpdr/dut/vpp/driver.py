@@ -39,10 +39,10 @@ from ndrpdr.dut.vpp import family as vpp_family
 from ndrpdr.dut.vpp.cli import VppCli
 from ndrpdr.dut.vpp.config import VppOptions, parse_options
 from ndrpdr.dut.vpp.health import PortHealth
-from ndrpdr.dut.vpp.layout import cpu_layout, main_thread, port_driver, thread_plan
+from ndrpdr.dut.vpp.layout import cpu_layout, port_driver, thread_plan
 from ndrpdr.dut.vpp.localrun import LocalRun
 from ndrpdr.dut.vpp.nodefacts import NodeFacts
-from ndrpdr.dut.vpp.peer import PeerVpp, start_peer
+from ndrpdr.dut.vpp.peer import PeerPlan, PeerVpp, peer_telemetry, start_peer
 from ndrpdr.dut.vpp.process import (
     MAX_RESTARTS,
     death,
@@ -117,8 +117,9 @@ class VppDriver:
         self._cli = VppCli(self._steps, options, socket=self.cli_socket, log_file=self.log_file)
         self._port_health = PortHealth(self._steps, self._cli.argv)  # no ports yet
         self._restarts = 0
-        #: The family's second VPP (memif families) and how long the last set-up took [s].
+        #: The family's second VPP (memif families) and its CPUs, queues and memory.
         self._peer: PeerVpp | None = None
+        self._peer_plan: PeerPlan | None = None
         #: What happened to VPP that a result should say (a restart after it died).
         self.notes: list[str] = []
         self.facts = NodeFacts(node.key, access)  # memory, SMT; the test's scalings
@@ -167,6 +168,7 @@ class VppDriver:
         )  # fmt: skip
         self.facts.report(plan.scaled)
         text, commands, queues, undo = plan.text, plan.commands, plan.queues, plan.undo
+        self._peer_plan = plan.peer
         self._port_health = PortHealth(
             self._steps, self._cli.argv, plan.names, config.ports, on_linux=self._paths is not None
         )
@@ -297,8 +299,7 @@ class VppDriver:
             out["cli"] = f"not asked: {frozen}"
         elif self._running and (self._paths is None or self._alive_now()):
             out.update(self._cli.telemetry(vdev=self._vdev))
-        if self._peer is not None:
-            out.update(self._peer.telemetry())
+        out.update(peer_telemetry(self._peer, self._peer_plan))
         out["log"] = self._cli.log_text(200)
         if self.options.service == "direct":
             out["output"] = bounded_log(output_text(self._process, self._stopped_log))
@@ -437,13 +438,11 @@ class VppDriver:
         )
         if self._cli.set_up(step, config, self._commands, vdev=self._vdev, script=script):
             self._wait_for_cli()  # vppctl exec ends quietly when VPP dies during the script
-        commands = vpp_family.peer_commands(config)
-        if commands:
+        if self._peer_plan is not None:  # CPUs of its own (``peerthreads``)
             show_memif = self._cli.run("second vpp: find the memif socket", "show memif")
-            cpu = main_thread(self._node, self.options, config)
-            options = self.options  # the second VPP takes the main thread's CPU
+            commands, options = vpp_family.peer_commands(config), self.options
             self._peer = start_peer(
-                self._steps, options.binary, options.vppctl, cpu, commands, show_memif
+                self._steps, options.binary, options.vppctl, self._peer_plan, commands, show_memif
             )
         self._setup_time = (len(self._commands), self._clock() - began)
         settle_s = 0.0 if family is None or family.vpp is None else family.vpp.settle_s

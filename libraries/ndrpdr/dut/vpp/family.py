@@ -17,6 +17,10 @@ set-up (read here, so the driver never branches on family names):
   (``ndrpdr.dut.vpp.peer``) and these are its commands; ``{socket}``
   stands for the path of the memif socket the DUT's VPP listens on.
 
+``{queues}`` in a set-up's lines (the DUT's and the second VPP's) stands
+for the memif queue count: the DUT's RX queues per port, one per worker
+(CSIT's ``rxq_count_int``); the driver fills it in (``fill_queues``).
+
 Long command lists (thousands of tunnels) go to VPP as one script run by
 ``vppctl exec`` (``EXEC_THRESHOLD``). Measured here (VPP v26.06, af_packet
 DUT in a namespace, 2 shared CPUs): one vppctl call per line costs about
@@ -73,6 +77,11 @@ def peer_commands(config: DutTestConfig | None) -> tuple[str, ...]:
     """The second VPP's commands (empty: the family needs no second VPP)."""
     commands = getattr(_setup(config), "peer_commands", ())
     return tuple(str(c) for c in commands)
+
+
+def fill_queues(line: str, queues: int) -> str:
+    """``line`` with ``{queues}`` replaced by ``queues``."""
+    return line.replace("{queues}", str(queues))
 
 
 def script(commands: Sequence[str]) -> bytes:

@@ -296,3 +296,49 @@ def _pools(
         return [((heap, stat, ip6, bufs), half, ordinary)]
     huge = f"the node has {memory.hugepages_free_mb} MiB of free {page_text(page_kb)} hugepages"
     return [((heap, stat, bufs), memory.hugepages_free_mb, huge), ((ip6,), half, ordinary)]
+
+
+#: CSIT's container VPP (``ContainerUtils``' base startup): 2G main heap, 2G statistics
+#: segment, 215,040 buffers per NUMA node, on the suite's page size.
+CSIT_PEER_MAIN_HEAP_MB = 2048
+CSIT_PEER_STATSEG_MB = 2048
+CSIT_PEER_BUFFERS = 215_040
+
+
+def size_peer(dut: StartupSizing) -> StartupSizing:
+    """The second VPP's memory (a memif family's; CSIT's container) beside a DUT VPP of ``dut``.
+
+    CSIT's container sizes, scaled by the factor the DUT's statistics
+    segment was scaled by (the same budget, no second rule), on the DUT's
+    page size when the DUT kept CSIT's sizes, else on 4 KiB pages (the
+    hugepages are the DUT's). No IPv6 heap: CSIT's container sets none.
+    """
+    factor = min(1.0, dut.statseg_mb / CSIT_STATSEG_MB)
+    mib = 1 << 20
+    regions = (
+        _Region("memory main-heap-size", CSIT_PEER_MAIN_HEAP_MB, MIN_MAIN_HEAP_MB, mib),
+        _Region("statseg size", CSIT_PEER_STATSEG_MB, MIN_STATSEG_MB, mib),
+        _Region("buffers buffers-per-numa", CSIT_PEER_BUFFERS, MIN_BUFFERS, BUFFER_FOOTPRINT_B),
+    )
+    values = [r.csit if factor >= 1.0 else _scaled_value(r, factor) for r in regions]
+    lines = [
+        f"{r.name} {_shown(r, r.csit)} -> {_shown(r, value)}: as the DUT's statseg size "
+        f"({size_text(CSIT_STATSEG_MB)} -> {size_text(dut.statseg_mb)})"
+        for r, value in zip(regions, values, strict=True)
+        if value != r.csit
+    ]
+    page_kb = dut.page_kb if not dut.scaled else SMALL_PAGE_KB
+    if page_kb != dut.page_kb:
+        lines.append(
+            f"page size {page_text(dut.page_kb)} -> {page_text(page_kb)}: the DUT's sizes "
+            "were scaled, its hugepages are the DUT's"
+        )
+    return StartupSizing(
+        page_kb=page_kb,
+        main_heap_mb=values[0],
+        statseg_mb=values[1],
+        ip6_heap_mb=0,
+        ip6_hash_buckets=0,
+        buffers=values[2],
+        scaled=tuple(lines),
+    )

@@ -8,18 +8,28 @@ startup.conf`` as a background process of the node access: VPP in a
 network namespace of its own that lives and dies with it (a named one
 made with ``ip netns add`` cannot be entered from a DUT that is itself in
 a namespace: ``ip netns exec`` gives each command its own mount
-namespace, so the name's bind mount is not seen). 4 KiB pages, only the memif
-plugin, its main thread on ``cpu``, memifs read on interrupt so that it
-sleeps while no frame comes), waits for its CLI and runs the family's
-commands (``{socket}`` replaced by the DUT VPP's memif socket path; the
-file system is shared, the network is not). ``stop`` ends it by PID and
-removes the run directory and its shared-memory segments (the namespace
-goes with the process);
-every failure names the node, "peer vpp", the step and the command.
+namespace, so the name's bind mount is not seen), waits for its CLI and
+runs the family's commands (``{socket}`` replaced by the DUT VPP's memif
+socket path, ``{queues}`` by the memif queue count; the file system is
+shared, the network is not). ``stop`` ends it by PID and removes the run
+directory and its shared-memory segments (the namespace goes with the
+process); every failure names the node, "peer vpp", the step and the
+command.
+
+Its startup.conf is FD.io CSIT's container's (``ContainerUtils``'
+``create_base_vpp_startup_config``): ``cpu { main-core corelist-workers }``
+on CPUs of its own, as many workers as the DUT's
+(``ndrpdr.dut.vpp.peerthreads``), polling (no ``poll-sleep-usec``), a 2G
+main heap and statistics segment with per-node counters and 215,040
+buffers (scaled with the DUT's, ``ndrpdr.dut.vpp.memory.size_peer``), the
+default plugins off but memif and perfmon. Its memifs have as many RX and
+TX queues as the DUT's (one per DUT worker, CSIT's ``rxq_count_int``).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import posixpath
 import secrets
 import time
@@ -27,45 +37,63 @@ from collections.abc import Callable, Sequence
 
 from ndrpdr.access.base import BackgroundProcess
 from ndrpdr.access.processlog import bounded_log, log_tail
+from ndrpdr.dut import cores
 from ndrpdr.dut.base import DutError
 from ndrpdr.dut.nodesteps import NodeSteps
+from ndrpdr.dut.smt import ThreadPlan
 from ndrpdr.dut.vpp.config import cli_error
+from ndrpdr.dut.vpp.memory import StartupSizing
+from ndrpdr.dut.vpp.startup import api_sections, buffers_section, memory_sections, scaled_comment
+from ndrpdr.results.record import PEER_THREAD_PLAN_TEXT
 
 #: How long the second VPP may take to answer its CLI [s], and the pause between tries [s].
 START_TIMEOUT_S = 20.0
 POLL_S = 0.1
-#: Main heap of the second VPP on 4 KiB pages [MiB], and its packet buffers.
-HEAP_MB = 128
-BUFFERS = 16384
+#: CSIT's container plugins besides memif (the default ones are off).
+PLUGINS = ("memif_plugin.so", "perfmon_plugin.so")
 
 
-def startup_conf(run_dir: str, prefix: str, cpu: int) -> str:
-    """The second VPP's startup.conf: files in ``run_dir``, memif only, main thread on ``cpu``."""
-    return "\n".join(
-        [
-            "# The second VPP of a memif family, written by the ndrpdr vpp driver.",
-            "unix {",
-            "  nodaemon",
-            f"  runtime-dir {run_dir}",
-            f"  cli-listen {run_dir}/cli.sock",
-            f"  log {run_dir}/vpp.log",
-            f"  pidfile {run_dir}/vpp.pid",
-            "  poll-sleep-usec 100",
-            "}",
-            f"api-segment {{ prefix {prefix} }}",
-            f"socksvr {{ socket-name {run_dir}/api.sock }}",
-            f"statseg {{ socket-name {run_dir}/stats.sock }}",
-            f"memory {{ main-heap-size {HEAP_MB}M main-heap-page-size 4k }}",
-            f"buffers {{ buffers-per-numa {BUFFERS} page-size 4k }}",
-            f"cpu {{ main-core {cpu} }}",
-            "plugins {",
-            "  plugin default { disable }",
-            "  plugin memif_plugin.so { enable }",
-            "  plugin dpdk_plugin.so { disable }",
-            "}",
-            "",
-        ]
-    )
+@dataclasses.dataclass(frozen=True)
+class PeerPlan:
+    """What the second VPP of one test gets: its threads' CPUs, memif queues, memory."""
+
+    threads: ThreadPlan
+    queues: int
+    sizing: StartupSizing
+
+    @property
+    def text(self) -> str:
+        """One line for telemetry: "second VPP 1T1C: main cpu 3; workers cpu 4 ...; 1 memif
+        queue(s)"."""
+        return f"second VPP {self.threads.text}; {self.queues} memif queue(s) each way"
+
+
+def startup_conf(run_dir: str, prefix: str, plan: PeerPlan) -> str:
+    """The second VPP's startup.conf: files in ``run_dir``, CSIT's container sections."""
+    threads = plan.threads
+    assert threads.main is not None
+    lines = [
+        "# The second VPP of a memif family (FD.io CSIT's container), written by the ndrpdr "
+        "vpp driver.",
+        *scaled_comment(plan.sizing),
+        "unix {",
+        "  nodaemon",
+        f"  runtime-dir {run_dir}",
+        f"  cli-listen {run_dir}/cli.sock",
+        "  cli-no-pager",
+        f"  log {run_dir}/vpp.log",
+        f"  pidfile {run_dir}/vpp.pid",
+        "}",
+        *api_sections(prefix, f"{run_dir}/api.sock"),
+        *memory_sections(plan.sizing, f"{run_dir}/stats.sock", ip6=False),
+        "cpu {",
+        f"  main-core {threads.main}",
+    ]
+    if threads.cpus:
+        lines.append(f"  corelist-workers {cores.corelist(threads.cpus)}")
+    lines += ["}", *buffers_section(plan.sizing), "plugins {", "  plugin default { disable }"]
+    lines += [f"  plugin {name} {{ enable }}" for name in PLUGINS]
+    return "\n".join([*lines, "}", ""])
 
 
 class PeerVpp:
@@ -78,7 +106,7 @@ class PeerVpp:
         binary: str,
         vppctl: str,
         token: str,
-        cpu: int,
+        plan: PeerPlan,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -88,7 +116,7 @@ class PeerVpp:
         self._vppctl = vppctl
         self.run_dir = f"/tmp/ndrpdr-vpp-peer-{token}"
         self._prefix = f"ndrpdr-vpp-peer-{token}"
-        self._cpu = cpu
+        self.plan = plan
         self._sleep = sleep
         self._clock = clock
         self._process: BackgroundProcess | None = None
@@ -101,14 +129,15 @@ class PeerVpp:
         return self._process.pid if self._process is not None else None
 
     def start(self, commands: Sequence[str], socket: str) -> None:
-        """Namespace, run directory, VPP, its CLI, then ``commands`` with ``{socket}`` filled in."""
+        """Namespace, run directory, VPP, its CLI, then ``commands`` with ``{socket}`` and
+        ``{queues}`` filled in."""
         steps = self._steps
         steps.track_path(self.run_dir)
         steps.run("peer vpp: make the run directory", ["mkdir", "-p", "--", self.run_dir])
         self._made.append("dir")
         conf = posixpath.join(self.run_dir, "startup.conf")
         try:
-            text = startup_conf(self.run_dir, self._prefix, self._cpu).encode()
+            text = startup_conf(self.run_dir, self._prefix, self.plan).encode()
             steps.access.put_file(text, conf, mode=0o644, sudo=True)
         except Exception as exc:
             raise steps.error(f"peer vpp: write {conf}", str(exc)) from exc
@@ -116,7 +145,8 @@ class PeerVpp:
         self._process = steps.start("peer vpp: start", argv)
         self._wait()
         for line in commands:
-            self.cli("peer vpp: set up", line.replace("{socket}", socket))
+            filled = line.replace("{socket}", socket).replace("{queues}", str(self.plan.queues))
+            self.cli("peer vpp: set up", filled)
 
     def cli(self, step: str, command: str) -> str:
         """One CLI command on the second VPP; DutError quoting VPP's error line."""
@@ -188,6 +218,17 @@ class PeerVpp:
         )
 
 
+def peer_telemetry(peer: PeerVpp | None, plan: PeerPlan | None) -> dict[str, str]:
+    """The running second VPP's texts (``PeerVpp.telemetry``), ``peer_cpu_layout`` (one line)
+    and ``cpu_peer_threads`` (its thread plan as JSON, the record's ``peer_thread_plan``);
+    none without a second VPP."""
+    out = {} if peer is None else peer.telemetry()
+    if plan is not None:
+        out["peer_cpu_layout"] = plan.text
+        out[PEER_THREAD_PLAN_TEXT] = json.dumps(plan.threads.to_json())
+    return out
+
+
 def memif_socket(show_memif: str) -> str:
     """The path of the DUT VPP's listening memif socket, from its ``show memif`` text.
 
@@ -203,10 +244,15 @@ def memif_socket(show_memif: str) -> str:
 
 
 def start_peer(
-    steps: NodeSteps, binary: str, vppctl: str, cpu: int, commands: Sequence[str], show_memif: str
+    steps: NodeSteps,
+    binary: str,
+    vppctl: str,
+    plan: PeerPlan,
+    commands: Sequence[str],
+    show_memif: str,
 ) -> PeerVpp:
-    """Start a family's second VPP on ``cpu``, joined to the memif socket ``show_memif`` (the DUT
-    VPP's) lists."""
-    peer = PeerVpp(steps, binary=binary, vppctl=vppctl, token=secrets.token_hex(4), cpu=cpu)
+    """Start a family's second VPP as ``plan`` says, joined to the memif socket ``show_memif``
+    (the DUT VPP's) lists."""
+    peer = PeerVpp(steps, binary=binary, vppctl=vppctl, token=secrets.token_hex(4), plan=plan)
     peer.start(commands, memif_socket(show_memif))
     return peer

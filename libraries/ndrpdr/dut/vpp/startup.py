@@ -131,8 +131,10 @@ def api_sections(prefix: str, api_socket: str) -> list[str]:
     return [f"api-segment {{ prefix {prefix} }}", f"socksvr {{ socket-name {api_socket} }}"]
 
 
-def memory_sections(sizing: StartupSizing, stats_socket: str | None = None) -> list[str]:
-    """``memory``, ``statseg`` and ``ip6`` with ``sizing``'s values."""
+def memory_sections(
+    sizing: StartupSizing, stats_socket: str | None = None, *, ip6: bool = True
+) -> list[str]:
+    """``memory``, ``statseg`` and (``ip6``) ``ip6`` with ``sizing``'s values."""
     page = page_text(sizing.page_kb)
     lines = [
         "memory {",
@@ -149,11 +151,14 @@ def memory_sections(sizing: StartupSizing, stats_socket: str | None = None) -> l
         f"  page-size {page}",
         "  per-node-counters on",
         "}",
-        "ip6 {",
-        f"  hash-buckets {sizing.ip6_hash_buckets}",
-        f"  heap-size {size_text(sizing.ip6_heap_mb)}",
-        "}",
     ]
+    if ip6:
+        lines += [
+            "ip6 {",
+            f"  hash-buckets {sizing.ip6_hash_buckets}",
+            f"  heap-size {size_text(sizing.ip6_heap_mb)}",
+            "}",
+        ]
     return lines
 
 

@@ -26,7 +26,9 @@ from ndrpdr.dut.vpp.config import (
     worker_cores,
 )
 from ndrpdr.dut.vpp.layout import placement, port_queues, undo_commands
-from ndrpdr.dut.vpp.memory import NodeMemory
+from ndrpdr.dut.vpp.memory import NodeMemory, size_peer
+from ndrpdr.dut.vpp.peer import PeerPlan
+from ndrpdr.dut.vpp.peerthreads import peer_threads
 from ndrpdr.dut.vpp.startup import family_needs, sizing_for, smt_used, startup_conf
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.testbed.model import Node
@@ -53,6 +55,8 @@ class TestPlan:
     undo: list[str]
     #: Where startup.conf's sizes differ from FD.io CSIT's, and why (``vpp_memory``).
     scaled: tuple[str, ...] = ()
+    #: The family's second VPP (memif families; None: it has none).
+    peer: PeerPlan | None = None
 
 
 def plan_test(
@@ -100,7 +104,12 @@ def plan_test(
         queues = (wanted, wanted)
     text += needs.rest
     undo = undo_commands(config, names)
-    return TestPlan(text, names, commands, queues, undo, sizing.scaled)
+    memif_queues = rx_queues(options, workers)  # CSIT's rxq_count_int: one per worker
+    commands = [vpp_family.fill_queues(line, memif_queues) for line in commands]
+    peer = None
+    if vpp_family.peer_commands(config):  # its CPUs are checked now: a skip before any start
+        peer = PeerPlan(peer_threads(node, config, options), memif_queues, size_peer(sizing))
+    return TestPlan(text, names, commands, queues, undo, sizing.scaled, peer)
 
 
 def write_startup_conf(steps: NodeSteps, path: str, text: str) -> None:

@@ -10,6 +10,13 @@ traffic is CSIT's ``trex-stl-ethip4-ip4src254`` (``ndrpdr.families.defs.l2``).
 ``eth-l2bdbasemaclrn-eth-2memif-1dcr``: both bridge with learning;
 ``ethip4-ip4base-eth-2memif-1dcr``: both route IPv4.
 
+The second VPP is CSIT's container (``ndrpdr.dut.vpp.peer``,
+``ndrpdr.dut.vpp.peerthreads``): as many workers as the DUT's, on
+physical cores of its own after the DUT's, polling, CSIT's container
+startup sections; both VPPs' memifs have one queue per DUT worker each
+way. A node without the CPUs for both VPPs skips the test, naming them
+(``Nc`` needs ``2N + 2`` physical cores besides the system's).
+
 Costs (sim): every frame crosses two VPPs and two memif copies; relative to
 ``ethip4-ip4base`` (general knowledge of CSIT's published reports,
 unverified) 0.3-0.5. The figures sit in that range.
@@ -52,7 +59,8 @@ def _memif(base: str, tags: tuple[str, ...], layer: Layer, what: str, cycles: fl
         ),
         note=(
             "the second VPP (CSIT's container) runs under unshare --net on the DUT's host, "
-            "joined by two memifs; it is started and ended with each test"
+            "joined by two memifs, with as many workers as the DUT's on CPUs of its own "
+            "(a node without them skips the test); it is started and ended with each test"
         ),
     )
 

@@ -17,7 +17,14 @@ port 2 as the family says (CSIT's ``... with memif pairs`` keywords):
 The second VPP (``ndrpdr.dut.vpp.peer``: CSIT's container, here a VPP in
 a network namespace of its own on the DUT's host) is the slave on the same
 socket and cross-connects its two memifs both ways (``PEER_COMMANDS``),
-for all three families as in CSIT.
+for all three families as in CSIT. It runs as CSIT's container does: as
+many workers as the DUT's on CPUs of its own, polling
+(``ndrpdr.dut.vpp.peerthreads``; a node without them skips the test).
+
+Both sides' memifs have ``rx-queues`` and ``tx-queues`` ``{queues}``: the
+driver puts the DUT's RX queue count there, one per DUT worker, as CSIT
+gives its DUT's memifs ``rxq_count_int`` queues each way (the second VPP's
+follow: memif's slave sets the rings, here both say the same).
 """
 
 from __future__ import annotations
@@ -47,11 +54,13 @@ PEER_COMMANDS: tuple[str, ...] = (
 
 
 def memif_create(role: str) -> list[str]:
-    """The socket and the two memifs in ``role`` ("master": the DUT, "slave": the second VPP)."""
+    """The socket and the two memifs in ``role`` ("master": the DUT, "slave": the second VPP);
+    ``{socket}`` and ``{queues}`` are left for the driver (``ndrpdr.dut.vpp.family``)."""
     return [
         f"create memif socket id {SOCKET_ID} filename {{socket}}",
         *(
             f"create interface memif id {index + 1} socket-id {SOCKET_ID} {role} "
+            f"rx-queues {{queues}} tx-queues {{queues}} "
             f"hw-addr {MEMIF_MACS[index] if role == 'master' else _peer_mac(index)}"
             for index in range(2)
         ),
@@ -73,7 +82,8 @@ class MemifVpp(FreshVpp):
     fresh: bool = True
     #: Seconds to wait after the set-up for frames VPP sends of its own [s].
     settle_s: float = 0.0
-    #: The second VPP's commands; ``{socket}`` in memif_create's lines is the DUT's socket path.
+    #: The second VPP's commands; ``{socket}`` in memif_create's lines is the DUT's socket path,
+    #: ``{queues}`` the memif queue count.
     peer_commands: tuple[str, ...] = (*memif_create("slave"), *PEER_COMMANDS)
 
     def __post_init__(self) -> None:
@@ -85,7 +95,7 @@ class MemifVpp(FreshVpp):
 
     def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
         """The DUT VPP's lines: memifs, then port 1 <-> memif1/1 and memif1/2 <-> port 2."""
-        lines = [line.format(socket=SOCKET) for line in memif_create("master")]
+        lines = [line.replace("{socket}", SOCKET) for line in memif_create("master")]
         lines += [f"set interface state {name} up" for name in (*names, *MEMIFS)]
         pairs = ((names[0], MEMIFS[0]), (MEMIFS[1], names[1]))
         if self.forwarding == "l2xc":

@@ -94,7 +94,7 @@ class Srv6ProxyVpp(FreshVpp):
         out, back = MEMIFS
         net, nh = MEMIF_NETS[me], NEXT_HOPS[me]
         lines = ip6_ports(self.family, config, names)
-        lines += [line.format(socket=SOCKET) for line in memif_create("master")]
+        lines += [line.replace("{socket}", SOCKET) for line in memif_create("master")]
         for index, memif in enumerate(MEMIFS):
             lines += [
                 f"set interface state {memif} up",
