@@ -44,7 +44,7 @@ def suites_output(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "--include",
             "64B AND 1C",
             "--include",
-            "9000B",
+            "9000B AND 1C",
             "--variable",
             "MRR_TRIALS:2",
             str(SUITES / "ip4" / "ethip4-ip4base-ndrpdr.robot"),
