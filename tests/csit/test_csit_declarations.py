@@ -18,12 +18,12 @@ import dataclasses
 import csit_table
 import pytest
 from csit_compare import compare, header_fields
-from csit_suites import csit_profiles, profile_names, suite_profile
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
 from csit_schema_source import csit_git_or_skip
+from csit_suites import csit_profiles, profile_names, suite_profile
 from ndrpdr.families import all_families
 from ndrpdr.families.build import CSIT_RENUMBERED
 from ndrpdr.families.model import CsitDifference, FamilyDefinitionError

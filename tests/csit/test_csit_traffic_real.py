@@ -44,11 +44,11 @@ from typing import Any
 
 import pytest
 from csit_compare import Frames, compare, header_fields
-from csit_suites import PROFILES_DIR, daily_ids
 from csit_table import ours_digest
 from trexcapture import PORT_MACS, TREX_DIR, CaptureBed
 
 from csit_schema_source import csit_git_or_skip
+from csit_suites import PROFILES_DIR, daily_ids
 from ndrpdr.families import Family, all_families
 from ndrpdr.profiles import stream_frames
 from ndrpdr.trafficgen.trex.childclient import stream_payload

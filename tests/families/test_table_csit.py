@@ -19,10 +19,10 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from csit_suites import CsitSuite, read_csit_suites
 
 import csit_schema_source
 from csit_schema_source import csit_git_or_skip
+from csit_suites import CsitSuite, read_csit_suites
 from ndrpdr.families import Family
 from ndrpdr.families.registry import builtin_families, kind_of
 from ndrpdr.families.table import TestType, suite, suite_types
