@@ -12,18 +12,17 @@ pcap file that cannot be written exits 1 naming the file.
 from __future__ import annotations
 
 import argparse
-import re
 from typing import Final
 
+from ndrpdr.cli.profileargs import frame_size_option, profile_option
 from ndrpdr.cli.searchargs import usage_error
-from ndrpdr.families import FamilyError, profile_of
+from ndrpdr.dut.ports import MAC
 from ndrpdr.profiles import (
     FrameSize,
     Profile,
     ProfileError,
     average_frame_size,
     frame_size_label,
-    parse_frame_size,
     stream_frames,
     write_pcap,
 )
@@ -39,12 +38,10 @@ TG_MACS: Final = ("02:00:00:00:01:01", "02:00:00:00:02:01")
 #: ... to the DUT port facing it (an L3 family's frames are addressed to it).
 DUT_MACS: Final = ("02:00:00:00:01:02", "02:00:00:00:02:02")
 
-_MAC = re.compile(r"[0-9a-f]{2}(:[0-9a-f]{2}){5}", re.IGNORECASE)
-
 
 def mac_address(text: str) -> str:
     """``text`` if it is a MAC address (six hex bytes with colons), for argparse's ``type``."""
-    if _MAC.fullmatch(text) is None:
+    if MAC.fullmatch(text) is None:
         raise argparse.ArgumentTypeError(
             f"{text!r} is not a MAC address: give six hex bytes like 02:00:00:00:01:01"
         )
@@ -115,20 +112,14 @@ def default_macs(profile: Profile, direction: int) -> tuple[str, str]:
 
 def _profile(args: argparse.Namespace) -> Profile:
     """The family's profile (BadSettingError naming --profile or --flows)."""
-    try:
-        profile = profile_of(args.profile)
-    except FamilyError as exc:
-        raise BadSettingError(f"--profile {args.profile}: {exc}") from None
+    profile = profile_option(args)
     if profile.transactions is not None:
         raise BadSettingError(
             f"--profile {args.profile}: a stateful family (TRex ASTF, "
             f"{profile.transactions.transaction_type}) sends connections, not a stream of "
             "frames: give a stateless family"
         )
-    try:
-        return profile if args.flows is None else profile.with_flows(args.flows)
-    except ProfileError as exc:
-        raise BadSettingError(f"--flows {args.flows}: {exc}") from None
+    return profile
 
 
 def _check_direction(args: argparse.Namespace, profile: Profile) -> int:
@@ -154,8 +145,8 @@ def _check_count(args: argparse.Namespace, frame_size: FrameSize) -> int:
 def _frames(args: argparse.Namespace) -> tuple[Profile, FrameSize, int, list[bytes]]:
     """The checked profile, frame size and direction, and the frames (BadSettingError)."""
     profile = _profile(args)
+    frame_size = frame_size_option(args)
     try:
-        frame_size = parse_frame_size(args.frame_size)
         profile.check_frame_size(frame_size)
     except ProfileError as exc:
         raise BadSettingError(f"--frame-size {args.frame_size}: {exc}") from None

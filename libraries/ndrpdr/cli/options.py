@@ -7,10 +7,10 @@ from pathlib import Path
 
 from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.cli.nicoption import add_nic_option
+from ndrpdr.cli.profileargs import frame_size_option, profile_option
 from ndrpdr.console.progress import ConsoleKind
-from ndrpdr.families import FamilyError, get_family, profile_of
-from ndrpdr.profiles import FrameSize, Profile, frame_sizes, parse_frame_size
-from ndrpdr.profiles.errors import ProfileError
+from ndrpdr.families import get_family
+from ndrpdr.profiles import FrameSize, Profile, frame_sizes
 from ndrpdr.searchlimits import BadSettingError
 from ndrpdr.testbed.loader import load_topology
 from ndrpdr.testbed.model import Topology
@@ -72,18 +72,8 @@ def add_console_option(parser: argparse.ArgumentParser) -> None:
 def check_traffic_options(args: argparse.Namespace) -> tuple[Profile, FrameSize]:
     """The profile and frame size the options name; BadSettingError naming the option
     (``--flows 0: ...``, ``--frame-size 10: ...``) before anything is set up."""
-    try:
-        profile = profile_of(args.profile)
-    except FamilyError as exc:
-        raise BadSettingError(f"--profile {args.profile}: {exc}") from None
-    try:
-        profile = profile if args.flows is None else profile.with_flows(args.flows)
-    except ProfileError as exc:
-        raise BadSettingError(f"--flows {args.flows}: {exc}") from None
-    try:
-        frame_size = parse_frame_size(args.frame_size)
-    except ProfileError as exc:
-        raise BadSettingError(f"--frame-size {args.frame_size}: {exc}") from None
+    profile = profile_option(args)
+    frame_size = frame_size_option(args)
     if args.cores < 1:
         raise BadSettingError(f"--cores {args.cores}: give 1 or more physical cores")
     return profile, frame_size
