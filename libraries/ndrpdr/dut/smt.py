@@ -225,17 +225,14 @@ def take_cores(
     """
     if cores < 0:
         raise ValueError(f"{node}: cores {cores} is negative")
-    groups: dict[int, list[int]] = {}
-    for cpu in cpus:
-        core = layout.siblings(cpu)[0] if layout is not None else cpu
-        groups.setdefault(core, []).append(cpu)
+    groups = group_by_core(cpus, layout)
     if len(groups) < cores:
         if layout is None or not layout.smt:  # each CPU a core of its own
             needs = f"{cores} CPUs for {cores} workers (and one more for its main thread)"
             where_text = f"{where}: {list(cpus)}"
         else:
             needs = f"{cores} physical cores for workers (and a CPU for its main thread)"
-            where_text = f"{where}: {list(cpus)}{_cores_text(groups)}"
+            where_text = f"{where}: {list(cpus)}; physical cores: {cores_text(groups)}"
         raise UnsupportedCoresError(
             f"{node} needs {needs}, and has {len(groups)} for workers ({where_text})"
         )
@@ -249,10 +246,19 @@ def take_cores(
     )
 
 
-def _cores_text(groups: dict[int, list[int]]) -> str:
-    return "; physical cores: " + " ".join(
-        "[" + ",".join(str(cpu) for cpu in group) + "]" for group in groups.values()
-    )
+def group_by_core(cpus: Sequence[int], layout: CpuLayout | None) -> dict[int, list[int]]:
+    """``cpus`` grouped by physical core (keyed by its lowest CPU), in list order; without
+    ``layout`` each CPU is a core of its own."""
+    groups: dict[int, list[int]] = {}
+    for cpu in cpus:
+        core = layout.siblings(cpu)[0] if layout is not None else cpu
+        groups.setdefault(core, []).append(cpu)
+    return groups
+
+
+def cores_text(groups: dict[int, list[int]]) -> str:
+    """``[2,58] [3,59]``: each physical core's CPUs; ``none`` for no core."""
+    return " ".join("[" + ",".join(str(cpu) for cpu in g) + "]" for g in groups.values()) or "none"
 
 
 def plan(

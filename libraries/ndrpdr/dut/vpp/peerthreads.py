@@ -42,15 +42,6 @@ from ndrpdr.testbed.model import Node
 WHAT = "the second VPP of a memif family (CSIT's container)"
 
 
-def _groups(cpus: Sequence[int], layout: smt.CpuLayout | None) -> list[list[int]]:
-    """``cpus`` grouped by physical core, in list order (each CPU a core without a layout)."""
-    groups: dict[int, list[int]] = {}
-    for cpu in cpus:
-        core = layout.siblings(cpu)[0] if layout is not None else cpu
-        groups.setdefault(core, []).append(cpu)
-    return list(groups.values())
-
-
 def peer_threads(node: Node, config: DutTestConfig, options: VppOptions) -> smt.ThreadPlan:
     """The second VPP's main thread and its workers, as many as the DUT's (see the module).
 
@@ -81,10 +72,15 @@ def peer_threads(node: Node, config: DutTestConfig, options: VppOptions) -> smt.
             "options.worker_cores after the DUT's"
         )
     busy = {*dut.cpus, *(() if dut.main is None else (dut.main,))}
-    groups = [g for g in _groups(pool, layout) if not busy & set(_whole(g, layout))]
+    spare = {
+        core: g
+        for core, g in smt.group_by_core(pool, layout).items()
+        if not busy & set(_whole(g, layout))
+    }
+    groups = list(spare.values())
     needed = 1 + config.cores
     if len(groups) < needed:
-        left = " ".join("[" + ",".join(str(cpu) for cpu in g) + "]" for g in groups) or "none"
+        left = smt.cores_text(spare)
         raise UnsupportedCoresError(
             f"{name}: {WHAT} needs {needed} physical core(s) of its own, one for its main "
             f"thread and {config.cores} for its workers (as many as the DUT's), and {where} "
