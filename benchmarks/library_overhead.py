@@ -56,12 +56,12 @@ from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import FrameSize
+from ndrpdr.report.summary import search_message, search_metadata
+from ndrpdr.report.traceplot import trace_svg
+from ndrpdr.report.trialtable import trials_html
 from ndrpdr.results.record import write_record
-from ndrpdr.results.report.summary import search_message, search_metadata
-from ndrpdr.results.report.traceplot import trace_svg
-from ndrpdr.results.report.trialtable import trials_html
 from ndrpdr.searchrun import RunHooks, SearchRequest, run_search
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from NdrPdrLibrary.publish import MAX_LOGGED_TRIALS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -29,7 +29,7 @@ from pathlib import Path
 from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.localbed import LocalTestbed
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 
 RATES_PPS = (10_000, 50_000, 100_000, 200_000, 400_000, 600_000, 800_000)
 ACCURACY_TARGET = 0.99

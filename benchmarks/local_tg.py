@@ -93,7 +93,7 @@ from ndrpdr.localbed import read_counters
 from ndrpdr.results.record import trial_entry
 from ndrpdr.results.tglimit import TG_LIMIT_TOLERANCE, offered_rate_pps
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.base import TrafficGenerator
 
 ROOT = Path(__file__).resolve().parent.parent

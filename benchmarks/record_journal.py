@@ -36,7 +36,7 @@ from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import loss_ratio_goals
 from ndrpdr.results import journal
 from ndrpdr.searchrun import RunHooks, SearchRequest, run_search
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
 SIM = Path(__file__).resolve().parents[1] / "topologies" / "sim.yaml"

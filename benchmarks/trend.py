@@ -42,13 +42,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from benchmarks.trendgen import TESTS, Generated, Plan, TestPlan, generate, run_id
-from ndrpdr.results.trend.changepoint import MIN_SEGMENT
-from ndrpdr.results.trend.history import Sample
-from ndrpdr.results.trend.trendpage import trend_html
-from ndrpdr.results.trend.trendseries import build_trend
 from ndrpdr.store import open_store
 from ndrpdr.store.ingest import ingest_path
 from ndrpdr.store.trendread import read_store
+from ndrpdr.trend.changepoint import MIN_SEGMENT
+from ndrpdr.trend.history import Sample
+from ndrpdr.trend.trendpage import trend_html
+from ndrpdr.trend.trendseries import build_trend
 
 #: Targets of issue 14.
 REPORT_TARGET_S, SIZE_TARGET_B = 10.0, 5_000_000

@@ -5,7 +5,7 @@ Run: ``PYTHONPATH=libraries:. python -m benchmarks.trendestimators [--seed 1] [-
 The same nights as ``benchmarks.trend`` part (b) (the noise year with seed
 S, the 5 % steps with seed S + 1, real searches on the simulated testbed,
 the noisy model), but every record's trials are kept, so other per-night
-estimates can be tried with the detector (``ndrpdr.results.trend.changepoint``):
+estimates can be tried with the detector (``ndrpdr.trend.changepoint``):
 
 - ``NDR lower``: what the trend report follows (PDR lower and both
   conditional throughputs are the same number on this model, night by night);
@@ -48,9 +48,9 @@ from unittest import mock
 
 from benchmarks.trend import STEP_NIGHTS
 from benchmarks.trendgen import TESTS, TestPlan, _Night, run_id
-from ndrpdr.results.trend import changepoint
-from ndrpdr.results.trend.changepoint import MIN_SEGMENT, noise_sigma, segments
-from ndrpdr.results.trend.history import sample_from_record
+from ndrpdr.trend import changepoint
+from ndrpdr.trend.changepoint import MIN_SEGMENT, noise_sigma, segments
+from ndrpdr.trend.history import sample_from_record
 
 #: One night of one test: {"value": sample value, "noise": its noise, "trials": [[load, loss]]}.
 Night = dict[str, Any]

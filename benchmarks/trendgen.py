@@ -17,7 +17,7 @@ own (``build_record`` / ``build_mrr_record``), dated on their night.
 
 ``generate`` spreads the tests over worker processes; each worker writes
 its records (``<out>/<run id>/<test>.json``) when asked and returns the
-samples (``ndrpdr.results.trend.history.Sample``) and latency.
+samples (``ndrpdr.trend.history.Sample``) and latency.
 """
 
 from __future__ import annotations
@@ -34,15 +34,15 @@ from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.results.journal import write_json_atomically
 from ndrpdr.results.mrrrecord import build_mrr_record
-from ndrpdr.results.trend.compare import TestKey
-from ndrpdr.results.trend.history import Sample, sample_from_record
-from ndrpdr.results.trend.trendseries import Latency, latency_of_record
 from ndrpdr.searchrun import SearchRequest, run_search
 from ndrpdr.simdut.models.noisyknee import NoisyKnee
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.sim import SimulatedMeasurer, make_model
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+from ndrpdr.trend.compare import TestKey
+from ndrpdr.trend.history import Sample, sample_from_record
+from ndrpdr.trend.trendseries import Latency, latency_of_record
 
 SIM_TOPOLOGY = Path(__file__).resolve().parent.parent / "topologies" / "sim.yaml"
 #: The first night of a generated year (22:00 UTC, as a nightly job starts).

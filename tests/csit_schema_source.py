@@ -14,7 +14,7 @@ The schema comes from, first found wins:
 None found: the tests that need it skip, saying how to provide it, unless
 ``NDRPDR_REQUIRE_CSIT_SCHEMA=1`` (CI sets it where the mirror exists): then
 they fail. A schema of another model version than 1.5.1 always fails them
-(``ndrpdr.results.csit.csitschema`` checks its ``$id``).
+(``ndrpdr.csitexport.csitschema`` checks its ``$id``).
 
 CSIT's suite files and job specifications (``tests/csit_suites.py``) come from a git
 directory only: ``NDRPDR_CSIT_GIT``, else the mirror (``csit_git_or_skip``),
@@ -30,7 +30,7 @@ from typing import Any, NoReturn
 
 import pytest
 
-from ndrpdr.results.csit.csitschema import CSIT_SCHEMA_PATH, load_csit_schema, schema_from_text
+from ndrpdr.csitexport.csitschema import CSIT_SCHEMA_PATH, load_csit_schema, schema_from_text
 
 #: The bare mirror of FDio/csit on the project's machine.
 MIRROR = Path("/work/.mirror/FDio+csit/repo")

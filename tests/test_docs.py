@@ -96,7 +96,7 @@ def test_the_architecture_page_lists_the_layers_import_linter_checks() -> None:
     )
     layers = [set(re.split(r"\s*[|:]\s*", layer.strip())) for layer in contract["layers"]]
     page = (ROOT / "docs" / "architecture.rst").read_text(encoding="utf-8")
-    section = page.split("\nLayers\n------\n", 1)[1].split("\n\n``testbed``", 1)[0]
+    section = page.split("\nLayers\n------\n", 1)[1].split("\n\n``topology``", 1)[0]
     items = re.split(r"\n\d+\. ", "\n" + section.split("\n\n", 1)[1])[1:]
     listed = [set(re.findall(r"``(\w+)``", item)) for item in items]
     assert listed == layers[::-1], "docs/architecture.rst's layers differ from pyproject's"

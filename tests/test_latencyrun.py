@@ -10,7 +10,7 @@ from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.latencyrun import LATENCY_POINTS_PCT, LatencyStatus, measure_latency_points
 from ndrpdr.results.schema import validate_record
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.latency import LatencyResult, latency_from_samples
 from ndrpdr.trafficgen.local.driver import LocalTrafficGenerator

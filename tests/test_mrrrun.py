@@ -11,7 +11,7 @@ import pytest
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.mrrrun import MrrSettings, MrrTraffic, run_mrr
 from ndrpdr.results.schema import validate_record
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from test_searchrun import SIM, SpyTG
 
 PROFILE = get_profile("ethip4-ip4base")

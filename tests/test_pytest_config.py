@@ -12,9 +12,9 @@ from robot_runner import ROOT
 _MODULE = """
 from NdrPdrLibrary.keywords.testbed import TestbedKeywords
 from ndrpdr.dut.dpdk.testpmd import TestpmdDriver, TestpmdOptions
-from ndrpdr.results.trend.compare import TestKey
-from ndrpdr.results.outdir.outputxml import TestOutcome
-from ndrpdr.results.trend.trendseries import TestTrend
+from ndrpdr.trend.compare import TestKey
+from ndrpdr.outdir.outputxml import TestOutcome
+from ndrpdr.trend.trendseries import TestTrend
 from ndrpdr.activebed.testbed import ActiveTestbed, TestbedError
 
 

@@ -19,7 +19,7 @@ from ndrpdr.rampup import RAMP_UP_ATTEMPTS, RampedTraffic, StateCheckError
 from ndrpdr.results.record import RECORD_VERSION
 from ndrpdr.results.schema import validate_record
 from ndrpdr.search import TrialResult
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 from search_call import search_call
 

@@ -16,8 +16,8 @@ from ndrpdr.results.schema import validate_record
 from ndrpdr.results.tglimit import CAPPED_REASON
 from ndrpdr.search import SearchResult, TrialResult, result_so_far
 from ndrpdr.searchrun import SearchRun, default_min_load
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 from search_call import search_call

@@ -23,8 +23,8 @@ from ndrpdr.results.schema import validate_record
 from ndrpdr.search import TrialResult
 from ndrpdr.searchrun import SearchRun
 from ndrpdr.searchwatch import lost_every_frame
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 from search_call import search_call
 

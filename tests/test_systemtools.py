@@ -17,7 +17,7 @@ import pytest
 from ndrpdr.access.local import LocalTransport
 from ndrpdr.localbed.testbed import LocalTestbed
 from ndrpdr.systemtools import INSTALL, MissingToolError, require
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from robot_runner import ROOT, child_env
 
 #: The tools issue 15 names, each with its install hint.

@@ -17,8 +17,8 @@ from ndrpdr.activebed.testbed import ActiveTestbed, TestbedError
 from ndrpdr.console.progress import ProgressOption
 from ndrpdr.localbed.beforerun import remove_leftovers_before_run
 from ndrpdr.searchlimits import Given
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import SshAccess, Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import SshAccess, Topology
 from NdrPdrLibrary import robotout
 
 #: The library's default topology: the simulator.

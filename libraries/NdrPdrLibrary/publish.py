@@ -8,12 +8,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ndrpdr.report.latencyplot import latency_svg
+from ndrpdr.report.summary import bounds_line, search_message, search_metadata
+from ndrpdr.report.traceplot import trace_svg
+from ndrpdr.report.trialtable import trials_html
 from ndrpdr.results.caveats import caveat_tags
 from ndrpdr.results.record import write_record
-from ndrpdr.results.report.latencyplot import latency_svg
-from ndrpdr.results.report.summary import bounds_line, search_message, search_metadata
-from ndrpdr.results.report.traceplot import trace_svg
-from ndrpdr.results.report.trialtable import trials_html
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.context import LibraryContext
 from NdrPdrLibrary.runstamp import stamp_run

@@ -16,7 +16,7 @@ from typing import Any
 from ndrpdr.profiles import FrameSize, Profile
 from ndrpdr.results.mrrrecord import build_mrr_record
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.base import TrafficGenerator
 
 

@@ -62,7 +62,7 @@ from ndrpdr.search import (
     search,
 )
 from ndrpdr.searchwatch import AfterTrial
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.base import TrafficGenerator
 from ndrpdr.trafficgen.calibrate import MaxLoadCap, calibrate_max_load
 

@@ -33,7 +33,7 @@ from robot.result import TestCase as RobotTest
 
 from ndrpdr.families import profile_of
 from ndrpdr.results.schema import validate_record
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 from NdrPdrLibrary.robotout import safe_file_name
 

@@ -20,7 +20,7 @@ from test_labbox_suites import _vpp_missing
 
 from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.families import get_family, profile_of
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 
 TOPOLOGY = TOPOLOGIES / "labbox-2n-vpp-memif.yaml"
 #: A rate both ends hold on a busy 2-CPU machine [frames/s, both directions].

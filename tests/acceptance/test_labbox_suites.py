@@ -299,7 +299,7 @@ def test_three_node_with_testpmd_then_linux_over_ssh(
     """
     from ndrpdr.activebed.testbed import ActiveTestbed
     from ndrpdr.families import profile_of as get_profile
-    from ndrpdr.testbed.loader import load_topology
+    from ndrpdr.topology.loader import load_topology
 
     linux = "    driver: linux\n    access: {kind: labbox}\n    options:\n      cpu: 1\n"
     testpmd = "    driver: testpmd\n    access: {kind: labbox}\n    options:\n      cpu: 1\n"
@@ -440,7 +440,7 @@ def test_two_node_vpp_dpdk_forwards_trex_frames_through_dpdk_input(
     over SSH; one TRex trial through it loses nothing, and show hardware shows DPDK ports."""
     from ndrpdr.activebed.testbed import ActiveTestbed
     from ndrpdr.families import profile_of as get_profile
-    from ndrpdr.testbed.loader import load_topology
+    from ndrpdr.topology.loader import load_topology
 
     monkeypatch.setenv("NDRPDR_STATE_DIR", str(tmp_path / "state"))
     dpdk_before = _dpdk_entries()

@@ -42,9 +42,9 @@ from robot.result import TestCase as RobotTest
 from robot.result import TestSuite as RobotSuite
 
 from ndrpdr.families import profile_of
+from ndrpdr.outdir.runfiles import read_run
 from ndrpdr.profiles import parse_frame_size
-from ndrpdr.results.outdir.runfiles import read_run
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from acceptance_helpers import suite_test_name
 
-from ndrpdr.results.outdir.outdirlock import LOCK_NAME, holder
+from ndrpdr.outdir.outdirlock import LOCK_NAME, holder
 from ndrpdr.results.schema import validate_record
 
 ROOT = Path(__file__).resolve().parents[2]

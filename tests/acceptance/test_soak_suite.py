@@ -31,7 +31,7 @@ from robot.result import TestCase as RobotTest
 from ndrpdr.families import profile_of
 from ndrpdr.profiles import parse_frame_size
 from ndrpdr.results.schema import validate_record
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
 FAMILY = "ethip4-ip4scale2m-rnd"

@@ -22,7 +22,7 @@ from acceptance_helpers import (
 from robot.result import TestCase as RobotTest
 
 from ndrpdr.families import profile_of
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
 SIM_3N = TOPOLOGIES / "sim-3n.yaml"

@@ -12,7 +12,7 @@ from access_helpers import wait_for
 from sshd_server import SSHD, SshServer, pid_alive, start_sshd
 
 from ndrpdr.access.ssh import SshTransport
-from ndrpdr.testbed.model import SshAccess
+from ndrpdr.topology.model import SshAccess
 
 MakeSsh = Callable[..., SshTransport]
 

@@ -8,7 +8,7 @@ from ndrpdr.access.factory import open_access
 from ndrpdr.access.local import LocalTransport
 from ndrpdr.access.netns import NetnsTransport
 from ndrpdr.access.ssh import SshTransport
-from ndrpdr.testbed.model import Access, LocalAccess, NetnsAccess, Node, SshAccess
+from ndrpdr.topology.model import Access, LocalAccess, NetnsAccess, Node, SshAccess
 
 
 def _node(access: Access, key: str = "DUT1") -> Node:

@@ -12,7 +12,7 @@ from conftest import MakeSsh
 from sshd_server import free_port, pid_alive
 
 from ndrpdr.access.ssh import SshTransport
-from ndrpdr.testbed.model import SshAccess
+from ndrpdr.topology.model import SshAccess
 
 pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
 

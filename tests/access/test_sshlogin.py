@@ -18,7 +18,7 @@ from sshd_server import TEST_UID, TEST_USER, SshServer
 
 from ndrpdr.access import sshlogin
 from ndrpdr.access.base import NodeAccessError
-from ndrpdr.testbed.model import SshAccess
+from ndrpdr.topology.model import SshAccess
 
 pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
 

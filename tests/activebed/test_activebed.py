@@ -25,8 +25,8 @@ from ndrpdr.activebed.testbed import (
 from ndrpdr.dut.base import DutError
 from ndrpdr.dut.sim import SimDutDriver
 from ndrpdr.families import profile_of as get_profile
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import LocalAccess, Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import LocalAccess, Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 

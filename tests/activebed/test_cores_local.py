@@ -19,7 +19,7 @@ from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.dut.base import UnsupportedFamilyError
 from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.families import get_family
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from vpp_build import vpp_problem
 
 pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py

@@ -25,8 +25,8 @@ from ndrpdr.activebed.cpuplace import (
     with_joined,
 )
 from ndrpdr.localbed.cpuclaim import CpuClaims, CpuHolder
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 
 TOPOLOGIES = Path(__file__).resolve().parents[2] / "topologies"
 

@@ -21,8 +21,8 @@ import pytest
 
 from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.localbed.plan import cpu_mask
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 
 pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
 

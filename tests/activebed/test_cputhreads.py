@@ -14,7 +14,7 @@ import pytest
 from ndrpdr.access.base import CommandError, CommandResult, NodeAccess
 from ndrpdr.activebed.cputhreads import DutThreads, read_node_cpus
 from ndrpdr.dut.plan import plan_dut
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 
 ROOT = Path(__file__).resolve().parents[2]
 CSIT = load_topology(ROOT / "topologies" / "csit-2n-example.yaml")

@@ -18,8 +18,8 @@ import ndrpdr
 from ndrpdr.access.local import LocalTransport
 from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.activebed.versions import node_version, node_versions
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import LocalAccess, Node
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import LocalAccess, Node
 
 pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
 

@@ -13,7 +13,7 @@ from typing import NamedTuple
 ROOT = Path(__file__).resolve().parents[2]
 TOPOLOGIES = ROOT / "topologies"
 SIM = TOPOLOGIES / "sim.yaml"
-INVALID = ROOT / "tests" / "testbed" / "invalid"
+INVALID = ROOT / "tests" / "topology" / "invalid"
 
 _SIM_TG = """    driver: sim
     access: {kind: local}

@@ -13,7 +13,7 @@ from ndrpdr.cli.main import main
 from ndrpdr.families import profile_of
 from ndrpdr.results.schema import validate_record
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 

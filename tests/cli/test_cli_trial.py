@@ -10,7 +10,7 @@ from cli_helpers import SIM, counts, write_trex_topology
 from ndrpdr.cli.main import main
 from ndrpdr.families import profile_of
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
 

@@ -18,8 +18,8 @@ import pytest
 from cli_helpers import ROOT, CliCall
 
 from csit_schema_source import csit_schema_or_skip
-from ndrpdr.results.outdir.outputxml import read_outcomes
-from ndrpdr.results.outdir.runfiles import read_run
+from ndrpdr.outdir.outputxml import read_outcomes
+from ndrpdr.outdir.runfiles import read_run
 from robot_runner import robot_output
 
 SUITES = [ROOT / "suites" / "ip4" / f"ethip4-ip4base-{kind}.robot" for kind in ("ndrpdr", "mrr")]

@@ -16,7 +16,7 @@ import pytest
 from cli_helpers import ROOT, CliCall
 
 from csit_schema_source import csit_schema_or_skip
-from ndrpdr.results.outdir.runfiles import read_run
+from ndrpdr.outdir.runfiles import read_run
 from ndrpdr.results.schema import validate_record
 from robot_runner import robot_output
 

@@ -12,7 +12,7 @@ from cli_helpers import ROOT, run_cli
 
 from ndrpdr.cli.main import EXIT_BROKEN_PIPE, main
 from ndrpdr.cli.summary_cmd import summary_lines
-from ndrpdr.results.outdir.outputxml import TestOutcome, read_outcomes
+from ndrpdr.outdir.outputxml import TestOutcome, read_outcomes
 from robot_runner import robot_output
 
 _MIXED = """\

@@ -58,7 +58,7 @@ def test_runs_in_directories_of_the_same_name_keep_apart(
     """Archived runs often sit as ``<build>/results``: the build number tells them apart."""
     import shutil
 
-    from ndrpdr.results.trend.trendruns import read_runs, run_ids
+    from ndrpdr.trend.trendruns import read_runs, run_ids
 
     copies = []
     for build, run in enumerate(trend_runs[:3], start=410):

@@ -20,7 +20,7 @@ from ndrpdr.drivers import (
     register,
 )
 from ndrpdr.drivers.docs import drivers_text
-from ndrpdr.testbed.schema import build_schema, schema_text, shipped_schema_path
+from ndrpdr.topology.schema import build_schema, schema_text, shipped_schema_path
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -65,7 +65,7 @@ def test_port_drivers_give_the_drv_tags() -> None:
     testpmd = describe("DUT", "testpmd").port_driver
     vpp = describe("DUT", "vpp").port_driver
     assert testpmd is not None and vpp is not None
-    from ndrpdr.testbed.model import Node, SshAccess
+    from ndrpdr.topology.model import Node, SshAccess
 
     def node(options: dict[str, object], **extra: object) -> Node:
         return Node("DUT1", "DUT", "testpmd", SshAccess(host="h"), {}, options, extra)
@@ -81,7 +81,7 @@ def test_port_drivers_give_the_drv_tags() -> None:
 def test_schema_file_is_the_built_schema() -> None:
     shipped = shipped_schema_path().read_text(encoding="utf-8")
     assert shipped == schema_text(), (
-        "topology.schema.json is out of date: run python -m ndrpdr.testbed.schema"
+        "topology.schema.json is out of date: run python -m ndrpdr.topology.schema"
     )
     schema = build_schema()
     for description in descriptions():

@@ -27,7 +27,7 @@ from ndrpdr.dut.registry import make_dut_driver
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.localbed import LocalTestbed, read_counters
 from ndrpdr.profiles import build_frames, parse_frame_size, write_pcap
-from ndrpdr.testbed.model import Node, Topology
+from ndrpdr.topology.model import Node, Topology
 
 ROOT = Path(__file__).resolve().parents[2]
 REQUIRED_TOOLS = ("ip", "nft", "tc", "sysctl", "taskset", "stdbuf", "nproc", "tcpreplay")
@@ -47,7 +47,7 @@ def require_local(*tools: str) -> None:
 
 def local_topology(name: str) -> Topology:
     """topologies/local-<name>.yaml, loaded."""
-    from ndrpdr.testbed.loader import load_topology
+    from ndrpdr.topology.loader import load_topology
 
     return load_topology(ROOT / "topologies" / f"local-{name}.yaml")
 

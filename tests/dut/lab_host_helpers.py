@@ -20,7 +20,7 @@ import pytest
 from ndrpdr.access.base import CommandError, CommandResult, NodeAccessError
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.dpdk.app import DpdkAppDriver
-from ndrpdr.testbed.model import Interface, Node, SshAccess
+from ndrpdr.topology.model import Interface, Node, SshAccess
 
 #: testpmd's ready line (the default log of a started process).
 READY = "Press enter to exit\nio packet forwarding - ports=2 - cores=1\n"

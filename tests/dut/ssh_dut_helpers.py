@@ -45,8 +45,8 @@ from ndrpdr.localbed.naming import namespace_name, new_run_id
 from ndrpdr.localbed.procs import NETNS_RUN_DIR
 from ndrpdr.results.irregular import IrregularPolicy
 from ndrpdr.searchrun import SearchRun
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 from search_call import search_call
 
 SSHD = "/usr/sbin/sshd"

@@ -42,7 +42,7 @@ from ndrpdr.dut.base import DutDriver, DutError, UnsupportedFamilyError
 from ndrpdr.families import Family, all_families, get_family
 from ndrpdr.localbed.procs import namespace_pids
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.base import TrafficGenerator
 
 pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py

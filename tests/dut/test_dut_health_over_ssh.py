@@ -24,7 +24,7 @@ from ndrpdr.dut.base import DutError
 from ndrpdr.dut.dpdk.testpmd import TestpmdDriver
 from ndrpdr.dut.health import REMOTE_HEALTH_INTERVAL_S
 from ndrpdr.localbed.naming import namespace_name, new_run_id
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 
 pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
 

@@ -10,9 +10,9 @@ import pytest
 from ndrpdr.dut.base import DutError
 from ndrpdr.dut.plan import plan_dut, plan_duts
 from ndrpdr.profiles import DIRECTION_PREFIXES
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Interface, Link, LinkEnd, LocalAccess, Node, Topology
-from ndrpdr.testbed.path import PathError, compute_path
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Interface, Link, LinkEnd, LocalAccess, Node, Topology
+from ndrpdr.topology.path import PathError, compute_path
 
 TOPOLOGIES = Path(__file__).resolve().parents[2] / "topologies"
 TWO_NODE = [

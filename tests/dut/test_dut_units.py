@@ -30,7 +30,7 @@ from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ovs import ovs_flows
 from ndrpdr.dut.registry import make_dut_driver
 from ndrpdr.dut.sim import SimDutDriver
-from ndrpdr.testbed.model import Interface, NetnsAccess, Node
+from ndrpdr.topology.model import Interface, NetnsAccess, Node
 
 PORTS = (
     DutPort("port1", "dut-if1", "02:00:00:00:01:02", None, "02:00:00:00:01:01",

@@ -30,7 +30,7 @@ from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.dut.dpdk.l3fwd import L3fwdDriver
 from ndrpdr.dut.dpdk.lab import PCI_DEVICES
 from ndrpdr.dut.registry import make_dut_driver
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 READY = "EAL: Detected 8 lcore(s)\nL3FWD: entering main loop on lcore 0\n"
 BINARY = "/opt/dpdk/dpdk-l3fwd"

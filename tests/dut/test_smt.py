@@ -35,7 +35,7 @@ from ndrpdr.dut.smt import (
 from ndrpdr.dut.vpp.config import parse_options, rx_queues
 from ndrpdr.dut.vpp.layout import thread_plan
 from ndrpdr.dut.vpp.startup import startup_conf
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 
 ROOT = Path(__file__).resolve().parents[2]
 CSIT = load_topology(ROOT / "topologies" / "csit-2n-example.yaml")

@@ -29,7 +29,7 @@ from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.dut.dpdk.lab import PCI_DEVICES, dpdk_port_order
 from ndrpdr.dut.dpdk.testpmd import TestpmdDriver
 from ndrpdr.dut.registry import make_dut_driver
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 #: Port 1 has the higher PCI address: DPDK makes it port id 1, port 2 port id 0.
 PCI1, PCI2 = "0000:18:00.1", "0000:18:00.0"

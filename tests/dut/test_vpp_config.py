@@ -32,9 +32,9 @@ from ndrpdr.dut.vpp.config import (
     plugin_file,
 )
 from ndrpdr.dut.vpp.startup import startup_conf
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Node, Topology
-from ndrpdr.testbed.path import compute_path
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Node, Topology
+from ndrpdr.topology.path import compute_path
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = Path(__file__).resolve().parent / "expected"

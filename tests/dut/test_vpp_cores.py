@@ -21,8 +21,8 @@ from ndrpdr.dut.vpp.afpacket import VppRunPaths, create_commands
 from ndrpdr.dut.vpp.afpacket import startup_conf as linux_startup_conf
 from ndrpdr.dut.vpp.config import parse_options
 from ndrpdr.dut.vpp.startup import startup_conf
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Node
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCAL = load_topology(ROOT / "topologies" / "local-vpp.yaml")

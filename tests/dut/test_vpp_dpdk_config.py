@@ -26,8 +26,8 @@ from ndrpdr.dut.vpp.driver import DESCRIPTION
 from ndrpdr.dut.vpp.startup import startup_conf
 from ndrpdr.dut.vpp.vdev import hardware_devargs, hardware_problem, interface_names
 from ndrpdr.dut.vpp.vdev import startup_conf as vdev_startup_conf
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Node, Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Node, Topology
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = Path(__file__).resolve().parent / "expected"

@@ -30,8 +30,8 @@ from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.plan import plan_dut
 from ndrpdr.dut.registry import make_dut_driver
 from ndrpdr.dut.vpp.driver import VppDriver
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Node, Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Node, Topology
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = Path(__file__).resolve().parent / "expected"

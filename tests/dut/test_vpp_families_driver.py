@@ -19,8 +19,8 @@ from ndrpdr.dut.plan import plan_dut
 from ndrpdr.dut.vpp.config import interface_name
 from ndrpdr.families import get_family
 from ndrpdr.families.vpp.ip import MLD_SETTLE_S
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 
 PLUGINS = """ Plugin path is: /usr/lib/x86_64-linux-gnu/vpp_plugins, plugins shown in load order
 

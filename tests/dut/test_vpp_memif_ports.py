@@ -19,8 +19,8 @@ from ndrpdr.dut.vpp.config import parse_options
 from ndrpdr.dut.vpp.driver import DESCRIPTION
 from ndrpdr.dut.vpp.memifports import BUFFERS_PER_NUMA, RING_SIZE
 from ndrpdr.labbox.memif import with_memif_sockets
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN_DIR = Path("/run/ndrpdr/labbox-1234-abcd")

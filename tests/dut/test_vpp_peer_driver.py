@@ -21,8 +21,8 @@ from ndrpdr.dut.plan import plan_dut
 from ndrpdr.dut.smt import NodeCpus, parse_lscpu
 from ndrpdr.dut.vpp import peer as vpp_peer
 from ndrpdr.families import get_family
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 
 FAMILY = "ethip4-ip4base-eth-2memif-1dcr"
 TOKEN = "feed0001"

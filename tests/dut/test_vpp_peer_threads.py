@@ -30,8 +30,8 @@ from ndrpdr.dut.vpp.peerthreads import peer_threads
 from ndrpdr.dut.vpp.threads import vpp_threads
 from ndrpdr.families import get_family
 from ndrpdr.results.record import cpus_section
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Node
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCAL = load_topology(ROOT / "topologies" / "local-vpp.yaml")

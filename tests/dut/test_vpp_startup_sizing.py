@@ -36,8 +36,8 @@ from ndrpdr.results.record import testbed_section as record_testbed
 from ndrpdr.results.schema import validate_record
 from ndrpdr.results.searchrecord import SearchSettings, build_record
 from ndrpdr.search import search
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Node, Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Node, Topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
 ROOT = Path(__file__).resolve().parents[2]

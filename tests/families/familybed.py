@@ -31,9 +31,9 @@ from ndrpdr.dut.vpp.driver import VppDriver
 from ndrpdr.families import get_family
 from ndrpdr.localbed import LocalTestbed, read_counters
 from ndrpdr.profiles import write_pcap
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
-from ndrpdr.testbed.path import compute_path
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
+from ndrpdr.topology.path import compute_path
 from vpp_build import vpp_problem
 
 ROOT = Path(__file__).resolve().parents[2]

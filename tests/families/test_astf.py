@@ -16,8 +16,8 @@ from ndrpdr.families import get_family
 from ndrpdr.families.defs import astf as defs
 from ndrpdr.families.vpp import astf
 from ndrpdr.profiles import ProfileError, Transactions
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.path import compute_path
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.path import compute_path
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("eth0", "eth1")

@@ -19,8 +19,8 @@ from ndrpdr.dut.base import DutError
 from ndrpdr.dut.plan import plan_duts
 from ndrpdr.families import get_family
 from ndrpdr.families.vpp.gtpu import GtpuVpp
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.path import compute_path
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.path import compute_path
 
 GTPU = ["ethip4gtpusw-ip4base", "ethip4gtpusw-ip4base-reassembly"]
 

@@ -18,8 +18,8 @@ from ndrpdr.dut.base import DutTestConfig
 from ndrpdr.dut.plan import plan_duts
 from ndrpdr.families import get_family
 from ndrpdr.families.build import host
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.path import compute_path
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.path import compute_path
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("eth0", "eth1")

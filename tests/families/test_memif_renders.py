@@ -27,7 +27,7 @@ from ndrpdr.dut.vpp.memory import size_peer, size_startup
 from ndrpdr.dut.vpp.peer import PeerPlan, memif_socket, startup_conf
 from ndrpdr.families import get_family
 from ndrpdr.families.vpp.memif import MEMIF_MACS, MEMIFS, SOCKET
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("host-a", "host-b")

@@ -37,7 +37,7 @@ from ndrpdr.profiles import (
     stream_frames,
 )
 from ndrpdr.profiles.variation import base_value, value_index
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("host-dut-if1", "host-dut-if2")

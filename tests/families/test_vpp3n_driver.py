@@ -24,7 +24,7 @@ from ndrpdr.dut.plan import plan_dut
 from ndrpdr.dut.vpp.driver import VppDriver
 from ndrpdr.dut.vpp.family import EXEC_THRESHOLD
 from ndrpdr.families import get_family
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 
 ROOT = Path(__file__).resolve().parents[2]
 SOCKET = "/run/vpp/cli.sock"

@@ -25,8 +25,8 @@ from ndrpdr.families import all_families, get_family
 from ndrpdr.families.model import FamilyDefinitionError
 from ndrpdr.families.vpp.ipsec import IpsecVpp
 from ndrpdr.families.vpp.srv6 import Srv6Vpp
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.path import compute_path
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.path import compute_path
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("eth0", "eth1")

@@ -22,8 +22,8 @@ from ndrpdr.families.vpp.acl import NO_HIT_RULES, classify_mask
 from ndrpdr.families.vpp.ip import HostRoutes
 from ndrpdr.families.vpp.l2 import CSIT_2N_VLANS, DUT_LINK_VLAN, Dot1qBridge, source_macs
 from ndrpdr.profiles import Headers, Vary
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.path import compute_path
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.path import compute_path
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("host-dut-if1", "host-dut-if2")

@@ -25,7 +25,7 @@ from labbox_helpers import (
 
 from ndrpdr.labbox import LabboxError
 from ndrpdr.labbox.sshd import find_sshd
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.model import Topology
 
 _TOOLS = ("ip", "unshare", "mount", "nft")
 

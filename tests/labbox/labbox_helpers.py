@@ -16,7 +16,7 @@ from ndrpdr.access.ssh import SshTransport
 from ndrpdr.labbox import LabboxHosts
 from ndrpdr.localbed import LocalTestbed
 from ndrpdr.localbed.procs import NETNS_RUN_DIR, is_alive, start_time
-from ndrpdr.testbed.model import Interface, Link, LinkEnd, Node, SshAccess, Topology
+from ndrpdr.topology.model import Interface, Link, LinkEnd, Node, SshAccess, Topology
 
 #: The topology's data ports per node (the labbox makes mgmt0 besides).
 PORTS = {"TG": ("tg-if1", "tg-if2"), "DUT1": ("dut-if1", "dut-if2")}

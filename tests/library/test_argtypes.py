@@ -13,7 +13,7 @@ from ndrpdr.families import profile_of as get_profile
 from ndrpdr.families.registry import builtin_families
 from ndrpdr.profiles import ProfileError, max_load_pps
 from ndrpdr.results.irregular import IrregularPolicy
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 from ndrpdr.units import UnitError
 from NdrPdrLibrary.argtypes import (

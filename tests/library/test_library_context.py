@@ -10,8 +10,8 @@ from library_helpers import CSIT, ROOT, SIM
 
 from ndrpdr.activebed.testbed import ActiveTestbed, TestbedError
 from ndrpdr.dut.sim import SimDutDriver
-from ndrpdr.testbed.errors import TopologyError
-from ndrpdr.testbed.model import SshAccess
+from ndrpdr.topology.errors import TopologyError
+from ndrpdr.topology.model import SshAccess
 from NdrPdrLibrary.context import DEFAULT_TOPOLOGY, LibraryContext, resolve_topology_path
 
 #: CSIT's DUT1 login lines, replaced by an access block with a password environment variable.

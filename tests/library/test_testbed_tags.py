@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.path import compute_path
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.path import compute_path
 from NdrPdrLibrary.keywords.testbed import csit_tags
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,7 +32,7 @@ def test_labbox_three_node_tags() -> None:
 
 
 def test_csit_lab_tags_follow_the_nic() -> None:
-    csit = ROOT / "tests/testbed/csit/lf_2n_icx_testbed212.yaml"
+    csit = ROOT / "tests/topology/csit/lf_2n_icx_testbed212.yaml"
     assert _tags(csit) == [
         "2_NODE_SINGLE_LINK_TOPO", "DRV_VFIO_PCI", "DUT_VPP", "NIC_Intel-E810CQ", "TG_TREX",
     ]  # fmt: skip

@@ -17,7 +17,7 @@ import pytest
 from localbed_helpers import child_pids, run_namespaces
 
 from ndrpdr.localbed import LocalTestbed
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.model import Topology
 
 _TOOLS = ("ip", "nft", "taskset")
 

@@ -8,7 +8,7 @@ import subprocess
 from collections.abc import Mapping
 from typing import Any
 
-from ndrpdr.testbed.model import Interface, Link, LinkEnd, NetnsAccess, Node, Topology
+from ndrpdr.topology.model import Interface, Link, LinkEnd, NetnsAccess, Node, Topology
 
 MACS = {
     ("TG", "port1"): "02:00:00:00:01:01",

@@ -13,8 +13,8 @@ from ndrpdr.localbed import LocalTestbed, LocalTestbedError
 from ndrpdr.localbed.naming import new_run_id, parse_namespace
 from ndrpdr.localbed.plan import DUT_LINK_MTU, cpu_mask, make_plan
 from ndrpdr.localbed.plumbing import namespace_script, sink_ruleset, veth_batch
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Interface, LocalAccess, SshAccess
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Interface, LocalAccess, SshAccess
 
 ROOT = Path(__file__).resolve().parents[2]
 

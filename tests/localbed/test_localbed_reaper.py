@@ -68,7 +68,7 @@ _TESTPMD_RUNNER = textwrap.dedent(
     from pathlib import Path
     from ndrpdr.localbed.procs import namespace_pids
     from ndrpdr.activebed.testbed import ActiveTestbed
-    from ndrpdr.testbed.loader import load_topology
+    from ndrpdr.topology.loader import load_topology
     testbed = ActiveTestbed(load_topology(Path(sys.argv[1])))
     testbed.setup()
     testbed.configure_duts("ip4base")

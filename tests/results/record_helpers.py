@@ -17,7 +17,7 @@ from ndrpdr.search import Goal, TrialResult
 from ndrpdr.search.errors import MeasurerFailedError
 from ndrpdr.searchrun import SearchRun
 from ndrpdr.soakrun import run_soak
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 from search_call import search_call

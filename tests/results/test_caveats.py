@@ -10,6 +10,7 @@ import pytest
 
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
+from ndrpdr.report.summary import search_message, search_metadata
 from ndrpdr.results.caveats import (
     INCOMPLETE_TAG,
     TG_LIMITED_TAG,
@@ -17,7 +18,6 @@ from ndrpdr.results.caveats import (
     caveat_metadata,
     caveat_tags,
 )
-from ndrpdr.results.report.summary import search_message, search_metadata
 from ndrpdr.results.schema import validate_record
 from ndrpdr.results.tglimit import (
     TG_LIMIT_TOLERANCE,
@@ -25,8 +25,8 @@ from ndrpdr.results.tglimit import (
     goal_tg_limited,
     trial_tg_limited,
 )
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 from search_call import search_call
 

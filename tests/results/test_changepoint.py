@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ndrpdr.results.trend.changepoint import (
+from ndrpdr.trend.changepoint import (
     MIN_SEGMENT,
     noise_sigma,
     optimal_starts,

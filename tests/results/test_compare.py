@@ -1,4 +1,4 @@
-"""The comparison of two runs (ndrpdr.results.trend.compare) on records of real sim searches.
+"""The comparison of two runs (ndrpdr.trend.compare) on records of real sim searches.
 
 Each NDRPDR record comes from a real ``run_search`` on sim.yaml: seed 1 is a
 DUT of capacity 4.419 Mpps, seed 2303 one of 4.189 Mpps (5.2 % less; the
@@ -22,11 +22,11 @@ import pytest
 from record_helpers import SIM, sim_mrr_record, sim_record
 
 from ndrpdr.goals import ndr_pdr_goals
-from ndrpdr.results.outdir.runfiles import RunFilesError, read_run
+from ndrpdr.outdir.runfiles import RunFilesError, read_run
 from ndrpdr.results.schema import validate_record
-from ndrpdr.results.trend.compare import compare_runs, mrr_value
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
+from ndrpdr.trend.compare import compare_runs, mrr_value
 
 NAME = "64B-1c-ethip4-ip4base-ndrpdr"
 GOALS = ndr_pdr_goals(duration_sum_s=2.0)  # goal width 0.5 % each

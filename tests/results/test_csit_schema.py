@@ -20,15 +20,15 @@ from record_helpers import SIM, sim_mrr_record, sim_record, sim_search
 
 import csit_schema_source
 from csit_schema_source import csit_schema_or_skip, find_csit_schema
-from ndrpdr.results.csit.csitmodel import CSIT_MODEL_VERSION, RobotTest, csit_test_case
-from ndrpdr.results.csit.csitschema import (
+from ndrpdr.csitexport.csitmodel import CSIT_MODEL_VERSION, RobotTest, csit_test_case
+from ndrpdr.csitexport.csitschema import (
     CSIT_SCHEMA_PATH,
     CsitSchemaError,
     CsitValidator,
     is_rfc3339,
     load_csit_schema,
 )
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 
 NDRPDR = "64B-1c-ethip4-ip4base-ndrpdr"
 MRR = "64B-1c-ethip4-ip4base-mrr"

@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from record_helpers import SIM, sim_mrr_record, sim_record, sim_search
 
+from ndrpdr.csitexport.csitmodel import RobotTest, csit_caveats, csit_test_case, names_of_test
+from ndrpdr.csitexport.csitnames import csit_names, default_suite, info_path
+from ndrpdr.csitexport.csitresult import CsitModelError, latency_sections
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import bandwidth_bps
-from ndrpdr.results.csit.csitmodel import RobotTest, csit_caveats, csit_test_case, names_of_test
-from ndrpdr.results.csit.csitnames import csit_names, default_suite, info_path
-from ndrpdr.results.csit.csitresult import CsitModelError, latency_sections
 from ndrpdr.search import Goal
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 
 NDRPDR = "64B-1c-ethip4-ip4base-ndrpdr"
 MRR = "64B-1c-ethip4-ip4base-mrr"

@@ -6,8 +6,8 @@ import datetime
 
 from record_helpers import SIM, sim_record
 
-from ndrpdr.results.trend.history import sample_from_record
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.trend.history import sample_from_record
 
 UTC = datetime.timezone.utc
 

@@ -29,7 +29,7 @@ from ndrpdr.results.irregular import (
 from ndrpdr.results.oneway import one_way_warning
 from ndrpdr.results.schema import validate_record
 from ndrpdr.results.searchrecord import GoalEntry, SearchRecord, settle
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 from search_call import search_call
 

@@ -14,8 +14,8 @@ from ndrpdr.results.flapping import FLAP_LOSS_RATIO, MIN_FRAMES, TrialView, find
 from ndrpdr.results.irregular import ROBOT_NAMES, IrregularReason, find_irregularities
 from ndrpdr.results.schema import validate_record
 from ndrpdr.results.searchrecord import SearchRecord
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 
 GOALS = ndr_pdr_goals(duration_sum_s=2.0, relative_width=0.02)
 

@@ -13,11 +13,11 @@ import pytest
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.latencyrun import not_measured
+from ndrpdr.report.latencyplot import latency_svg
+from ndrpdr.report.summary import search_message, search_metadata
 from ndrpdr.results.record import RECORD_VERSION
-from ndrpdr.results.report.latencyplot import latency_svg
-from ndrpdr.results.report.summary import search_message, search_metadata
 from ndrpdr.results.schema import RecordError, validate_record
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 from search_call import search_call
 

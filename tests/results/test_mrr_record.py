@@ -15,7 +15,7 @@ from ndrpdr.results.mrrrecord import build_mrr_record
 from ndrpdr.results.record import RECORD_VERSION
 from ndrpdr.results.schema import RecordError, validate_record
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
 SIM = Path(__file__).resolve().parents[2] / "topologies" / "sim.yaml"

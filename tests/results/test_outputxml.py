@@ -8,7 +8,7 @@ import pytest
 from robot.api import ExecutionResult
 
 from ndrpdr.errors import NdrPdrError
-from ndrpdr.results.outdir.outputxml import OutputXmlError, TestOutcome, read_outcomes
+from ndrpdr.outdir.outputxml import OutputXmlError, TestOutcome, read_outcomes
 from robot_runner import ROOT, robot_output
 
 SUITES = ROOT / "suites"

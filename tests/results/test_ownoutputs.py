@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from ndrpdr.cli.clear_results_cmd import removed_line
-from ndrpdr.results.outdir.ownoutputs import clear_earlier_outputs, earlier_outputs, is_own_record
+from ndrpdr.outdir.ownoutputs import clear_earlier_outputs, earlier_outputs, is_own_record
 
 
 def _fill(directory: Path) -> dict[str, Path]:

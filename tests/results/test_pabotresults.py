@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ndrpdr.cli.clear_results_cmd import removed_line
-from ndrpdr.results.outdir.pabotresults import clear_pabot_results, pabot_results
+from ndrpdr.outdir.pabotresults import clear_pabot_results, pabot_results
 
 
 def _pabot_left(directory: Path, *, manager_log: bool = True, argfile_level: int = 1) -> Path:

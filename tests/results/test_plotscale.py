@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from ndrpdr.results.report.plotscale import (
+from ndrpdr.report.plotscale import (
     MIN_ZOOM_SPAN,
     ZOOM_MARGIN,
     Scale,

@@ -13,7 +13,7 @@ import pytest
 from ndrpdr.results import record as record_format
 from ndrpdr.results.record import cpus_section
 from ndrpdr.results.schema import RecordError, validate_record
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYOUT = "main thread on cpu 0, 1 worker(s) on cpu 1 (1 RX queue(s) per port)"

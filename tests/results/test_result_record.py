@@ -20,8 +20,8 @@ from ndrpdr.results.record import RECORD_VERSION, trial_entry, write_record
 from ndrpdr.results.schema import RecordError, record_schema, validate_record
 from ndrpdr.results.searchrecord import SearchSettings, build_record
 from ndrpdr.search import SearchResult, search
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
 SIM = Path(__file__).resolve().parents[2] / "topologies" / "sim.yaml"

@@ -12,7 +12,7 @@ from record_helpers import SIM, sim_mrr_record
 
 from ndrpdr.results.runsection import git_revision, new_run_id, parse_started, run_section, with_run
 from ndrpdr.results.schema import RecordError, validate_record
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 
 UTC = datetime.timezone.utc
 

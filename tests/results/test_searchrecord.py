@@ -10,9 +10,9 @@ import pytest
 
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import loss_ratio_goals
+from ndrpdr.report.traceplot import trace_svg
+from ndrpdr.report.trialtable import trials_html
 from ndrpdr.results.irregular import IrregularPolicy, IrregularReason
-from ndrpdr.results.report.traceplot import trace_svg
-from ndrpdr.results.report.trialtable import trials_html
 from ndrpdr.results.schema import validate_record
 from ndrpdr.results.searchrecord import (
     RecordStatus,
@@ -23,8 +23,8 @@ from ndrpdr.results.searchrecord import (
 )
 from ndrpdr.search import search
 from ndrpdr.search.result import GoalIrregularity
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
 SIM = Path(__file__).resolve().parents[2] / "topologies" / "sim.yaml"

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from record_helpers import SIM, sim_soak_record
 
-from ndrpdr.results.report.soaksummary import soak_message, soak_metadata
+from ndrpdr.report.soaksummary import soak_message, soak_metadata
 from ndrpdr.results.schema import validate_record
 from ndrpdr.results.soakbursts import MIN_CONTRADICTED, bursts_text, find_bursts
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 
 TARGET = 1e-7
 

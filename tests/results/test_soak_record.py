@@ -12,7 +12,7 @@ from record_helpers import SIM, sim_soak_record
 
 from ndrpdr.results.record import RECORD_VERSION
 from ndrpdr.results.schema import RecordError, validate_record
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
 SOAK_TIME_S = 120.0

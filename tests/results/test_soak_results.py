@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from record_helpers import SIM, sim_soak_record
 
-from ndrpdr.results.csit.csitmodel import RobotTest, csit_caveats, csit_test_case
-from ndrpdr.results.report.soaksummary import soak_message, soak_metadata
-from ndrpdr.results.trend.compare import SOAK_METRIC, compare_runs, record_values
-from ndrpdr.results.trend.history import sample_from_record
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.csitexport.csitmodel import RobotTest, csit_caveats, csit_test_case
+from ndrpdr.report.soaksummary import soak_message, soak_metadata
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.trend.compare import SOAK_METRIC, compare_runs, record_values
+from ndrpdr.trend.history import sample_from_record
 
 TEST = "64B-1c-ethip4-ip4base-soak"
 

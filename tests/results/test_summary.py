@@ -14,11 +14,11 @@ from record_helpers import SIM, sim_search
 
 from ndrpdr.goals import loss_ratio_goals, ndr_pdr_goals
 from ndrpdr.profiles import FrameSize, bandwidth_bps
-from ndrpdr.results.report.summary import bounds_line, plain_number, search_message, search_metadata
+from ndrpdr.report.summary import bounds_line, plain_number, search_message, search_metadata
 from ndrpdr.results.schema import validate_record
 from ndrpdr.search import Goal
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 
 #: Quick goals: 1 s trials, 2 s per load, 2 % width.
 GOALS = ndr_pdr_goals(duration_sum_s=2.0, relative_width=0.02)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from ndrpdr.results.report.svgaxes import INK, axes
+from ndrpdr.report.svgaxes import INK, axes
 
 
 def _svg(parts: list[str]) -> ET.Element:

@@ -8,9 +8,9 @@ from typing import Any
 
 from record_helpers import SIM, sim_record
 
-from ndrpdr.results.report.traceplot import trace_svg
+from ndrpdr.report.traceplot import trace_svg
 from ndrpdr.results.tglimit import trial_tg_limited
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 
 SVG = "{http://www.w3.org/2000/svg}"
 

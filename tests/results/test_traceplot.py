@@ -13,9 +13,8 @@ import pytest
 from record_helpers import SIM, sim_record
 
 from ndrpdr.goals import ndr_pdr_goals
-from ndrpdr.results.record import trial_entry
-from ndrpdr.results.report.traceplot import trace_svg
-from ndrpdr.results.report.trialfacts import (
+from ndrpdr.report.traceplot import trace_svg
+from ndrpdr.report.trialfacts import (
     HIGH_LOSS,
     LOSS_COLOURS,
     LOW_LOSS,
@@ -25,9 +24,10 @@ from ndrpdr.results.report.trialfacts import (
     is_full_length,
     loss_class,
 )
+from ndrpdr.results.record import trial_entry
 from ndrpdr.search.trial import TrialReason
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 from ndrpdr.units import format_rate
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from record_helpers import SIM, sim_record
 
-from ndrpdr.results.report.plotpanel import LABEL_GAP
-from ndrpdr.results.report.traceplot import trace_svg
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.report.plotpanel import LABEL_GAP
+from ndrpdr.report.traceplot import trace_svg
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.units import format_rate
 
 SVG = "{http://www.w3.org/2000/svg}"

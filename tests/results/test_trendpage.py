@@ -7,10 +7,10 @@ import random
 import re
 import xml.etree.ElementTree as ET
 
-from ndrpdr.results.trend.compare import TestKey, Value
-from ndrpdr.results.trend.history import Sample
-from ndrpdr.results.trend.trendpage import trend_html, trend_report
-from ndrpdr.results.trend.trendseries import Latency, build_trend
+from ndrpdr.trend.compare import TestKey, Value
+from ndrpdr.trend.history import Sample
+from ndrpdr.trend.trendpage import trend_html, trend_report
+from ndrpdr.trend.trendseries import Latency, build_trend
 
 UTC = datetime.timezone.utc
 

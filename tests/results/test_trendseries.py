@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from ndrpdr.results.trend.compare import TestKey, Value
-from ndrpdr.results.trend.history import Sample
-from ndrpdr.results.trend.trendseries import (
+from ndrpdr.trend.compare import TestKey, Value
+from ndrpdr.trend.history import Sample
+from ndrpdr.trend.trendseries import (
     PROGRESSION,
     REGRESSION,
     build_trend,

@@ -14,10 +14,10 @@ import xml.etree.ElementTree as ET
 from record_helpers import SIM, sim_search
 
 from ndrpdr.console.progress import ProgressPrinter
-from ndrpdr.results.report.traceplot import trace_svg
-from ndrpdr.results.report.trialfacts import trial_number
-from ndrpdr.results.report.trialtable import trials_html
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.report.traceplot import trace_svg
+from ndrpdr.report.trialfacts import trial_number
+from ndrpdr.report.trialtable import trials_html
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.units import format_rate
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -10,10 +10,10 @@ import pytest
 from record_helpers import SIM, sim_record
 
 from ndrpdr.goals import ndr_pdr_goals
-from ndrpdr.results.report.trialfacts import HIGH_LOSS, LOSS_TINTS, LOW_LOSS, ZERO_LOSS, loss_class
-from ndrpdr.results.report.trialtable import COLUMNS, trials_html
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.report.trialfacts import HIGH_LOSS, LOSS_TINTS, LOW_LOSS, ZERO_LOSS, loss_class
+from ndrpdr.report.trialtable import COLUMNS, trials_html
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.units import format_rate
 
 NASTY = 'rate <b>short</b> & "odd" \x07'

@@ -23,9 +23,9 @@ from store_helpers import (
 )
 
 from ndrpdr.results.schema import validate_record
-from ndrpdr.results.trend.history import sample_from_record
-from ndrpdr.results.trend.trendseries import Latency
 from ndrpdr.store import RunSummary, open_store
+from ndrpdr.trend.history import sample_from_record
+from ndrpdr.trend.trendseries import Latency
 
 pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
 

@@ -10,8 +10,8 @@ import pytest
 
 from ndrpdr.results.tglimit import TG_LIMIT_TOLERANCE
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.calibrate import (
     CALIBRATION_MARGIN,

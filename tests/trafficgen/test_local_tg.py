@@ -25,8 +25,8 @@ from ndrpdr.localbed import LocalTestbed, read_counters
 from ndrpdr.localbed.counters import NetdevCounters
 from ndrpdr.profiles import read_pcap
 from ndrpdr.results.oneway import is_one_way
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError, UnsupportedTrafficError
 from ndrpdr.trafficgen.local import LocalTrafficGenerator
 from ndrpdr.trafficgen.local.tcpreplay import TcpreplayReport, parse_report

@@ -22,8 +22,8 @@ from ndrpdr.simdut.capacity import (
 )
 from ndrpdr.simdut.modelled import modelled
 from ndrpdr.simdut.models import MODEL_NAMES, ChainModel, make_model
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
 TOPOLOGIES = Path(__file__).resolve().parents[2] / "topologies"

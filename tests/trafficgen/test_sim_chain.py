@@ -12,7 +12,7 @@ from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.search.errors import SearchInputError
 from ndrpdr.simdut.models import ChainModel, GradualLoss, SharpCliff, make_model
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 from search_call import search_call
 

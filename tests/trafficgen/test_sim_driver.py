@@ -12,9 +12,9 @@ import pytest
 from ndrpdr.profiles import max_load_pps
 from ndrpdr.search.trial import Measurer
 from ndrpdr.simdut.models import make_model
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
-from ndrpdr.testbed.path import compute_path
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
+from ndrpdr.topology.path import compute_path
 from ndrpdr.trafficgen.base import TrafficGenerator, TrafficGeneratorError
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator, link_limit_pps
 

@@ -14,7 +14,7 @@ from typing import Any
 from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.families import get_family
 from ndrpdr.goals import ndr_pdr_goals
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from search_call import search_call
 
 TOPOLOGIES = Path(__file__).resolve().parents[2] / "topologies"

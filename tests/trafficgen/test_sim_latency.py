@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ndrpdr.simdut.models import make_model
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError, latency_measurer
 from ndrpdr.trafficgen.sim.driver import LATENCY_STREAM_PPS, SimTrafficGenerator
 from ndrpdr.trafficgen.sim.latencymodel import MAX_UTILISATION, LatencyModel, latency_model

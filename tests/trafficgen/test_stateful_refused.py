@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ndrpdr.families import get_family
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.base import ProfileTraffic, UnsupportedTrafficError
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -40,7 +40,7 @@ from ndrpdr.families import get_family
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.localbed import read_counters
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.base import TrafficGenerator
 
 pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py

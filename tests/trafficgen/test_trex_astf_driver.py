@@ -25,8 +25,8 @@ from ndrpdr.access.base import CommandResult
 from ndrpdr.access.local import LocalTransport
 from ndrpdr.families import profile_of
 from ndrpdr.profiles import Profile, Transactions, max_load_pps
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.base import (
     STRETCH_GRACE_S,
     STRETCH_TOLERANCE,

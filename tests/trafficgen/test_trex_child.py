@@ -35,7 +35,7 @@ import pytest
 
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.profiles import build_frames
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.trex import child
 from ndrpdr.trafficgen.trex.childclient import (

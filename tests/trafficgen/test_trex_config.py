@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Interface, Link, LinkEnd, LocalAccess, Node, Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Interface, Link, LinkEnd, LocalAccess, Node, Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.trex.config import config_text, render_config, trex_ports
 from ndrpdr.trafficgen.trex.options import OPTION_KEYS, TrexOptions, parse_options

@@ -31,8 +31,8 @@ from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import max_load_pps
 from ndrpdr.search.trial import Measurer
 from ndrpdr.simdut.models import make_model
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.base import TrafficGenerator, TrafficGeneratorError
 from ndrpdr.trafficgen.trex.client import ClientSettings, TrexClientError
 from ndrpdr.trafficgen.trex.driver import TrexTrafficGenerator

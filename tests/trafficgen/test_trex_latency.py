@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from trex_standin import CSIT, rig, topology_with
 
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.latency import LatencyValueError
 from ndrpdr.trafficgen.trex.counts import Latency
 from ndrpdr.trafficgen.trex.latency import (

@@ -30,7 +30,7 @@ from ndrpdr.families import profile_of as get_profile
 from ndrpdr.localbed import LocalTestbed, read_counters
 from ndrpdr.localbed.testbed import TrackedNetnsTransport
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.testbed.loader import load_topology
+from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.trex.options import parse_options
 from ndrpdr.trafficgen.trex.perrun import per_run_options, run_config_path
 from ndrpdr.trafficgen.trex.server import dpdk_prefix

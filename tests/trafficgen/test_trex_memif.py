@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from ndrpdr.labbox.memif import with_memif_sockets
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.trex.config import render_config, trex_ports
 from ndrpdr.trafficgen.trex.memif import LINK_POLL_S, wait_for_links

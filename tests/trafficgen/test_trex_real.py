@@ -43,8 +43,8 @@ from ndrpdr.localbed.naming import new_run_id
 from ndrpdr.profiles import build_frames, parse_signature
 from ndrpdr.results.irregular import IrregularPolicy
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.trex.childclient import ChildClient
 from ndrpdr.trafficgen.trex.client import TrexClientError

@@ -17,8 +17,8 @@ import pytest
 from trex_standin import CSIT, REFUSAL, ROOT, RecordingAccess, rig, topology_with
 
 from ndrpdr.access.netns import NetnsTransport
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.trex.client import ClientSettings
 from ndrpdr.trafficgen.trex.session import TrexSession

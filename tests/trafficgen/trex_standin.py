@@ -35,7 +35,7 @@ from ndrpdr.access.base import CommandResult
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.profiles import max_load_pps
 from ndrpdr.simdut.models import DutModel
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.trex.client import ClientSettings, CoreMask, TrexClient
 from ndrpdr.trafficgen.trex.driver import TrexTrafficGenerator
 from ndrpdr.trafficgen.trex.session import TrexSession

@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from ndrpdr.errors import NdrPdrError
+from ndrpdr.report.latencyplot import latency_svg
+from ndrpdr.report.soaksummary import soak_message
+from ndrpdr.report.summary import search_message
+from ndrpdr.report.traceplot import trace_svg
+from ndrpdr.report.trialtable import trials_html
 from ndrpdr.results.mrrrecord import mrr_message
-from ndrpdr.results.report.latencyplot import latency_svg
-from ndrpdr.results.report.soaksummary import soak_message
-from ndrpdr.results.report.summary import search_message
-from ndrpdr.results.report.traceplot import trace_svg
-from ndrpdr.results.report.trialtable import trials_html
 from ndrpdr.results.schema import validate_record
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.keywords.component import Component, keyword

@@ -12,9 +12,9 @@ from ndrpdr.errors import NdrPdrError
 from ndrpdr.families import get_family
 from ndrpdr.goals import PDR_LOSS_RATIO
 from ndrpdr.latencyrun import DEFAULT_LATENCY_DURATION_S
+from ndrpdr.report.latencysummary import point_line
+from ndrpdr.report.summary import search_message
 from ndrpdr.results.irregular import ROBOT_NAMES, IrregularPolicy, irregular_text
-from ndrpdr.results.report.latencysummary import point_line
-from ndrpdr.results.report.summary import search_message
 from ndrpdr.results.searchrecord import GoalEntry, SearchRecord
 from ndrpdr.search import Goal
 from ndrpdr.searchlimits import Given, check_load_range, check_search_settings

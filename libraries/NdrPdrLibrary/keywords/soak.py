@@ -6,8 +6,8 @@ from typing import Any, TypedDict
 
 from ndrpdr.console.lines import trial_line
 from ndrpdr.console.progress import ProgressOption
-from ndrpdr.results.report.soaksummary import soak_message, soak_metadata
-from ndrpdr.results.report.trialtable import trials_html
+from ndrpdr.report.soaksummary import soak_message, soak_metadata
+from ndrpdr.report.trialtable import trials_html
 from ndrpdr.results.soakbursts import bursts_text
 from ndrpdr.results.soakrecord import SoakSettings, SoakTraffic
 from ndrpdr.search.soak import SOAK_LOSS_RATIO, SoakResult

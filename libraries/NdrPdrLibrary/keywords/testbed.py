@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ndrpdr.drivers import describe
-from ndrpdr.testbed.model import Topology
-from ndrpdr.testbed.path import TrafficPath
+from ndrpdr.topology.model import Topology
+from ndrpdr.topology.path import TrafficPath
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.keywords.component import Component, keyword
 from NdrPdrLibrary.secret import Secret

@@ -7,9 +7,9 @@ from typing import Any, TypedDict
 from ndrpdr.console.lines import trial_line
 from ndrpdr.console.progress import ProgressOption
 from ndrpdr.mrrrun import MrrSettings, MrrTraffic, run_mrr
+from ndrpdr.report.summary import bounds_line, plain_number
+from ndrpdr.report.trialtable import trials_html
 from ndrpdr.results.mrrrecord import mrr_message
-from ndrpdr.results.report.summary import bounds_line, plain_number
-from ndrpdr.results.report.trialtable import trials_html
 from ndrpdr.search import TrialResult
 from ndrpdr.searchlimits import Given
 from ndrpdr.units import format_rate

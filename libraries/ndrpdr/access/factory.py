@@ -6,7 +6,7 @@ from ndrpdr.access.base import NodeAccess
 from ndrpdr.access.local import LocalTransport
 from ndrpdr.access.netns import NetnsTransport
 from ndrpdr.access.ssh import SshTransport
-from ndrpdr.testbed.model import LocalAccess, NetnsAccess, Node, SshAccess
+from ndrpdr.topology.model import LocalAccess, NetnsAccess, Node, SshAccess
 
 
 def open_access(node: Node, *, namespace: str | None = None) -> NodeAccess:

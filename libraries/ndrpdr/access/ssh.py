@@ -30,7 +30,7 @@ from ndrpdr.access.sshcommand import SshCommands
 from ndrpdr.access.sshconnection import SshConnection
 from ndrpdr.access.sshprocess import SshProcess, SshProcesses
 from ndrpdr.access.sshtransfer import SshFiles
-from ndrpdr.testbed.model import SshAccess
+from ndrpdr.topology.model import SshAccess
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack

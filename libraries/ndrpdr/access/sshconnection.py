@@ -29,7 +29,7 @@ import paramiko
 
 from ndrpdr.access import sshlogin
 from ndrpdr.access.base import NodeAccessError
-from ndrpdr.testbed.model import SshAccess
+from ndrpdr.topology.model import SshAccess
 
 #: The logger of every SSH part (connection, commands, processes): they all log as
 #: ``ndrpdr.access.ssh``, the module users import, so one name covers SSH in the logs.

@@ -25,7 +25,7 @@ from pathlib import Path
 import paramiko
 
 from ndrpdr.access.base import NodeAccessError
-from ndrpdr.testbed.model import SshAccess
+from ndrpdr.topology.model import SshAccess
 
 
 def host_port(access: SshAccess) -> str:

@@ -2,6 +2,6 @@
 
 Above the drivers it puts together: CPUs placed for the nodes on this
 machine (``cpuplace``), and the versions of the software the nodes run
-(``versions``). The topology it starts from is ``ndrpdr.testbed``'s model,
+(``versions``). The topology it starts from is ``ndrpdr.topology``'s model,
 which sits below the drivers.
 """

@@ -42,7 +42,7 @@ from ndrpdr.drivers import describe
 from ndrpdr.localbed.cpuclaim import CpuClaims, CpuHolder
 from ndrpdr.localbed.errors import LocalTestbedError
 from ndrpdr.localbed.plan import node_cpu
-from ndrpdr.testbed.model import LabboxAccess, LocalAccess, NetnsAccess, Node, Topology
+from ndrpdr.topology.model import LabboxAccess, LocalAccess, NetnsAccess, Node, Topology
 
 
 @dataclasses.dataclass(frozen=True)

@@ -31,7 +31,7 @@ from ndrpdr.dut.smt import LSCPU_ARGV, CpuLayoutError, NodeCpus, ThreadPlan, par
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.localbed.cpuclaim import CpuClaims
 from ndrpdr.results.record import THREAD_PLAN_TEXT
-from ndrpdr.testbed.model import Node, Topology
+from ndrpdr.topology.model import Node, Topology
 
 _log = logging.getLogger(__name__)
 

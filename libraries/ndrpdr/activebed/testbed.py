@@ -49,8 +49,8 @@ from ndrpdr.localbed import LocalTestbed
 from ndrpdr.localbed.cpuclaim import CpuClaims
 from ndrpdr.localbed.naming import new_run_id
 from ndrpdr.profiles import FrameSize, Profile
-from ndrpdr.testbed.model import LabboxAccess, NetnsAccess, Topology
-from ndrpdr.testbed.path import TrafficPath, compute_path
+from ndrpdr.topology.model import LabboxAccess, NetnsAccess, Topology
+from ndrpdr.topology.path import TrafficPath, compute_path
 from ndrpdr.trafficgen.base import TgSession, TrafficContext, TrafficGenerator
 
 if TYPE_CHECKING:

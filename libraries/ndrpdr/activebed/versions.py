@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 import ndrpdr
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.errors import NdrPdrError
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 if TYPE_CHECKING:
     from ndrpdr.activebed.testbed import ActiveTestbed

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 from ndrpdr.console.lines import print_to
-from ndrpdr.results.outdir.outdirlock import holder
-from ndrpdr.results.outdir.ownoutputs import clear_earlier_outputs
-from ndrpdr.results.outdir.pabotresults import PABOT_RESULTS, clear_pabot_results
+from ndrpdr.outdir.outdirlock import holder
+from ndrpdr.outdir.ownoutputs import clear_earlier_outputs
+from ndrpdr.outdir.pabotresults import PABOT_RESULTS, clear_pabot_results
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

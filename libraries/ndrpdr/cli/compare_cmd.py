@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 from ndrpdr.console.lines import print_to
-from ndrpdr.results.outdir.runfiles import RunFilesError, read_run
-from ndrpdr.results.trend.compare import Comparison, TestKey, compare_runs
+from ndrpdr.outdir.runfiles import RunFilesError, read_run
+from ndrpdr.trend.compare import Comparison, TestKey, compare_runs
 
 _HEAD = ("Test", "Metric", "A [Mpps]", "B [Mpps]", "Change", "Noise", "Verdict")
 

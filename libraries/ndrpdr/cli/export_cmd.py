@@ -4,7 +4,7 @@ RUN is a results directory (one JSON record per test; its output.xml,
 when there, gives each test's suite, tags and Robot verdict) or an
 output.xml linking the records. Each test becomes one file, where CSIT
 writes it: ``DIR/<suite path>/<test name>.info.json`` (lower case, the
-suite's dots as directories). The mapping is ``ndrpdr.results.csit.csitmodel``.
+suite's dots as directories). The mapping is ``ndrpdr.csitexport.csitmodel``.
 A test Robot ran without a record (it stopped before its search or MRR)
 has nothing the model can say: a ``note:`` on stderr names it.
 
@@ -26,18 +26,18 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ndrpdr.console.lines import print_to
-from ndrpdr.results.csit.csitmodel import (
+from ndrpdr.csitexport.csitmodel import (
     CSIT_MODEL_VERSION,
     RobotTest,
     csit_caveats,
     csit_test_case,
     names_of_test,
 )
-from ndrpdr.results.csit.csitnames import info_path
-from ndrpdr.results.csit.csitschema import CsitValidator, load_csit_schema
+from ndrpdr.csitexport.csitnames import info_path
+from ndrpdr.csitexport.csitschema import CsitValidator, load_csit_schema
+from ndrpdr.outdir.outputxml import OutputXmlError, TestOutcome, read_outcomes
+from ndrpdr.outdir.runfiles import RunFilesError, read_run
 from ndrpdr.results.journal import write_json_atomically
-from ndrpdr.results.outdir.outputxml import OutputXmlError, TestOutcome, read_outcomes
-from ndrpdr.results.outdir.runfiles import RunFilesError, read_run
 
 FORMATS = ("csit",)
 

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from ndrpdr.console.lines import print_to
-from ndrpdr.results.outdir.runfiles import RunFilesError
+from ndrpdr.outdir.runfiles import RunFilesError
 from ndrpdr.store import open_store
 from ndrpdr.store.ingest import ingest_path
 from ndrpdr.store.urls import STORE_ENV, default_store_url

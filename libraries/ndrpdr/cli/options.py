@@ -12,8 +12,8 @@ from ndrpdr.console.progress import ConsoleKind
 from ndrpdr.families import get_family
 from ndrpdr.profiles import FrameSize, Profile, frame_sizes
 from ndrpdr.searchlimits import BadSettingError
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.base import TrafficGenerator
 
 DEFAULT_TOPOLOGY = "topologies/sim.yaml"

@@ -18,10 +18,10 @@ from ndrpdr.families import get_family
 from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO
 from ndrpdr.latencyrun import DEFAULT_LATENCY_DURATION_S
 from ndrpdr.profiles import frame_sizes
+from ndrpdr.report.latencysummary import latency_lines
 from ndrpdr.results.caveats import caveat_lines
 from ndrpdr.results.irregular import IrregularPolicy, irregular_text
 from ndrpdr.results.record import write_record
-from ndrpdr.results.report.latencysummary import latency_lines
 from ndrpdr.search import ALGORITHMS
 from ndrpdr.searchlimits import (
     DEFAULT_MAX_SEARCH_TIME_S,

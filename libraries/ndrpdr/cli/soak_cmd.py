@@ -17,8 +17,8 @@ from ndrpdr.cli.options import (
 )
 from ndrpdr.cli.searchargs import usage_error
 from ndrpdr.console.lines import print_to
+from ndrpdr.report.soaksummary import soak_message
 from ndrpdr.results.record import write_record
-from ndrpdr.results.report.soaksummary import soak_message
 from ndrpdr.results.soakrecord import SoakSettings, SoakTraffic
 from ndrpdr.search.soak import SOAK_LOSS_RATIO
 from ndrpdr.searchlimits import BadSettingError, Given, check_load_range

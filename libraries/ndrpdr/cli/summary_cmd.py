@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ndrpdr.console.lines import print_to
-from ndrpdr.results.outdir.outputxml import TestOutcome, read_outcomes
+from ndrpdr.outdir.outputxml import TestOutcome, read_outcomes
 
 _COLUMNS = (
     ("NDR lower", "NDR_LOWER"),

@@ -4,7 +4,7 @@ Each RUN is a results directory (one JSON record per test) or an output.xml
 linking the records; one per run, the run id is the directory's name
 unless the records name their run. ``--store URL`` adds every run of a
 results store (``ndrpdr ingest``); RUN paths are then optional. The page
-(``ndrpdr.results.trend.trendpage``) has a chart per test with the change
+(``ndrpdr.trend.trendpage``) has a chart per test with the change
 points marked and a table of the regressions and progressions since the
 last good run. Exit 0; 1 when the page cannot be written or the store
 cannot be read; 2 for a path that is not a run's results or a --since that
@@ -18,13 +18,13 @@ import datetime
 import sys
 from pathlib import Path
 
-from ndrpdr.results.outdir.runfiles import RunFilesError
-from ndrpdr.results.trend.trendpage import trend_html
-from ndrpdr.results.trend.trendruns import RunSamples, read_runs
-from ndrpdr.results.trend.trendseries import build_trend
+from ndrpdr.outdir.runfiles import RunFilesError
 from ndrpdr.store import open_store
 from ndrpdr.store.errors import StoreError
 from ndrpdr.store.trendread import read_store
+from ndrpdr.trend.trendpage import trend_html
+from ndrpdr.trend.trendruns import RunSamples, read_runs
+from ndrpdr.trend.trendseries import build_trend
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

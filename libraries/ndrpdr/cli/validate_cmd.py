@@ -9,9 +9,9 @@ from ndrpdr.cli.nicoption import add_nic_option
 from ndrpdr.drivers import describe
 from ndrpdr.dut.plan import plan_duts
 from ndrpdr.errors import NdrPdrError
-from ndrpdr.testbed.loader import load_topology
-from ndrpdr.testbed.model import Topology
-from ndrpdr.testbed.path import TrafficPath, compute_path, nic_models
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.topology.model import Topology
+from ndrpdr.topology.path import TrafficPath, compute_path, nic_models
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

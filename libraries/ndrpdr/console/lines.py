@@ -15,7 +15,7 @@ def trial_line(number: int, trial: TrialResult) -> str:
     """``#  7  1.234 Mpps x 1.0 s  loss 0.012 %  (mlr/final/bisect for goal 1)``.
 
     ``number`` is 1 for a search's first trial: the number log.html's trial
-    table and plot show too (``ndrpdr.results.report.trialfacts.trial_number``).
+    table and plot show too (``ndrpdr.report.trialfacts.trial_number``).
     """
     reason = ""
     if trial.reason is not None:

@@ -23,7 +23,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any, Literal
 
-from ndrpdr.testbed.model import NodeType
+from ndrpdr.topology.model import NodeType
 
 AccessKind = Literal["local", "netns", "ssh", "labbox"]
 ACCESS_KINDS: tuple[AccessKind, ...] = ("local", "netns", "ssh", "labbox")

@@ -13,7 +13,7 @@ import importlib
 import threading
 
 from ndrpdr.drivers.description import DriverDescription
-from ndrpdr.testbed.model import NodeType
+from ndrpdr.topology.model import NodeType
 
 #: Modules that each define a built-in driver's ``DESCRIPTION``, TGs first.
 BUILTIN_MODULES: tuple[str, ...] = (

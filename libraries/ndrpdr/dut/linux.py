@@ -27,7 +27,7 @@ from ndrpdr.dut.base import DutTestConfig
 from ndrpdr.dut.hostlink import HostLink
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ports import MAC, check_ports_exist, port_names
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 
 @dataclasses.dataclass(frozen=True)

@@ -38,7 +38,7 @@ from ndrpdr.dut.ports import check_ports_exist, port_names
 from ndrpdr.dut.process import effective_cpu, pinned, stop_noting
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.systemtools import require
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 #: The bridge's name (a tap device of that name appears in the DUT namespace).
 BRIDGE = "ndrpdr-br"

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig, FamilySetup, ForwardingMode
 from ndrpdr.profiles.addressing import DIRECTION_PREFIXES, DIRECTION_PREFIXES6
-from ndrpdr.testbed.model import LinkEnd, Topology
-from ndrpdr.testbed.path import TrafficPath, compute_path
+from ndrpdr.topology.model import LinkEnd, Topology
+from ndrpdr.topology.path import TrafficPath, compute_path
 
 
 def link_subnet6(index: int, count: int) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.drivers import driver_names, find
 from ndrpdr.dut.base import DutDriver, DutError
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 
 def make_dut_driver(node: Node, access: NodeAccess) -> DutDriver:

@@ -13,7 +13,7 @@ from ndrpdr.access.base import NodeAccess
 from ndrpdr.drivers import DriverDescription
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.simdut.modelled import ModelledDut, SimDutOptions, modelled
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 
 class SimDutDriver:

@@ -55,7 +55,7 @@ from ndrpdr.localbed.errors import LocalTestbedError
 from ndrpdr.localbed.plumbing import delete_links, existing_links
 from ndrpdr.localbed.procs import terminate
 from ndrpdr.localbed.testbed import LocalTestbed, remove_path
-from ndrpdr.testbed.model import SshAccess
+from ndrpdr.topology.model import SshAccess
 
 _log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The socket files of a lab in a box's memif links (pure: no I/O).
 
-A memif link (``model: memif`` at both ends, ``ndrpdr.testbed.memif``)
+A memif link (``model: memif`` at both ends, ``ndrpdr.topology.memif``)
 joins two hosts through a Unix socket file, which both must see. Each
 host's /tmp and /run/dpdk are its own; the run directory
 (``/run/ndrpdr/labbox-<run id>``) is seen by all and removed with the run,
@@ -16,7 +16,7 @@ import dataclasses
 import re
 from pathlib import Path
 
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.model import Topology
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 

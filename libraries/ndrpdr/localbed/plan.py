@@ -25,7 +25,7 @@ from ndrpdr.localbed.naming import (
     check_run_id,
     namespace_name,
 )
-from ndrpdr.testbed.model import NetnsAccess, Node, Topology
+from ndrpdr.topology.model import NetnsAccess, Node, Topology
 
 #: CPU a DUT's receive processing goes to unless its options say "cpu".
 DEFAULT_DUT_CPU = 1

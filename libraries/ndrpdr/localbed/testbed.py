@@ -41,7 +41,7 @@ from ndrpdr.localbed.signals import sigint_deferred
 from ndrpdr.localbed.state import ProcessRecord, RunState, StateStore
 from ndrpdr.localbed.supervisor import start_reaper, stop_reaper
 from ndrpdr.systemtools import require
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.model import Topology
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack

@@ -19,7 +19,7 @@ from typing import Any
 from ndrpdr.profiles import FrameSize, Profile
 from ndrpdr.results.record import RecordTraffic, record_head, trial_entry
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.model import Topology
 
 
 def receive_rate(trial: TrialResult) -> float:

@@ -26,7 +26,7 @@ the same top-level fields where they apply, and an ``mrr`` section instead
 of the search's. Since 1.5.0 a record of either kind may have a ``run``
 section (the keyword layer stamps it when it writes the record): the run's
 id and start, the Robot test, suite and tags, the suites' git revision
-and the versions of the nodes' software (``ndrpdr.results.trend.history``
+and the versions of the nodes' software (``ndrpdr.trend.history``
 reads it; records without it stay valid). ``profile`` names the family
 (``name``) and, in records written since test families (optional, so
 older records stay valid), has ``min_frame_size_b`` and ``traffic``: per
@@ -75,7 +75,7 @@ import ndrpdr
 from ndrpdr.profiles import FrameSize, Profile, average_frame_size, pcap_flows
 from ndrpdr.results.journal import write_json_atomically
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.model import Topology
 
 #: Version of the record format; bump the major part on incompatible changes.
 RECORD_VERSION = "1.12.0"

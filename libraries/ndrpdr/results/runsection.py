@@ -4,7 +4,7 @@
 the run's id and start (ISO 8601), the Robot test, suite and tags, the
 git revision of the suites (None when unknown) and ``node -> version``
 of the software that ran (``ndrpdr.activebed.versions``). The keyword layer
-fills it; ``ndrpdr.results.trend.history`` reads it.
+fills it; ``ndrpdr.trend.history`` reads it.
 
 One run, one id: ``bin/run-suites`` exports ``NDRPDR_RUN_ID`` and
 ``NDRPDR_RUN_STARTED`` once per invocation, so every test (also pabot's

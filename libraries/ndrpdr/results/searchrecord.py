@@ -44,7 +44,7 @@ from ndrpdr.results.tglimit import goal_tg_limit_reason, tg_limit_summary
 from ndrpdr.search.goal import Goal
 from ndrpdr.search.result import GoalIrregularity, GoalResult, SearchResult
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.model import Topology
 
 
 class RecordStatus(str, enum.Enum):

@@ -14,7 +14,7 @@ import weakref
 from ndrpdr.drivers import option
 from ndrpdr.simdut.capacity import ModelledCapacity
 from ndrpdr.simdut.models import MODEL_NAMES, DutModel
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 
 @dataclasses.dataclass(frozen=True)

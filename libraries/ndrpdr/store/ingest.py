@@ -1,6 +1,6 @@
 """Fill a store from results on disk: results directories and output.xml files.
 
-Each path is one run's results (``ndrpdr.results.outdir.runfiles.read_run``).
+Each path is one run's results (``ndrpdr.outdir.runfiles.read_run``).
 Records that name their run (the ``run`` section, records since 1.5.0)
 go to that run. Older records get a run id made from their content
 (``legacy-<earliest start>-<hash of their names and start times>``), the
@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ndrpdr.results.outdir.runfiles import read_run
-from ndrpdr.results.trend.history import parse_time
+from ndrpdr.outdir.runfiles import read_run
 from ndrpdr.store.store import Store
+from ndrpdr.trend.history import parse_time
 
 
 @dataclasses.dataclass(frozen=True)

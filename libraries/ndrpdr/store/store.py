@@ -2,7 +2,7 @@
 
 ``open_store(url)`` opens (and creates, when missing) the tables of
 ``ndrpdr.store.tables``; ``Store.ingest_run`` adds a run's records (a
-mapping ``test name -> record``, as ``ndrpdr.results.outdir.runfiles.read_run``
+mapping ``test name -> record``, as ``ndrpdr.outdir.runfiles.read_run``
 gives), each reduced to a ``Sample`` by ``sample_from_record`` and kept
 with its JSON record. A run ingested again adds nothing: a sample is
 known by its run id and test key (testbed, test, frame size, profile,
@@ -23,12 +23,12 @@ import sqlalchemy as sa
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from ndrpdr.results.trend.compare import TestKey, Value
-from ndrpdr.results.trend.history import Sample, sample_from_record
-from ndrpdr.results.trend.trendseries import Latency, latency_of_record
 from ndrpdr.store import tables
 from ndrpdr.store.errors import StoreError
 from ndrpdr.store.urls import database_message, make_engine, parse_url, redact
+from ndrpdr.trend.compare import TestKey, Value
+from ndrpdr.trend.history import Sample, sample_from_record
+from ndrpdr.trend.trendseries import Latency, latency_of_record
 
 _Key = tuple[str, str, str, str, str, str]
 

@@ -3,12 +3,12 @@
 * ``ndrpdr_meta``: ``schema_version`` of these tables (``SCHEMA_VERSION``).
 * ``ndrpdr_runs``: one row per run id: its start time (UTC; the earliest
   of its samples when they differ) and when it was last ingested.
-* ``ndrpdr_samples``: one row per test of a run (``ndrpdr.results.trend.history.Sample``):
+* ``ndrpdr_samples``: one row per test of a run (``ndrpdr.trend.history.Sample``):
   unique on the run key (``run_id``) and the test key (``testbed``,
   ``test``, ``frame_size``, ``profile``, ``kind``: a test's MRR record
   beside its search's), so a run ingested twice adds nothing. Tags and
   versions are JSON; so is ``latency``, the search's latency at its highest
-  load point (``ndrpdr.results.trend.trendseries.latency_of_record``; null when
+  load point (``ndrpdr.trend.trendseries.latency_of_record``; null when
   not measured), kept here so the trend report never loads records.
 * ``ndrpdr_metrics``: the sample's metrics (``NDR lower``, ``PDR cond``,
   ``MRR mean``...), one row each: value and noise [pps, aggregate over

@@ -2,14 +2,14 @@
 
 The samples come from ``Store.samples()``, the latency at each search's
 highest load point from ``Store.latency()`` (kept with the sample at
-ingest, so no record is loaded), as ``ndrpdr.results.trend.trendruns`` reads
+ingest, so no record is loaded), as ``ndrpdr.trend.trendruns`` reads
 both from records on disk.
 """
 
 from __future__ import annotations
 
-from ndrpdr.results.trend.trendruns import RunSamples
 from ndrpdr.store.store import Store
+from ndrpdr.trend.trendruns import RunSamples
 
 
 def read_store(store: Store, *, test: str | None = None) -> RunSamples:

@@ -20,8 +20,8 @@ from ndrpdr.trafficgen.latency import LatencyResult
 if TYPE_CHECKING:
     from ndrpdr.localbed import LocalTestbed
     from ndrpdr.profiles import FrameSize, Profile
-    from ndrpdr.testbed.model import Node, Topology
-    from ndrpdr.testbed.path import TrafficPath
+    from ndrpdr.topology.model import Node, Topology
+    from ndrpdr.topology.path import TrafficPath
 
 _O = TypeVar("_O")
 

@@ -36,7 +36,7 @@ from ndrpdr.dut.process import effective_cpu, pinned, stop_noting
 from ndrpdr.dut.smt import ThreadPlan
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.systemtools import require
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 _Options = TypeVar("_Options", bound=DpdkAppOptions)
 

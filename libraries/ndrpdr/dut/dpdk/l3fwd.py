@@ -39,7 +39,7 @@ from ndrpdr.dut.dpdk.l3fwd_build import CACHE_DIR, ensure_l3fwd
 from ndrpdr.dut.dpdk.lcores import l3fwd_config, l3fwd_lcores
 from ndrpdr.dut.dpdk.options import DpdkAppOptions
 from ndrpdr.dut.dpdk.setup import port_driver
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 #: l3fwd's port mask: DPDK ports 0 and 1 (the only two devices it is given).
 PORT_MASK = "0x3"

@@ -39,7 +39,7 @@ from ndrpdr.dut.handsoff import KernelHandsOff
 from ndrpdr.dut.netqueues import rx_queue_count
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ports import check_ports_exist, port_names
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 #: The pmd value for NICs driven by DPDK itself (by PCI address).
 PCI_PMD = "pci"

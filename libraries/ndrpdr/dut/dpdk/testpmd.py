@@ -31,7 +31,7 @@ from ndrpdr.dut.dpdk.app import DpdkAppDriver, app_threads, read_dpdk_node
 from ndrpdr.dut.dpdk.lcores import testpmd_core_args, testpmd_lcores
 from ndrpdr.dut.dpdk.options import DpdkAppOptions
 from ndrpdr.dut.dpdk.setup import port_driver
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 #: mbufs in the pool; the default count does not fit ``--no-huge -m 1024``.
 TOTAL_MBUFS = 32768

@@ -62,7 +62,7 @@ from ndrpdr.dut.vpp.startup import (
     scaled_comment,
     sizing_for,
 )
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 #: VPP's DPDK plugin.
 DPDK_PLUGIN = "dpdk_plugin.so"

@@ -29,7 +29,7 @@ from ndrpdr.drivers import option, option_names, read_options
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.dut.ports import MAC
 from ndrpdr.dut.vpp.threads import main_cpu, vpp_threads
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 Service = Literal["systemd", "direct"]
 SERVICES: tuple[Service, ...] = ("systemd", "direct")

@@ -54,7 +54,7 @@ from ndrpdr.dut.vpp.process import (
     state_text,
 )
 from ndrpdr.dut.vpp.testplan import plan_test, write_startup_conf
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 _log = logging.getLogger(__name__)
 

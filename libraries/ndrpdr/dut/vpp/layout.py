@@ -19,7 +19,7 @@ from ndrpdr.dut.vpp.config import (
 )
 from ndrpdr.dut.vpp.queues import rx_placement_commands
 from ndrpdr.dut.vpp.threads import vpp_threads
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 
 def uses_xdp(options: VppOptions) -> bool:

@@ -37,7 +37,7 @@ from ndrpdr.dut.vpp import afpacket as vpp_afpacket
 from ndrpdr.dut.vpp.afpacket import VppRunPaths
 from ndrpdr.dut.vpp.config import VppOptions
 from ndrpdr.dut.vpp.layout import uses_xdp
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 
 class LocalRun:

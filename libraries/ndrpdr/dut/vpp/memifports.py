@@ -1,6 +1,6 @@
 """VPP on memif ports (``port_kind: memif``): the clients of the TG's memif sockets (pure).
 
-A memif port (``model: memif``, ``ndrpdr.testbed.memif``) has no Linux
+A memif port (``model: memif``, ``ndrpdr.topology.memif``) has no Linux
 interface: the TG (TRex's net_memif devices, ``ndrpdr.trafficgen.trex.
 memif``) listens on the link's socket file, and VPP's memif plugin
 connects to it as the client ("slave"): ``create memif socket id <id>

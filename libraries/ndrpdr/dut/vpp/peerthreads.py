@@ -37,7 +37,7 @@ from ndrpdr.dut.base import DutTestConfig
 from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.dut.vpp.config import VppOptions
 from ndrpdr.dut.vpp.threads import vpp_threads
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 WHAT = "the second VPP of a memif family (CSIT's container)"
 

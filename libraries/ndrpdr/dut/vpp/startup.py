@@ -59,7 +59,7 @@ from ndrpdr.dut.vpp.memory import (
     size_startup,
     size_text,
 )
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 #: CSIT's DPDK log level on a lab's NICs.
 DPDK_LOG_LEVEL = "debug"

@@ -31,7 +31,7 @@ from ndrpdr.dut.vpp.peer import PeerPlan
 from ndrpdr.dut.vpp.peerthreads import peer_threads
 from ndrpdr.dut.vpp.startup import family_needs, sizing_for, smt_used, startup_conf
 from ndrpdr.errors import NdrPdrError
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 #: Commands that zero VPP's counters, so that a test's telemetry is its own.
 CLEAR_COMMANDS: tuple[str, ...] = (

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from ndrpdr.dut import cores, smt
 from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 if TYPE_CHECKING:  # config imports this module
     from ndrpdr.dut.vpp.config import VppOptions

@@ -28,7 +28,7 @@ from ndrpdr.dut.vpp.afpacket import startup_conf as linux_startup_conf
 from ndrpdr.dut.vpp.config import VppOptions
 from ndrpdr.dut.vpp.memory import StartupSizing
 from ndrpdr.dut.vpp.startup import dpdk_lines
-from ndrpdr.testbed.model import Node
+from ndrpdr.topology.model import Node
 
 
 def interface_names(config: DutTestConfig) -> list[str]:

@@ -49,8 +49,8 @@ from ndrpdr.profiles import (
 from ndrpdr.results.oneway import one_way_warnings
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.systemtools import require
-from ndrpdr.testbed.model import Topology
-from ndrpdr.testbed.path import TrafficPath, compute_path
+from ndrpdr.topology.model import Topology
+from ndrpdr.topology.path import TrafficPath, compute_path
 from ndrpdr.trafficgen.base import (
     STRETCH_GRACE_S,
     STRETCH_TOLERANCE,

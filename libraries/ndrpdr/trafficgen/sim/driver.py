@@ -37,8 +37,8 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.simdut.capacity import ModelledCapacity, modelled_capacity
 from ndrpdr.simdut.modelled import ModelledDut, SimDutOptions, note_modelled
 from ndrpdr.simdut.models import ChainModel, DutModel, make_model
-from ndrpdr.testbed.model import Topology
-from ndrpdr.testbed.path import TrafficPath, compute_path
+from ndrpdr.topology.model import Topology
+from ndrpdr.topology.path import TrafficPath, compute_path
 from ndrpdr.trafficgen.base import (
     TrafficContext,
     TrafficGeneratorError,

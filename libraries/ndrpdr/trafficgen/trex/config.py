@@ -20,8 +20,8 @@ import dataclasses
 import json
 import re
 
-from ndrpdr.testbed.model import Interface, Topology
-from ndrpdr.testbed.path import PathError, TrafficPath, compute_path
+from ndrpdr.topology.model import Interface, Topology
+from ndrpdr.topology.path import PathError, TrafficPath, compute_path
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.trex.memif import memif_vdev
 from ndrpdr.trafficgen.trex.options import (

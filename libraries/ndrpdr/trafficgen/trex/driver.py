@@ -49,7 +49,7 @@ from typing import TypeVar
 
 from ndrpdr.profiles import FrameSize, Profile, ProfileError, frame_sizes, max_load_pps
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.base import (
     STRETCH_GRACE_S,
     STRETCH_TOLERANCE,

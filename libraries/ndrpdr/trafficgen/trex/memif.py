@@ -1,6 +1,6 @@
 """TRex on memif ports: its DPDK path (not software mode) on DPDK's net_memif devices.
 
-A TG port with ``model: memif`` (``ndrpdr.testbed.memif``) is a DPDK
+A TG port with ``model: memif`` (``ndrpdr.topology.memif``) is a DPDK
 virtual device of TRex, listed in trex_cfg.yaml's ``interfaces`` as its
 EAL argument ``--vdev=net_memif<i>,role=server,id=0,socket=<file>,
 socket-abstract=no,mac=<port MAC>``. TRex is the memif server (master): it

@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Iterator
 
 from ndrpdr.drivers import option, option_names
-from ndrpdr.testbed.model import SshAccess, Topology
+from ndrpdr.topology.model import SshAccess, Topology
 from ndrpdr.trafficgen.base import node_options, where
 
 #: Where CSIT installs TRex on its TGs (t-rex-64 and trex-cfg live there).

@@ -28,8 +28,8 @@ from typing import TypeVar
 
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.access.netns import NetnsTransport
-from ndrpdr.testbed.model import Topology
-from ndrpdr.testbed.path import TrafficPath
+from ndrpdr.topology.model import Topology
+from ndrpdr.topology.path import TrafficPath
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.trex.astf.client import make_trex_client
 from ndrpdr.trafficgen.trex.client import (

@@ -35,7 +35,7 @@ from typing import Any
 from ndrpdr.profiles import FrameSize, Profile, Transactions
 from ndrpdr.profiles.transactions import CLIENTS, SERVER_PORT, SERVERS
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.testbed.model import Topology
+from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError, UnsupportedTrafficError, checked_trial
 from ndrpdr.trafficgen.latency import LatencyResult
 from ndrpdr.trafficgen.trex.astf.client import AstfClient
