@@ -15,7 +15,7 @@ that sends only a sample of the flows (the local TG's frame list) ramps
 up for as many frames per flow, so for a shorter time. ``StateCheck`` is
 how one DUT driver counts the state (an optional ``state_check`` of a VPP
 set-up): a CLI command and the parser of its output. The run flow does the
-rest (``ndrpdr.prepare``).
+rest (``ndrpdr.rampup``).
 """
 
 from __future__ import annotations

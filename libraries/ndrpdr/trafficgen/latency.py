@@ -5,7 +5,7 @@ runs latency streams (a low fixed rate per direction) beside background
 traffic at the asked load and returns a ``LatencyResult``: one
 ``DirectionLatency`` per direction, from the latency frames received.
 Percentiles are estimates where the TG reports a histogram rather than
-every sample (TRex); ``percentiles_from_samples`` gives exact ones for a
+every sample (TRex); ``latency_from_samples`` gives exact ones for a
 list of samples (the simulator). A TG that cannot measure latency returns
 None: "not measured", never zeros.
 """

@@ -28,7 +28,7 @@ startup.conf has FD.io CSIT's sections (``ndrpdr.dut.vpp.startup``) on
 (``dpdk_plugin.so`` disabled) and the plugins the options add. VPP's main thread runs on the
 node's ``cpu`` and forwards itself when the test asks for 0 cores; with N
 cores its N workers run on ``cpu`` (then ``worker_cores``) and the main
-thread on a CPU none of them uses (``vpp_config.main_core``), and each
+thread on a CPU none of them uses (``config.main_core``), and each
 port has one RX queue per worker, pinned round robin
 (``ndrpdr.dut.vpp.queues``).
 """
@@ -163,7 +163,7 @@ def startup_conf(
 
     ``dpdk``: the ``dpdk`` section's lines (``dpdk_vdev`` ports; the other
     kinds disable the DPDK plugin). ``sizing``: the memory settings
-    (``vpp_startup.sizing_for``; default CSIT's on 4 KiB pages, memory unknown).
+    (``startup.sizing_for``; default CSIT's on 4 KiB pages, memory unknown).
     """
     check_ports(node, config)
     if sizing is None:

@@ -33,7 +33,7 @@ def dpdk_section(
     """The lines of the ``dpdk { ... }`` section.
 
     ``nics``: (PCI address, VPP's interface name) per NIC; ``vdevs``: the
-    virtual devices' specs (``dpdk_eal.vdev_spec``), which also mean no PCI, no
+    virtual devices' specs (``ndrpdr.dut.dpdk.eal.vdev_spec``), which also mean no PCI, no
     hugepages and DPDK's runtime directory named ``file_prefix``. ``log_level``: DPDK's
     (CSIT's ``debug`` on a lab's NICs).
     """

@@ -206,7 +206,7 @@ def dpdk_lines(
     file_prefix: str | None = None,
 ) -> list[str]:
     """The ``dpdk`` section for ``config`` with ``queues`` RX queues per port
-    (``vpp_dpdk.dpdk_section``: the options' descriptors, ``no-multi-seg``; NICs: CSIT's
+    (``ndrpdr.dut.vpp.dpdk.dpdk_section``: the options' descriptors, ``no-multi-seg``; NICs: CSIT's
     ``log-level``)."""
     return dpdk_section(
         queues,

@@ -53,7 +53,7 @@ class TestPlan:
     commands: list[str]
     queues: tuple[int, int]
     undo: list[str]
-    #: Where startup.conf's sizes differ from FD.io CSIT's, and why (``vpp_memory``).
+    #: Where startup.conf's sizes differ from FD.io CSIT's, and why (``ndrpdr.dut.vpp.memory``).
     scaled: tuple[str, ...] = ()
     #: The family's second VPP (memif families; None: it has none).
     peer: PeerPlan | None = None

@@ -10,7 +10,7 @@ destinations do not fit a /24):
   together; the DUT routes destination 10.0.1.0 + 256 i + j into tunnel
   *i* and sends it to TG port 2 GENEVE-encapsulated;
 - direction 1 (TG port 2 -> DUT): GENEVE-encapsulated frames
-  (``ndrpdr.profiles.Tunnel``): outer IPv4 1.1.1.1 -> 1.1.1.2, UDP from
+  (``ndrpdr.profiles.traffic.Tunnel``): outer IPv4 1.1.1.1 -> 1.1.1.2, UDP from
   1024 + k to 6081, VNI 1 + i, inner Ethernet to tunnel *i*'s MAC
   (d0:0b:ee:d0:00:00 + i) from 00:00:00:02:00:00 (TRex's scapy's
   default source, which CSIT's profile leaves unset), inner IPv4 (proto 61) from 10.0.1.0 + k to

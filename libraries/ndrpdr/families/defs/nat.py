@@ -25,7 +25,7 @@ with the frame signature and zeros.
 Each flow is one NAT session. Before the search CSIT sends ramp-up
 traffic that makes every session (det44: 66061 pps per direction for
 63.9 s; NAT44-ED: 500000 pps for 18.2 s) and checks the session count
-(``ndrpdr.families.stateful``, ``ndrpdr.prepare``).
+(``ndrpdr.families.stateful``, ``ndrpdr.rampup``).
 
 A TG that sends a frame list (the local TG's pcap, at most 65536 frames a
 direction) cannot send 4,128,768 flows; it sends the family's own sample

@@ -5,7 +5,7 @@ Function`` (its SIDs, memif addresses and next hops; our link addresses
 and routed prefixes). DUT1 (``config.position`` 0) and DUT2 mirror each
 other:
 
-- both ports up with their plan IPv6 addresses (``vppsrv6.ip6_ports``);
+- both ports up with their plan IPv6 addresses (``srv6.ip6_ports``);
 - two memifs to the service function (``ndrpdr.families.vpp.memif``'s
   socket, names and MACs; CSIT's container: a second VPP, here in a
   network namespace of its own, cross-connecting its two memifs): memif1/1

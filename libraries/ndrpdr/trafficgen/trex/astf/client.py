@@ -1,9 +1,9 @@
-"""The ASTF client in its child process (``astfchild.py``), and the factory of either client.
+"""The ASTF client in its child process (``child.py``), and the factory of either client.
 
 ``AstfChildClient`` is a ChildClient running the ASTF child program: the
 calls both clients share keep their meaning (``start``'s ``mult`` is
 ASTF's multiplier as text: transactions started per second), and
-``load_profile`` loads a family's profile from ``astfprofile.astf_spec``.
+``load_profile`` loads a family's profile from ``profile.astf_spec``.
 ``make_trex_client`` is the session's default ClientFactory: the ASTF
 client when the settings' mode is ``astf``, else the STL one.
 """

@@ -3,21 +3,21 @@
 A stateful family (``Profile.transactions``) does not send streams of
 frames: TRex opens connections from the clients behind TRex port 0 to the
 servers behind port 1 (``profiles.transactions``: CLIENTS, SERVERS,
-SERVER_PORT), with the family's ASTF profile (``astfprofile``). The
+SERVER_PORT), with the family's ASTF profile (``profile.py``). The
 session serves it in ASTF mode (``TrexSession.use_mode``: TRex restarted
 with ``--astf`` if it ran stateless). One trial at ``load`` (the family's
 unit: connections/s for ``cps``, frames/s for ``tput``), as CSIT's ASTF
 traffic script runs one:
 
 1. ``reset``; ``load_profile`` (clears the counters);
-2. ``start`` at ASTF's multiplier (``astfcounts.astf_multiplier``:
+2. ``start`` at ASTF's multiplier (``counts.astf_multiplier``:
    transactions started per second) for the time the family's whole scale
    takes at that rate (``Transactions.duration_s``; the search's trial
    duration does not apply: a trial is the scale), plus ``CLOSE_GRACE_S``
    for the last transactions to finish;
 3. wait for the profile to end (stopped at the cutoff, as a stateless
    trial is);
-4. ``get_stats``; ``astfcounts.astf_trial_result`` counts offered and
+4. ``get_stats``; ``counts.astf_trial_result`` counts offered and
    forwarded as CSIT does.
 
 The maximum load is the sending ports' line rate at the frame size (as
