@@ -20,7 +20,7 @@ driver; what that process leaves on the node, and its lifecycle, are in
 ``ndrpdr.dut.vpp.localrun``. vppctl calls are ``ndrpdr.dut.vpp.cli``; the
 ports' queues and the CPU layout ``ndrpdr.dut.vpp.layout``; VPP as a running
 program (started, waited for, found dead or frozen, ended)
-``ndrpdr.dut.vpp.service``.
+``ndrpdr.dut.vpp.process``.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from ndrpdr.dut.vpp.layout import cpu_layout, port_driver, thread_plan
 from ndrpdr.dut.vpp.localrun import LocalRun
 from ndrpdr.dut.vpp.nodefacts import NodeFacts
 from ndrpdr.dut.vpp.peer import PeerPlan, PeerVpp, peer_telemetry, start_peer
-from ndrpdr.dut.vpp.service import VppService
+from ndrpdr.dut.vpp.process import VppService
 from ndrpdr.dut.vpp.testplan import plan_test, write_startup_conf
 from ndrpdr.topology.model import Node
 
