@@ -40,7 +40,7 @@ def record_path(ctx: LibraryContext, kind: str) -> Path:
 
     A file never replaces another run's: a name whose file exists and is not
     a record of this run (``runstamp.run_id``: an earlier plain robot run's
-    record, any other file) is skipped for the next number, and the log says
+    record, any other regular file) is skipped for the next number, and the log says
     so. ``bin/run-suites`` clears its directory's earlier records first, so
     its records keep their plain names.
     """
@@ -71,11 +71,15 @@ def _taken(path: Path, shared: bool, kept: list[str]) -> bool:
 
 
 def _not_this_runs(path: Path) -> bool:
-    """True when ``path`` is a file but not a record of this run (``run.id``), so kept."""
+    """True when ``path`` is a regular file but not a record of this run (``run.id``), so kept.
+
+    Anything else at ``path`` (nothing, a directory, a name the system refuses)
+    is left to the record's write, which fails naming the file.
+    """
+    if not os.path.isfile(path):
+        return False
     try:
         data = json.loads(path.read_bytes())
-    except FileNotFoundError:
-        return False
     except (OSError, ValueError):  # empty, cut short, not JSON, unreadable: not ours to replace
         return True
     run = data.get("run") if isinstance(data, dict) else None

@@ -152,3 +152,14 @@ def test_a_plain_run_writes_over_a_record_of_its_own_run(
     monkeypatch.setattr(publish, "run_id", lambda: "this-run")
     (tmp_path / "T.json").write_text(json.dumps({"run": {"id": "this-run"}}))
     assert publish.record_path(LibraryContext(), "ndrpdr") == tmp_path / "T.json"
+
+
+def test_a_path_that_cannot_be_a_file_is_left_to_the_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A directory at the path, or a name too long: the record's write fails naming it."""
+    (tmp_path / "T.json").mkdir()
+    _robot(monkeypatch, {"${OUTPUT DIR}": str(tmp_path), "${TEST NAME}": "T"})
+    assert publish.record_path(LibraryContext(), "ndrpdr") == tmp_path / "T.json"
+    _robot(monkeypatch, {"${OUTPUT DIR}": str(tmp_path), "${TEST NAME}": "T" * 300})
+    assert publish.record_path(LibraryContext(), "ndrpdr") == tmp_path / f"{'T' * 300}.json"
