@@ -15,7 +15,8 @@ the output.xml that links them, while the second run's searches would still
 share the testbed and the machine with the first's. Every keyword of the
 library fails with the same message (but `Tear Down Testbed`, which has
 nothing to tear down), and the failure is fatal: Robot stops the whole run
-(``ROBOT_EXIT_ON_FAILURE``), so nothing is searched. Robot has opened
+at the first of them (``ROBOT_EXIT_ON_FAILURE``; in the generated suites,
+their suite setup), so nothing is measured. Robot has opened
 output.xml before any library is imported, so a second plain run still
 truncates the first run's output.xml: only ``bin/run-suites``, which takes
 the lock before robot starts, or an ``--outputdir`` of each run's own keeps
