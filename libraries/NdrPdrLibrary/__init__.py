@@ -17,10 +17,14 @@ from NdrPdrLibrary.keywords.settings import SettingsKeywords
 from NdrPdrLibrary.keywords.soak import SoakKeywords
 from NdrPdrLibrary.keywords.testbed import TestbedKeywords
 from NdrPdrLibrary.keywords.traffic import TrafficKeywords
+from NdrPdrLibrary.outdirclaim import OutputDirInUseError, claim_output_dir
 from NdrPdrLibrary.robotview import CONVERTERS, real_value, robot_arguments, robot_types
 from NdrPdrLibrary.stopsignals import guard_stop_signals
 
 __version__ = ndrpdr.__version__
+
+#: The keyword that runs while another run holds the output directory (nothing to tear down).
+TEARDOWN_KEYWORD = "Tear Down Testbed"
 
 
 class KeywordError(RuntimeError):
@@ -106,6 +110,15 @@ class NdrPdrLibrary(DynamicCore):  # type: ignore[misc]
     A test whose traffic the testbed cannot carry (jumbo frames on local
     veths) is skipped.
 
+    The output directory is the run's while it runs: the library locks it
+    (``.ndrpdr-run.lock``) when Robot imports it, as ``bin/run-suites`` does
+    before it starts robot (pabot's workers, and the robot run-suites
+    starts, share their parent's lock). A run into a directory another
+    live run holds stops at once: its first keyword fails naming that run
+    (pid, run id, start), and Robot stops the whole run. A record never
+    replaces another run's: a name taken by another run's file gets
+    ``-2``, ``-3``...
+
     = Example =
 
     | ***** Settings *****
@@ -143,6 +156,8 @@ class NdrPdrLibrary(DynamicCore):  # type: ignore[misc]
             topology, nic=nic or None, progress=parse_progress_option(progress)
         )
         guard_stop_signals()  # a second Ctrl-C lets the teardown end and output.xml be whole
+        #: Why this run may not use its output directory (another live run holds it), or None.
+        self.output_dir_in_use = claim_output_dir()
         DynamicCore.__init__(
             self,
             [
@@ -167,7 +182,13 @@ class NdrPdrLibrary(DynamicCore):  # type: ignore[misc]
     def run_keyword(
         self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None
     ) -> Any:
-        """Run a keyword; a known failure (NdrPdrError) shows as its plain message."""
+        """Run a keyword; a known failure (NdrPdrError) shows as its plain message.
+
+        While another live run holds the output directory every keyword but
+        `Tear Down Testbed` fails, stopping the Robot run (``outdirclaim``).
+        """
+        if self.output_dir_in_use is not None and name != TEARDOWN_KEYWORD:
+            raise OutputDirInUseError(self.output_dir_in_use)
         args = tuple(real_value(arg) for arg in args)
         kwargs = {key: real_value(value) for key, value in (kwargs or {}).items()}
         try:

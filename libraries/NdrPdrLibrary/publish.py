@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,7 +17,7 @@ from ndrpdr.results.caveats import caveat_tags
 from ndrpdr.results.record import write_record
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.context import LibraryContext
-from NdrPdrLibrary.runstamp import stamp_run
+from NdrPdrLibrary.runstamp import run_id, stamp_run
 
 #: Rows of the trial table in log.html before the middle ones are elided.
 MAX_LOGGED_TRIALS = 400
@@ -36,6 +37,12 @@ def record_path(ctx: LibraryContext, kind: str) -> Path:
     ``ndrpdr summary`` find it), and the name is claimed by creating the file
     exclusively: of two processes wanting one name (the same test run twice,
     e.g. with pabot's ``--argumentfile<n>``), the second gets ``-2``.
+
+    A file never replaces another run's: a name whose file exists and is not
+    a record of this run (``runstamp.run_id``: an earlier plain robot run's
+    record, any other regular file) is skipped for the next number, and the log says
+    so. ``bin/run-suites`` clears its directory's earlier records first, so
+    its records keep their plain names.
     """
     ctx.records_written += 1
     name = robotout.safe_file_name(robotout.test_name() or f"{kind}-{ctx.records_written}")
@@ -43,11 +50,40 @@ def record_path(ctx: LibraryContext, kind: str) -> Path:
     shared = robotout.in_shared_output_dir()
     path = directory / f"{name}.json"
     number = 1
-    while path in ctx.written_paths or (shared and not _claim(path)):
+    kept: list[str] = []
+    while path in ctx.written_paths or _taken(path, shared, kept):
         number += 1
         path = directory / f"{name}-{number}.json"
+    if kept:
+        robotout.info(f"result record {path.name}: kept {', '.join(kept)} (another run's)")
     ctx.written_paths.add(path)
     return path
+
+
+def _taken(path: Path, shared: bool, kept: list[str]) -> bool:
+    """True when ``path`` may not be this record's; another run's file is added to ``kept``."""
+    if shared:
+        return not _claim(path)
+    if _not_this_runs(path):
+        kept.append(path.name)
+        return True
+    return False
+
+
+def _not_this_runs(path: Path) -> bool:
+    """True when ``path`` is a regular file but not a record of this run (``run.id``), so kept.
+
+    Anything else at ``path`` (nothing, a directory, a name the system refuses)
+    is left to the record's write, which fails naming the file.
+    """
+    if not os.path.isfile(path):
+        return False
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):  # empty, cut short, not JSON, unreadable: not ours to replace
+        return True
+    run = data.get("run") if isinstance(data, dict) else None
+    return not (isinstance(run, dict) and run.get("id") == run_id())
 
 
 def _claim(path: Path) -> bool:

@@ -7,6 +7,7 @@ files are real, and the claim of a name is raced by real processes.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import re
 from collections.abc import Mapping
@@ -124,3 +125,41 @@ def test_processes_racing_for_one_name_get_distinct_ones(tmp_path: Path) -> None
     assert names == sorted(
         ["same_test.json"] + [f"same_test-{n}.json" for n in range(2, processes + 1)]
     )
+
+
+def test_a_plain_run_keeps_another_runs_record_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An earlier plain robot run's record (or any other file) is never written over."""
+    _robot(monkeypatch, {"${OUTPUT DIR}": str(tmp_path), "${TEST NAME}": "T"})
+    monkeypatch.setattr(publish, "run_id", lambda: "this-run")
+    logged: list[str] = []
+    monkeypatch.setattr(robotout, "info", lambda text, html=False: logged.append(text))
+    theirs = json.dumps({"tool": {"name": "ndrpdr"}, "run": {"id": "an-earlier-run"}})
+    (tmp_path / "T.json").write_text(theirs)
+    (tmp_path / "T-2.json").write_text("notes")  # not a record at all
+    path = publish.record_path(LibraryContext(), "ndrpdr")
+    assert path == tmp_path / "T-3.json"
+    assert logged == ["result record T-3.json: kept T.json, T-2.json (another run's)"]
+    assert (tmp_path / "T.json").read_text() == theirs
+
+
+def test_a_plain_run_writes_over_a_record_of_its_own_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test of this run run again (``--rerunfailed`` with the same ``$NDRPDR_RUN_ID``)."""
+    _robot(monkeypatch, {"${OUTPUT DIR}": str(tmp_path), "${TEST NAME}": "T"})
+    monkeypatch.setattr(publish, "run_id", lambda: "this-run")
+    (tmp_path / "T.json").write_text(json.dumps({"run": {"id": "this-run"}}))
+    assert publish.record_path(LibraryContext(), "ndrpdr") == tmp_path / "T.json"
+
+
+def test_a_path_that_cannot_be_a_file_is_left_to_the_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A directory at the path, or a name too long: the record's write fails naming it."""
+    (tmp_path / "T.json").mkdir()
+    _robot(monkeypatch, {"${OUTPUT DIR}": str(tmp_path), "${TEST NAME}": "T"})
+    assert publish.record_path(LibraryContext(), "ndrpdr") == tmp_path / "T.json"
+    _robot(monkeypatch, {"${OUTPUT DIR}": str(tmp_path), "${TEST NAME}": "T" * 300})
+    assert publish.record_path(LibraryContext(), "ndrpdr") == tmp_path / f"{'T' * 300}.json"

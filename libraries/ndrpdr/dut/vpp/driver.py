@@ -18,12 +18,13 @@ Ports on the node's Linux interfaces (``port_kind`` af_packet, af_xdp,
 dpdk_vdev, memif) make VPP a process of the run, started and ended by the
 driver; what that process leaves on the node, and its lifecycle, are in
 ``ndrpdr.dut.vpp.localrun``. vppctl calls are ``ndrpdr.dut.vpp.cli``; the
-ports' queues and the CPU layout ``ndrpdr.dut.vpp.layout``.
+ports' queues and the CPU layout ``ndrpdr.dut.vpp.layout``; VPP as a running
+program (started, waited for, found dead or frozen, ended)
+``ndrpdr.dut.vpp.process``.
 """
 
 from __future__ import annotations
 
-import logging
 import posixpath
 import time
 from collections.abc import Callable
@@ -43,25 +44,9 @@ from ndrpdr.dut.vpp.layout import cpu_layout, port_driver, thread_plan
 from ndrpdr.dut.vpp.localrun import LocalRun
 from ndrpdr.dut.vpp.nodefacts import NodeFacts
 from ndrpdr.dut.vpp.peer import PeerPlan, PeerVpp, peer_telemetry, start_peer
-from ndrpdr.dut.vpp.process import (
-    MAX_RESTARTS,
-    death,
-    end,
-    exited_error_text,
-    frozen_text,
-    output_text,
-    start,
-    state_text,
-)
+from ndrpdr.dut.vpp.process import VppService
 from ndrpdr.dut.vpp.testplan import plan_test, write_startup_conf
 from ndrpdr.topology.model import Node
-
-_log = logging.getLogger(__name__)
-
-#: Pause between two ``vppctl show version`` attempts while VPP starts [s].
-POLL_INTERVAL_S = 1.0
-#: The same for a VPP of the run on af_packet ports (it answers within about 0.2 s) [s].
-AF_PACKET_POLL_INTERVAL_S = 0.1
 
 
 class VppDriver:
@@ -97,10 +82,7 @@ class VppDriver:
         self._undo: list[str] = []
         #: The last set-up: (vppctl commands, seconds they took), for telemetry.
         self._setup_time: tuple[int, float] | None = None
-        self._running = False
         self._applied = False
-        self._process: BackgroundProcess | None = None
-        self._stopped_log = ""
         #: Ports on Linux interfaces: VPP is a process of the run (None: a lab VPP).
         self._run = (
             LocalRun(self._steps, node, self.options) if self.options.port_kind != "dpdk" else None
@@ -116,12 +98,16 @@ class VppDriver:
         self.run_dir = paths.run_dir if paths else None
         self._cli = VppCli(self._steps, options, socket=self.cli_socket, log_file=self.log_file)
         self._port_health = PortHealth(self._steps, self._cli.argv)  # no ports yet
-        self._restarts = 0
         #: The family's second VPP (memif families) and its CPUs, queues and memory.
         self._peer: PeerVpp | None = None
         self._peer_plan: PeerPlan | None = None
         #: What happened to VPP that a result should say (a restart after it died).
         self.notes: list[str] = []
+        self._vpp = VppService(
+            self._steps, options, self._cli, startup_conf=self.startup_conf_path,
+            of_the_run=paths is not None, after_end=self._xdp_off, notes=self.notes,
+            clock=clock, sleep=sleep,
+        )  # fmt: skip
         self.facts = NodeFacts(node.key, access)  # memory, SMT; the test's scalings
 
     @property
@@ -147,7 +133,8 @@ class VppDriver:
     @property
     def pid(self) -> int | None:
         """PID of the VPP the driver started (None: not started, or a systemd service)."""
-        return self._process.pid if self._process is not None else None
+        process = self._vpp.process
+        return process.pid if process is not None else None
 
     @property
     def peer(self) -> PeerVpp | None:
@@ -174,9 +161,9 @@ class VppDriver:
         )
         self._stop_peer()
         keep = False
-        if self._paths is not None and self._running and not self._vdev:
-            if not self._alive_now():  # it died since the last test: once more, saying so
-                self._note_death()
+        if self._paths is not None and self._vpp.running and not self._vdev:
+            if not self._vpp.alive_now():  # it died since the last test: once more, saying so
+                self._vpp.note_death()
             else:  # a family that leaves tunnels, SAs, memifs... needs a fresh VPP
                 fresh = vpp_family.needs_fresh_vpp(self._config) or vpp_family.needs_fresh_vpp(
                     config
@@ -193,7 +180,7 @@ class VppDriver:
         write_startup_conf(self._steps, self.startup_conf_path, text)
         self._config, self._conf_text, self._commands = config, text, commands
         self._queues, self._undo = queues, undo
-        if self._running:
+        if self._vpp.running:
             self._restart()
             self._ready()
 
@@ -201,21 +188,20 @@ class VppDriver:
         """Start VPP with the written startup.conf (the forwarding follows in health_check)."""
         if self._config is None:
             raise self._steps.error("start", "configure() was not called")
-        if self._running and (
-            self._process is None or self._steps.process_running("start", self._process)
-        ):
+        process = self._vpp.process
+        if self._vpp.running and (process is None or self._steps.process_running("start", process)):
             return
         if self._run is not None:  # the node's kernel must not forward on VPP's ports
             self._run.hands_off(self._config)
-            if self._running:  # it died since the last test: once more, saying so
-                self._note_death()
+            if self._vpp.running:  # it died since the last test: once more, saying so
+                self._vpp.note_death()
         self._restart()
 
     def health_check(self) -> None:
         """Wait until vppctl answers; the first time after a start, set up the forwarding."""
-        if not self._running:
+        if not self._vpp.running:
             raise self._steps.error("health check", "vpp is not running")
-        process = self._process
+        process = self._vpp.process
         if process is not None and self._applied:  # exited or stopped: say so before vppctl
             check_process(
                 self._steps.error,
@@ -239,26 +225,25 @@ class VppDriver:
         it). dpdk_vdev ports: VPP ends, and the XDP program DPDK's af_xdp left goes too.
         """
         self._stop_peer()
-        frozen = self._frozen()
+        frozen = self._vpp.frozen()
         if frozen is not None:  # no vppctl can reach it: end it, the next start is a fresh one
             self.notes.append(f"{frozen}: ended it instead of removing its interfaces")
             process = self._forget_process()
-            assert process is not None  # _frozen() found it
-            self._end(process)
+            assert process is not None  # frozen() found it
+            self._vpp.end(process)
             self._xdp_off("stop")
             return
         if self._paths is not None and not self._vdev:
-            if self._running and self._alive_now():
+            if self._vpp.running and self._vpp.alive_now():
                 self._remove_interfaces("stop")
             return
-        if not self._running:
+        if not self._vpp.running:
             return
         process = self._forget_process()
         if process is None:
-            argv = ["systemctl", "stop", self.options.systemd_unit]
-            self._steps.run("stop", argv, timeout_s=120.0)
+            self._vpp.stop_unit()
             return
-        self._end(process)
+        self._vpp.end(process)
         self._xdp_off("stop")
 
     def close(self) -> None:
@@ -279,7 +264,7 @@ class VppDriver:
         process = self._forget_process()
         if process is not None:
             try:
-                self._end(process)
+                self._vpp.end(process)
             except DutError as exc:
                 errors.append(str(exc))
         self._run.remove(errors)
@@ -294,15 +279,15 @@ class VppDriver:
         if self._setup_time is not None:
             count, seconds = self._setup_time
             out["setup_time"] = f"{count} vppctl commands in {seconds:.3f} s"
-        frozen = self._frozen()
+        frozen = self._vpp.frozen()
         if frozen is not None:  # vppctl would wait out its timeout per command
             out["cli"] = f"not asked: {frozen}"
-        elif self._running and (self._paths is None or self._alive_now()):
+        elif self._vpp.running and (self._paths is None or self._vpp.alive_now()):
             out.update(self._cli.telemetry(vdev=self._vdev))
         out.update(peer_telemetry(self._peer, self._peer_plan))
         out["log"] = self._cli.log_text(200)
         if self.options.service == "direct":
-            out["output"] = bounded_log(output_text(self._process, self._stopped_log))
+            out["output"] = bounded_log(self._vpp.output())
         out["startup_conf"] = self._conf_text
         if self._config is not None:
             out["cpu_layout"] = self.cpu_layout()
@@ -315,7 +300,7 @@ class VppDriver:
         DutError when vppctl fails or VPP answers with an error (the message
         quotes VPP's own line, e.g. "set interface state: unknown interface").
         """
-        if not self._running:
+        if not self._vpp.running:
             raise self._steps.error(f"cli `{command}`", "vpp is not running")
         return self._cli.run(f"cli `{command}`", command)
 
@@ -323,26 +308,10 @@ class VppDriver:
     def _restart(self) -> None:
         """(Re)start VPP; the forwarding must be set up again afterwards."""
         self._applied = False
-        options = self.options
-        if options.service == "direct":
-            process, self._process = self._process, None
-            self._running = False
-            if process is not None:
-                self._end(process)
-                self._xdp_off("start")  # a VPP that ends leaves its XDP program attached
-            self._process = start(self._steps, options, self.startup_conf_path)
-            self._running = True
-            return
-        argv = ["systemctl", "restart", options.systemd_unit]
-        try:
-            self._steps.run("start", argv, timeout_s=120.0)
-        except DutError as exc:
-            self._running = False
-            raise DutError(f"{exc}\n{self._cli.logs()}") from exc
-        self._running = True
+        self._vpp.restart()
 
     def _ready(self) -> None:
-        self._wait_for_cli()
+        self._vpp.wait_for_cli()
         if not self._applied:
             self._apply()
             self._applied = True
@@ -350,38 +319,8 @@ class VppDriver:
     def _forget_process(self) -> BackgroundProcess | None:
         """The VPP process started here (None: a systemd one), taken off the driver: not
         running, nothing applied (the caller ends it)."""
-        process, self._process = self._process, None
-        self._running = self._applied = False
-        return process
-
-    def _frozen(self) -> str | None:
-        """What a VPP started here that is stopped by a signal is (None: it is not)."""
-        process = self._process
-        if not self._running or process is None:
-            return None
-        return frozen_text(self._steps, self.options.binary, process)
-
-    def _alive_now(self) -> bool:
-        """True when the VPP the driver started still runs (a systemd VPP: when started)."""
-        process = self._process
-        return self._running and (
-            process is None or self._steps.process_running("health check", process)
-        )
-
-    def _note_death(self) -> None:
-        """A VPP of the run died: note it with its log tail, or fail if it already restarted."""
-        process = self._process
-        assert process is not None
-        what, self._stopped_log = death(self._steps, self.options.binary, process, self._cli.logs())
-        if self._restarts >= MAX_RESTARTS:
-            self._process, self._running = None, False
-            raise self._steps.error(
-                "start", f"{what}\nnot started again: it was restarted {self._restarts} time(s)"
-            )
-        self._restarts += 1
-        note = f"{self.node}: VPP restarted: {what}"
-        self.notes.append(note)
-        _log.warning("%s", note)
+        self._applied = False
+        return self._vpp.forget()
 
     def _remove_interfaces(self, step: str) -> None:
         """af_packet ports: delete the test's interfaces (VPP keeps running)."""
@@ -400,27 +339,6 @@ class VppDriver:
         if self._run is not None:
             self._run.xdp_off(step, self._config)
 
-    def _wait_for_cli(self) -> None:
-        """Poll ``vppctl show version`` until it answers or ``start_timeout_s`` passes."""
-        interval = POLL_INTERVAL_S if self._paths is None else AF_PACKET_POLL_INTERVAL_S
-        self._cli.wait(
-            self.options.start_timeout_s,
-            interval_s=interval,
-            clock=self._clock,
-            sleep=self._sleep,
-            check_process=self._check_exited,
-        )
-
-    def _check_exited(self) -> None:
-        """DutError with its output when the VPP started here has exited."""
-        process = self._process
-        if process is not None and not self._steps.process_running("health check", process):
-            self._stopped_log = self._steps.process_output("health check", process)
-            text = exited_error_text(
-                self.options.binary, process, self._stopped_log, self._cli.logs()
-            )
-            raise self._steps.error("health check", text)
-
     def _apply(self) -> None:
         """Check the family's plugins, run the forwarding commands (one vppctl call each, or
         one script when many), then start the family's second VPP if it has one.
@@ -437,7 +355,7 @@ class VppDriver:
             posixpath.dirname(self.startup_conf_path), f"ndrpdr-{self.node}-setup.vpp"
         )
         if self._cli.set_up(step, config, self._commands, vdev=self._vdev, script=script):
-            self._wait_for_cli()  # vppctl exec ends quietly when VPP dies during the script
+            self._vpp.wait_for_cli()  # vppctl exec ends quietly when VPP dies during the script
         if self._peer_plan is not None:  # CPUs of its own (``peerthreads``)
             show_memif = self._cli.run("second vpp: find the memif socket", "show memif")
             commands, options = vpp_family.peer_commands(config), self.options
@@ -455,20 +373,16 @@ class VppDriver:
             peer.stop()
 
     # -- helpers -------------------------------------------------------------------
-    def _end(self, process: BackgroundProcess) -> None:
-        """Stop the background VPP (SIGINT, escalating) and keep its output."""
-        self._stopped_log = end(self._steps, self.options.binary, process)
-
     def _state(self) -> str:
-        if not self._running:
-            return state_text(self.options, self.startup_conf_path, None, None)
+        if not self._vpp.running:
+            return self._vpp.state("")
         config = self._config
         if config is None or not self._applied:
             doing = ", forwarding not set up yet"
         else:
             kind = f" on {self.options.port_kind} ports" if self._paths is not None else ""
             doing = f", {config.mode}{kind}, {self.cpu_layout(config)}"
-        return state_text(self.options, self.startup_conf_path, self._process, doing)
+        return self._vpp.state(doing)
 
     def cpu_layout(self, config: DutTestConfig | None = None) -> str:
         """Which CPU does what (``layout.cpu_layout``), for ``config`` (default: the configured
