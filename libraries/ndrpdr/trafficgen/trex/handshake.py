@@ -6,8 +6,7 @@ up yet (``server.wait_for_api``: ``options.api_retries`` tries,
 at once). A server that refuses the client's API version is not asked
 again: the error says which client to use (``client.version_refusal_message``).
 Then it reads the server's version and its data-plane cores per port pair
-and acquires the TRex ports (by force: a client of an earlier run that
-died may still hold them).
+and acquires the TRex ports (``force``: from any client that holds them).
 """
 
 from __future__ import annotations
