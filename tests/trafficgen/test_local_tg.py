@@ -12,13 +12,16 @@ import math
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import ndrpdr.trafficgen.counting as counting_module
 import ndrpdr.trafficgen.local.driver as driver_module
+import ndrpdr.trafficgen.local.senders as senders_module
 from busy_kernel import assert_forwarded, assert_offered, tg_port_counts
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.localbed import LocalTestbed, read_counters
@@ -29,6 +32,8 @@ from ndrpdr.topology.loader import load_topology
 from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError, UnsupportedTrafficError
 from ndrpdr.trafficgen.local import LocalTrafficGenerator
+from ndrpdr.trafficgen.local.portcounts import Counters, TgPorts
+from ndrpdr.trafficgen.local.senders import Sent
 from ndrpdr.trafficgen.local.tcpreplay import TcpreplayReport, parse_report
 
 pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
@@ -262,8 +267,8 @@ def test_a_tcpreplay_failure_is_reported_and_traffic_stopped(testbeds: TestbedFa
 def test_a_hung_sender_is_stopped(
     testbeds: TestbedFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(driver_module, "WAIT_FACTOR", 0.0)
-    monkeypatch.setattr(driver_module, "WAIT_MARGIN_S", 0.3)
+    monkeypatch.setattr(senders_module, "WAIT_FACTOR", 0.0)
+    monkeypatch.setattr(senders_module, "WAIT_MARGIN_S", 0.3)
     testbed = testbeds()
     tg = generator(testbed)
     with pytest.raises(TrafficGeneratorError, match="did not finish"):
@@ -310,13 +315,17 @@ def test_short_rates_and_stray_frames_give_warnings(testbeds: TestbedFactory) ->
         0: TcpreplayReport(9_000, 540_000, 1.2, 7_500.0, 0),
         1: TcpreplayReport(9_000, 540_000, 1.0, 9_990.0, 3),
     }
-    result = tg._result(1.0, 20_000, 20_000, 10_000, reports, before, after)
+    sent = Sent(reports, {})
+    result = tg._result(1.0, 20_000, 10_000, sent, tg._tg_ports().counts(before, after))
     assert result.offered_count == 18_000
     assert result.forwarded_count == 18_000  # 19 010 received: no loss, the rest surplus
     assert result.surplus_count == 1_010
     text = "\n".join(result.warnings)
     assert "received 1010 frames more than were sent (18000)" in text
-    assert "achieved 18000 pps < 98% of intended 20000 pps" in text
+    assert (
+        "TG sent 18000 of 20000 intended frames (2000 unsent, counted as lost): achieved "
+        "18000 pps of 20000 pps" in text
+    )
     assert "direction 0: tcpreplay achieved 7500 pps < 98% of intended 10000 pps" in text
     assert "direction 1: tcpreplay achieved" not in text
     assert "direction 1: tcpreplay failed 3 packets" in text
@@ -334,7 +343,10 @@ def test_a_refused_send_made_again_is_offered_once(testbeds: TestbedFactory) -> 
         "tg-if2": NetdevCounters(9_800, 0, 10_000, 300, 0, 0),
     }
     reports = {d: TcpreplayReport(10_000, 600_000, 1.0, 10_000.0, 0, 300) for d in (0, 1)}
-    result = tg._result(1.0, 20_000, 20_000, 10_000, reports, before, after)
+    sent = Sent(reports, {})
+    result = tg._result(
+        1.0, 20_000, 10_000, sent, tg._tg_ports().counts(before, after, sent.resent)
+    )
     assert result.offered_count == 20_000  # not 20 600
     assert result.forwarded_count == 19_600
     assert abs(result.loss_ratio - 0.02) < 1e-12  # 2 %, not 4.9 %
@@ -359,8 +371,8 @@ def test_a_sender_behind_schedule_is_cut_at_the_duration(
     testbeds: TestbedFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A trial lasts its duration: what the sender did not send by then is lost, not late."""
-    monkeypatch.setattr(driver_module, "STRETCH_TOLERANCE", -0.8)  # cut 0.2 s into 1 s
-    monkeypatch.setattr(driver_module, "STRETCH_GRACE_S", 0.0)
+    monkeypatch.setattr(counting_module, "STRETCH_TOLERANCE", -0.8)  # cut 0.2 s into 1 s
+    monkeypatch.setattr(counting_module, "STRETCH_GRACE_S", 0.0)
     tg = generator(testbeds())
     result = tg.measure(1.0, 20_000)
     assert result.intended_count == 20_000
@@ -411,16 +423,16 @@ def test_counting_ends_once_every_frame_is_back(testbeds: TestbedFactory) -> Non
     5 s ``settle_s``: the counters are read again as soon as every frame is back."""
     tg = generator(testbeds(), settle_s=5.0)
     try:
-        started = driver_module.time.monotonic()
+        started = time.monotonic()
         result = tg.measure(0.2, 10_000)
-        elapsed = driver_module.time.monotonic() - started
+        elapsed = time.monotonic() - started
     finally:
         tg.close()
     assert (result.offered_count, result.forwarded_count) == (2_000, 2_000)
     assert elapsed < 5.0  # the whole settle_s would have been waited before
 
 
-class _ScriptedCounters:
+class _Script:
     """Counter reads as a scripted sequence of received totals, on a fake clock.
 
     A stand-in for the veth counters: no real DUT holds frames back on demand, so
@@ -429,7 +441,7 @@ class _ScriptedCounters:
     def __init__(self, received: list[int], offered: int) -> None:
         self.received, self.offered, self.now, self.reads = received, offered, 0.0, 0
 
-    def read(self, namespace: str) -> dict[str, NetdevCounters]:
+    def read(self) -> Counters:
         rx = self.received[min(self.reads, len(self.received) - 1)]
         self.reads += 1
         return {
@@ -437,8 +449,21 @@ class _ScriptedCounters:
             "tg-if2": NetdevCounters(rx, 0, 0, 0, 0, 0),  # receives it
         }
 
+    def clock(self) -> float:
+        return self.now
+
     def sleep(self, seconds: float) -> None:
         self.now += seconds
+
+    def ports(self) -> TgPorts:
+        """Direction 0's TG ports, read from this script."""
+        script = self
+
+        class Scripted(TgPorts):
+            def read(self) -> Counters:
+                return script.read()
+
+        return Scripted("TG", "tg", ("tg-if1", "tg-if2"), (0,))
 
 
 @pytest.mark.parametrize(
@@ -450,21 +475,11 @@ class _ScriptedCounters:
     ],
 )
 def test_counting_waits_while_frames_come_back(
-    testbeds: TestbedFactory,
-    monkeypatch: pytest.MonkeyPatch,
-    received: list[int],
-    settle_s: float,
-    reads: int,
+    received: list[int], settle_s: float, reads: int
 ) -> None:
-    tg = generator(testbeds(), bidirectional=False, settle_s=settle_s)
-    script = _ScriptedCounters(received, offered=1_000)
-    monkeypatch.setattr(driver_module.time, "monotonic", lambda: script.now)
-    monkeypatch.setattr(driver_module.time, "sleep", script.sleep)
-    monkeypatch.setattr(tg, "_counters", script.read)
+    script = _Script(received, offered=1_000)
     zero = NetdevCounters(0, 0, 0, 0, 0, 0)
-    try:
-        after = tg._settled("tg", {"tg-if1": zero, "tg-if2": zero})
-    finally:
-        tg.close()
+    before = {"tg-if1": zero, "tg-if2": zero}
+    after = script.ports().settled(before, settle_s, clock=script.clock, sleep=script.sleep)
     assert script.reads == reads
     assert after["tg-if2"].rx_packets == received[reads - 1]

@@ -28,13 +28,12 @@ from ndrpdr.profiles import Profile, Transactions, max_load_pps
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.base import (
-    STRETCH_GRACE_S,
-    STRETCH_TOLERANCE,
     LatencyMeasurer,
     TrafficContext,
     TrafficGeneratorError,
     UnsupportedTrafficError,
 )
+from ndrpdr.trafficgen.counting import cutoff_s
 from ndrpdr.trafficgen.trex.astf.counts import astf_trial_result
 from ndrpdr.trafficgen.trex.astf.driver import (
     CLOSE_GRACE_S,
@@ -181,7 +180,7 @@ def test_a_trial_cut_at_the_deadline_is_stopped_and_short(csit: Topology) -> Non
     rig = astf_rig(csit, _stats(trial), stretch_s=10.0)
     result = rig.tg(small("tput", "udp")).measure(1.0, 1280.0)
     assert "stop" in rig.clients[0].names()
-    cutoff = (2.0 + CLOSE_GRACE_S) * (1 + STRETCH_TOLERANCE) + STRETCH_GRACE_S
+    cutoff = cutoff_s(2.0 + CLOSE_GRACE_S)
     assert result.offered_count == 2 * int(1280 * cutoff / (2.0 + CLOSE_GRACE_S + 10.0))
     assert result.loss_ratio == pytest.approx(1 - result.offered_count / 2560)  # unsent: lost
     assert result.intended_count == 2560

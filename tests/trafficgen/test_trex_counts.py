@@ -22,10 +22,8 @@ from ndrpdr.trafficgen.trex.counts import (
     PortCounts,
     TrialCounts,
     global_counts,
-    intended_count,
     parse_latency,
     port_counts,
-    stretched,
     trex_trial,
     trial_result,
 )
@@ -89,11 +87,7 @@ def test_unsent_frames_count_as_lost() -> None:
 
 
 def test_ten_microseconds_of_frames_may_be_missing() -> None:
-    # CSIT forgives 10 us worth of frames: 2e6 pps x 10 us = 20 frames.
-    assert intended_count(2e6, 1.0) == 2_000_000
-    assert intended_count(2e6, 1.0, offered=1_999_980) == 1_999_980
-    assert intended_count(2e6, 1.0, offered=1_999_979) == 2_000_000
-    assert intended_count(2e6, 1.0, offered=2_000_003) == 2_000_003
+    # CSIT forgives 10 us worth of frames (counting.intended_count): 2e6 pps x 10 us = 20 frames.
     short = trial_result(counts(999_990, 999_990, 999_990, 999_990))
     assert short.intended_count == 1_999_980
     assert short.loss_ratio == 0.0 and short.warnings == ()
@@ -101,11 +95,6 @@ def test_ten_microseconds_of_frames_may_be_missing() -> None:
     assert shorter.intended_count == 2_000_000
     assert shorter.unsent_count == 40
     assert shorter.loss_ratio == pytest.approx(41 / 2_000_000)
-
-
-def test_intended_count_is_exact_for_round_products() -> None:
-    assert intended_count(1000.0, 0.3 * 3) == 900  # 0.9 s: no float fuzz giving 901
-    assert intended_count(0.0, 5.0) == 0
 
 
 def test_received_more_than_sent_is_no_loss_with_the_surplus_kept() -> None:
@@ -128,7 +117,6 @@ def test_unidirectional_counts_only_the_direction_sent() -> None:
 
 
 def test_stretching_gives_the_effective_duration_and_a_warning() -> None:
-    assert not stretched(1.0, 1.26) and stretched(1.0, 1.27)  # 1 s x 1.01 + 0.25 s
     within = trial_result(
         counts(1_000_000, 1_000_000, traffic_duration_s=1.2, directions=UNIDIR, load=1e6)
     )
@@ -155,7 +143,7 @@ def test_stopped_at_the_cutoff() -> None:
     )
     assert result.loss_ratio == pytest.approx(0.2)
     assert any(
-        "still sending 1.260 s after the start of a 1 s trial; stopped" in w
+        "still sending 1.260 s after the start of a 1 s trial (cut-off +1% +0.25 s); stopped" in w
         for w in result.warnings
     )
     assert not any("stretching" in w for w in result.warnings)

@@ -25,12 +25,6 @@ if TYPE_CHECKING:
 
 _O = TypeVar("_O")
 
-#: A trial lasts its duration: traffic still running at duration x (1 + STRETCH_TOLERANCE)
-#: + STRETCH_GRACE_S [s] is stopped (or, where the TG cannot be cut, reported as
-#: stretched); frames not sent by then count as lost. Shared by the TG drivers.
-STRETCH_TOLERANCE = 0.01
-STRETCH_GRACE_S = 0.25  # also covers a sender's start (e.g. tcpreplay's pcap preload)
-
 
 class TrafficGeneratorError(NdrPdrError):
     """A trial could not be run (names the node, the rate and what failed)."""

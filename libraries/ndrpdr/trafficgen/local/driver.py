@@ -3,22 +3,16 @@
 Direction 0 leaves the traffic path's first TG port and comes back on its
 second, direction 1 the reverse. A trial at aggregate load L [pps] for T [s] starts one tcpreplay
 per direction (L / directions pps each, ``round(L * T)`` frames in all),
-pinned to the TG's CPU, inside the TG namespace. Counters are read before
-the senders start and again once the frames in flight are back: every
-offered frame received, or no frame received for 0.1 s, or ``settle_s``
-after the senders finish (ndrpdr.localbed.read_counters):
+pinned to the TG's CPU, inside the TG namespace (``senders``: stopped at
+the cut-off). Counters are read before the senders start and again once
+the frames in flight are back: every offered frame received, or no frame
+received for 0.1 s, or ``settle_s`` after the senders finish
+(``portcounts``). The counts become the TrialResult by the rules TRex's
+counts follow too (``ndrpdr.trafficgen.counting``: forwarded, surplus,
+one way, unsent, the cut-off).
 
-* offered = sum of delta(tx_packets + tx_dropped) of the sending ports, less
-  the sends tcpreplay made again after the kernel refused them (ENOBUFS:
-  counted in tx_dropped, and the same frame again in tx_packets when it
-  goes out; counted twice, they made a busy machine's trials look up to
-  30 % lossy where 2 % was lost);
-* received = sum of delta(rx_packets) of the receiving ports (the TG sink
-  drops them after they are counted);
-* forwarded = min(received, offered); loss = offered - forwarded.
-
-A sender that falls short of the intended rate (by tcpreplay's own rate
-or by the frames it got out) gives the trial a warning, not an error.
+A sender that falls short of the intended rate (by tcpreplay's own rate)
+or had packets refused gives the trial a warning, not an error.
 """
 
 from __future__ import annotations
@@ -30,14 +24,11 @@ import math
 import os
 import shutil
 import tempfile
-import threading
-import time
 from pathlib import Path
 
-from ndrpdr.access.base import CommandError, NodeAccessError, tail
-from ndrpdr.access.local import LocalProcess
+from ndrpdr.access.base import CommandError, NodeAccessError
 from ndrpdr.drivers import DriverDescription, option
-from ndrpdr.localbed import LocalTestbed, LocalTestbedError, NetdevCounters, read_counters
+from ndrpdr.localbed import LocalTestbed, LocalTestbedError
 from ndrpdr.profiles import (
     FrameSize,
     Profile,
@@ -46,14 +37,11 @@ from ndrpdr.profiles import (
     frame_sizes,
     write_pcap,
 )
-from ndrpdr.results.oneway import one_way_warnings
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.systemtools import require
 from ndrpdr.topology.model import Topology
 from ndrpdr.topology.path import TrafficPath, compute_path
 from ndrpdr.trafficgen.base import (
-    STRETCH_GRACE_S,
-    STRETCH_TOLERANCE,
     ProfileTraffic,
     TrafficContext,
     TrafficGeneratorError,
@@ -61,7 +49,10 @@ from ndrpdr.trafficgen.base import (
     checked_trial,
     node_options,
 )
+from ndrpdr.trafficgen.counting import DirectionCount, TrialCounts, counted_result
 from ndrpdr.trafficgen.local import tcpreplay
+from ndrpdr.trafficgen.local.portcounts import TgPorts
+from ndrpdr.trafficgen.local.senders import Senders, Sent
 
 #: Highest aggregate load without options.max_rate_pps [pps]: tcpreplay's accurate range on 1 CPU.
 DEFAULT_MAX_RATE_PPS = 800_000.0
@@ -91,18 +82,6 @@ class LocalTgOptions:
 
 #: Largest frame the local veths carry [B incl. FCS]: MTU 1500 + 14 B header + 4 B FCS.
 MAX_LOCAL_FRAME_SIZE = 1518
-
-#: A sender may run WAIT_FACTOR x duration + WAIT_MARGIN_S [s] before it is stopped as hung.
-WAIT_FACTOR = 2.0
-WAIT_MARGIN_S = 10.0
-
-#: How often running senders are polled [s].
-POLL_S = 0.01
-
-#: How often the counters are read while the frames in flight come back [s].
-SETTLE_POLL_S = 0.02
-#: The receive count still this long [s]: nothing is left in flight.
-SETTLE_QUIET_S = 0.1
 
 
 def _finite(what: str, value: object) -> float:
@@ -148,9 +127,11 @@ class LocalTrafficGenerator(ProfileTraffic):
         modulo the CPU count); ``max_rate_pps``: aggregate limit [pps]
         (default: TG options.max_rate_pps, else 800 000); ``settle_s``: the
         longest wait after the senders end before counting [s] (it ends
-        sooner once the frames in flight are back, see ``_settled``); ``min_rate_ratio``: a
-        trial whose achieved rate is below this share of the intended one
-        gets a warning; ``workdir``: where the temporary pcap directory goes.
+        sooner once the frames in flight are back, see ``portcounts``);
+        ``min_rate_ratio``: a direction whose tcpreplay reports a rate below
+        this share of its intended one gets a warning (frames not sent get
+        ``counting``'s unsent warning whatever the ratio); ``workdir``:
+        where the temporary pcap directory goes.
         """
         super().__init__(topology, profile, frame_size, bidirectional)
         self.testbed = testbed
@@ -182,9 +163,7 @@ class LocalTrafficGenerator(ProfileTraffic):
         self._workdir_parent = workdir
         self._workdir: Path | None = None
         self._pcaps: dict[int, Path] = {}
-        self._running: list[LocalProcess] = []
-        self._cut: list[int] = []  # directions whose sender was stopped at the cutoff
-        self._lock = threading.Lock()
+        self._senders = Senders(self.node)
 
     # -- TrafficGenerator ------------------------------------------------------------
     @property
@@ -209,23 +188,30 @@ class LocalTrafficGenerator(ProfileTraffic):
         rate = load / len(directions)
         counts = dict(zip(directions, _split(intended, len(directions)), strict=True))
         self._prepare()
-        namespace = self.testbed.namespace(self.node)
-        before = self._counters(namespace)
+        ports = self._tg_ports()
+        before = ports.read()
+        commands = {
+            direction: tcpreplay.command(
+                self._port(direction, sending=True),
+                rate,
+                count,
+                str(self._pcaps[direction]),
+                self.cpu,
+            )
+            for direction, count in counts.items()
+            if count > 0
+        }
         try:
-            reports = self._send(duration, rate, counts)
+            sent = self._senders.run(self.testbed.access(self.node), commands, duration, rate)
         except BaseException:
             self.stop_traffic()
             raise
-        after = self._settled(namespace, before)
-        return self._result(duration, load, intended, rate, reports, before, after)
+        after = ports.settled(before, self.settle_s)
+        return self._result(duration, load, rate, sent, ports.counts(before, after, sent.resent))
 
     def stop_traffic(self) -> None:
         """Stop every tcpreplay this TG runs, by PID (idempotent)."""
-        with self._lock:
-            running, self._running = self._running, []
-        for process in running:
-            if process.is_running():
-                process.stop(timeout_s=3.0)
+        self._senders.stop()
 
     def close(self) -> None:
         """Stop traffic and remove the pcap directory (idempotent)."""
@@ -286,169 +272,39 @@ class LocalTrafficGenerator(ProfileTraffic):
                 ) from exc
             self._pcaps[direction] = path
 
-    def _sent_received(
-        self, before: dict[str, NetdevCounters], after: dict[str, NetdevCounters]
-    ) -> tuple[int, int]:
-        """(offered, received) frames between two counter reads of the TG's ports."""
-        counts = self._by_direction(before, after).values()
-        return sum(sent for sent, _ in counts), sum(received for _, received in counts)
-
-    def _by_direction(
-        self, before: dict[str, NetdevCounters], after: dict[str, NetdevCounters]
-    ) -> dict[int, tuple[int, int]]:
-        """(sent, received) frames per direction between two counter reads of the TG's ports."""
-
-        def delta(name: str) -> tuple[int, int]:
-            if name not in before or name not in after:
-                raise TrafficGeneratorError(f"{self.node}: interface {name} has no counters")
-            b, a = before[name], after[name]
-            sent = (a.tx_packets + a.tx_dropped) - (b.tx_packets + b.tx_dropped)
-            return sent, a.rx_packets - b.rx_packets
-
-        return {
-            d: (delta(self._port(d, sending=True))[0], delta(self._port(d, sending=False))[1])
-            for d in self.directions
-        }
-
-    def _settled(
-        self, namespace: str, before: dict[str, NetdevCounters]
-    ) -> dict[str, NetdevCounters]:
-        """The counters once the frames in flight have come back (at most ``settle_s`` [s]).
-
-        Polled every SETTLE_POLL_S: done as soon as every offered frame was
-        received (nothing more can come), or when the receive count has not
-        moved for SETTLE_QUIET_S (the DUT has nothing left in its queues), or
-        after ``settle_s``. A fixed 0.5 s wait cost a third of every 1 s
-        trial's wall time; frames come back from a veth DUT within
-        milliseconds of the last one sent.
-        """
-        deadline = time.monotonic() + self.settle_s
-        after = self._counters(namespace)
-        last_received, quiet_since = -1, time.monotonic()
-        while True:
-            offered, received = self._sent_received(before, after)
-            now = time.monotonic()
-            if received >= offered or now >= deadline:
-                return after
-            if received != last_received:
-                last_received, quiet_since = received, now
-            elif now - quiet_since >= SETTLE_QUIET_S:
-                return after
-            time.sleep(min(SETTLE_POLL_S, max(deadline - now, 0.0)))
-            after = self._counters(namespace)
-
-    def _counters(self, namespace: str) -> dict[str, NetdevCounters]:
-        try:
-            return read_counters(namespace)
-        except LocalTestbedError as exc:
-            raise TrafficGeneratorError(f"{self.node}: cannot read counters: {exc}") from exc
-
-    def _send(
-        self, duration: float, rate: float, counts: dict[int, int]
-    ) -> dict[int, tcpreplay.TcpreplayReport]:
-        """Run the senders to the end; their reports by direction."""
-        access = self.testbed.access(self.node)
-        started: dict[int, LocalProcess] = {}
-        for direction, count in counts.items():
-            if count <= 0:
-                continue
-            argv = tcpreplay.command(
-                self._port(direction, sending=True),
-                rate,
-                count,
-                str(self._pcaps[direction]),
-                self.cpu,
-            )
-            try:
-                process = access.start(argv)
-            except NodeAccessError as exc:
-                raise TrafficGeneratorError(f"{self.node}: cannot start tcpreplay: {exc}") from exc
-            with self._lock:
-                self._running.append(process)
-            started[direction] = process
-        now = time.monotonic()
-        cutoff = now + duration * (1 + STRETCH_TOLERANCE) + STRETCH_GRACE_S
-        deadline = now + WAIT_FACTOR * duration + WAIT_MARGIN_S
-        pending = dict(started)
-        reports: dict[int, tcpreplay.TcpreplayReport] = {}
-        self._cut = []
-        while pending:
-            for direction, process in list(pending.items()):
-                if process.is_running() and time.monotonic() > cutoff:
-                    # The sender fell behind: stop it as TRex trials stop at their
-                    # duration; what it did not send counts as unsent (lost).
-                    process.stop(timeout_s=WAIT_MARGIN_S)
-                    self._cut.append(direction)
-                if process.is_running():
-                    continue
-                del pending[direction]
-                code = process.stop()
-                output = process.output()
-                report = tcpreplay.parse_report(output) if code == 0 else None
-                if report is None:
-                    raise TrafficGeneratorError(
-                        f"{self.node}: tcpreplay failed with exit code {code} at {rate:g} pps "
-                        f"(direction {direction}): {' '.join(process.argv)}\n"
-                        f"output:\n{tail(output.rstrip()) or '(none)'}"
-                    )
-                reports[direction] = report
-            if pending and time.monotonic() > deadline:
-                raise TrafficGeneratorError(
-                    f"{self.node}: tcpreplay did not finish {duration:g} s at {rate:g} pps within "
-                    f"{WAIT_FACTOR * duration + WAIT_MARGIN_S:g} s; stopped "
-                    f"(directions {sorted(pending)})"
-                )
-            if pending:
-                time.sleep(POLL_S)
-        with self._lock:
-            self._running = [p for p in self._running if p.is_running()]
-        return reports
+    def _tg_ports(self) -> TgPorts:
+        """The TG's veths, by the path's port order, in its namespace."""
+        names = (self._port(0, sending=True), self._port(1, sending=True))
+        return TgPorts(self.node, self.testbed.namespace(self.node), names, self.directions)
 
     def _result(
         self,
         duration: float,
         load: float,
-        intended: int,
         rate: float,
-        reports: dict[int, tcpreplay.TcpreplayReport],
-        before: dict[str, NetdevCounters],
-        after: dict[str, NetdevCounters],
+        sent: Sent,
+        directions: list[DirectionCount],
     ) -> TrialResult:
-        offered, received = self._sent_received(before, after)
-        offered = max(0, offered - sum(r.retried_enobufs for r in reports.values()))
-        # direction d leaves TG port d and comes back on the other one
-        warnings = one_way_warnings(
-            {(d, 1 - d): counts for d, counts in self._by_direction(before, after).items()}
-        )
-        if offered < self.min_rate_ratio * intended:
-            warnings.append(
-                f"TG sent {offered} of {intended} intended frames: achieved "
-                f"{offered / duration:.0f} pps < {self.min_rate_ratio:.0%} of intended {load:g} pps"
-            )
-        for direction, report in sorted(reports.items()):
+        """The trial's result (``counting``), tcpreplay's shortfalls as its own warnings."""
+        own: list[str] = []
+        for direction, report in sorted(sent.reports.items()):
             if report.rate_pps < self.min_rate_ratio * rate:
-                warnings.append(
+                own.append(
                     f"direction {direction}: tcpreplay achieved {report.rate_pps:g} pps < "
                     f"{self.min_rate_ratio:.0%} of intended {rate:g} pps"
                 )
             if report.failed:
-                warnings.append(f"direction {direction}: tcpreplay failed {report.failed} packets")
-        for direction in self._cut if offered < intended else ():
-            warnings.append(
-                f"direction {direction}: tcpreplay was still sending {duration:g} s "
-                f"(+{STRETCH_TOLERANCE:.0%} +{STRETCH_GRACE_S:g} s) after the start; stopped, "
-                "frames not sent count as lost"
-            )
-        seconds = max((r.seconds for r in reports.values()), default=0.0)
-        return TrialResult(
-            duration=duration,
-            load=load,
-            offered_count=offered,
-            forwarded_count=received,  # beyond offered: the trial's surplus_count
-            intended_count=intended,
-            effective_duration=seconds if seconds > 0 else duration,
-            warnings=tuple(warnings),
+                own.append(f"direction {direction}: tcpreplay failed {report.failed} packets")
+        seconds = max((r.seconds for r in sent.reports.values()), default=0.0)
+        counts = TrialCounts(
+            duration,
+            load,
+            directions,
+            sender="TG",
+            ran_s=seconds if seconds > 0 else None,
+            stopped={f"direction {d}: tcpreplay": s for d, s in sorted(sent.stopped.items())},
         )
+        return counted_result(counts, own)
 
     def __repr__(self) -> str:
         return (

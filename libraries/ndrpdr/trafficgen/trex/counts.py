@@ -1,22 +1,20 @@
 """One TRex trial's counters -> TrialResult (pure: plain data in, plain data out).
 
-Counting follows FD.io CSIT (``TrafficGenerator._get_measurement_result``):
+Counting follows FD.io CSIT (``TrafficGenerator._get_measurement_result``)
+and the rules every TG shares (``ndrpdr.trafficgen.counting``: forwarded
+at most sent per direction, the surplus kept apart, a one-way direction
+named, unsent frames counted as lost with CSIT's 10 us tolerance, the
+stretch cut-off):
 
 * direction *d* leaves TRex port ``tx`` and comes back on port ``rx``;
-  offered = sum of ``opackets`` of the sending ports, received = sum of
-  ``ipackets`` of the receiving ports (per direction, received is capped
-  at offered: frames TRex did not send that reach its port are not
-  forwarded test frames; that gives a warning);
-* intended = ``round(load * duration)`` (or the offered count if TRex
-  sent more); like CSIT, a shortfall of at most 10 us worth of frames is
-  forgiven (intended = offered then); anything else not sent is
-  "unsent", which TrialResult counts as lost (RFC 9971);
+  sent = ``opackets`` of ``tx``, received = ``ipackets`` of ``rx`` (or
+  what the driver counted at the receiving veths, ``vethcount``);
 * effective duration = how long the traffic really ran (from TRex's start
-  to the end of its traffic, measured by the driver), and a warning when
-  that stretched beyond the intended duration by more than a tolerance;
+  to the end of its traffic, measured by the driver);
 * TRex's own warnings (its event log: queue full, high CPU utilisation,
   ...) and its global counters (TX queue full, CPU utilisation) become
-  warnings of the TrialResult; the search does not read them.
+  warnings of the TrialResult, after the shared ones; the search does not
+  read them.
 
 ``parse_latency`` turns TRex's per-stream latency statistics (``min``,
 ``average``, ``max`` and the histogram [us]) into ``Latency`` records,
@@ -30,16 +28,10 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ndrpdr.results.oneway import one_way_warnings
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.trafficgen.base import (
-    STRETCH_GRACE_S,
-    STRETCH_TOLERANCE,
-    TrafficGeneratorError,
-)
+from ndrpdr.trafficgen import counting
+from ndrpdr.trafficgen.base import TrafficGeneratorError
 
-#: Frames worth this long may be missing without counting as unsent [s] (CSIT's 1e-5).
-MISSING_TOLERANCE_S = 1e-5
 #: TRex's CPU utilisation [%] above which its console marks it red; the TG may be the limit.
 HIGH_CPU_UTIL_PCT = 85.0
 
@@ -155,63 +147,21 @@ def global_counts(stats: Mapping[Any, Any]) -> tuple[int, float | None]:
     )
 
 
-def intended_count(load: float, duration: float, offered: int = 0) -> int:
-    """Frames the trial should have sent: ``round(load * duration)``, or ``offered`` if more.
-
-    A shortfall within 10 us worth of frames (``MISSING_TOLERANCE_S``, CSIT's
-    tolerance) is forgiven: then the intended count is what was offered.
-    """
-    nominal = round(load * duration)
-    tolerated = math.ceil(load * max(0.0, duration - MISSING_TOLERANCE_S) - 1e-9)
-    return offered if offered >= min(tolerated, nominal) else nominal
-
-
-def stretched(duration: float, traffic_duration_s: float) -> bool:
-    """True when the traffic ran longer than ``duration`` beyond the tolerance."""
-    return traffic_duration_s > duration * (1 + STRETCH_TOLERANCE) + STRETCH_GRACE_S
-
-
 def trial_result(counts: TrialCounts) -> TrialResult:
     """The TrialResult of one trial (aggregate over directions), warnings included."""
-    warnings: list[str] = []
-    offered = forwarded = surplus = 0
-    received_by: dict[tuple[int, int], int] = {}
+    directions: list[counting.DirectionCount] = []
     for tx, rx in counts.directions:
         if tx not in counts.ports or rx not in counts.ports:
             raise TrafficGeneratorError(
                 f"TRex stats: direction {tx}->{rx} needs counters of ports {tx} and {rx}, "
                 f"have ports {sorted(counts.ports)}"
             )
-        sent = counts.ports[tx].opackets
-        received = received_by[(tx, rx)] = counts.ports[rx].ipackets
-        offered += sent
-        forwarded += min(received, sent)
-        surplus += max(0, received - sent)  # per direction: one's surplus is not another's loss
-    # first: the likeliest cause of what follows
-    warnings[:0] = one_way_warnings(
-        {(tx, rx): (counts.ports[tx].opackets, got) for (tx, rx), got in received_by.items()}
-    )
-    intended = intended_count(counts.load, counts.duration, offered)
-    unsent = intended - offered
-    if unsent > 0:
-        warnings.append(
-            f"TRex sent {offered} of {intended} intended frames ({unsent} unsent, counted as "
-            f"lost): achieved {offered / counts.duration:.0f} pps of {counts.load:g} pps"
-        )
+        sent, received = counts.ports[tx].opackets, counts.ports[rx].ipackets
+        directions.append(counting.DirectionCount(tx, rx, sent, received))
     traffic_s = counts.traffic_duration_s
-    if traffic_s is not None and (traffic_s < 0 or not math.isfinite(traffic_s)):
-        raise TrafficGeneratorError(f"traffic duration {traffic_s!r} s is not a duration")
-    if counts.stopped_at_cutoff:
-        ran = "n/a" if traffic_s is None else f"{traffic_s:.3f}"
-        warnings.append(
-            f"TRex was still sending {ran} s after the start of a {counts.duration:g} s trial; "
-            "stopped, frames not sent count as lost"
-        )
-    elif traffic_s is not None and stretched(counts.duration, traffic_s):
-        warnings.append(
-            f"duration stretching: the traffic ran {traffic_s:.3f} s for a {counts.duration:g} s "
-            f"trial (+{traffic_s / counts.duration - 1:.1%})"
-        )
+    ran = counting.cutoff_s(counts.duration) if traffic_s is None else traffic_s
+    stopped = {"TRex": ran} if counts.stopped_at_cutoff else {}
+    warnings: list[str] = []
     if counts.queue_full > 0:
         warnings.append(
             f"TRex TX queue full {counts.queue_full} times: the TG did not keep up with "
@@ -224,17 +174,10 @@ def trial_result(counts: TrialCounts) -> TrialResult:
             "the bottleneck"
         )
     warnings.extend(f"TRex: {text}" for text in counts.trex_warnings)
-    effective = traffic_s if traffic_s is not None and traffic_s > 0 else counts.duration
-    return TrialResult(
-        duration=counts.duration,
-        load=counts.load,
-        offered_count=offered,
-        forwarded_count=forwarded,
-        intended_count=intended,
-        effective_duration=effective,
-        surplus_count=surplus,
-        warnings=tuple(warnings),
+    shared = counting.TrialCounts(
+        counts.duration, counts.load, directions, "TRex", traffic_s, stopped
     )
+    return counting.counted_result(shared, warnings)
 
 
 def _latency_from_text(pg_id: int, text: str) -> Latency:
@@ -316,15 +259,22 @@ def trex_trial(
     traffic_duration_s: float | None,
     stopped_at_cutoff: bool = False,
     trex_warnings: Sequence[str] = (),
+    received: Mapping[int, int] | None = None,
 ) -> TrexTrial:
-    """A whole trial from STLClient.get_stats() output and what the driver measured."""
-    ports = sorted({port for pair in directions for port in pair})
+    """A whole trial from STLClient.get_stats() output and what the driver measured.
+
+    ``received``: frames the driver counted itself per receiving port (a
+    local TRex's veths: ``vethcount``), in place of TRex's ``ipackets``.
+    """
+    ports = port_counts(stats, sorted({port for pair in directions for port in pair}))
+    for port, frames in (received or {}).items():
+        ports[port] = dataclasses.replace(ports[port], ipackets=frames)
     queue_full, cpu = global_counts(stats)
     counts = TrialCounts(
         duration=duration,
         load=load,
         directions=directions,
-        ports=port_counts(stats, ports),
+        ports=ports,
         traffic_duration_s=traffic_duration_s,
         stopped_at_cutoff=stopped_at_cutoff,
         trex_warnings=trex_warnings,

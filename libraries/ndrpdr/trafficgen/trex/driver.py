@@ -17,9 +17,9 @@ with one client kept connected between trials:
 3. ``start`` the sending ports with ``mult="<rate>pps"`` for the duration
    (core mask: ``client.core_mask``, "pin" only with 2 or more cores per
    port pair);
-4. wait for the traffic to end; traffic still running at duration x 1.01 +
-   0.25 s is stopped (a trial lasts its duration; what was not sent is
-   unsent, counted as lost);
+4. wait for the traffic to end; traffic still running at the cut-off
+   (``counting.cutoff_s``: duration x 1.01 + 0.25 s) is stopped (a trial
+   lasts its duration; what was not sent is unsent, counted as lost);
 5. wait ``settle_s``, read the counters and TRex's warnings, and let
    ``counts.trex_trial`` make the TrialResult (latency in ``last_trial``);
    a software-mode TRex in a local namespace counts what it received at
@@ -50,13 +50,8 @@ from typing import TypeVar
 from ndrpdr.profiles import FrameSize, Profile, ProfileError, frame_sizes, max_load_pps
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.topology.model import Topology
-from ndrpdr.trafficgen.base import (
-    STRETCH_GRACE_S,
-    STRETCH_TOLERANCE,
-    ProfileTraffic,
-    TrafficGeneratorError,
-    checked_trial,
-)
+from ndrpdr.trafficgen.base import ProfileTraffic, TrafficGeneratorError, checked_trial
+from ndrpdr.trafficgen.counting import cutoff_s
 from ndrpdr.trafficgen.latency import LatencyResult
 from ndrpdr.trafficgen.trex.client import TrexClient, TrexClientError, TrexMode
 from ndrpdr.trafficgen.trex.config import TrexPort
@@ -77,7 +72,7 @@ from ndrpdr.trafficgen.trex.streams import (
     direction_traffic,
     rate_per_direction,
 )
-from ndrpdr.trafficgen.trex.vethcount import VethCounter, recount, veth_counter
+from ndrpdr.trafficgen.trex.vethcount import VethCounter, veth_counter
 
 _log = logging.getLogger(__name__)
 
@@ -363,7 +358,10 @@ class TrexTrafficGenerator(ProfileTraffic):
         with self.session.lock:
             stats = self._call("get_stats", lambda: client.get_stats(PORTS))
             warnings = self._call("get_warnings", client.get_warnings)
-        trial = trex_trial(
+        received = None
+        if veths is not None and veths_before is not None:
+            received = veths.received(veths_before, veths.read())
+        return trex_trial(
             stats,
             duration=duration,
             load=load,
@@ -371,11 +369,8 @@ class TrexTrafficGenerator(ProfileTraffic):
             traffic_duration_s=traffic_s,
             stopped_at_cutoff=cut,
             trex_warnings=warnings,
+            received=received,
         )
-        if veths is None or veths_before is None:
-            return trial
-        received = veths.received(veths_before, veths.read())
-        return dataclasses.replace(trial, result=recount(trial.result, received))
 
     def _veth_counter(self) -> VethCounter | None:
         """The receiving veths of a software-mode TRex in a local namespace (see vethcount)."""
@@ -387,7 +382,7 @@ class TrexTrafficGenerator(ProfileTraffic):
         self, client: TrexClient, sending: Sequence[int], started: float, duration: float
     ) -> tuple[bool, float | None]:
         """Wait for the traffic to end: (stopped at the cutoff, when it ended [s] or None)."""
-        cutoff = started + duration * (1 + STRETCH_TOLERANCE) + STRETCH_GRACE_S
+        cutoff = started + cutoff_s(duration)
         while True:
             if self._stop_requested.is_set():
                 raise TrafficGeneratorError(

@@ -4,9 +4,10 @@ A TRex server takes seconds to start, so a testbed starts it once (as
 CSIT does per suite) and every test's TrexTrafficGenerator uses this
 session. The constructor only checks (options, ports, MACs, the config
 text); ``open`` (idempotent) starts the server over the TG's node access
-(unless ``options.start_server`` is false), waits for its API, connects
-the client, checks the server's version, reads its cores per port pair
-(for ``core_mask``) and acquires TRex ports 0 and 1. ``health_check``
+(unless ``options.start_server`` is false) and makes the client, which
+``handshake`` connects (reading the server's version and its cores per
+port pair, for ``core_mask``) and has acquire TRex ports 0 and 1.
+``watched`` watches the server during a trial (``watch``); ``health_check``
 finds a server that died (or stopped answering) and restarts it once;
 ``close`` (idempotent) stops traffic, releases the ports, disconnects and
 stops the server, reporting every failure together.
@@ -37,18 +38,16 @@ from ndrpdr.trafficgen.trex.client import (
     ClientSettings,
     CoreMask,
     TrexClient,
-    TrexClientError,
     TrexMode,
     core_mask,
-    error_text,
-    is_version_refusal,
-    version_refusal_message,
 )
 from ndrpdr.trafficgen.trex.config import TrexPort, render_config, trex_ports
+from ndrpdr.trafficgen.trex.handshake import handshake, trex_text
 from ndrpdr.trafficgen.trex.memif import memif_sockets
 from ndrpdr.trafficgen.trex.options import TrexOptions, parse_options, where
 from ndrpdr.trafficgen.trex.perrun import per_run_options
-from ndrpdr.trafficgen.trex.server import ServerExitedError, TrexServer, wait_for_api
+from ndrpdr.trafficgen.trex.server import ServerExitedError, TrexServer
+from ndrpdr.trafficgen.trex.watch import watching
 
 _log = logging.getLogger(__name__)
 
@@ -69,18 +68,6 @@ class TrexCallError(TrafficGeneratorError):
 
 #: How many times ``open`` starts a server that fails to come up (CSIT: 3).
 SERVER_STARTS = 3
-#: How often ``watched`` looks at the server during a trial [s].
-WATCH_INTERVAL_S = 1.0
-
-
-class _RefusedError(Exception):
-    """The server refused the client's API version (not worth retrying)."""
-
-
-def trex_text(exc: BaseException) -> str:
-    """TRex's own text of a client error (without the adapter's prefix), else the message."""
-    text = exc.trex_text if isinstance(exc, TrexClientError) else None
-    return text if text is not None else error_text(exc)
 
 
 class TrexSession:
@@ -282,36 +269,21 @@ class TrexSession:
 
     @contextlib.contextmanager
     def watched(self) -> Iterator[None]:
-        """Watch the server started here while the block (a trial) runs.
+        """Watch the server started here while the block (a trial) runs (``watch``).
 
-        Every ``WATCH_INTERVAL_S`` a thread asks ``TrexServer.diagnose``; a
-        server that died or froze has its client ended at once (``abort``),
-        so the call waiting on it fails now, naming the server (``call``),
-        instead of after TRex's client has retried its RPC (4 x 3 s).
+        A server that died or froze has its client ended at once (``abort``),
+        so the call waiting on it fails now, naming the server (``call``).
         """
-        server = self._server
-        if server is None:
-            yield
-            return
-        done = threading.Event()
 
-        def watch() -> None:
-            while not done.wait(WATCH_INTERVAL_S):
-                if server.diagnose() is not None:
-                    abort = getattr(self._client, "abort", None)
-                    if abort is not None:
-                        self._aborted = True
-                        abort()
-                    return
+        def abort() -> None:
+            end = getattr(self._client, "abort", None)
+            if end is not None:
+                self._aborted = True
+                end()
 
         self._aborted = False
-        thread = threading.Thread(target=watch, name=f"{self.node} TRex watch", daemon=True)
-        thread.start()
-        try:
+        with watching(self._server, abort, f"{self.node} TRex watch"):
             yield
-        finally:
-            done.set()
-            thread.join(WATCH_INTERVAL_S + 5.0)
 
     def health_check(self) -> str | None:
         """None when the server runs and answers; else restart it once and say so.
@@ -443,49 +415,29 @@ class TrexSession:
             )
 
     def _new_client(self) -> TrexClient:
-        """A client made and connected (``_connect``); one that fails is closed."""
+        """A client made, connected and holding the ports (``handshake``); one that fails is
+        closed."""
         client = self.call("client", lambda: self._factory(self.settings))
         try:
-            self._connect(client)
+            said = handshake(
+                client,
+                settings=self.settings,
+                options=self.options,
+                process=self._server.process if self._server is not None else None,
+                ports=PORTS,
+                call=self.call,
+                sleep=self._sleep,
+            )
         except BaseException:
             with contextlib.suppress(Exception):
                 client.disconnect()
             with contextlib.suppress(Exception):
                 client.close()
             raise
+        self.server_version = said.version
+        if said.cores_per_port_pair is not None:
+            self.cores_per_port_pair = said.cores_per_port_pair
         return client
-
-    def _connect(self, client: TrexClient) -> None:
-        def connect() -> None:
-            try:
-                client.connect()
-            except Exception as exc:
-                text = trex_text(exc)
-                if is_version_refusal(text):
-                    raise _RefusedError(text) from exc
-                raise
-
-        try:
-            wait_for_api(
-                self.node,
-                connect,
-                process=self._server.process if self._server is not None else None,
-                retries=self.options.api_retries,
-                interval_s=self.options.api_retry_interval_s,
-                is_fatal=lambda exc: isinstance(exc, _RefusedError),
-                sleep=self._sleep,
-            )
-        except _RefusedError as exc:
-            raise TrafficGeneratorError(
-                version_refusal_message(self.settings, str(exc), self.options.install_dir)
-            ) from exc
-        version = self.call("get_server_version", client.get_server_version)
-        self.server_version = str(version.get("version", "unknown"))
-        info = self.call("get_system_info", client.get_system_info)
-        cores = info.get("dp_core_count_per_port")
-        if isinstance(cores, int) and not isinstance(cores, bool) and cores >= 1:
-            self.cores_per_port_pair = cores
-        self.call("acquire", lambda: client.acquire(PORTS, force=True))
 
     def __repr__(self) -> str:
         state = "open" if self.is_open else "closed"

@@ -12,9 +12,11 @@ fork) and takes that as the received count; offered stays TRex's own
 ``opackets`` (what it really sent). The TG veths' nft ingress sink drops
 the frames after they are counted.
 
-Received frames above offered (none expected: the DUT sends nothing of its
-own on these veths) are capped at offered, with a warning, as the local
-(tcpreplay) TG does.
+The counts go per receiving port to ``counts.trex_trial``, which counts them
+by the rules every TG shares (``ndrpdr.trafficgen.counting``): frames a
+direction received beyond those it sent (none expected: the DUT sends
+nothing of its own on these veths) are its surplus, with a warning, as the
+local (tcpreplay) TG counts them.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 
 from ndrpdr.localbed import LocalTestbedError, NetdevCounters, read_counters
-from ndrpdr.search.trial import TrialResult
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 
 Counters = Mapping[str, NetdevCounters]
@@ -31,11 +32,11 @@ Counters = Mapping[str, NetdevCounters]
 
 @dataclasses.dataclass(frozen=True)
 class VethCounter:
-    """The receiving veths of a local TRex: ``namespace`` and the interface names."""
+    """The receiving veths of a local TRex: ``namespace`` and the interface names by port."""
 
     node: str
     namespace: str
-    receivers: tuple[str, ...]
+    receivers: Mapping[int, str]
 
     def read(self) -> Counters:
         """The namespace's counters now (TrafficGeneratorError naming the node)."""
@@ -45,16 +46,19 @@ class VethCounter:
             raise TrafficGeneratorError(
                 f"{self.node}: cannot read the veth counters: {exc}"
             ) from exc
-        missing = [name for name in self.receivers if name not in counters]
+        missing = [name for name in self.receivers.values() if name not in counters]
         if missing:
             raise TrafficGeneratorError(
                 f"{self.node}: no counters for {', '.join(missing)} in {self.namespace}"
             )
         return counters
 
-    def received(self, before: Counters, after: Counters) -> int:
-        """Frames the receiving veths got between ``before`` and ``after``."""
-        return sum(after[n].rx_packets - before[n].rx_packets for n in self.receivers)
+    def received(self, before: Counters, after: Counters) -> dict[int, int]:
+        """Frames each receiving veth got between ``before`` and ``after``, by TRex port."""
+        return {
+            port: after[name].rx_packets - before[name].rx_packets
+            for port, name in self.receivers.items()
+        }
 
 
 def veth_counter(
@@ -67,10 +71,4 @@ def veth_counter(
     """
     if namespace is None:
         return None
-    return VethCounter(node, namespace, tuple(devices[port] for port in receiving))
-
-
-def recount(result: TrialResult, received: int) -> TrialResult:
-    """``result`` with ``received`` as its forwarded count (frames beyond the offered ones
-    are its ``surplus_count``: ``ndrpdr.search.trial.TrialResult``)."""
-    return dataclasses.replace(result, forwarded_count=received, loss_count=None, surplus_count=0.0)
+    return VethCounter(node, namespace, {port: devices[port] for port in receiving})
