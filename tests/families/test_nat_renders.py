@@ -19,15 +19,15 @@ from scapy.layers.l2 import Ether
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.plan import plan_dut
 from ndrpdr.families import get_family
-from ndrpdr.families.defs.nat import FAMILIES, sample_hosts
-from ndrpdr.families.model import FamilyDefinitionError
-from ndrpdr.families.stateful import RampUp
-from ndrpdr.families.vpp.nat import (
+from ndrpdr.families.kinds.nat.defs import FAMILIES, sample_hosts
+from ndrpdr.families.kinds.nat.vpp import (
     NatVpp,
     det44_sessions,
     max_translations_per_thread,
     nat44_udp_sessions,
 )
+from ndrpdr.families.model import FamilyDefinitionError
+from ndrpdr.families.stateful import RampUp
 from ndrpdr.profiles import (
     Headers,
     build_frames,

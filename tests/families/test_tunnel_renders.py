@@ -21,9 +21,9 @@ from test_vpp3n_renders import NAMES, configs, render
 
 from ndrpdr.dut.base import DutError
 from ndrpdr.families import all_families, get_family
+from ndrpdr.families.kinds.vxlan.vpp import VxlanVpp
+from ndrpdr.families.kinds.wireguard.vpp import WireguardVpp
 from ndrpdr.families.model import FamilyDefinitionError
-from ndrpdr.families.vpp.vxlan import VxlanVpp
-from ndrpdr.families.vpp.wireguard import WireguardVpp
 
 VXLAN = [f.id for f in all_families() if isinstance(f.setup.vpp, VxlanVpp)]
 WIREGUARD = [f.id for f in all_families() if isinstance(f.setup.vpp, WireguardVpp)]

@@ -22,9 +22,9 @@ from ndrpdr.dut.plan import plan_duts
 from ndrpdr.dut.vpp import family as vpp_family
 from ndrpdr.dut.vpp.afpacket import create_commands
 from ndrpdr.families import all_families, get_family
+from ndrpdr.families.kinds.ipsec.vpp import IpsecVpp
+from ndrpdr.families.kinds.srv6.vpp import Srv6Vpp
 from ndrpdr.families.model import FamilyDefinitionError
-from ndrpdr.families.vpp.ipsec import IpsecVpp
-from ndrpdr.families.vpp.srv6 import Srv6Vpp
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.topology.path import compute_path
 
