@@ -32,7 +32,6 @@ from __future__ import annotations
 
 from ndrpdr.families.build import (
     CSIT_RENUMBERED,
-    VppCommands,
     cost,
     direction_hosts,
     setup,
@@ -44,6 +43,7 @@ from ndrpdr.families.kinds.ip4.defs import IP4BASE_COST
 from ndrpdr.families.kinds.ip6.defs import IP6BASE_COST
 from ndrpdr.families.model import Family
 from ndrpdr.families.vppip import MLD_SETTLE_S
+from ndrpdr.families.vppsetup import VppCommands
 from ndrpdr.profiles import Headers, PacketCost, Profile, Vary
 
 
@@ -98,9 +98,7 @@ def _acl(side: str, kind: str, cycles: float) -> Family:
             directions=(_flows10k(0), _flows10k(1)),
             cost=cost(cycles, f"{where} ACL-50 {how}: {145.0 / cycles:.2f}x ethip4-ip4base"),
         ),
-        setup=setup(
-            family, vpp=VppCommands(("acl",), acl.commands, acl.undo), reasons=_reasons(family)
-        ),
+        setup=setup(vpp=VppCommands(("acl",), acl.commands, acl.undo), reasons=_reasons(family)),
     )
 
 
@@ -123,7 +121,6 @@ def _dstbase(ip_version: int, packet_cost: PacketCost) -> Family:
             cost=packet_cost,
         ),
         setup=setup(
-            family,
             vpp=VppCommands(
                 (),
                 classify.commands,

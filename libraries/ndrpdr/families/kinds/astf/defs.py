@@ -25,15 +25,10 @@ tput frame costs one frame plus its share of its transaction's session.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import (
-    VppCommands,
-    large_tables_startup,
-    nat_heap_size_mult,
-    setup,
-    vpp_only,
-)
+from ndrpdr.families.build import large_tables_startup, nat_heap_size_mult, setup, vpp_only
 from ndrpdr.families.kinds.astf import vpp as astf
 from ndrpdr.families.model import Family
+from ndrpdr.families.vppsetup import VppCommands
 from ndrpdr.profiles import Headers, PacketCost, Profile, Transactions, Vary
 from ndrpdr.profiles.transactions import CLIENTS, SERVERS, TransactionKind, TransactionProtocol
 
@@ -127,7 +122,6 @@ def _family(protocol: TransactionProtocol, feature: str, kind: TransactionKind) 
             transactions=traffic,
         ),
         setup=setup(
-            family,
             vpp=vpp,
             reasons=vpp_only(_REASON.format(family=family, feature=feature, driver="{driver}")),
         ),

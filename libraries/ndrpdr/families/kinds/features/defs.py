@@ -45,7 +45,6 @@ def _feature(family: str, ip_version: int, tags: tuple[str, ...], what: str,
             cost=packet_cost,
         ),
         setup=setup(
-            family,
             vpp=vpp,
             reasons=vpp_only(
                 f"the {{driver}} driver has no {plugin} set-up for {family} (VPP only)"
@@ -64,7 +63,7 @@ FAMILIES = [
         ("IP4FWD", "FEATURE", "POLICE_MARK"),
         "through a color-aware 2R3C policer (classified by destination) on its TG ports",
         cost(IP4BASE_COST.cycles * 1.35, "ip4base plus a classify lookup and a policer (0.74x)"),
-        Policer("ethip4-ip4base-ipolicemarkbase"),
+        Policer(),
         "policer",
     ),
     _feature(
@@ -73,7 +72,7 @@ FAMILIES = [
         ("ETH", "IP4FWD", "FEATURE", "ADLALWLIST"),
         "after an ADL allowlist check of the source on its TG port",
         cost(IP4BASE_COST.cycles * 1.12, "ip4base plus an ADL source lookup (0.89x)"),
-        Adl("ethip4-ip4base-adlalwlistbase", 4),
+        Adl(4),
         "adl",
     ),
     _feature(
@@ -82,7 +81,7 @@ FAMILIES = [
         ("ETH", "IP6FWD", "FEATURE", "ADLALWLIST"),
         "after an ADL allowlist check of the source on its TG port",
         cost(IP6BASE_COST.cycles * 1.12, "ip6base plus an ADL source lookup (0.89x)"),
-        Adl("ethip6-ip6base-adlalwlistbase", 6),
+        Adl(6),
         "adl",
     ),
 ]

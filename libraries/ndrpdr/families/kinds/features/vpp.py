@@ -33,7 +33,8 @@ from typing import Literal
 
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.families import vppip
-from ndrpdr.families.build import FreshVpp, host
+from ndrpdr.families.build import host
+from ndrpdr.families.vppsetup import FreshVpp
 
 #: CSIT's policer rates [packets/s] and the DSCP exceeding frames get.
 CIR_PPS, EIR_PPS = 100, 150
@@ -69,10 +70,7 @@ def _base(ip_version: int, config: DutTestConfig, names: tuple[str, str]) -> lis
 class Policer(FreshVpp):
     """An ``ipolicemarkbase`` set-up (the module docstring)."""
 
-    family: str
     plugins: tuple[str, ...] = ("policer",)
-    fresh: bool = True
-    settle_s: float = 0.0
 
     def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
         """IPv4 routing, the policer, the table, a session per TG port, the classifiers."""
@@ -99,10 +97,8 @@ class Policer(FreshVpp):
 class Adl(FreshVpp):
     """An ``adlalwlistbase`` set-up of IPv4 or IPv6 (the module docstring)."""
 
-    family: str
     ip_version: Literal[4, 6]
     plugins: tuple[str, ...] = ("adl",)
-    fresh: bool = True
 
     @property
     def settle_s(self) -> float:

@@ -120,8 +120,7 @@ def _geneve(tunnels: int) -> Family:
         note="VPP on a 2-node chain (runs on topologies/local-vpp.yaml; geneve plugin); the "
         "TG sends direction 1 GENEVE-encapsulated (114 B frames at 64B, as CSIT's)",
         setup=setup(
-            family,
-            vpp=GeneveVpp(family, tunnels),
+            vpp=GeneveVpp(tunnels),
             reasons=vpp_only(f"the {{driver}} driver has no GENEVE set-up for {family} (VPP only)"),
         ),
     )

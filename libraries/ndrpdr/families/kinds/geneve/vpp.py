@@ -29,8 +29,8 @@ import dataclasses
 import ipaddress
 
 from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.families.build import FreshVpp
 from ndrpdr.families.model import FamilyDefinitionError
+from ndrpdr.families.vppsetup import FreshVpp
 
 #: CSIT's tunnel end points (the DUT's, the TG's), first VNI and per-tunnel prefixes.
 LOCAL, REMOTE = "1.1.1.2", "1.1.1.1"
@@ -54,15 +54,10 @@ def add(address: str, number: int) -> str:
 class GeneveVpp(FreshVpp):
     """A GENEVE family's VPP set-up: ``tunnels`` L3 GENEVE tunnels (the module docstring)."""
 
-    family: str
     tunnels: int
     plugins: tuple[str, ...] = ("geneve",)
-    #: Tunnels and routes stay in VPP: the next test gets a fresh VPP.
-    fresh: bool = True
-    #: Seconds to wait after the set-up for frames VPP sends of its own [s].
-    settle_s: float = 0.0
 
-    def __post_init__(self) -> None:
+    def check(self) -> None:
         """FamilyDefinitionError naming the family for a tunnel count 10.0.0.0/8 cannot hold."""
         if not 1 <= self.tunnels <= MAX_TUNNELS:
             raise FamilyDefinitionError(

@@ -58,8 +58,7 @@ def _gtpu(family: str, reassembly: bool) -> Family:
             else ""
         ),
         setup=setup(
-            family,
-            vpp=GtpuVpp(family, reassembly),
+            vpp=GtpuVpp(reassembly),
             reasons=vpp_only(f"the {{driver}} driver has no GTP-U set-up for {family} (VPP only)"),
         ),
     )

@@ -26,9 +26,9 @@ from __future__ import annotations
 import dataclasses
 
 from ndrpdr.dut.base import DutTestConfig
-from ndrpdr.families.build import FreshVpp
 from ndrpdr.families.kinds.ipsec.vpp import MTU_FOR_FRAGMENTATION
 from ndrpdr.families.kinds.vxlan.vpp import three_node_sides
+from ndrpdr.families.vppsetup import FreshVpp
 
 #: CSIT's TEID of the DUT1 - DUT2 tunnel.
 TEID = 10
@@ -46,13 +46,8 @@ def _plain(address: str) -> str:
 class GtpuVpp(FreshVpp):
     """A GTP-U family's VPP set-up; ``reassembly`` lowers the DUT - DUT MTU (module docstring)."""
 
-    family: str
     reassembly: bool = False
     plugins: tuple[str, ...] = ("gtpu",)
-    #: The tunnel and its routes stay in VPP: the next test gets a fresh VPP.
-    fresh: bool = True
-    #: Seconds to wait after the set-up for frames VPP sends of its own [s].
-    settle_s: float = 0.0
 
     def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
         """The vppctl lines for DUT1 (position 0) or DUT2 (position 1) of a 3-node chain."""

@@ -38,7 +38,6 @@ from ndrpdr.dut.base import ForwardingMode
 from ndrpdr.families import vppip
 from ndrpdr.families.build import (
     CSIT_RENUMBERED,
-    VppCommands,
     cost,
     fib_startup,
     setup,
@@ -46,6 +45,7 @@ from ndrpdr.families.build import (
     vpp_only,
 )
 from ndrpdr.families.model import Family
+from ndrpdr.families.vppsetup import VppCommands
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, Op, Profile, Vary
 
 IP4BASE_COST = cost(145.0, "CSIT 64B-1c ethip4-ip4base NDR near 18 Mpps on 2.6 GHz cores")
@@ -108,7 +108,6 @@ def _scale(
             ),
         ),
         setup=setup(
-            family,
             vpp=VppCommands((), routing.commands, routing.undo, startup=fib_startup(routes)),
             reasons=reason,
         ),
@@ -133,7 +132,6 @@ FAMILIES = [
             cost=IP4BASE_COST,
         ),
         setup=setup(
-            _BASE,
             _BASIC_DRIVERS,
             vpp=VppCommands((), vppip.ip4_base, vppip.ip4_base_undo),
         ),

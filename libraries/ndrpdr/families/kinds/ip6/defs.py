@@ -22,7 +22,6 @@ from __future__ import annotations
 from ndrpdr.families import vppip
 from ndrpdr.families.build import (
     CSIT_RENUMBERED,
-    VppCommands,
     cost,
     fib_startup,
     setup,
@@ -30,6 +29,7 @@ from ndrpdr.families.build import (
     vpp_only,
 )
 from ndrpdr.families.model import CsitDifference, Family
+from ndrpdr.families.vppsetup import VppCommands
 from ndrpdr.profiles import Headers, Op, PacketCost, Profile, Vary
 
 IP6BASE_COST = cost(172.0, "CSIT 64B-1c ethip6-ip6base NDR near 15 Mpps on 2.6 GHz cores")
@@ -62,7 +62,7 @@ def _family(family: str, tags: tuple[str, ...], text: str, headers: tuple[Header
             directions=headers,
             cost=packet_cost,
         ),
-        setup=setup(family, vpp=vpp, reasons=_reasons(family)),
+        setup=setup(vpp=vpp, reasons=_reasons(family)),
         csit_profile=csit_profile,
         csit_differences=csit_differences,
     )

@@ -158,8 +158,7 @@ def _ipsec(
             )
         ),
         setup=setup(
-            family,
-            vpp=ipsec_vpp(family, tunnels, kind, algorithm, suffix, scheduler=scheduler),
+            vpp=ipsec_vpp(tunnels, kind, algorithm, suffix, scheduler=scheduler),
             reasons=vpp_only(f"the {{driver}} driver has no IPsec set-up for {family} (VPP only)"),
         ),
     )

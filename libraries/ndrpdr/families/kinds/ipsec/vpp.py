@@ -51,8 +51,9 @@ import hashlib
 import ipaddress
 
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
-from ndrpdr.families.build import FreshVpp, large_tables_startup
+from ndrpdr.families.build import large_tables_startup
 from ndrpdr.families.model import FamilyDefinitionError
+from ndrpdr.families.vppsetup import FreshVpp
 
 #: The plugin of VPP's software crypto scheduler (the async families).
 SCHEDULER_PLUGINS = ("crypto_sw_scheduler",)
@@ -137,7 +138,6 @@ class IpsecVpp(FreshVpp):
     ``kind``: "int" (route-based) or "policy" (SPD).
     """
 
-    family: str
     tunnels: int
     algorithm: str
     kind: str = "int"
@@ -147,12 +147,8 @@ class IpsecVpp(FreshVpp):
     reassembly: bool = False
     scheduler: bool = False
     plugins: tuple[str, ...] = ()
-    #: Tunnels, SAs and routes stay in VPP after the test: the next test needs a fresh VPP.
-    fresh: bool = True
-    #: Seconds to wait after the set-up for frames VPP sends of its own [s].
-    settle_s: float = 0.0
 
-    def __post_init__(self) -> None:
+    def check(self) -> None:
         """FamilyDefinitionError naming the family: unknown algorithm or kind, too many tunnels."""
         if self.algorithm not in ALGORITHMS:
             raise FamilyDefinitionError(
@@ -328,7 +324,6 @@ class IpsecVpp(FreshVpp):
 
 
 def ipsec_vpp(
-    family: str,
     tunnels: int,
     kind: str,
     algorithm: str,
@@ -338,7 +333,6 @@ def ipsec_vpp(
 ) -> IpsecVpp:
     """The VPP set-up of a ``defs.ipsec`` family (its ``kind`` and ``suffix`` words)."""
     return IpsecVpp(
-        family=family,
         tunnels=tunnels,
         algorithm=algorithm,
         kind="int" if kind.endswith("-int") else "policy",

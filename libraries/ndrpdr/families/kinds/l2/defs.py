@@ -36,7 +36,6 @@ from collections.abc import Callable
 from ndrpdr.dut.base import ForwardingMode
 from ndrpdr.families.build import (
     CSIT_RENUMBERED,
-    VppCommands,
     cost,
     direction_hosts,
     setup,
@@ -45,6 +44,7 @@ from ndrpdr.families.build import (
 )
 from ndrpdr.families.kinds.l2 import vpp as vppl2
 from ndrpdr.families.model import CsitDifference, Family
+from ndrpdr.families.vppsetup import VppCommands
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, PacketCost, Profile, Vary
 
 L2XC_COST = cost(121.0, "eth-l2xcbase at 1.2x ethip4-ip4base (CSIT: 1.1-1.3x)")
@@ -93,7 +93,6 @@ def _family(family: str, tags: tuple[str, ...], text: str, packet_cost: PacketCo
             cost=packet_cost,
         ),
         setup=setup(
-            family,
             chosen,
             vpp=vpp(directions),
             reasons=reasons,

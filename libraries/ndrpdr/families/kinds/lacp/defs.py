@@ -53,12 +53,11 @@ FAMILIES = [
             cost=cost(CYCLES, f"{FAMILY}: about 1.05x ethip4-ip4base per DUT"),
         ),
         note="VPP on a 3-node chain (runs on topologies/local-vpp-3n.yaml; lacp plugin; the "
-        f"driver waits {LacpVpp(FAMILY).settle_s:.0f} s after the set-up for both ends' LACP "
+        f"driver waits {LacpVpp().settle_s:.0f} s after the set-up for both ends' LACP "
         "to agree)",
         setup=setup(
-            FAMILY,
             {"sim": "l2xc"},
-            vpp=LacpVpp(FAMILY),
+            vpp=LacpVpp(),
             reasons=vpp_only(
                 f"the {{driver}} driver has no link bonding set-up for {FAMILY} (VPP only)"
             ),

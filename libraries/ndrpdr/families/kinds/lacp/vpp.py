@@ -20,8 +20,8 @@ from __future__ import annotations
 import dataclasses
 
 from ndrpdr.dut.base import DutTestConfig
-from ndrpdr.families.build import FreshVpp
 from ndrpdr.families.kinds.vxlan.vpp import three_node_sides
+from ndrpdr.families.vppsetup import FreshVpp
 
 #: VPP's name of the first bond interface it creates.
 BOND = "BondEthernet0"
@@ -33,10 +33,7 @@ LACP_SETTLE_S = 6.0
 class LacpVpp(FreshVpp):
     """The LACP family's VPP set-up (see the module docstring)."""
 
-    family: str
     plugins: tuple[str, ...] = ("lacp",)
-    #: The bond stays in VPP after the test: the next test gets a fresh VPP.
-    fresh: bool = True
     #: Seconds to wait after the set-up for LACP to agree [s].
     settle_s: float = LACP_SETTLE_S
 

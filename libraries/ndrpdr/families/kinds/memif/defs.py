@@ -49,9 +49,8 @@ def _memif(base: str, tags: tuple[str, ...], layer: Layer, what: str, cycles: fl
             cost=cost(cycles, f"{base} through two VPPs and two memif copies"),
         ),
         setup=setup(
-            family,
             {"sim": "l2xc" if layer == "L2" else "ip4base"},
-            vpp=MemifVpp(family, forwarding),
+            vpp=MemifVpp(forwarding),
             reasons=vpp_only(
                 f"{family} chains two VPPs over memif: the {{driver}} driver has no memif "
                 "(VPP only)"

@@ -32,8 +32,8 @@ from __future__ import annotations
 import dataclasses
 
 from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.families.build import FreshVpp
 from ndrpdr.families.model import FamilyDefinitionError
+from ndrpdr.families.vppsetup import FreshVpp
 
 #: The memif socket, relative to the DUT VPP's runtime directory, and its socket id.
 SOCKET = "ndrpdr-memif.sock"
@@ -75,18 +75,13 @@ def _peer_mac(index: int) -> str:
 class MemifVpp(FreshVpp):
     """A memif family's VPP set-up; ``forwarding`` is "l2xc", "l2bd" or "ip4"."""
 
-    family: str
     forwarding: str
     plugins: tuple[str, ...] = ("memif",)
-    #: Memifs, VRFs and bridge domains stay after the test: the next test needs a fresh VPP.
-    fresh: bool = True
-    #: Seconds to wait after the set-up for frames VPP sends of its own [s].
-    settle_s: float = 0.0
     #: The second VPP's commands; ``{socket}`` in memif_create's lines is the DUT's socket path,
     #: ``{queues}`` the memif queue count.
     peer_commands: tuple[str, ...] = (*memif_create("slave"), *PEER_COMMANDS)
 
-    def __post_init__(self) -> None:
+    def check(self) -> None:
         """FamilyDefinitionError naming the family for an unknown forwarding."""
         if self.forwarding not in ("l2xc", "l2bd", "ip4"):
             raise FamilyDefinitionError(

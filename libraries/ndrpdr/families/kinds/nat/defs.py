@@ -143,8 +143,7 @@ def _nat(family: str, mode: str, tags: tuple[str, ...], *, udir: bool, cycles: f
         "and session check before the search; the local TG sends a sample of "
         f"{HOSTS // OUTSIDE} hosts' flows",
         setup=setup(
-            family,
-            vpp=NatVpp(family, mode, SESSIONS),
+            vpp=NatVpp(mode, SESSIONS),
             reasons=vpp_only(f"the {{driver}} driver has no NAT44 set-up for {family} (VPP only)"),
         ),
     )

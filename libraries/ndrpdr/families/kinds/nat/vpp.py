@@ -38,10 +38,10 @@ import dataclasses
 import math
 import re
 
-from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.families.build import FreshVpp, check_mode, large_tables_startup, nat_heap_size_mult
+from ndrpdr.dut.base import DutError, DutTestConfig, StateCheck
+from ndrpdr.families.build import check_mode, large_tables_startup, nat_heap_size_mult
 from ndrpdr.families.model import FamilyDefinitionError
-from ndrpdr.families.stateful import StateCheck
+from ndrpdr.families.vppsetup import FreshVpp
 
 #: CSIT's inside network, outside range and destination network.
 INSIDE_NET = "192.168.0.0/16"
@@ -115,14 +115,10 @@ def nat_routing(config: DutTestConfig, names: tuple[str, str], destination: str)
 class NatVpp(FreshVpp):
     """A NAT44 family's VPP set-up: ``mode`` "det44" or "ed", for ``sessions`` sessions."""
 
-    family: str
     mode: str
     sessions: int
-    #: NAT sessions and maps stay in VPP: the next test gets a fresh VPP.
-    fresh: bool = True
-    settle_s: float = 0.0
 
-    def __post_init__(self) -> None:
+    def check(self) -> None:
         """FamilyDefinitionError naming the family for an unknown mode or session count."""
         check_mode(self.family, self.mode, MODES)
         if self.sessions < 1:

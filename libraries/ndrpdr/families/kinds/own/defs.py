@@ -9,9 +9,10 @@ queues. Every DUT driver routes it (the basic ``ip4base`` set-up).
 from __future__ import annotations
 
 from ndrpdr.families import vppip
-from ndrpdr.families.build import VppCommands, cost, direction_hosts, setup
+from ndrpdr.families.build import cost, direction_hosts, setup
 from ndrpdr.families.kinds.ip4.defs import IP4BASE_COST
 from ndrpdr.families.model import Family
+from ndrpdr.families.vppsetup import VppCommands
 from ndrpdr.profiles import Headers, Profile, Vary
 
 #: Flows per direction when a test does not say.
@@ -46,7 +47,6 @@ FAMILIES = [
             multi_flow=True,
         ),
         setup=setup(
-            _ID,
             {"linux": "ip4base", "testpmd": "ip4base", "l3fwd": "ip4base", "ovs": "ip4base"},
             vpp=VppCommands((), vppip.ip4_base, vppip.ip4_base_undo),
         ),

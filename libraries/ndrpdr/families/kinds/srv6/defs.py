@@ -36,8 +36,7 @@ def _srv6(family: str, tags: tuple[str, ...], what: str, cycles: float) -> Famil
         ),
         note="VPP on a 3-node chain (runs on topologies/local-vpp-3n.yaml)",
         setup=setup(
-            family,
-            vpp=Srv6Vpp(family, sids, decap=not family.endswith("-nodecaps")),
+            vpp=Srv6Vpp(sids, decap=not family.endswith("-nodecaps")),
             reasons=vpp_only(f"the {{driver}} driver has no SRv6 set-up for {family} (VPP only)"),
         ),
     )

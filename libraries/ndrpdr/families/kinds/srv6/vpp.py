@@ -26,9 +26,9 @@ from __future__ import annotations
 import dataclasses
 
 from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.families.build import FreshVpp
 from ndrpdr.families.model import FamilyDefinitionError
 from ndrpdr.families.vppip import MLD_SETTLE_S
+from ndrpdr.families.vppsetup import FreshVpp
 
 #: Per DUT position: (encapsulation source, binding SID, the SIDs it owns (the other's targets)).
 SIDS: tuple[tuple[str, str, tuple[str, str]], tuple[str, str, tuple[str, str]]] = (
@@ -60,16 +60,13 @@ def ip6_ports(family: str, config: DutTestConfig, names: tuple[str, str]) -> lis
 class Srv6Vpp(FreshVpp):
     """A 3-node SRv6 family's VPP set-up: ``sids`` 1 or 2; ``decap`` False for ``-nodecaps``."""
 
-    family: str
     sids: int
     decap: bool = True
     plugins: tuple[str, ...] = ()
-    #: SR policies, steering and local SIDs stay in VPP after the test: a fresh VPP for the next.
-    fresh: bool = True
     #: Seconds to wait after the set-up for frames VPP sends of its own [s].
     settle_s: float = MLD_SETTLE_S
 
-    def __post_init__(self) -> None:
+    def check(self) -> None:
         """FamilyDefinitionError naming the family for a SID count other than 1 or 2."""
         if self.sids not in (1, 2):
             raise FamilyDefinitionError(

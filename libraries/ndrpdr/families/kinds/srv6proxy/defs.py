@@ -35,7 +35,7 @@ PROXIES: dict[str, tuple[str, str, float]] = {
 def _proxy(behaviour: str) -> Family:
     family = f"ethip6srhip6-ip6base-srv6proxy-{behaviour}"
     tag, what, cycles = PROXIES[behaviour]
-    vpp = Srv6ProxyVpp(family, behaviour)
+    vpp = Srv6ProxyVpp(behaviour)
     return Family(
         csit_profile="trex-stl-ethip6-ip6src253",
         csit_differences=CSIT_RENUMBERED,
@@ -57,7 +57,6 @@ def _proxy(behaviour: str) -> Family:
         "unshare --net on the DUT's host and is started and ended with each test; the TG "
         "receives the frames SRv6-encapsulated",
         setup=setup(
-            family,
             vpp=vpp,
             reasons=vpp_only(
                 f"{family} chains an SRv6 proxy and a second VPP over memif: the {{driver}} "

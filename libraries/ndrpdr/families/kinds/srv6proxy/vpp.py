@@ -36,12 +36,12 @@ from __future__ import annotations
 import dataclasses
 
 from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.families.build import FreshVpp
 from ndrpdr.families.kinds.memif.vpp import MEMIF_MACS, MEMIFS, PEER_COMMANDS, SOCKET, memif_create
 from ndrpdr.families.kinds.srv6.vpp import ip6_ports
 from ndrpdr.families.kinds.vxlan.vpp import three_node_sides
 from ndrpdr.families.model import FamilyDefinitionError
 from ndrpdr.families.vppip import MLD_SETTLE_S
+from ndrpdr.families.vppsetup import FreshVpp
 
 #: Each proxy behaviour's plugin and VPP's name of it.
 BEHAVIOURS: dict[str, tuple[str, str]] = {
@@ -64,24 +64,25 @@ NEXT_HOPS = ("4002::", "4001::")
 class Srv6ProxyVpp(FreshVpp):
     """An SRv6 proxy family's VPP set-up; ``behaviour`` "dyn", "masq" or "stat"."""
 
-    family: str
     behaviour: str
-    plugins: tuple[str, ...] = ()
-    #: Memifs, SR policies and local SIDs stay in VPP: the next test gets a fresh VPP.
-    fresh: bool = True
     #: Seconds to wait after the set-up for frames VPP sends of its own (MLD reports) [s].
     settle_s: float = MLD_SETTLE_S
     #: The service function's commands (the memif families' second VPP: a cross-connect).
     peer_commands: tuple[str, ...] = (*memif_create("slave"), *PEER_COMMANDS)
 
-    def __post_init__(self) -> None:
-        """FamilyDefinitionError naming the family for an unknown behaviour; the plugins."""
+    def check(self) -> None:
+        """FamilyDefinitionError naming the family for an unknown behaviour."""
         if self.behaviour not in BEHAVIOURS:
             raise FamilyDefinitionError(
                 f"family {self.family}: behaviour {self.behaviour!r} is not one of "
                 f"{', '.join(BEHAVIOURS)}"
             )
-        object.__setattr__(self, "plugins", ("memif", BEHAVIOURS[self.behaviour][0]))
+
+    @property
+    def plugins(self) -> tuple[str, ...]:
+        """memif (the service function's ports) and the behaviour's plugin."""
+        behaviour = BEHAVIOURS.get(self.behaviour)
+        return ("memif",) if behaviour is None else ("memif", behaviour[0])
 
     def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
         """The vppctl lines for DUT1 (position 0) or DUT2 (position 1) of a 3-node chain."""

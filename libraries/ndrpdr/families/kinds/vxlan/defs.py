@@ -41,9 +41,8 @@ def _vxlan(family: str, mode: str, tags: tuple[str, ...], what: str, cycles: flo
         ),
         note="VPP on a 3-node chain (runs on topologies/local-vpp-3n.yaml; vxlan plugin)",
         setup=setup(
-            family,
             {"sim": "l2xc"},
-            vpp=VxlanVpp(family, mode),
+            vpp=VxlanVpp(mode),
             reasons=vpp_only(f"the {{driver}} driver has no VXLAN set-up for {family} (VPP only)"),
         ),
     )

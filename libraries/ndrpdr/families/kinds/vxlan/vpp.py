@@ -17,8 +17,9 @@ from __future__ import annotations
 import dataclasses
 
 from ndrpdr.dut.base import DutError, DutTestConfig
-from ndrpdr.families.build import FreshVpp, check_mode
+from ndrpdr.families.build import check_mode
 from ndrpdr.families.kinds.l2 import vpp as vppl2
+from ndrpdr.families.vppsetup import FreshVpp
 
 #: CSIT's VNI of the DUT1 - DUT2 tunnel.
 VNI = 24
@@ -46,15 +47,10 @@ def _plain(address: str) -> str:
 class VxlanVpp(FreshVpp):
     """A VXLAN family's VPP set-up: ``mode`` "l2xc" or "l2bd" (the module docstring)."""
 
-    family: str
     mode: str
     plugins: tuple[str, ...] = ("vxlan",)
-    #: The tunnel and its cross-connect or bridge stay in VPP: the next test gets a fresh VPP.
-    fresh: bool = True
-    #: Seconds to wait after the set-up for frames VPP sends of its own [s].
-    settle_s: float = 0.0
 
-    def __post_init__(self) -> None:
+    def check(self) -> None:
         """FamilyDefinitionError naming the family for an unknown mode."""
         check_mode(self.family, self.mode, MODES)
 

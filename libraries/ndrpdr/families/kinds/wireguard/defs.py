@@ -59,11 +59,10 @@ def _wireguard(tunnels: int) -> Family:
             ),
         ),
         note="VPP on a 3-node chain (runs on topologies/local-vpp-3n.yaml; wireguard plugin; "
-        f"the driver waits {WireguardVpp(family, tunnels).settle_s:.0f} s after the set-up for "
+        f"the driver waits {WireguardVpp(tunnels).settle_s:.0f} s after the set-up for "
         "the tunnels' handshakes; one still down starts on the first trial's frames)",
         setup=setup(
-            family,
-            vpp=WireguardVpp(family, tunnels),
+            vpp=WireguardVpp(tunnels),
             reasons=vpp_only(
                 f"the {{driver}} driver has no WireGuard set-up for {family} (VPP only)"
             ),

@@ -39,9 +39,9 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from ndrpdr.dut.base import DutTestConfig
-from ndrpdr.families.build import FreshVpp
 from ndrpdr.families.kinds.vxlan.vpp import three_node_sides
 from ndrpdr.families.model import FamilyDefinitionError
+from ndrpdr.families.vppsetup import FreshVpp
 
 #: CSIT's WireGuard port and persistent keepalive [s].
 LISTEN_PORT = 51820
@@ -85,13 +85,10 @@ def key_text(key: X25519PrivateKey, *, public: bool) -> str:
 class WireguardVpp(FreshVpp):
     """A WireGuard family's VPP set-up: ``tunnels`` tunnels (the module docstring)."""
 
-    family: str
     tunnels: int
     plugins: tuple[str, ...] = ("wireguard",)
-    #: Tunnels, peers and routes stay in VPP: the next test gets a fresh VPP.
-    fresh: bool = True
 
-    def __post_init__(self) -> None:
+    def check(self) -> None:
         """FamilyDefinitionError naming the family for a tunnel count 200.0.0.0/8 cannot hold."""
         if not 1 <= self.tunnels < MAX_TUNNELS:
             raise FamilyDefinitionError(
