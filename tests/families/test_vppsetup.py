@@ -144,3 +144,8 @@ def test_the_base_defaults_are_what_the_driver_did_without_them() -> None:
     assert inspect.signature(VppSetupBase).parameters["family"].kind is (
         inspect.Parameter.KEYWORD_ONLY
     )
+
+
+def test_a_lab_file_giving_setup_an_id_is_told_why() -> None:
+    with pytest.raises(FamilyDefinitionError, match=r"setup\('my-lab', ...\): give no family id"):
+        setup("my-lab", {"linux": "ip4base"})  # type: ignore[arg-type]

@@ -141,6 +141,10 @@ def setup(
 
     The ``Family`` they are given to names them with its id (``Family.setup``).
     """
+    if isinstance(modes, str):  # a lab's file written when setup() took the id first
+        raise FamilyDefinitionError(
+            f"setup({modes!r}, ...): give no family id, the Family hands its own down"
+        )
     chosen: dict[str, ForwardingMode] = dict(modes or {})
     chosen.setdefault("sim", "ip4base")
     return FamilySetup(modes=chosen, vpp=vpp, reasons=dict(reasons or {}))
