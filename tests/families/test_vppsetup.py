@@ -149,3 +149,11 @@ def test_the_base_defaults_are_what_the_driver_did_without_them() -> None:
 def test_a_lab_file_giving_setup_an_id_is_told_why() -> None:
     with pytest.raises(FamilyDefinitionError, match=r"setup\('my-lab', ...\): give no family id"):
         setup("my-lab", {"linux": "ip4base"})  # type: ignore[arg-type]
+
+
+def test_a_vpp_setup_not_derived_from_the_base_is_refused() -> None:
+    class Bare:
+        plugins: tuple[str, ...] = ()
+
+    with pytest.raises(FamilyDefinitionError, match=r"my-nat: its VPP set-up \(Bare\) must derive"):
+        _family(Bare())  # type: ignore[arg-type]

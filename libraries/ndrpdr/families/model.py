@@ -33,8 +33,19 @@ class FamilyDefinitionError(ValueError):
 
 
 def _for_family(setup: FamilySetup, family: str) -> FamilySetup:
-    """``setup`` and its VPP set-up as family ``family``'s (a copied family's take the copy's)."""
-    vpp = setup.vpp.for_family(family) if isinstance(setup.vpp, VppSetupBase) else setup.vpp
+    """``setup`` and its VPP set-up as family ``family``'s (a copied family's get the copy's id).
+
+    FamilyDefinitionError for a VPP set-up that does not derive from
+    ``VppSetupBase`` (the vpp driver reads every member it gives).
+    """
+    vpp = setup.vpp
+    if vpp is not None:
+        if not isinstance(vpp, VppSetupBase):
+            raise FamilyDefinitionError(
+                f"family {family}: its VPP set-up ({type(vpp).__name__}) must derive from "
+                "ndrpdr.families.vppsetup.VppSetupBase"
+            )
+        vpp = vpp.for_family(family)
     return dataclasses.replace(setup, family=family, vpp=vpp)
 
 

@@ -122,11 +122,11 @@ def family_ids() -> tuple[str, ...]:
 
 
 @functools.cache
-def _builtin_kinds() -> dict[str, str]:
-    kinds: dict[str, str] = {}
+def _kind_by_id() -> dict[str, str]:
+    by_id: dict[str, str] = {}
     for name, module in builtin_kinds().items():
-        kinds.update((f.id, name) for f in _module_families(module.__name__, module.FAMILIES))
-    return kinds
+        by_id.update((f.id, name) for f in _module_families(module.__name__, module.FAMILIES))
+    return by_id
 
 
 #: The kind of a lab's family (``kind_of``).
@@ -135,7 +135,7 @@ LAB_KIND = "lab"
 
 def kind_of(family_id: str) -> str:
     """The kind a built-in family is defined in (``ip4``, ``ipsec``...); ``lab`` for a lab's."""
-    return _builtin_kinds().get(family_id, LAB_KIND)
+    return _kind_by_id().get(family_id, LAB_KIND)
 
 
 def builtin_families() -> tuple[Family, ...]:
