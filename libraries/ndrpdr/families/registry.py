@@ -1,16 +1,14 @@
 """Every known family: the built-in ones and a lab's own, by CSIT id.
 
 Built-in families live in ``ndrpdr.families.kinds``, one package per kind
-(``own``, ``ip4``, ``ip6``, ``l2``, ``acl``, ``memif``, ``srv6``, ``ipsec``,
-``vxlan``, ``wireguard``, ``features``, ``gtpu``, ``lacp``, ``srv6proxy``,
-``geneve``, ``nat``, ``astf``), found there rather than listed: each
-kind's ``defs`` module lists its families in ``FAMILIES`` and gives
-``ORDER``, where they come in the list (the kinds sorted by it). A lab adds
-its own without editing the package: every
-``*.py`` file of the directories in the environment variable
-``NDRPDR_FAMILIES`` (separated by ``:``) is loaded the same way, and must
-define ``FAMILIES``, a list of ``Family``. A lab's family may not reuse a
-built-in id. Loading happens on first use, never at import time.
+(``ip4``, ``nat``, ...), found there rather than listed: each kind's
+``defs`` module lists its families in ``FAMILIES`` and gives ``ORDER``,
+where they come in the list (the kinds sorted by it). A lab adds its own
+without editing the package: every ``*.py`` file of the directories in the
+environment variable ``NDRPDR_FAMILIES`` (separated by ``:``) is loaded
+the same way, and must define ``FAMILIES``, a list of ``Family``. A lab's
+family may not reuse a built-in id. Loading happens on first use, never at
+import time.
 """
 
 from __future__ import annotations
