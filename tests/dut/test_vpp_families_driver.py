@@ -18,7 +18,7 @@ from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.plan import plan_dut
 from ndrpdr.dut.vpp.config import interface_name
 from ndrpdr.families import get_family
-from ndrpdr.families.vpp.ip import MLD_SETTLE_S
+from ndrpdr.families.vppip import MLD_SETTLE_S
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.topology.model import Topology
 

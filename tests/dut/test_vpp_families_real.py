@@ -33,9 +33,9 @@ from ndrpdr.dut.plan import plan_dut
 from ndrpdr.dut.ports import MAC
 from ndrpdr.dut.vpp.driver import VppDriver
 from ndrpdr.families import Family, get_family
-from ndrpdr.families.build import VppCommands
-from ndrpdr.families.vpp.ip import ip4_base
-from ndrpdr.families.vpp.l2 import CSIT_2N_VLANS
+from ndrpdr.families.kinds.l2.vpp import CSIT_2N_VLANS
+from ndrpdr.families.vppip import ip4_base
+from ndrpdr.families.vppsetup import VppCommands
 from ndrpdr.localbed import read_counters
 from ndrpdr.profiles import Headers, write_pcap
 

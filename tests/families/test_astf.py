@@ -13,8 +13,8 @@ import pytest
 
 from ndrpdr.dut.plan import plan_duts
 from ndrpdr.families import get_family
-from ndrpdr.families.defs import astf as defs
-from ndrpdr.families.vpp import astf
+from ndrpdr.families.kinds.astf import defs
+from ndrpdr.families.kinds.astf import vpp as astf
 from ndrpdr.profiles import ProfileError, Transactions
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.topology.path import compute_path

@@ -18,7 +18,7 @@ from test_vpp3n_renders import NAMES, ROOT, configs, render
 from ndrpdr.dut.base import DutError
 from ndrpdr.dut.plan import plan_duts
 from ndrpdr.families import get_family
-from ndrpdr.families.vpp.gtpu import GtpuVpp
+from ndrpdr.families.kinds.gtpu.vpp import GtpuVpp
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.topology.path import compute_path
 

@@ -25,7 +25,7 @@ from scapy.layers.inet import IP
 from scapy.layers.l2 import Ether
 
 from ndrpdr.dut.vpp.layout import thread_plan
-from ndrpdr.families.vpp.memif import MEMIFS
+from ndrpdr.families.kinds.memif.vpp import MEMIFS
 
 pytestmark = pytest.mark.real  # a real system part: tests/testkinds.py
 

@@ -26,7 +26,7 @@ from ndrpdr.dut.vpp.family import (
 from ndrpdr.dut.vpp.memory import size_peer, size_startup
 from ndrpdr.dut.vpp.peer import PeerPlan, memif_socket, startup_conf
 from ndrpdr.families import get_family
-from ndrpdr.families.vpp.memif import MEMIF_MACS, MEMIFS, SOCKET
+from ndrpdr.families.kinds.memif.vpp import MEMIF_MACS, MEMIFS, SOCKET
 from ndrpdr.topology.loader import load_topology
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -19,8 +19,8 @@ import pytest
 from familybed import FamilyBed, family_bed, pid_alive, require_vpp
 
 from ndrpdr.families import get_family
+from ndrpdr.families.kinds.nat.vpp import NatVpp
 from ndrpdr.families.stateful import RampUp, StateCount, StatePlan
-from ndrpdr.families.vpp.nat import NatVpp
 from ndrpdr.profiles import Profile, build_frames
 from ndrpdr.rampup import RampedTraffic, StateCheckError
 from ndrpdr.search import TrialResult

@@ -19,15 +19,15 @@ from scapy.layers.l2 import Ether
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.plan import plan_dut
 from ndrpdr.families import get_family
-from ndrpdr.families.defs.nat import FAMILIES, sample_hosts
-from ndrpdr.families.model import FamilyDefinitionError
-from ndrpdr.families.stateful import RampUp
-from ndrpdr.families.vpp.nat import (
+from ndrpdr.families.kinds.nat.defs import FAMILIES, sample_hosts
+from ndrpdr.families.kinds.nat.vpp import (
     NatVpp,
     det44_sessions,
     max_translations_per_thread,
     nat44_udp_sessions,
 )
+from ndrpdr.families.model import FamilyDefinitionError
+from ndrpdr.families.stateful import RampUp
 from ndrpdr.profiles import (
     Headers,
     build_frames,
@@ -255,9 +255,9 @@ def test_session_parsers_read_vpp_output_and_quote_what_they_cannot() -> None:
 
 def test_bad_definitions_name_the_family() -> None:
     with pytest.raises(FamilyDefinitionError, match="fam: mode 'nat64'"):
-        NatVpp("fam", "nat64", 10)
+        NatVpp("nat64", 10, family="fam")
     with pytest.raises(FamilyDefinitionError, match="fam: 0 sessions"):
-        NatVpp("fam", "det44", 0)
+        NatVpp("det44", 0, family="fam")
     with pytest.raises(FamilyDefinitionError, match="rate_pps=0"):
         RampUp(rate_pps=0, duration_s=1.0)
     with pytest.raises(FamilyDefinitionError, match="duration_s=inf"):

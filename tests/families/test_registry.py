@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
-from ndrpdr.families import FAMILIES_ENV, Family, FamilyError, all_families, get_family
-from ndrpdr.families.registry import BUILTIN_MODULES, LAB_KIND, builtin_families, kind_of
+from ndrpdr.families import FAMILIES_ENV, Family, FamilyError, all_families, get_family, kinds
+from ndrpdr.families.registry import LAB_KIND, builtin_families, builtin_kinds, kind_of
 
 #: A lab's family file: ethip4-ip4base's traffic under a lab's own id.
 _LAB_FILE = """
@@ -27,7 +28,7 @@ FAMILIES = [
             directions=src_range_traffic(4, 2, 10),
             cost=cost(150.0, "a lab's guess"),
         ),
-        setup=setup("{id}"),
+        setup=setup(),
     )
 ]
 """
@@ -47,7 +48,7 @@ def test_every_builtin_family_is_whole(family: Family) -> None:
     assert family.description and family.tags
     assert set(family.duts) <= {1, 2} and family.duts == tuple(sorted(set(family.duts)))
     assert family.setup.runs_on("sim"), f"{family.id}: the simulator must run every family"
-    assert kind_of(family.id) in BUILTIN_MODULES
+    assert kind_of(family.id) in builtin_kinds()
     assert get_family(family.id.upper()) is family
 
 
@@ -117,3 +118,43 @@ def test_a_families_path_that_is_no_directory_is_named(
     monkeypatch.setenv(FAMILIES_ENV, f"{tmp_path}:{tmp_path / 'missing'}")
     with pytest.raises(FamilyError, match=re.escape(f"{tmp_path / 'missing'} is not a directory")):
         all_families()
+
+
+#: The kinds in the order their families are listed (the suite table, ``ndrpdr families``).
+KINDS = ("own", "ip4", "ip6", "l2", "acl", "memif", "srv6", "ipsec", "vxlan", "wireguard",
+         "features", "gtpu", "lacp", "srv6proxy", "geneve", "nat", "astf")  # fmt: skip
+
+
+def test_kinds_are_found_in_their_order() -> None:
+    found = builtin_kinds()
+    assert tuple(found) == KINDS
+    orders = [module.ORDER for module in found.values()]
+    assert orders == sorted(set(orders)), "each kind's ORDER is its own"
+    assert [kind_of(f.id) for f in builtin_families()] == sorted(
+        (kind_of(f.id) for f in builtin_families()), key=KINDS.index
+    )
+
+
+def test_a_new_kind_package_is_found_without_a_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "zzkind"
+    package.mkdir()
+    (package / "__init__.py").write_text('"""A kind of a test."""\n')
+    (package / "defs.py").write_text(
+        _LAB_FILE.format(id="ethip4-zzkind") + "\nORDER = 15\n"  # between own and ip4
+    )
+    monkeypatch.setattr(kinds, "__path__", [*kinds.__path__, str(tmp_path)])
+    builtin_kinds.cache_clear()
+    try:
+        assert tuple(builtin_kinds()) == (KINDS[0], "zzkind", *KINDS[1:])
+        (package / "defs.py").write_text(_LAB_FILE.format(id="ethip4-zzkind"))
+        builtin_kinds.cache_clear()
+        del sys.modules["ndrpdr.families.kinds.zzkind.defs"]
+        with pytest.raises(FamilyError, match=r"kinds\.zzkind\.defs: ORDER must be an int"):
+            builtin_kinds()
+    finally:
+        monkeypatch.undo()
+        builtin_kinds.cache_clear()
+        for name in [n for n in sys.modules if n.startswith("ndrpdr.families.kinds.zzkind")]:
+            del sys.modules[name]

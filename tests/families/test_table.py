@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ndrpdr.families import FAMILIES_ENV, Family, get_family
-from ndrpdr.families.registry import BUILTIN_MODULES, builtin_families
+from ndrpdr.families.registry import builtin_families, builtin_kinds
 from ndrpdr.families.table import (
     CORES,
     CORES_ONE_DATA_PLANE,
@@ -121,7 +121,7 @@ def test_names_and_paths_are_unique() -> None:
     assert [name for name, count in names.items() if count > 1] == []
     paths = [s.path for s in ALL]
     assert len(paths) == len(set(paths)) == sum(len(suite_types(f)) for f in builtin_families())
-    assert {s.folder for s in ALL} <= set(BUILTIN_MODULES) - {"own"}
+    assert {s.folder for s in ALL} <= set(builtin_kinds()) - {"own"}
     assert suite(get_family("ethip4udp-ip4base"), "mrr").path == "ip4/ethip4udp-ip4base-mrr.robot"
     assert suite(get_family("ethip6-ip6base"), "ndrpdr").path == "ip6/ethip6-ip6base-ndrpdr.robot"
 
@@ -131,7 +131,7 @@ def test_a_lab_family_goes_to_the_lab_folder(
 ) -> None:
     (tmp_path / "lab.py").write_text(
         "import dataclasses\n"
-        "from ndrpdr.families.defs.ip4 import FAMILIES as IP4\n"
+        "from ndrpdr.families.kinds.ip4.defs import FAMILIES as IP4\n"
         "base = IP4[0]\n"
         "profile = dataclasses.replace(base.profile, name='ethip4-ip4mylab')\n"
         "setup = dataclasses.replace(base.setup, family='ethip4-ip4mylab')\n"

@@ -119,7 +119,7 @@ def test_a_labs_suites_elsewhere_find_the_resource_and_the_simulator(
     families.mkdir()
     (families / "lab.py").write_text(
         "import dataclasses\n"
-        "from ndrpdr.families.defs.srv6 import FAMILIES as SRV6\n"
+        "from ndrpdr.families.kinds.srv6.defs import FAMILIES as SRV6\n"
         "base = SRV6[0]\n"
         "profile = dataclasses.replace(base.profile, name='ethip6-ip6lab')\n"
         "setup = dataclasses.replace(base.setup, family='ethip6-ip6lab')\n"

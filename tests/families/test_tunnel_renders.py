@@ -21,9 +21,9 @@ from test_vpp3n_renders import NAMES, configs, render
 
 from ndrpdr.dut.base import DutError
 from ndrpdr.families import all_families, get_family
+from ndrpdr.families.kinds.vxlan.vpp import VxlanVpp
+from ndrpdr.families.kinds.wireguard.vpp import WireguardVpp
 from ndrpdr.families.model import FamilyDefinitionError
-from ndrpdr.families.vpp.vxlan import VxlanVpp
-from ndrpdr.families.vpp.wireguard import WireguardVpp
 
 VXLAN = [f.id for f in all_families() if isinstance(f.setup.vpp, VxlanVpp)]
 WIREGUARD = [f.id for f in all_families() if isinstance(f.setup.vpp, WireguardVpp)]
@@ -118,6 +118,6 @@ def test_a_tunnel_family_on_another_chain_names_the_family(family: str) -> None:
 
 def test_a_wrong_tunnel_set_up_names_the_family_and_the_field() -> None:
     with pytest.raises(FamilyDefinitionError, match="family f1: mode 'l3' is not one of"):
-        VxlanVpp("f1", "l3")
+        VxlanVpp("l3", family="f1")
     with pytest.raises(FamilyDefinitionError, match="family f2: 0 tunnels; give 1 to 65535"):
-        WireguardVpp("f2", 0)
+        WireguardVpp(0, family="f2")

@@ -22,9 +22,9 @@ from ndrpdr.dut.plan import plan_duts
 from ndrpdr.dut.vpp import family as vpp_family
 from ndrpdr.dut.vpp.afpacket import create_commands
 from ndrpdr.families import all_families, get_family
+from ndrpdr.families.kinds.ipsec.vpp import IpsecVpp
+from ndrpdr.families.kinds.srv6.vpp import Srv6Vpp
 from ndrpdr.families.model import FamilyDefinitionError
-from ndrpdr.families.vpp.ipsec import IpsecVpp
-from ndrpdr.families.vpp.srv6 import Srv6Vpp
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.topology.path import compute_path
 
@@ -230,13 +230,13 @@ def test_srv6_duts_send_to_each_others_local_sids_and_steer_their_direction(fami
 
 def test_a_wrong_set_up_names_the_family_and_the_field() -> None:
     with pytest.raises(FamilyDefinitionError, match="family f1: algorithm 'aes512' unknown"):
-        IpsecVpp("f1", 4, "aes512")
+        IpsecVpp(4, "aes512", family="f1")
     with pytest.raises(FamilyDefinitionError, match="family f2: kind 'spd' is neither"):
-        IpsecVpp("f2", 4, "aes256gcm", kind="spd")
+        IpsecVpp(4, "aes256gcm", kind="spd", family="f2")
     with pytest.raises(FamilyDefinitionError, match="family f3: 70000 tunnels do not fit"):
-        IpsecVpp("f3", 70000, "aes256gcm")
+        IpsecVpp(70000, "aes256gcm", family="f3")
     with pytest.raises(FamilyDefinitionError, match="family f4: 3 SIDs"):
-        Srv6Vpp("f4", 3)
+        Srv6Vpp(3, family="f4")
 
 
 def test_async_ipsec_hands_crypto_to_the_workers_but_the_data_plane_one() -> None:

@@ -18,9 +18,9 @@ import pytest
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.plan import plan_dut, plan_duts
 from ndrpdr.families import Family, FamilyDefinitionError, all_families, get_family
-from ndrpdr.families.vpp.acl import NO_HIT_RULES, classify_mask
-from ndrpdr.families.vpp.ip import HostRoutes
-from ndrpdr.families.vpp.l2 import CSIT_2N_VLANS, DUT_LINK_VLAN, Dot1qBridge, source_macs
+from ndrpdr.families.kinds.acl.vpp import NO_HIT_RULES, classify_mask
+from ndrpdr.families.kinds.l2.vpp import CSIT_2N_VLANS, DUT_LINK_VLAN, Dot1qBridge, source_macs
+from ndrpdr.families.vppip import HostRoutes
 from ndrpdr.profiles import Headers, Vary
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.topology.path import compute_path

@@ -302,7 +302,7 @@ def test_traffic_profile_accepts_a_labs_family(
 ) -> None:
     (tmp_path / "lab.py").write_text(
         "import dataclasses\n"
-        "from ndrpdr.families.defs.l2 import FAMILIES as L2\n"
+        "from ndrpdr.families.kinds.l2.defs import FAMILIES as L2\n"
         "base = L2[0]\n"
         "profile = dataclasses.replace(base.profile, name='eth-l2xclab')\n"
         "setup = dataclasses.replace(base.setup, family='eth-l2xclab')\n"

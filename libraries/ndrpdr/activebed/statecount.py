@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ndrpdr.dut.base import DutError
+from ndrpdr.dut.base import DutError, StateCheck
 from ndrpdr.families import Family
-from ndrpdr.families.stateful import StateCheck, StateCount, StatePlan
+from ndrpdr.families.stateful import StateCount, StatePlan
 from ndrpdr.profiles import FrameSize, pcap_flows
 from ndrpdr.trafficgen.base import TrafficGenerator
 
@@ -36,8 +36,7 @@ def flows_sent(tg: TrafficGenerator, family: Family, frame_size: FrameSize) -> i
 def _check(testbed: ActiveTestbed, family: Family, key: str) -> StateCheck | None:
     if testbed.topology.nodes[key].driver != "vpp" or family.setup.vpp is None:
         return None
-    check = getattr(family.setup.vpp, "state_check", None)
-    return check if isinstance(check, StateCheck) else None
+    return family.setup.vpp.state_check
 
 
 def state_plan(

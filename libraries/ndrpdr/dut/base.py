@@ -14,7 +14,7 @@ the last ``stop``.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from ndrpdr.errors import NdrPdrError
@@ -60,6 +60,20 @@ class DutPort:
     memif_socket: str | None = None
 
 
+@dataclasses.dataclass(frozen=True)
+class StateCheck:
+    """How a DUT driver counts a family's state: ``command``'s output read by ``parse``.
+
+    ``what`` names the state ("DET44 sessions"); ``parse`` returns the
+    count, or raises ValueError when the output is not as expected (the
+    message quotes it).
+    """
+
+    what: str
+    command: str
+    parse: Callable[[str], int]
+
+
 class VppSetup(Protocol):
     """What a test family configures on a VPP DUT (made by ``ndrpdr.families``).
 
@@ -68,8 +82,9 @@ class VppSetup(Protocol):
     one per line, that set the family's forwarding up on one DUT of the
     chain, given VPP's names of its two ports; ``undo_commands`` those that
     remove, before the ports go, what a VPP kept for the next test would
-    otherwise keep; ``settle_s`` how long to wait after the set-up before
-    traffic.
+    otherwise keep. The other members say what else the family asks of the
+    vpp driver (``ndrpdr.dut.vpp.family`` reads them); a family's set-up
+    gets each one's default from ``ndrpdr.families.vppsetup.VppSetupBase``.
     """
 
     @property
@@ -90,6 +105,36 @@ class VppSetup(Protocol):
         """Seconds VPP sends frames of its own after the set-up (IPv6's MLD reports) [s]."""
         ...
 
+    @property
+    def startup(self) -> str:
+        """startup.conf sections to append ("" for none; the IPsec SPD flow caches)."""
+        ...
+
+    @property
+    def heap_size_mult(self) -> int:
+        """FD.io CSIT's multiple of its 3 GiB main heap for the family's suites (1: as it is)."""
+        ...
+
+    @property
+    def fresh(self) -> bool:
+        """The set-up leaves state deleting the ports does not remove: restart VPP for the next."""
+        ...
+
+    @property
+    def rx_workers(self) -> int | None:
+        """Only the first N workers read the ports (None: all of them)."""
+        ...
+
+    @property
+    def peer_commands(self) -> tuple[str, ...]:
+        """A second VPP's commands (empty: none); ``{socket}`` is the DUT's memif socket."""
+        ...
+
+    @property
+    def state_check(self) -> StateCheck | None:
+        """How the DUT counts a stateful family's state (None: it keeps none to count)."""
+        ...
+
 
 @dataclasses.dataclass(frozen=True)
 class FamilySetup:
@@ -98,10 +143,11 @@ class FamilySetup:
     ``modes``: the drivers that run it with one of their basic modes
     (linux, testpmd, l3fwd, ovs, sim), by driver name; ``vpp``: its VPP
     set-up (None: VPP does not run it); ``reasons``: why a driver that is
-    in neither cannot run it, by driver name (``why_not`` words the rest).
+    in neither cannot run it, by driver name (``why_not`` words the rest);
+    ``family``: the family's id (its ``Family`` gives it).
     """
 
-    family: str
+    family: str = dataclasses.field(default="", kw_only=True)
     modes: Mapping[str, ForwardingMode]
     vpp: VppSetup | None = None
     reasons: Mapping[str, str] = dataclasses.field(default_factory=dict)

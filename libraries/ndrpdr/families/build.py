@@ -9,15 +9,15 @@ those prefixes: CSIT's 10.10.10.2 is our 198.18.0.2, its 20.20.20.2 our
 198.18.1.2, its 2001:1::2 our 2001:2::2 and its 2001:2::2 our
 2001:2:0:1::2. Scale families, whose destinations do not fit a /24, use
 CSIT's own destination ranges (their routes are host routes to them).
+The VPP set-ups' base is ``ndrpdr.families.vppsetup``.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import ipaddress
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
-from ndrpdr.dut.base import DutTestConfig, FamilySetup, ForwardingMode, VppSetup
+from ndrpdr.dut.base import FamilySetup, ForwardingMode, VppSetup
 from ndrpdr.families.model import CsitDifference, FamilyDefinitionError
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, PacketCost, Vary
 from ndrpdr.profiles.addressing import DIRECTION_PREFIXES, DIRECTION_PREFIXES6
@@ -40,41 +40,6 @@ CSIT_RENUMBERED: tuple[CsitDifference, ...] = tuple(
     for end in ("src", "dst")
     for theirs, ours in zip(csit, own, strict=True)
 )
-
-#: Renders the vppctl lines of a family for one DUT, given VPP's names of its two ports.
-Render = Callable[[DutTestConfig, tuple[str, str]], list[str]]
-
-
-@dataclasses.dataclass(frozen=True)
-class VppCommands:
-    """A family's VPP set-up: the plugins it needs and the functions that render its commands.
-
-    ``render`` gives the lines that set the family up on one DUT; ``undo``
-    (optional) the lines that remove what would outlive the test's
-    interfaces in a VPP that serves the next test too (ACLs, classify
-    tables, host routes), run while the interfaces still exist;
-    ``settle_s``: how long VPP keeps sending frames of its own after the
-    set-up (IPv6: one MLDv2 report per port), which the driver waits out
-    before traffic [s]; ``startup``: startup.conf sections the family adds
-    (``large_tables_startup``); ``heap_size_mult``: FD.io CSIT's multiple of
-    its 3 GiB main heap for the family's suites.
-    """
-
-    plugins: tuple[str, ...]
-    render: Render
-    undo: Render | None = None
-    settle_s: float = 0.0
-    startup: str = ""
-    heap_size_mult: int = 1
-
-    def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
-        """The vppctl lines for the DUT ``config`` describes."""
-        return self.render(config, names)
-
-    def undo_commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
-        """The vppctl lines that remove this DUT's set-up before its interfaces go."""
-        return [] if self.undo is None else self.undo(config, names)
-
 
 #: VPP v26.06's statistics segment for large tables [MiB]: every route, tunnel or interface
 #: has counters there, and the default segment runs out (VPP aborts) near 1M routes or
@@ -114,18 +79,6 @@ def check_mode(family: str, mode: str, modes: tuple[str, ...]) -> None:
         raise FamilyDefinitionError(
             f"family {family}: mode {mode!r} is not one of {', '.join(modes)}"
         )
-
-
-class FreshVpp:
-    """A VPP set-up whose state only a restart of VPP removes (its ``fresh`` is True).
-
-    The driver starts the next test on a fresh VPP, so nothing needs undoing
-    before the ports go.
-    """
-
-    def undo_commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
-        """No lines: the next test's VPP is a new process."""
-        return []
 
 
 def host(prefix: str, number: int) -> str:
@@ -180,15 +133,21 @@ def vpp_only(why: str, *, runs: Mapping[str, ForwardingMode] | None = None) -> d
 
 
 def setup(
-    family: str,
     modes: Mapping[str, ForwardingMode] | None = None,
     vpp: VppSetup | None = None,
     reasons: Mapping[str, str] | None = None,
 ) -> FamilySetup:
-    """A family's set-ups; the sim runs every family (its cost model)."""
+    """A family's set-ups; the sim runs every family (its cost model).
+
+    The ``Family`` they are given to names them with its id (``Family.setup``).
+    """
+    if isinstance(modes, str):  # a lab's file written when setup() took the id first
+        raise FamilyDefinitionError(
+            f"setup({modes!r}, ...): give no family id, the Family hands its own down"
+        )
     chosen: dict[str, ForwardingMode] = dict(modes or {})
     chosen.setdefault("sim", "ip4base")
-    return FamilySetup(family=family, modes=chosen, vpp=vpp, reasons=dict(reasons or {}))
+    return FamilySetup(modes=chosen, vpp=vpp, reasons=dict(reasons or {}))
 
 
 def cost(cycles: float, basis: str, **more: float) -> PacketCost:

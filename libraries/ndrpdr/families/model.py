@@ -16,6 +16,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ndrpdr.dut.base import FamilySetup
+from ndrpdr.families.vppsetup import VppSetupBase
 from ndrpdr.profiles import Profile
 
 if TYPE_CHECKING:
@@ -29,6 +30,23 @@ _TAG = re.compile(r"^[A-Z0-9_][A-Za-z0-9_]*$")
 
 class FamilyDefinitionError(ValueError):
     """A family is described wrongly (names the family and the field)."""
+
+
+def _for_family(setup: FamilySetup, family: str) -> FamilySetup:
+    """``setup`` and its VPP set-up as family ``family``'s (a copied family's get the copy's id).
+
+    FamilyDefinitionError for a VPP set-up that does not derive from
+    ``VppSetupBase`` (the vpp driver reads every member it gives).
+    """
+    vpp = setup.vpp
+    if vpp is not None:
+        if not isinstance(vpp, VppSetupBase):
+            raise FamilyDefinitionError(
+                f"family {family}: its VPP set-up ({type(vpp).__name__}) must derive from "
+                "ndrpdr.families.vppsetup.VppSetupBase"
+            )
+        vpp = vpp.for_family(family)
+    return dataclasses.replace(setup, family=family, vpp=vpp)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,7 +97,12 @@ class Family:
     csit_differences: tuple[CsitDifference, ...] = ()
 
     def __post_init__(self) -> None:
-        """FamilyDefinitionError for a bad id, tag, DUT count, or a profile of another name."""
+        """FamilyDefinitionError for a bad id, tag, DUT count, or a profile of another name.
+
+        The family's id is passed down to its set-ups (``FamilySetup.family``
+        and a VPP set-up's ``family``, which checks its values then), so a
+        family module writes it once.
+        """
         if not _ID.match(self.id):
             raise FamilyDefinitionError(f"family {self.id!r}: not an id like 'ethip4-ip4base'")
         for tag in self.tags:
@@ -91,11 +114,11 @@ class Family:
             raise FamilyDefinitionError(
                 f"family {self.id}: csit_profile {self.csit_profile!r} on a family of our own"
             )
-        if self.profile.name != self.id or self.setup.family != self.id:
+        if self.profile.name != self.id:
             raise FamilyDefinitionError(
-                f"family {self.id}: its profile ({self.profile.name}) and set-up "
-                f"({self.setup.family}) must carry the family's id"
+                f"family {self.id}: its profile ({self.profile.name}) must carry the family's id"
             )
+        object.__setattr__(self, "setup", _for_family(self.setup, self.id))
 
     @property
     def description(self) -> str:

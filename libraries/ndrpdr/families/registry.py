@@ -1,14 +1,14 @@
 """Every known family: the built-in ones and a lab's own, by CSIT id.
 
-Built-in families live in ``ndrpdr.families.defs``, one module per kind
-(``ip4``, ``ip6``, ``l2``, ``acl``, ``memif``, ``srv6``, ``ipsec``, ``vxlan``,
-``wireguard``, ``features``, ``gtpu``, ``lacp``, ``srv6proxy``, ``geneve``,
-``nat``, ``astf``, ``own``); each module lists its families in
-``FAMILIES``. A lab adds its own without editing the package: every
-``*.py`` file of the directories in the environment variable
-``NDRPDR_FAMILIES`` (separated by ``:``) is loaded the same way, and must
-define ``FAMILIES``, a list of ``Family``. A lab's family may not reuse a
-built-in id. Loading happens on first use, never at import time.
+Built-in families live in ``ndrpdr.families.kinds``, one package per kind
+(``ip4``, ``nat``, ...), found there rather than listed: each kind's
+``defs`` module lists its families in ``FAMILIES`` and gives ``ORDER``,
+where they come in the list (the kinds sorted by it). A lab adds its own
+without editing the package: every ``*.py`` file of the directories in the
+environment variable ``NDRPDR_FAMILIES`` (separated by ``:``) is loaded
+the same way, and must define ``FAMILIES``, a list of ``Family``. A lab's
+family may not reuse a built-in id. Loading happens on first use, never at
+import time.
 """
 
 from __future__ import annotations
@@ -17,33 +17,16 @@ import functools
 import importlib
 import importlib.util
 import os
+import pkgutil
 from collections.abc import Iterable
 from pathlib import Path
+from types import ModuleType
 
 from ndrpdr.errors import NdrPdrError
+from ndrpdr.families import kinds
 from ndrpdr.families.model import Family
 from ndrpdr.profiles import Profile
 
-#: The built-in family modules, in the order their families are listed.
-BUILTIN_MODULES: tuple[str, ...] = (
-    "own",
-    "ip4",
-    "ip6",
-    "l2",
-    "acl",
-    "memif",
-    "srv6",
-    "ipsec",
-    "vxlan",
-    "wireguard",
-    "features",
-    "gtpu",
-    "lacp",
-    "srv6proxy",
-    "geneve",
-    "nat",
-    "astf",
-)
 #: The environment variable naming a lab's family directories.
 FAMILIES_ENV = "NDRPDR_FAMILIES"
 
@@ -58,10 +41,24 @@ def _module_families(name: str, families: object) -> list[Family]:
     return list(families)
 
 
+@functools.cache
+def builtin_kinds() -> dict[str, ModuleType]:
+    """Each kind of ``ndrpdr.families.kinds`` and its ``defs`` module, in ``ORDER``."""
+    found: list[tuple[int, str, ModuleType]] = []
+    for info in pkgutil.iter_modules(kinds.__path__):
+        if not info.ispkg:
+            continue
+        module = importlib.import_module(f"{kinds.__name__}.{info.name}.defs")
+        order = getattr(module, "ORDER", None)
+        if not isinstance(order, int):
+            raise FamilyError(f"{module.__name__}: ORDER must be an int (where its families come)")
+        found.append((order, info.name, module))
+    return {name: module for _, name, module in sorted(found, key=lambda k: k[:2])}
+
+
 def _builtin() -> list[Family]:
     out: list[Family] = []
-    for name in BUILTIN_MODULES:
-        module = importlib.import_module(f"ndrpdr.families.defs.{name}")
+    for module in builtin_kinds().values():
         out += _module_families(module.__name__, getattr(module, "FAMILIES", None))
     return out
 
@@ -113,7 +110,7 @@ def _lab_dirs() -> tuple[str, ...]:
 
 
 def all_families() -> tuple[Family, ...]:
-    """Every family: the built-in ones in module order, then the lab's."""
+    """Every family: the built-in ones in kind order, then the lab's."""
     return tuple(_catalog(_lab_dirs()).values())
 
 
@@ -123,12 +120,11 @@ def family_ids() -> tuple[str, ...]:
 
 
 @functools.cache
-def _builtin_kinds() -> dict[str, str]:
-    kinds: dict[str, str] = {}
-    for name in BUILTIN_MODULES:
-        module = importlib.import_module(f"ndrpdr.families.defs.{name}")
-        kinds.update((f.id, name) for f in _module_families(module.__name__, module.FAMILIES))
-    return kinds
+def _kind_by_id() -> dict[str, str]:
+    by_id: dict[str, str] = {}
+    for name, module in builtin_kinds().items():
+        by_id.update((f.id, name) for f in _module_families(module.__name__, module.FAMILIES))
+    return by_id
 
 
 #: The kind of a lab's family (``kind_of``).
@@ -136,12 +132,12 @@ LAB_KIND = "lab"
 
 
 def kind_of(family_id: str) -> str:
-    """The module a built-in family is defined in (``ip4``, ``ipsec``...); ``lab`` for a lab's."""
-    return _builtin_kinds().get(family_id, LAB_KIND)
+    """The kind a built-in family is defined in (``ip4``, ``ipsec``...); ``lab`` for a lab's."""
+    return _kind_by_id().get(family_id, LAB_KIND)
 
 
 def builtin_families() -> tuple[Family, ...]:
-    """The built-in families only, in module order (what the committed suites are made from)."""
+    """The built-in families only, in kind order (what the committed suites are made from)."""
     return tuple(_builtin())
 
 

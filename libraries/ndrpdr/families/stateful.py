@@ -12,9 +12,9 @@ lossless trial that sent every flow counts as a ramp-up.
 ``RampUp`` is that description, on the family (``Family.ramp_up``): the
 rate and duration CSIT's suite gives for the family's whole flow set; a TG
 that sends only a sample of the flows (the local TG's frame list) ramps
-up for as many frames per flow, so for a shorter time. ``StateCheck`` is
-how one DUT driver counts the state (an optional ``state_check`` of a VPP
-set-up): a CLI command and the parser of its output. The run flow does the
+up for as many frames per flow, so for a shorter time. How one DUT driver
+counts the state is the ``state_check`` of its set-up (VPP's:
+``ndrpdr.dut.base.StateCheck``, a CLI command and the parser of its output). The run flow does the
 rest (``ndrpdr.rampup``).
 """
 
@@ -62,20 +62,6 @@ class RampUp:
         at ``rate_pps`` per direction [s] (at least MIN_RAMP_UP_S)."""
         frames = self.passes(flows) * flows_sent
         return max(MIN_RAMP_UP_S, frames / rate_pps)
-
-
-@dataclasses.dataclass(frozen=True)
-class StateCheck:
-    """How a DUT driver counts a family's state: ``command``'s output read by ``parse``.
-
-    ``what`` names the state ("DET44 sessions"); ``parse`` returns the
-    count, or raises ValueError when the output is not as expected (the
-    message quotes it).
-    """
-
-    what: str
-    command: str
-    parse: Callable[[str], int]
 
 
 @dataclasses.dataclass(frozen=True)

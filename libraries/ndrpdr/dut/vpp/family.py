@@ -1,8 +1,9 @@
 """What a test family's VPP set-up may ask of the vpp driver besides its commands.
 
 A family's ``VppSetup`` (``ndrpdr.dut.base``) renders vppctl lines and
-names plugins. Some families need more, each an optional attribute of the
-set-up (read here, so the driver never branches on family names):
+names plugins. Some families need more, each a member of the set-up that
+the others leave at its default (``ndrpdr.families.vppsetup``), read here
+so the driver never branches on family names:
 
 - ``startup`` (str): a startup.conf section to append (the IPsec SPD flow
   caches are startup options only);
@@ -35,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ndrpdr.dut.base import DutTestConfig
+from ndrpdr.dut.base import DutTestConfig, VppSetup
 
 #: More forwarding commands than this go to VPP as one ``vppctl exec`` script.
 EXEC_THRESHOLD = 40
@@ -43,40 +44,42 @@ EXEC_THRESHOLD = 40
 EXEC_ERROR = "exec: CLI line error"
 
 
-def _setup(config: DutTestConfig | None) -> object | None:
+def _setup(config: DutTestConfig | None) -> VppSetup | None:
     family = None if config is None else config.family
     return None if family is None else family.vpp
 
 
 def startup_section(config: DutTestConfig) -> str:
     """The startup.conf text the family adds ("" for none)."""
-    text = getattr(_setup(config), "startup", "")
-    return text if isinstance(text, str) else ""
+    setup = _setup(config)
+    return "" if setup is None else setup.startup
 
 
 def heap_size_mult(config: DutTestConfig) -> int:
     """The family's multiple of CSIT's main heap (1 without one)."""
-    mult = getattr(_setup(config), "heap_size_mult", 1)
-    return mult if isinstance(mult, int) and mult >= 1 else 1
+    setup = _setup(config)
+    return 1 if setup is None else max(1, setup.heap_size_mult)
 
 
 def needs_fresh_vpp(config: DutTestConfig | None) -> bool:
     """True when the family's set-up leaves state only a restart of VPP removes."""
-    return bool(getattr(_setup(config), "fresh", False))
+    setup = _setup(config)
+    return setup is not None and setup.fresh
 
 
 def rx_workers(config: DutTestConfig | None, workers: Sequence[int]) -> int:
     """How many of ``workers`` read the ports: the family's ``rx_workers`` (at most all)."""
-    wanted = getattr(_setup(config), "rx_workers", None)
-    if not isinstance(wanted, int) or not workers:
+    setup = _setup(config)
+    wanted = None if setup is None else setup.rx_workers
+    if wanted is None or not workers:
         return len(workers)
     return max(1, min(len(workers), wanted))
 
 
 def peer_commands(config: DutTestConfig | None) -> tuple[str, ...]:
     """The second VPP's commands (empty: the family needs no second VPP)."""
-    commands = getattr(_setup(config), "peer_commands", ())
-    return tuple(str(c) for c in commands)
+    setup = _setup(config)
+    return () if setup is None else tuple(setup.peer_commands)
 
 
 def fill_queues(line: str, queues: int) -> str:

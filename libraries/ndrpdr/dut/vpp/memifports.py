@@ -17,7 +17,7 @@ side (it lends its own buffers to every ring), so startup.conf's buffers
 (FD.io CSIT's count) are never scaled below ``BUFFERS_PER_NUMA``. Each
 port has ``rx_queues`` ring pairs.
 Socket ids start at ``FIRST_SOCKET_ID``, clear of the memif families'
-socket (id 1, ``ndrpdr.families.vpp.memif``). A memif's queues exist only
+socket (id 1, ``ndrpdr.families.kinds.memif.vpp``). A memif's queues exist only
 once it is connected, so the set-up names no RX mode or placement: VPP
 polls them, spread over its workers.
 """

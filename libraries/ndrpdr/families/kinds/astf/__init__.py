@@ -1,0 +1,1 @@
+"""The stateful (TRex ASTF) families: their definitions (``defs``) and VPP set-up (``vpp``)."""

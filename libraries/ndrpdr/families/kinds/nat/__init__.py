@@ -1,0 +1,1 @@
+"""The NAT44 families: their definitions (``defs``) and VPP set-up (``vpp``)."""

@@ -1,0 +1,166 @@
+"""VPP set-ups of the NAT44 families: deterministic NAT (det44) and endpoint-dependent NAT44.
+
+After CSIT's ``Initialize IPv4 forwarding for NAT44 in circular topology``
+and ``Initialize NAT44 deterministic mode`` / ``endpoint-dependent mode``
+(2-node, DUT1), with CSIT's addresses:
+
+- the port facing TG port 1 is *inside*, the one facing TG port 2
+  *outside*; they get CSIT's link addresses 10.0.0.1/24 and 12.0.0.1/24,
+  each a static neighbour for its TG port (10.0.0.2, 12.0.0.2). Not our
+  plan's 192.168.10.0/24 and 192.168.20.0/24: those lie inside CSIT's
+  inside network 192.168.0.0/16, and frames translated back to such a host
+  would go to the connected /24 instead of the TG;
+- the inside network 192.168.0.0/16 is routed to TG port 1, the
+  destinations (20.0.0.0/24 for det44, 20.0.0.0/8 for NAT44-ED, as CSIT)
+  to TG port 2;
+- det44: ``det44 add in 192.168.0.0/16 out 68.142.68.0/26``: each of the
+  64 outside addresses serves 1024 inside hosts, 63 ports each from
+  1024 up (host *i*'s block starts at port 1024 + 63 (i mod 1024));
+- NAT44-ED: ``nat44 plugin enable sessions <n>`` with CSIT's sessions per
+  thread (``max_translations_per_thread``), the outside pool
+  68.142.68.0 - 68.142.68.63.
+
+The state check reads the session count as CSIT does: the det44 map's
+``sessions number`` (CSIT reads ``ses_num`` of ``det44_map_dump``), and
+NAT44-ED's ``show nat44 summary`` UDP total less the timed-out ones.
+
+Memory (VPP v26.06, measured here): ``det44 add`` of a /16 allocates its
+session table at once (1000 slots per inside host: 1.46 GiB, 11 s on this
+machine's 2 shared CPUs); ``nat44 plugin enable sessions 5242880`` takes
+1.7 GiB per thread (3 GiB with one worker). The set-ups ask for main heaps
+that hold that (4 KiB pages are populated only as used).
+Every command was checked against VPP v26.06 (det44 and nat plugins).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+
+from ndrpdr.dut.base import DutError, DutTestConfig, StateCheck
+from ndrpdr.families.build import check_mode, large_tables_startup, nat_heap_size_mult
+from ndrpdr.families.model import FamilyDefinitionError
+from ndrpdr.families.vppsetup import FreshVpp
+
+#: CSIT's inside network, outside range and destination network.
+INSIDE_NET = "192.168.0.0/16"
+OUTSIDE_FIRST, OUTSIDE_LAST, OUTSIDE_NET = "68.142.68.0", "68.142.68.63", "68.142.68.0/26"
+DESTINATION = "20.0.0.0"
+#: CSIT's link addresses (inside, outside) and its TG's next hops on them.
+LINK_ADDRESSES = ("10.0.0.1/24", "12.0.0.1/24")
+NEXT_HOPS = ("10.0.0.2", "12.0.0.2")
+#: Main heaps [MiB]: det44's /16 session table (1.46 GiB), NAT44-ED's sessions (see docstring).
+DET44_HEAP_MB = 2560
+NAT44ED_HEAP_MB = 4096
+#: The NAT modes: deterministic (det44) and endpoint-dependent (nat44-ed).
+MODES = ("det44", "ed")
+
+_DET44_SESSIONS = re.compile(r"sessions number:\s*(\d+)")
+_UDP_TOTAL = re.compile(r"udp sessions:\s*\n\s*total:\s*(\d+)\s*\(timed out:\s*(\d+)\)")
+
+
+def max_translations_per_thread(sessions: int, threads: int) -> int:
+    """CSIT's NAT44-ED sessions per thread: 10 x the power of two at or above sessions / (10 t)."""
+    if sessions < 1:
+        raise FamilyDefinitionError(f"NAT44-ED: {sessions} sessions; give at least 1")
+    per_thread = sessions / (10 * max(1, threads))
+    return int(10 * 2 ** max(0, math.ceil(math.log2(per_thread))))
+
+
+def det44_sessions(output: str) -> int:
+    """The sessions of every det44 map in ``show det44 mappings`` (ValueError quoting it)."""
+    found = _DET44_SESSIONS.findall(output)
+    if not found:
+        raise ValueError(f"no 'sessions number' in `show det44 mappings`: {output.strip()!r}")
+    return sum(int(n) for n in found)
+
+
+def nat44_udp_sessions(output: str) -> int:
+    """Active UDP sessions in ``show nat44 summary``: total less timed out (ValueError quoting)."""
+    found = _UDP_TOTAL.search(output)
+    if found is None:
+        raise ValueError(f"no 'udp sessions: total' in `show nat44 summary`: {output.strip()!r}")
+    return int(found.group(1)) - int(found.group(2))
+
+
+def _two_node(family: str, config: DutTestConfig) -> None:
+    if config.chain != 1:
+        raise DutError(
+            f"family {family}: runs on a 2-node chain (DUT1 only); this DUT is number "
+            f"{config.position + 1} of {config.chain}"
+        )
+
+
+def nat_routing(config: DutTestConfig, names: tuple[str, str], destination: str) -> list[str]:
+    """Ports up, CSIT's link addresses, static neighbours, the inside and destination routes."""
+    lines: list[str] = []
+    for name, address, hop, port in zip(
+        names, LINK_ADDRESSES, NEXT_HOPS, config.ports, strict=True
+    ):
+        lines += [
+            f"set interface state {name} up",
+            f"set interface ip address {name} {address}",
+            f"set ip neighbor {name} {hop} {port.peer_mac.lower()} static",
+        ]
+    inside, outside = names
+    return [
+        *lines,
+        f"ip route add {INSIDE_NET} via {NEXT_HOPS[0]} {inside}",
+        f"ip route add {destination} via {NEXT_HOPS[1]} {outside}",
+    ]
+
+
+@dataclasses.dataclass(frozen=True)
+class NatVpp(FreshVpp):
+    """A NAT44 family's VPP set-up: ``mode`` "det44" or "ed", for ``sessions`` sessions."""
+
+    mode: str
+    sessions: int
+
+    def check(self) -> None:
+        """FamilyDefinitionError naming the family for an unknown mode or session count."""
+        check_mode(self.family, self.mode, MODES)
+        if self.sessions < 1:
+            raise FamilyDefinitionError(f"family {self.family}: {self.sessions} sessions")
+
+    @property
+    def plugins(self) -> tuple[str, ...]:
+        """det44 or nat (NAT44-ED)."""
+        return ("det44",) if self.mode == "det44" else ("nat",)
+
+    @property
+    def startup(self) -> str:
+        """A main heap for the session tables, and the large statistics segment."""
+        return large_tables_startup(DET44_HEAP_MB if self.mode == "det44" else NAT44ED_HEAP_MB)
+
+    @property
+    def heap_size_mult(self) -> int:
+        """FD.io CSIT's multiple of its 3 GiB main heap for this many sessions."""
+        return nat_heap_size_mult(self.sessions)
+
+    @property
+    def state_check(self) -> StateCheck:
+        """The session count as CSIT verifies it after the ramp-up."""
+        if self.mode == "det44":
+            return StateCheck("DET44 sessions", "show det44 mappings", det44_sessions)
+        return StateCheck("NAT44-ED UDP sessions", "show nat44 summary", nat44_udp_sessions)
+
+    def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
+        """The vppctl lines for DUT1 of a 2-node chain (the module docstring)."""
+        _two_node(self.family, config)
+        inside, outside = names
+        if self.mode == "det44":
+            return [
+                *nat_routing(config, names, f"{DESTINATION}/24"),
+                "det44 plugin enable",
+                f"set interface det44 inside {inside} outside {outside}",
+                f"det44 add in {INSIDE_NET} out {OUTSIDE_NET}",
+            ]
+        per_thread = max_translations_per_thread(self.sessions, config.cores)
+        return [
+            *nat_routing(config, names, f"{DESTINATION}/8"),
+            f"nat44 plugin enable sessions {per_thread}",
+            f"set interface nat44 in {inside} out {outside}",
+            f"nat44 add address {OUTSIDE_FIRST} - {OUTSIDE_LAST}",
+        ]
