@@ -15,7 +15,8 @@ from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.results.schema import validate_record
 from ndrpdr.results.tglimit import CAPPED_REASON
 from ndrpdr.search import SearchResult, TrialResult, result_so_far
-from ndrpdr.searchrun import SearchRun, default_min_load
+from ndrpdr.searchlimits import default_min_load
+from ndrpdr.searchrun import SearchRun
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
