@@ -100,7 +100,14 @@ def publish_record(
     if record["kind"] == "ndrpdr":  # `Get Last Search Record`
         ctx.last_record = dict(record)
     path = _write(ctx, record, record_path(ctx, str(record["kind"])) if path is None else path)
-    log_record(record, path)
+    robotout.info(
+        "<b>"
+        + html.escape(view.message(record)).replace("\n", "<br>")
+        + "</b>"
+        + (f"<br>result record: {_link(path)}" if path is not None else ""),
+        html=True,
+    )
+    _log_details(record)
     for warning in view.warnings(record):
         robotout.warn(f"{robotout.test_name()}: {warning}")
     if record["status"] == "failed" and not view.failed_result:
@@ -127,17 +134,16 @@ def record_publisher(ctx: LibraryContext) -> Callable[[RunOutcome], None]:
     return finish
 
 
-def log_record(record: Mapping[str, Any], path: Path | None = None) -> None:
-    """Log a record of any kind: its message (bold, with a link to ``path`` when given), its
-    plots and its trial table."""
+def log_record(record: Mapping[str, Any]) -> None:
+    """Log a record of any kind read back (`Log Result Record`): the message its test got,
+    its plots and its trial table."""
+    robotout.info(view_of(record).message(record))
+    _log_details(record)
+
+
+def _log_details(record: Mapping[str, Any]) -> None:
+    """The record's plots and trial table, in the log."""
     view = view_of(record)
-    robotout.info(
-        "<b>"
-        + html.escape(view.message(record)).replace("\n", "<br>")
-        + "</b>"
-        + (f"<br>result record: {_link(path)}" if path is not None else ""),
-        html=True,
-    )
     for plot in view.plots(record):
         robotout.info(plot, html=True)
     robotout.info(trials_html(view.trial_rows(record), max_rows=MAX_LOGGED_TRIALS), html=True)
