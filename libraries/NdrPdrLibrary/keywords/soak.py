@@ -85,9 +85,10 @@ class SoakKeywords(Component):
         (the target, the time budget and the time used, the estimate and its
         bounds, every trial) is written next to output.xml as a search's
         record is, and linked from the log; it is written also when a trial
-        fails (``status`` "failed", the trials so far). Returns a `CriticalLoad`. A
-        stateful family (NAT44) first gets its ramp-up and session check, as
-        `Find NDR And PDR` does, and ramp-ups again as its sessions age.
+        fails or the traffic does not stop (``status`` "failed", the trials so
+        far). Returns a `CriticalLoad`. A stateful family (NAT44) first gets
+        its ramp-up and session check, as `Find NDR And PDR` does, and
+        ramp-ups again as its sessions age.
 
         Example:
         | ${soak} =    Find Critical Load    ethip4-ip4base    64    soak_time=30 min

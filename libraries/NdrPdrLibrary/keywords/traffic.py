@@ -124,7 +124,8 @@ class TrafficKeywords(Component):
         (what ``robot --xunit`` files carry). A JSON record of kind
         ``mrr`` (every trial, the receive rate's mean / stdev / min / max) is
         written next to output.xml as a search's record is, and linked from
-        the log; it is written also when a trial fails (``status`` "failed").
+        the log; it is written also when a trial fails or the traffic does not
+        stop (``status`` "failed", the error as a search's record says it).
         A stateful family (NAT44) first gets its ramp-up and session check,
         as `Find NDR And PDR` does (logged; a short count fails the keyword).
 
