@@ -59,8 +59,8 @@ from ndrpdr.profiles import FrameSize
 from ndrpdr.report.summary import search_message, search_metadata
 from ndrpdr.report.traceplot import trace_svg
 from ndrpdr.report.trialtable import trials_html
-from ndrpdr.results.record import write_record
-from ndrpdr.searchrun import RunHooks, SearchRequest, run_search
+from ndrpdr.results.record import RecordTraffic, write_record
+from ndrpdr.searchrun import SearchHooks, SearchRequest, run_search
 from ndrpdr.topology.loader import load_topology
 from NdrPdrLibrary.publish import MAX_LOGGED_TRIALS
 
@@ -169,13 +169,11 @@ def run_direct() -> Direct:
             profile = get_profile(profile_name)
             tg = testbed.traffic_generator(profile, size)
             request = SearchRequest(
-                topology=topology,
-                profile=profile,
-                frame_size=size,
+                traffic=RecordTraffic(topology, profile, size, 2),
                 goals=goals,
                 max_search_time_s=MAX_SEARCH_TIME_S,
             )
-            outcome = run_search(tg, request, RunHooks(telemetry=testbed.collect_telemetry))
+            outcome = run_search(tg, request, SearchHooks(telemetry=testbed.collect_telemetry))
             if outcome.error is not None:
                 raise RuntimeError(f"direct search {profile_name} {size} failed: {outcome.error}")
             records.append(outcome.record.to_json())

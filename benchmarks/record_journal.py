@@ -35,7 +35,8 @@ from benchmarks.scoring import median
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import loss_ratio_goals
 from ndrpdr.results import journal
-from ndrpdr.searchrun import RunHooks, SearchRequest, run_search
+from ndrpdr.results.record import RecordTraffic
+from ndrpdr.searchrun import SearchHooks, SearchRequest, run_search
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
@@ -59,9 +60,9 @@ def one_search(record: Path | None, max_pause_s: float) -> tuple[float, int]:
     outcome = run_search(
         SimTrafficGenerator(topology),
         SearchRequest(
-            topology=topology, profile=get_profile("ethip4-ip4base"), frame_size=64, goals=GOALS
+            traffic=RecordTraffic(topology, get_profile("ethip4-ip4base"), 64, 2), goals=GOALS
         ),
-        RunHooks(record_path=record),
+        SearchHooks(record_path=record),
     )
     return time.perf_counter() - started, len(outcome.record.trials)
 

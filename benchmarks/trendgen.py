@@ -34,6 +34,7 @@ from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.results.journal import write_json_atomically
 from ndrpdr.results.mrrrecord import build_mrr_record
+from ndrpdr.results.record import RecordTraffic
 from ndrpdr.searchrun import SearchRequest, run_search
 from ndrpdr.simdut.models.noisyknee import NoisyKnee
 from ndrpdr.topology.loader import load_topology
@@ -187,10 +188,7 @@ class _Night:
             trials = [self.tg.measure(MRR_TRIAL_S, load) for _ in range(MRR_TRIALS)]
             now = datetime.datetime.now(datetime.timezone.utc)
             record = build_mrr_record(
-                topology=self.topology,
-                profile=self.profile,
-                frame_size=self.test.frame_size,
-                directions=2,
+                traffic=RecordTraffic(self.topology, self.profile, self.test.frame_size, 2),
                 load_pps=load,
                 trial_duration_s=MRR_TRIAL_S,
                 trials=trials,
@@ -199,9 +197,7 @@ class _Night:
             )
         else:
             request = SearchRequest(
-                topology=self.topology,
-                profile=self.profile,
-                frame_size=self.test.frame_size,
+                traffic=RecordTraffic(self.topology, self.profile, self.test.frame_size, 2),
                 goals=self.goals,
                 max_search_time_s=CAP_S if capped else None,
                 latency_duration_s=LATENCY_TRIAL_S if self.test.latency else None,

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from ndrpdr.rates import LOAD_SLACK, above_max
 from ndrpdr.searchlimits import (
     DEFAULT_MAX_SEARCH_TIME_S,
     DURATION_SUM_MAX_S,
     BadSettingError,
     CheckedSettings,
     Given,
+    check_below_tg_max,
     check_load_range,
     check_search_settings,
 )
@@ -109,3 +111,23 @@ def test_load_range_against_the_tg() -> None:
         check_load_range(None, Given("--max-rate", "2Mpps"), tg_max_pps=1e6, frame_size=64)
     with pytest.raises(BadSettingError, match="not below the max load 1 Mpps"):
         check_load_range(Given("--min-rate", "1Mpps"), None, tg_max_pps=1e6, frame_size=64)
+
+
+@pytest.mark.parametrize(
+    ("load", "refused"),
+    [(1e6, False), (1e6 * (1 + LOAD_SLACK / 2), False), (1e6 * (1 + 10 * LOAD_SLACK), True)],
+)
+def test_one_check_of_a_rate_against_the_tgs_maximum(load: float, refused: bool) -> None:
+    """The keywords' rates, the CLI's and each trial's load (``checked_trial``) are compared
+    by one function with one slack: float rounding passes, more does not."""
+    assert above_max(load, 1e6) is refused
+    given = Given("rate", "x")
+    if not refused:
+        assert check_below_tg_max(given, load, tg_max_pps=1e6, frame_size="IMIX") == load
+        return
+    with pytest.raises(BadSettingError) as caught:
+        check_below_tg_max(given, load, tg_max_pps=1e6, frame_size="IMIX")
+    assert str(caught.value) == (
+        "rate=x: 1 Mpps is above the traffic generator's maximum for IMIX frames; "
+        "accepted: a rate up to 1 Mpps"
+    )

@@ -14,8 +14,10 @@ from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.results.schema import validate_record
 from ndrpdr.results.tglimit import CAPPED_REASON
+from ndrpdr.runflow import measurer_cause
 from ndrpdr.search import SearchResult, TrialResult, result_so_far
-from ndrpdr.searchrun import SearchRun, default_min_load
+from ndrpdr.searchlimits import default_min_load
+from ndrpdr.searchrun import SearchRun
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
@@ -263,17 +265,29 @@ def test_stop_traffic_failure_is_recorded(topology: Topology) -> None:
         error=TrafficGeneratorError("TG: trial failed"),
         stop_error=TrafficGeneratorError("TG: tcpreplay does not stop"),
     )
-    outcome = _run(tg, topology)
+    outcome, propagated = _caught(tg, topology)  # finish saw it, once
+    assert propagated is None
     assert outcome.error == "TG: trial failed; stopping traffic: TG: tcpreplay does not stop"
+    assert str(measurer_cause(outcome.failure)) == "TG: trial failed"  # the run's own, first
     assert len(outcome.record.to_json()["trials"]) == 2
     validate_record(outcome.record.to_json())
 
 
 def test_stop_traffic_failure_fails_a_finished_search(topology: Topology) -> None:
-    tg = SpyTG(topology, stop_error=TrafficGeneratorError("TG: stuck"))
-    outcome = _run(tg, topology)
+    stuck = TrafficGeneratorError("TG: stuck")
+    tg = SpyTG(topology, stop_error=stuck)
+    outcome, propagated = _caught(tg, topology)
+    assert propagated is None and outcome.failure is stuck
     assert outcome.error == "stopping traffic: TG: stuck"
     assert outcome.record.to_json()["status"] == "failed"
+    assert len(outcome.record.to_json()["trials"]) == tg.calls > 0
+
+
+def test_a_foreign_exception_of_the_stop_propagates_after_the_record(topology: Topology) -> None:
+    tg = SpyTG(topology, stop_error=RuntimeError("a bug in stop"))
+    outcome, propagated = _caught(tg, topology)
+    assert isinstance(propagated, RuntimeError)
+    assert outcome.error == "stopping traffic: stopped by RuntimeError: a bug in stop"
     assert len(outcome.record.to_json()["trials"]) == tg.calls > 0
 
 

@@ -5,16 +5,14 @@ from __future__ import annotations
 import html
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ndrpdr.report.latencyplot import latency_svg
-from ndrpdr.report.summary import bounds_line, search_message, search_metadata
-from ndrpdr.report.traceplot import trace_svg
+from ndrpdr.report.recordview import view_of
 from ndrpdr.report.trialtable import trials_html
-from ndrpdr.results.caveats import caveat_tags
 from ndrpdr.results.record import write_record
+from ndrpdr.runflow import RunOutcome
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.context import LibraryContext
 from NdrPdrLibrary.runstamp import run_id, stamp_run
@@ -122,52 +120,69 @@ def _link(path: Path) -> str:
 
 
 def publish_record(
-    ctx: LibraryContext, record: Mapping[str, Any], *, kind: str, path: Path | None = None
+    ctx: LibraryContext, record: Mapping[str, Any], *, path: Path | None = None
 ) -> Path | None:
-    """Write the record next to output.xml (at ``path`` if chosen before), log it, set the
-    test's message, metadata and caveat tags (``TG_LIMITED``, ``INCOMPLETE``).
+    """What a search, an MRR run or a soak leaves in Robot, its record's kind telling how
+    (``ndrpdr.report.recordview``): the record written next to output.xml (at ``path`` if
+    chosen before), logged (message, link, plots, trial table, warnings), and the test's
+    message, metadata, caveat tags (``TG_LIMITED``, ``INCOMPLETE``) and suite line.
 
     Returns the record's path, or None when it could not be written (a
     warning says why, ``ctx.record_error`` too; the test message and
-    metadata are set anyway).
+    metadata are set anyway). A failed MRR or soak record sets no test
+    message or metadata: the keyword fails with the error.
     """
-    ctx.last_record = dict(record)
-    path = _write(ctx, record, record_path(ctx, kind) if path is None else path)
-    message = search_message(record)
+    view = view_of(record)
+    if record["kind"] == "ndrpdr":  # `Get Last Search Record`
+        ctx.last_record = dict(record)
+    path = _write(ctx, record, record_path(ctx, str(record["kind"])) if path is None else path)
     robotout.info(
         "<b>"
-        + html.escape(message).replace("\n", "<br>")
+        + html.escape(view.message(record)).replace("\n", "<br>")
         + "</b>"
         + (f"<br>result record: {_link(path)}" if path is not None else ""),
         html=True,
     )
-    robotout.info(trace_svg(record), html=True)
-    if latency := latency_svg(record):
-        robotout.info(latency, html=True)
-    robotout.info(trials_html(record, max_rows=MAX_LOGGED_TRIALS), html=True)
-    metadata = search_metadata(record)
+    _log_details(record)
+    for warning in view.warnings(record):
+        robotout.warn(f"{robotout.test_name()}: {warning}")
+    if record["status"] == "failed" and not view.failed_result:
+        return path
+    metadata = view.metadata(record)
     if path is None:  # the test fails for it: its metadata must not say passed
         metadata["STATUS"] = "failed (the record could not be written)"
     test = robotout.test_name()
     previous = ctx.metadata_keys.get(test, set()) if test is not None else set()
-    if robotout.set_test_result(message, metadata, replaces=previous) and test is not None:
+    if robotout.set_test_result(view.message(record), metadata, replaces=previous):
+        assert test is not None  # set_test_result is False outside a test
         ctx.metadata_keys = {test: set(metadata)}
-        robotout.add_tags(*caveat_tags(record))  # TG_LIMITED, INCOMPLETE
-        robotout.set_suite_result_line(bounds_line(metadata))  # what --xunit files carry
+        robotout.add_tags(*view.tags(record))  # TG_LIMITED, INCOMPLETE
+        robotout.set_suite_result_line(view.suite_line(metadata))  # what --xunit files carry
     return path
 
 
-def publish_plain_record(ctx: LibraryContext, record: Mapping[str, Any]) -> Path | None:
-    """Write an MRR or soak record next to output.xml, named as a search's, and link it from
-    the log (the keyword sets the test's message and metadata itself).
+def record_publisher(ctx: LibraryContext) -> Callable[[RunOutcome], None]:
+    """A run's ``finish`` hook: ``publish_record`` of its record, however the run ended."""
 
-    Returns its path, or None when it could not be written (a warning says
-    why, ``ctx.record_error`` too).
-    """
-    path = _write(ctx, record, record_path(ctx, str(record["kind"])))
-    if path is not None:
-        robotout.info(f"result record: {_link(path)}", html=True)
-    return path
+    def finish(run: RunOutcome) -> None:
+        publish_record(ctx, run.record_json())
+
+    return finish
+
+
+def log_record(record: Mapping[str, Any]) -> None:
+    """Log a record of any kind read back (`Log Result Record`): the message its test got,
+    its plots and its trial table."""
+    robotout.info(view_of(record).message(record))
+    _log_details(record)
+
+
+def _log_details(record: Mapping[str, Any]) -> None:
+    """The record's plots and trial table, in the log."""
+    view = view_of(record)
+    for plot in view.plots(record):
+        robotout.info(plot, html=True)
+    robotout.info(trials_html(view.trial_rows(record), max_rows=MAX_LOGGED_TRIALS), html=True)
 
 
 def check_writable(target: Path) -> str | None:

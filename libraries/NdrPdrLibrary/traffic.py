@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
+from typing import Protocol
 
 from robot.api import SkipExecution
 
-from ndrpdr.activebed.statecount import state_plan
-from ndrpdr.errors import NdrPdrError
-from ndrpdr.families import get_family, profile_of
+from ndrpdr.console.lines import trial_line
+from ndrpdr.console.progress import ProgressOption
+from ndrpdr.families import profile_of
 from ndrpdr.profiles import FrameSize as FrameSizeValue
 from ndrpdr.profiles import Profile, frame_size_label
 from ndrpdr.rampup import RampedTraffic
+from ndrpdr.results.record import RecordTraffic
+from ndrpdr.runsetup import RunSetup
+from ndrpdr.search.trial import TrialResult
+from ndrpdr.searchlimits import Given, check_below_tg_max
 from ndrpdr.trafficgen.base import TrafficGenerator, UnsupportedTrafficError
 from ndrpdr.units import format_rate
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.argtypes import FrameSize, Rate, TrafficProfile
 from NdrPdrLibrary.context import LibraryContext
-
-#: Slack accepted above the TG's maximum when a rate is compared with it.
-_SLACK = 1e-9
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,14 +35,20 @@ class Traffic:
     directions: int
 
     def rate_pps(self, rate: Rate, argument: str) -> float:
-        """``rate`` in frames per second, checked against the TG's maximum."""
+        """``rate`` in frames per second, checked against the TG's maximum
+        (``check_below_tg_max``: BadSettingError naming ``argument``)."""
         value = rate.resolve(self.tg.max_load_pps, self.frame_size)
-        if value > self.tg.max_load_pps * (1 + _SLACK):
-            raise NdrPdrError(
-                f"{argument}={rate} ({format_rate(value)}) is above the traffic generator's "
-                f"maximum {format_rate(self.tg.max_load_pps)} for {self.size_label} frames"
-            )
-        return value
+        return check_below_tg_max(
+            Given(argument, rate),
+            value,
+            tg_max_pps=self.tg.max_load_pps,
+            frame_size=self.frame_size,
+        )
+
+    def setup(self, ctx: LibraryContext) -> RunSetup:
+        """This traffic on the library's testbed, as a run is set up on it."""
+        record_traffic = RecordTraffic(ctx.topology, self.profile, self.frame_size, self.directions)
+        return RunSetup(ctx.testbed, self.tg, record_traffic)
 
     @property
     def size_label(self) -> str:
@@ -83,8 +92,7 @@ def prepared_tg(ctx: LibraryContext, traffic: Traffic) -> TrafficGenerator:
     fails raises (StateCheckError names the count). The search keywords
     do this inside their run, where the record keeps it.
     """
-    family = get_family(traffic.profile.name)
-    plan = state_plan(ctx.testbed, family, traffic.tg, traffic.frame_size, traffic.directions)
+    plan = traffic.setup(ctx).state_plan()
     if plan is None:
         return traffic.tg
     ramped = RampedTraffic(traffic.tg, plan)
@@ -97,3 +105,24 @@ def prepared_tg(ctx: LibraryContext, traffic: Traffic) -> TrafficGenerator:
         else:
             robotout.info(note)
     return ramped
+
+
+class _TrialProgress(Protocol):
+    """A run's snapshot after a trial (``MrrProgress``, ``SoakProgress``)."""
+
+    @property
+    def trial_number(self) -> int: ...
+
+    @property
+    def trial(self) -> TrialResult: ...
+
+
+def trial_printer(ctx: LibraryContext) -> Callable[[_TrialProgress], None] | None:
+    """A console line per trial of an MRR run or a soak (``progress trials``), else None."""
+    if ctx.progress is not ProgressOption.TRIALS:
+        return None
+
+    def show(step: _TrialProgress) -> None:
+        robotout.console(trial_line(step.trial_number, step.trial))
+
+    return show

@@ -1,82 +1,101 @@
 """One MRR measurement, CSIT's MRR test type: ``trials`` trials at one load, no search.
 
-The run flow beside ``searchrun``'s: the trials run in order, and whatever
-happens (a TG error, a Robot timeout, Ctrl-C) the traffic is stopped and the
-record is built from the trials measured so far and handed to ``on_record``
-before the error goes on (``status`` "failed" with the error named).
+What an MRR run adds to the run flow (``ndrpdr.runflow``): the trials in
+order, and the MRR record (``ndrpdr.results.mrrrecord``) of those measured,
+made however the run ends (``status`` "failed" with the error as a
+search's record says it).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
-from collections.abc import Callable
 from typing import Any
 
-from ndrpdr.profiles import FrameSize, Profile
 from ndrpdr.results.mrrrecord import build_mrr_record
+from ndrpdr.results.record import RecordTraffic
+from ndrpdr.runflow import RunEnd, RunHooks, RunOutcome, run_flow
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.base import TrafficGenerator
 
 
 @dataclasses.dataclass(frozen=True)
-class MrrSettings:
+class MrrRequest:
     """What one MRR measurement sends: ``trials`` trials of ``trial_duration_s`` at ``load_pps``."""
 
+    traffic: RecordTraffic
     load_pps: float
     trial_duration_s: float
     trials: int
 
 
 @dataclasses.dataclass(frozen=True)
-class MrrTraffic:
-    """The traffic measured: on which testbed, which profile and frames, how many directions."""
+class MrrProgress:
+    """After one trial: its number (from 1) and the trial."""
 
-    topology: Topology
-    profile: Profile
-    frame_size: FrameSize
-    directions: int
+    trial_number: int
+    trial: TrialResult
 
 
-def run_mrr(
-    tg: TrafficGenerator,
-    traffic: MrrTraffic,
-    settings: MrrSettings,
-    *,
-    on_record: Callable[[dict[str, Any]], None],
-    on_trial: Callable[[int, TrialResult], None] | None = None,
-) -> dict[str, Any]:
-    """Measure, then return the MRR record (also given to ``on_record``, failed or not).
+@dataclasses.dataclass(frozen=True)
+class MrrRun(RunOutcome):
+    """What an MRR run leaves: its record (a JSON-ready dict)."""
 
-    ``on_trial(index, trial)`` is called after each trial (1-based), e.g. for
-    a console line.
-    """
-    measured: list[TrialResult] = []
-    started = datetime.datetime.now(datetime.timezone.utc)
-    error: str | None = None
-    try:
-        for index in range(1, settings.trials + 1):
-            trial = tg.measure(settings.trial_duration_s, settings.load_pps)
-            measured.append(trial)
-            if on_trial is not None:
-                on_trial(index, trial)
-    except BaseException as exc:  # a Robot timeout or Ctrl-C too: the record says so
-        error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-        raise
-    finally:
-        tg.stop_traffic()
+    record: dict[str, Any]
+
+    def record_json(self) -> dict[str, Any]:
+        """The record."""
+        return self.record
+
+
+#: Who hears of an MRR run (``progress`` after each trial, ``finish`` at the end).
+MrrHooks = RunHooks[MrrProgress, MrrRun]
+
+
+class MrrBody:
+    """The trials of an MRR run and its record (``ndrpdr.runflow.RunBody``)."""
+
+    def __init__(self, tg: TrafficGenerator, request: MrrRequest, hooks: MrrHooks) -> None:
+        self.tg, self.request, self.hooks = tg, request, hooks
+        self.trials: list[TrialResult] = []
+        self.started = datetime.datetime.now(datetime.timezone.utc)
+
+    def measure(self) -> None:
+        """The trials, in order."""
+        request = self.request
+        for number in range(1, request.trials + 1):
+            trial = self.tg.measure(request.trial_duration_s, request.load_pps)
+            self.trials.append(trial)
+            if self.hooks.progress is not None:
+                self.hooks.progress(MrrProgress(number, trial))
+
+    def stop_traffic(self) -> None:
+        """Stop the TG's traffic."""
+        self.tg.stop_traffic()
+
+    def conclude(self, end: RunEnd) -> MrrRun:
+        """The record of the trials measured."""
+        request = self.request
         record = build_mrr_record(
-            topology=traffic.topology,
-            profile=traffic.profile,
-            frame_size=traffic.frame_size,
-            directions=traffic.directions,
-            load_pps=settings.load_pps,
-            trial_duration_s=settings.trial_duration_s,
-            trials=measured,
-            started=started,
+            traffic=request.traffic,
+            load_pps=request.load_pps,
+            trial_duration_s=request.trial_duration_s,
+            trials=self.trials,
+            started=self.started,
             finished=datetime.datetime.now(datetime.timezone.utc),
-            error=error,
+            error=end.error,
         )
-        on_record(record)
-    return record
+        return MrrRun(record=record, failure=end.failure)
+
+
+def run_mrr(tg: TrafficGenerator, request: MrrRequest, hooks: MrrHooks | None = None) -> MrrRun:
+    """Measure, then return the run with its MRR record (also given to ``hooks.finish``).
+
+    ``hooks`` hear of it as it goes (None: nobody). As ``run_search``: a
+    known failure (NdrPdrError) comes back in the run (``failure``, the
+    record's ``error``), anything else propagates after ``hooks.finish``;
+    traffic is stopped in every case, and a failure to stop it fails the
+    run without losing its record.
+    """
+    hooks = MrrHooks() if hooks is None else hooks
+    return run_flow(MrrBody(tg, request, hooks), hooks)

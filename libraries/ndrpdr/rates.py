@@ -4,7 +4,8 @@ The text is read by ``ndrpdr.units``, which knows nothing of frames; a bit
 rate becomes frames/s here, with the frame size's bits on the wire
 (``ndrpdr.profiles.maxload``): bit rates count 20 B of L1 overhead per
 frame (preamble and inter-frame gap), as line rates do, so 10 Gbps of 64 B
-frames is 14.88 Mpps.
+frames is 14.88 Mpps. ``above_max`` is the one comparison of a load with a
+maximum, with one slack (``LOAD_SLACK``), for every caller.
 """
 
 from __future__ import annotations
@@ -34,3 +35,16 @@ def parse_rate(
     return parse_frame_rate(
         text, max_rate_pps=max_rate_pps, pps_of_bps=lambda bps: max_load_pps(bps, frame_size)
     )
+
+
+#: How far above a maximum a load may be [relative]: float rounding, not a request.
+LOAD_SLACK = 1e-9
+
+
+def above_max(load_pps: float, max_pps: float) -> bool:
+    """True when ``load_pps`` is above ``max_pps`` by more than float rounding (LOAD_SLACK).
+
+    The one comparison of a load with a TG's maximum: a user's rate (the
+    keywords, the CLI) and a trial's load (every TG driver) alike.
+    """
+    return load_pps > max_pps * (1 + LOAD_SLACK)

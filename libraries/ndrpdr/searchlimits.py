@@ -10,7 +10,10 @@ accepted range: ``--min-rate 0: must be more than 0; accepted: ...``.
 ``check_search_settings`` checks what can be checked without a testbed
 (durations, ratios, rates' syntax and sign, min below max when both are
 given in the same unit); ``check_load_range`` checks the rates against the
-traffic generator's maximum once it is known, before any trial.
+traffic generator's maximum once it is known, before any trial
+(``check_below_tg_max``, the one check of a user's rate against it, which
+the keywords' rate arguments use too), and ``default_min_load`` is the min
+load of a search or soak given none.
 
 The upper limits keep a search finite: a full-length trial of at most
 ``FINAL_TRIAL_DURATION_MAX_S``; a duration sum of at most
@@ -27,8 +30,8 @@ from collections.abc import Mapping
 
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO, loss_ratio_goals, parse_loss_ratios
-from ndrpdr.profiles.framesize import FrameSize
-from ndrpdr.rates import parse_rate
+from ndrpdr.profiles.framesize import FrameSize, frame_size_label
+from ndrpdr.rates import above_max, parse_rate
 from ndrpdr.search.errors import SearchInputError
 from ndrpdr.search.goal import Goal
 from ndrpdr.units import UnitError, UnitRangeError, format_rate, parse_duration
@@ -265,11 +268,7 @@ def check_load_range(
     high = tg_max_pps
     if max_rate is not None and max_rate.value is not None:
         high = _resolve(max_rate, tg_max_pps, frame_size)
-        if high > tg_max_pps * (1 + 1e-9):
-            raise max_rate.bad(
-                f"{format_rate(high)} is above the traffic generator's maximum",
-                f"a rate up to {format_rate(tg_max_pps)}",
-            )
+        check_below_tg_max(max_rate, high, tg_max_pps=tg_max_pps, frame_size=frame_size)
     if min_rate is None or min_rate.value is None:
         return None, high
     low = _resolve(min_rate, tg_max_pps if min_percent_of_tg else high, frame_size)
@@ -281,6 +280,27 @@ def check_load_range(
             f"a rate below {format_rate(high)}",
         )
     return low, high
+
+
+def check_below_tg_max(
+    given: Given, load_pps: float, *, tg_max_pps: float, frame_size: FrameSize
+) -> float:
+    """``load_pps`` (the rate ``given`` resolved) when the TG can be asked for it; else
+    BadSettingError: ``--max-rate 50Mpps: 50 Mpps is above the traffic generator's maximum
+    for 64B frames; accepted: a rate up to 29.762 Mpps`` (``rates.above_max``)."""
+    if above_max(load_pps, tg_max_pps):
+        raise given.bad(
+            f"{format_rate(load_pps)} is above the traffic generator's maximum "
+            f"for {frame_size_label(frame_size)} frames",
+            f"a rate up to {format_rate(tg_max_pps)}",
+        )
+    return load_pps
+
+
+def default_min_load(max_load_pps: float) -> float:
+    """The lowest load a search or soak tries by default [pps]: 1/1000 of the max, at least
+    10 kpps (and below the max)."""
+    return min(max_load_pps / 2, max(10_000.0, max_load_pps / 1000))
 
 
 def _resolve(given: Given, max_pps: float, frame_size: FrameSize) -> float:

@@ -1,77 +1,109 @@
 """One soak search run to its record: the search, then the record, failed or not.
 
-The run flow beside ``mrrrun``'s: whatever happens during the search (a TG
-error, a Robot timeout, Ctrl-C) the traffic is stopped and the record is
-built from the trials measured so far and the estimate they gave
-(``ndrpdr.results.soakrecord``), handed to ``on_record`` before the error
-goes on (``status`` "failed" with the error named as a search's record
-names it: what the TG raised, ``ndrpdr.searchrun.failure_text``).
+What a soak adds to the run flow (``ndrpdr.runflow``): the soak search
+(``ndrpdr.search.soak``), and the soak record (``ndrpdr.results.soakrecord``)
+of the trials measured and the estimate they gave, made however the run
+ends (``status`` "failed" with the error as a search's record says it:
+what the TG raised).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
-from collections.abc import Callable
 from typing import Any
 
-from ndrpdr.results.soakrecord import SoakSettings, SoakTraffic, build_soak_record
+from ndrpdr.results.record import RecordTraffic
+from ndrpdr.results.soakrecord import SoakSettings, build_soak_record
+from ndrpdr.runflow import RunEnd, RunHooks, RunOutcome, run_flow
 from ndrpdr.search.soak import SoakProgress, SoakResult, soak_search
-from ndrpdr.search.soakfit import Estimate
-from ndrpdr.search.trial import Measurer, TrialResult
-from ndrpdr.searchrun import failure_text, measurer_cause
+from ndrpdr.search.trial import TrialResult
+from ndrpdr.trafficgen.base import TrafficGenerator
 
 
-def run_soak(
-    tg: Measurer,
-    traffic: SoakTraffic,
-    settings: SoakSettings,
-    *,
-    initial_duration: float,
-    on_record: Callable[[dict[str, Any]], None],
-    stop_traffic: Callable[[], None],
-    on_trial: Callable[[int, TrialResult], None] | None = None,
-) -> tuple[SoakResult, dict[str, Any]]:
-    """Search, then return the result and the soak record (also given to ``on_record``).
+@dataclasses.dataclass(frozen=True)
+class SoakRequest:
+    """What one soak searches: the traffic, the target and load range and time budget
+    (``settings``, kept in the record), and the first trial's duration [s]."""
 
-    ``on_trial(number, trial)`` is called after each trial (1-based), e.g.
-    for a console line; ``stop_traffic`` after the search, whatever happened.
-    """
-    measured: list[TrialResult] = []
-    estimate: list[Estimate] = []
-    started = datetime.datetime.now(datetime.timezone.utc)
-    error: str | None = None
-    result: SoakResult | None = None
+    traffic: RecordTraffic
+    settings: SoakSettings
+    initial_duration_s: float
 
-    def progress(step: SoakProgress) -> None:
-        measured.append(step.trial)
-        estimate[:] = [step.estimate]
-        if on_trial is not None:
-            on_trial(step.trial_number, step.trial)
 
-    try:
-        result = soak_search(
-            tg,
+@dataclasses.dataclass(frozen=True)
+class SoakRun(RunOutcome):
+    """What a soak run leaves: the search's result (None when it failed) and the record."""
+
+    result: SoakResult | None
+    record: dict[str, Any]
+
+    def record_json(self) -> dict[str, Any]:
+        """The record."""
+        return self.record
+
+
+#: Who hears of a soak run (``progress``: ``SoakProgress`` after each trial).
+SoakHooks = RunHooks[SoakProgress, SoakRun]
+
+
+class SoakBody:
+    """The soak search and its record (``ndrpdr.runflow.RunBody``)."""
+
+    def __init__(self, tg: TrafficGenerator, request: SoakRequest, hooks: SoakHooks) -> None:
+        self.tg, self.request, self.hooks = tg, request, hooks
+        self.trials: list[TrialResult] = []
+        self.last: SoakProgress | None = None
+        self.result: SoakResult | None = None
+        self.started = datetime.datetime.now(datetime.timezone.utc)
+
+    def _after_trial(self, step: SoakProgress) -> None:
+        self.trials.append(step.trial)
+        self.last = step
+        if self.hooks.progress is not None:
+            self.hooks.progress(step)
+
+    def measure(self) -> None:
+        """The soak search."""
+        settings = self.request.settings
+        self.result = soak_search(
+            self.tg,
             settings.min_load_pps,
             settings.max_load_pps,
             time_budget=settings.time_budget_s,
             loss_ratio=settings.loss_ratio,
-            initial_duration=initial_duration,
-            progress=progress,
+            initial_duration=self.request.initial_duration_s,
+            progress=self._after_trial,
         )
-    except BaseException as exc:  # a Robot timeout or Ctrl-C too: the record says so
-        error = failure_text(measurer_cause(exc) or exc)  # as a search's record says it
-        raise
-    finally:
-        stop_traffic()
+
+    def stop_traffic(self) -> None:
+        """Stop the TG's traffic."""
+        self.tg.stop_traffic()
+
+    def conclude(self, end: RunEnd) -> SoakRun:
+        """The record of the trials measured and the estimate after the last of them."""
         record = build_soak_record(
-            traffic=traffic,
-            settings=settings,
-            trials=measured,
-            estimate=estimate[0] if estimate else None,
-            started=started,
+            traffic=self.request.traffic,
+            settings=self.request.settings,
+            trials=self.trials,
+            estimate=None if self.last is None else self.last.estimate,
+            started=self.started,
             finished=datetime.datetime.now(datetime.timezone.utc),
-            stopped=None if result is None else result.stopped,
-            error=error,
+            stopped=None if self.result is None else self.result.stopped,
+            error=end.error,
         )
-        on_record(record)
-    return result, record
+        return SoakRun(result=self.result, record=record, failure=end.failure)
+
+
+def run_soak(tg: TrafficGenerator, request: SoakRequest, hooks: SoakHooks | None = None) -> SoakRun:
+    """Search, then return the run with its soak record (also given to ``hooks.finish``).
+
+    ``hooks`` hear of it as it goes (None: nobody). As ``run_search``: a
+    known failure (NdrPdrError, a TG failure the soak search wrapped too)
+    comes back in the run (``failure``, the record's ``error``), anything
+    else propagates after ``hooks.finish``; traffic is stopped in every
+    case, and a failure to stop it fails the run
+    without losing its record.
+    """
+    hooks = SoakHooks() if hooks is None else hooks
+    return run_flow(SoakBody(tg, request, hooks), hooks)

@@ -68,13 +68,13 @@ Rate In Percent Of The TG Maximum
 Rate Above The TG Maximum Fails
     [Documentation]    A rate the TG cannot send is refused before any traffic, saying why.
     Run Keyword And Expect Error
-    ...    rate=35Mpps (35 Mpps) is above the traffic generator's maximum 29.762 Mpps for 64*
+    ...    rate=35Mpps: 35 Mpps is above the * maximum for 64B frames; accepted: a rate up to 29.762 Mpps
     ...    Send Traffic At Rate For Duration    35Mpps    1s
     Run Keyword And Expect Error
-    ...    rate=25Gbps * is above the traffic generator's maximum *
+    ...    rate=25Gbps: * is above the traffic generator's maximum for 9000B frames; accepted: *
     ...    Send Traffic At Rate For Duration    25Gbps    1s    frame_size=9000
     Run Keyword And Expect Error
-    ...    max_rate=35Mpps: 35 Mpps is above the traffic generator's maximum; accepted: a rate up to 29.762 Mpps
+    ...    max_rate=35Mpps: 35 Mpps is above the * maximum for 64B frames; accepted: a rate up to 29.762 Mpps
     ...    Find NDR And PDR    max_rate=35Mpps
 
 Bad Text Fails Conversion Naming The Value

@@ -1,5 +1,6 @@
-"""A TG that raises mid-search (or mid-soak), in a real Robot run: the test fails naming the
-error, and the record and output.xml keep every trial measured before it."""
+"""A TG that raises mid-search (or mid-soak), or when its traffic is stopped (search, MRR,
+soak), in a real Robot run: the test fails naming the error, and the record and output.xml
+keep every trial measured before it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from acceptance_helpers import SIM, index_tests, read_output, run_robot
+from failing_sim_tg import STOP_ERROR
 
 from ndrpdr.results.schema import validate_record
 
@@ -91,3 +93,62 @@ def test_a_failing_tg_keeps_the_soaks_trials_so_far(tmp_path: Path) -> None:
     assert record["soak"]["critical_load_pps"] is not None
     logged = (tmp_path / "out" / "output.xml").read_text(encoding="utf-8")
     assert 'href="TG_Fails_Mid_Soak.json"' in logged
+
+
+STOP_SUITE = """\
+*** Settings ***
+Library    NdrPdrLibrary    {topology}
+Library    {helper}
+Suite Setup    Set Up Testbed
+Suite Teardown    Tear Down Testbed
+Test Setup    Configure DUTs For Traffic    ethip4-ip4base    64
+
+*** Test Cases ***
+Search Whose Stop Fails
+    Make The Sim TG Fail To Stop
+    Find NDR And PDR    ethip4-ip4base    64    final_trial_duration=1s    duration_sum=1s
+
+MRR Whose Stop Fails
+    Make The Sim TG Fail To Stop
+    Measure MRR    ethip4-ip4base    64    trials=2
+
+Soak Whose Stop Fails
+    Make The Sim TG Fail To Stop
+    Find Critical Load    ethip4-ip4base    64    soak_time=1 min
+"""
+
+
+@pytest.fixture(scope="module")
+def stop_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The output directory of a run whose search, MRR and soak each fail to stop traffic."""
+    out = tmp_path_factory.mktemp("stop")
+    suite = out / "failing_stop.robot"
+    suite.write_text(
+        STOP_SUITE.format(topology=SIM, helper=HERE / "failing_sim_tg.py"), encoding="utf-8"
+    )
+    process = run_robot(out / "out", str(suite))
+    assert process.returncode == 3, process.stdout + process.stderr  # the three tests fail
+    return out / "out"
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("Search Whose Stop Fails", "ndrpdr"),
+        ("MRR Whose Stop Fails", "mrr"),
+        ("Soak Whose Stop Fails", "soak"),
+    ],
+)
+def test_a_failing_stop_keeps_the_record_with_the_error_in_it(
+    stop_run: Path, name: str, kind: str
+) -> None:
+    test = index_tests(read_output(stop_run))[name]
+    assert test.status == "FAIL" and STOP_ERROR in test.message
+    record = json.loads((stop_run / f"{name.replace(' ', '_')}.json").read_text())
+    validate_record(record)
+    assert record["kind"] == kind and record["status"] == "failed"
+    assert record["error"] == f"stopping traffic: {STOP_ERROR}"
+    trials = record["trials"] if kind == "ndrpdr" else record[kind]["trials"]
+    assert trials  # every trial measured before the stop
+    logged = (stop_run / "output.xml").read_text(encoding="utf-8")
+    assert f'href="{name.replace(" ", "_")}.json"' in logged

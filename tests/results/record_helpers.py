@@ -11,12 +11,12 @@ from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.profiles import FrameSize
 from ndrpdr.results.mrrrecord import build_mrr_record
+from ndrpdr.results.record import RecordTraffic
 from ndrpdr.results.schema import validate_record
-from ndrpdr.results.soakrecord import SoakSettings, SoakTraffic
+from ndrpdr.results.soakrecord import SoakSettings
 from ndrpdr.search import Goal, TrialResult
-from ndrpdr.search.errors import MeasurerFailedError
 from ndrpdr.searchrun import SearchRun
-from ndrpdr.soakrun import run_soak
+from ndrpdr.soakrun import SoakRequest, run_soak
 from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
@@ -106,10 +106,7 @@ def sim_mrr_record(
     trials = [tg.measure(trial_s, tg.max_load_pps) for _ in range(count)]
     start = started or datetime.datetime.now(datetime.timezone.utc)
     return build_mrr_record(
-        topology=topology,
-        profile=PROFILE,
-        frame_size=64,
-        directions=2,
+        traffic=RecordTraffic(topology, PROFILE, 64, 2),
         load_pps=tg.max_load_pps,
         trial_duration_s=trial_s,
         trials=trials,
@@ -136,17 +133,13 @@ def sim_soak_record(
         if fail_at is None
         else FailingTG(topology, fail_at, message)
     )
-    records: list[dict[str, Any]] = []
-    try:
-        run_soak(
-            tg,
-            SoakTraffic(topology, PROFILE, 64, 2),
+    run = run_soak(
+        tg,
+        SoakRequest(
+            RecordTraffic(topology, PROFILE, 64, 2),
             SoakSettings(1e-7, tg.max_load_pps / 1000.0, tg.max_load_pps, soak_time_s),
-            initial_duration=1.0,
-            on_record=records.append,
-            stop_traffic=tg.stop_traffic,
-        )
-    except MeasurerFailedError:  # the search's wrapper of what the TG raised
-        if fail_at is None:
-            raise
-    return records[0]
+            initial_duration_s=1.0,
+        ),
+    )
+    assert (run.failure is None) == (fail_at is None)
+    return run.record

@@ -12,7 +12,7 @@ import pytest
 
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.results.mrrrecord import build_mrr_record
-from ndrpdr.results.record import RECORD_VERSION
+from ndrpdr.results.record import RECORD_VERSION, RecordTraffic
 from ndrpdr.results.schema import RecordError, validate_record
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.topology.loader import load_topology
@@ -24,10 +24,7 @@ START = datetime.datetime(2025, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)
 
 def _record(trials: list[TrialResult], error: str | None = None) -> dict[str, Any]:
     return build_mrr_record(
-        topology=load_topology(SIM),
-        profile=get_profile("ethip4-ip4base"),
-        frame_size=64,
-        directions=2,
+        traffic=RecordTraffic(load_topology(SIM), get_profile("ethip4-ip4base"), 64, 2),
         load_pps=1e7,
         trial_duration_s=1.0,
         trials=trials,

@@ -11,6 +11,7 @@ from typing import Any
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.results.mrrrecord import build_mrr_record
+from ndrpdr.results.record import RecordTraffic
 from ndrpdr.results.schema import validate_record
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.topology.model import Topology
@@ -53,10 +54,7 @@ def _mrr_record_text() -> str:
     trials = [tg.measure(1.0, tg.max_load_pps) for _ in range(3)]
     start = datetime.datetime(2026, 11, 20, 22, 5, tzinfo=UTC)
     record = build_mrr_record(
-        topology=topology,
-        profile=PROFILE,
-        frame_size=64,
-        directions=2,
+        traffic=RecordTraffic(topology, PROFILE, 64, 2),
         load_pps=tg.max_load_pps,
         trial_duration_s=1.0,
         trials=trials,

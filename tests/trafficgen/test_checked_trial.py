@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ndrpdr.trafficgen.base import LOAD_SLACK, TrafficGeneratorError, checked_trial
+from ndrpdr.rates import LOAD_SLACK
+from ndrpdr.trafficgen.base import TrafficGeneratorError, checked_trial
 
 
 def test_numbers_come_back_as_floats() -> None:

@@ -10,7 +10,7 @@ import pytest
 from ndrpdr.results.flapping import TrialView, find_flapping
 from ndrpdr.search import Goal, GoalIrregularity, SearchResult, search
 from ndrpdr.search.errors import SearchInputError
-from ndrpdr.searchrun import default_min_load
+from ndrpdr.searchlimits import default_min_load
 from ndrpdr.simdut.models import (
     ChainModel,
     DeadDut,

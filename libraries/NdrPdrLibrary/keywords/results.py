@@ -7,15 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from ndrpdr.errors import NdrPdrError
-from ndrpdr.report.latencyplot import latency_svg
-from ndrpdr.report.soaksummary import soak_message
-from ndrpdr.report.summary import search_message
-from ndrpdr.report.traceplot import trace_svg
-from ndrpdr.report.trialtable import trials_html
-from ndrpdr.results.mrrrecord import mrr_message
 from ndrpdr.results.schema import validate_record
-from NdrPdrLibrary import robotout
 from NdrPdrLibrary.keywords.component import Component, keyword
+from NdrPdrLibrary.publish import log_record
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -73,17 +67,4 @@ class ResultsKeywords(Component):
         Example:
         | Log Result Record    old-results/64B-1c-ethip4-ip4base-ndrpdr.json
         """
-        record = self.read_result_record(path)
-        if record["kind"] == "mrr":  # no search: the receive rates and the trials
-            robotout.info(mrr_message(record))
-            robotout.info(trials_html({"trials": record["mrr"]["trials"]}), html=True)
-            return
-        if record["kind"] == "soak":  # no bounds: the critical load and the trials
-            robotout.info(soak_message(record))
-            robotout.info(trials_html({"trials": record["soak"]["trials"]}), html=True)
-            return
-        robotout.info(search_message(record))
-        robotout.info(trace_svg(record), html=True)
-        if latency := latency_svg(record):
-            robotout.info(latency, html=True)
-        robotout.info(trials_html(record), html=True)
+        log_record(self.read_result_record(path))

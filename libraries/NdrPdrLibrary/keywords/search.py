@@ -6,19 +6,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TypedDict
 
-from ndrpdr.activebed.statecount import state_plan
 from ndrpdr.console.progress import ProgressOption, ProgressPrinter
 from ndrpdr.errors import NdrPdrError
-from ndrpdr.families import get_family
 from ndrpdr.goals import PDR_LOSS_RATIO
 from ndrpdr.latencyrun import DEFAULT_LATENCY_DURATION_S
 from ndrpdr.report.latencysummary import point_line
 from ndrpdr.report.summary import search_message
-from ndrpdr.results.irregular import ROBOT_NAMES, IrregularPolicy, irregular_text
+from ndrpdr.results.irregular import ROBOT_NAMES, IrregularPolicy
 from ndrpdr.results.searchrecord import GoalEntry, SearchRecord
+from ndrpdr.runsetup import allowed_irregular, search_problem
 from ndrpdr.search import Goal
-from ndrpdr.searchlimits import Given, check_load_range, check_search_settings
-from ndrpdr.searchrun import RunHooks, SearchRequest, SearchRun, run_search
+from ndrpdr.searchlimits import Given, check_search_settings
+from ndrpdr.searchrun import SearchHooks, SearchRequest, SearchRun, run_search
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.argtypes import (
     BinaryAlgorithm,
@@ -116,11 +115,10 @@ class SearchKeywords(Component):
         irregular: IrregularPolicy = IrregularPolicy.FAIL,
     ) -> SearchOutcome:
         ctx = self.ctx
-        low, high = check_load_range(  # before any trial; names the argument or the variable
+        setup = traffic.setup(ctx)
+        low, high = setup.load_range(  # before any trial; names the argument or the variable
             None if min_rate is None else _robot_given(ctx, "min_rate", str(min_rate)),
             None if max_rate is None else _robot_given(ctx, "max_rate", str(max_rate)),
-            tg_max_pps=traffic.tg.max_load_pps,
-            frame_size=traffic.frame_size,
             min_percent_of_tg=True,
         )
         robotout.console(f"\n{kind} search ({algorithm}): {traffic.describe()}")
@@ -135,60 +133,46 @@ class SearchKeywords(Component):
         published: list[Path | None] = []
 
         def finish(outcome: SearchRun) -> None:  # before a Ctrl-C or a timeout propagates
-            record = outcome.record.to_json()  # publishing tags IRREGULAR too
-            published.append(publish_record(ctx, record, kind=kind.lower(), path=target))
+            record = outcome.record_json()  # publishing tags IRREGULAR too
+            published.append(publish_record(ctx, record, path=target))
 
         request = SearchRequest(
-            topology=ctx.topology,
-            profile=traffic.profile,
-            frame_size=traffic.frame_size,
+            traffic=setup.traffic,
             goals=tuple(goals),
             algorithm=algorithm,
             min_load_pps=low,
             max_load_pps=high,
             max_search_time_s=max_search_time,
-            directions=traffic.directions,
             pdr_loss_ratio=pdr_loss_ratio,
             calibrate=True,
             latency_duration_s=latency_duration_s,
             irregular=irregular,
             setting_names=ROBOT_NAMES,
         )
-        hooks = RunHooks(
+        hooks = SearchHooks(
             progress=progress,
-            telemetry=ctx.testbed.collect_telemetry,
             notice=robotout.warn,
             latency_progress=None
             if progress is None
             else lambda point: robotout.console(point_line(point.to_json())),
             record_path=target,
-            health=ctx.testbed.check_duts,
             finish=finish,
             failed=lambda error: robotout.console(f"{kind} search FAIL: {error}"),
-            state=state_plan(
-                ctx.testbed,
-                get_family(traffic.profile.name),
-                traffic.tg,
-                traffic.frame_size,
-                traffic.directions,
-            ),
         )
-        outcome = run_search(traffic.tg, request, hooks)
+        outcome = run_search(traffic.tg, request, setup.search_hooks(hooks))
         record, (path,) = outcome.record, published
         kept = f" ({len(record.trials)} trials kept in {path or 'the log'})"
-        if outcome.irregular_failed:  # with the bounds found, if any (a time cap)
-            found = any(goal.lower_bound_pps is not None for goal in record.goals)
-            text = (
-                irregular_text(outcome.irregular) + kept + (_bound_lines(record) if found else "")
-            )
-            raise SearchFailedError(f"{kind} search irregular: {text}")
-        if outcome.error is not None:
-            bounds = _bound_lines(record)
-            raise SearchFailedError(f"{kind} search failed: {outcome.error}{kept}{bounds}")
+        problem = search_problem(outcome)
+        if problem is not None:
+            word, text = problem
+            # irregular: with the bounds found, if any (a time cap); failed: with the bounds
+            found = word == "failed" or any(g.lower_bound_pps is not None for g in record.goals)
+            bounds = _bound_lines(record) if found else ""
+            raise SearchFailedError(f"{kind} search {word}: {text}{kept}{bounds}")
         if ctx.record_error is not None:
             raise SearchFailedError(f"{kind} search: {ctx.record_error}{_bound_lines(record)}")
-        for item in outcome.irregular:  # allowed by irregular=warn
-            robotout.warn(f"{kind} search irregular (irregular=warn): {item.message}")
+        for line in allowed_irregular(outcome, "irregular=warn"):
+            robotout.warn(f"{kind} {line}")
         goal_bounds = [_goal_bounds(record, entry) for entry in record.goals]
         ndr, pdr = record.ndr, record.pdr
         return SearchOutcome(

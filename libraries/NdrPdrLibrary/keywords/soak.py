@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TypedDict
 
-from ndrpdr.console.lines import trial_line
-from ndrpdr.console.progress import ProgressOption
-from ndrpdr.report.soaksummary import soak_message, soak_metadata
-from ndrpdr.report.trialtable import trials_html
-from ndrpdr.results.soakbursts import bursts_text
-from ndrpdr.results.soakrecord import SoakSettings, SoakTraffic
 from ndrpdr.search.soak import SOAK_LOSS_RATIO, SoakResult
-from ndrpdr.search.trial import TrialResult
-from ndrpdr.searchlimits import Given, check_load_range
-from ndrpdr.searchrun import default_min_load
-from ndrpdr.soakrun import run_soak
+from ndrpdr.searchlimits import Given
+from ndrpdr.soakrun import SoakHooks, SoakRequest, run_soak
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.argtypes import Duration, FrameSize, Rate, TrafficProfile
 from NdrPdrLibrary.keywords.component import Component, keyword
-from NdrPdrLibrary.publish import publish_plain_record
-from NdrPdrLibrary.traffic import open_traffic, prepared_tg
+from NdrPdrLibrary.publish import record_publisher
+from NdrPdrLibrary.traffic import open_traffic, prepared_tg, trial_printer
 
 
 class CriticalLoad(TypedDict):
@@ -93,9 +85,10 @@ class SoakKeywords(Component):
         (the target, the time budget and the time used, the estimate and its
         bounds, every trial) is written next to output.xml as a search's
         record is, and linked from the log; it is written also when a trial
-        fails (``status`` "failed", the trials so far). Returns a `CriticalLoad`. A
-        stateful family (NAT44) first gets its ramp-up and session check, as
-        `Find NDR And PDR` does, and ramp-ups again as its sessions age.
+        fails or the traffic does not stop (``status`` "failed", the trials so
+        far). Returns a `CriticalLoad`. A stateful family (NAT44) first gets
+        its ramp-up and session check, as `Find NDR And PDR` does, and
+        ramp-ups again as its sessions age.
 
         Example:
         | ${soak} =    Find Critical Load    ethip4-ip4base    64    soak_time=30 min
@@ -105,43 +98,31 @@ class SoakKeywords(Component):
         traffic = open_traffic(
             self.ctx, profile, frame_size, bidirectional=bidirectional, flows=flows
         )
-        low, high = check_load_range(
+        setup = traffic.setup(self.ctx)
+        settings = setup.soak_settings(
             None if min_rate is None else Given("min_rate", str(min_rate)),
             None if max_rate is None else Given("max_rate", str(max_rate)),
-            tg_max_pps=traffic.tg.max_load_pps,
-            frame_size=traffic.frame_size,
+            loss_ratio=loss_ratio,
+            time_budget_s=float(soak_time),
             min_percent_of_tg=True,
         )
-        low = default_min_load(high) if low is None else low
         robotout.console(
             f"\nsoak search: {float(soak_time):g} s for loss ratio {loss_ratio:g}, "
             f"{traffic.describe()}"
         )
-        show = self.ctx.progress is ProgressOption.TRIALS
-
-        def on_trial(number: int, trial: TrialResult) -> None:
-            if show:
-                robotout.console(trial_line(number, trial))
-
-        def on_record(record: dict[str, Any]) -> None:  # also when a trial fails
-            robotout.info(trials_html({"trials": record["soak"]["trials"]}), html=True)
-            publish_plain_record(self.ctx, record)
-
-        tg = prepared_tg(self.ctx, traffic)
-        result, record = run_soak(
-            tg,
-            SoakTraffic(self.ctx.topology, traffic.profile, traffic.frame_size, traffic.directions),
-            SoakSettings(loss_ratio, low, high, float(soak_time)),
-            initial_duration=min(float(initial_trial_duration), float(soak_time)),
-            on_record=on_record,
-            stop_traffic=traffic.tg.stop_traffic,
-            on_trial=on_trial,
+        run = run_soak(
+            prepared_tg(self.ctx, traffic),
+            SoakRequest(
+                setup.traffic,
+                settings,
+                initial_duration_s=min(float(initial_trial_duration), float(soak_time)),
+            ),
+            SoakHooks(
+                progress=trial_printer(self.ctx),
+                finish=record_publisher(self.ctx),  # also when it fails
+            ),
         )
-        if record["soak"]["bursts"] is not None:
-            robotout.warn(f"{robotout.test_name()}: {bursts_text(record['soak']['bursts'])}")
-        message = soak_message(record)
-        robotout.info(message)
-        metadata = soak_metadata(record)
-        robotout.set_test_result(message, metadata)
-        robotout.set_suite_result_line(" ".join(f"{k}={v}" for k, v in metadata.items()))
-        return _outcome(result)
+        if run.failure is not None:  # the record is published: the failure as raised
+            raise run.failure
+        assert run.result is not None  # a soak that did not fail has its result
+        return _outcome(run.result)

@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from ndrpdr.console.lines import trial_line
-from ndrpdr.console.progress import ProgressOption
-from ndrpdr.mrrrun import MrrSettings, MrrTraffic, run_mrr
-from ndrpdr.report.summary import bounds_line, plain_number
-from ndrpdr.report.trialtable import trials_html
-from ndrpdr.results.mrrrecord import mrr_message
+from ndrpdr.mrrrun import MrrHooks, MrrRequest, run_mrr
 from ndrpdr.search import TrialResult
 from ndrpdr.searchlimits import Given
 from ndrpdr.units import format_rate
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.argtypes import Duration, FrameSize, Rate, TrafficProfile
 from NdrPdrLibrary.keywords.component import Component, keyword
-from NdrPdrLibrary.publish import publish_plain_record
-from NdrPdrLibrary.traffic import Traffic, open_traffic, prepared_tg
+from NdrPdrLibrary.publish import record_publisher
+from NdrPdrLibrary.traffic import Traffic, open_traffic, prepared_tg, trial_printer
 
 
 class TrialSummary(TypedDict):
@@ -128,7 +124,8 @@ class TrafficKeywords(Component):
         (what ``robot --xunit`` files carry). A JSON record of kind
         ``mrr`` (every trial, the receive rate's mean / stdev / min / max) is
         written next to output.xml as a search's record is, and linked from
-        the log; it is written also when a trial fails (``status`` "failed").
+        the log; it is written also when a trial fails or the traffic does not
+        stop (``status`` "failed", the error as a search's record says it).
         A stateful family (NAT44) first gets its ramp-up and session check,
         as `Find NDR And PDR` does (logged; a short count fails the keyword).
 
@@ -145,36 +142,17 @@ class TrafficKeywords(Component):
         robotout.console(
             f"\nMRR: {trials} trials of {duration:g} s at {format_rate(load)}, {traffic.describe()}"
         )
-
-        tg = prepared_tg(self.ctx, traffic)
-
-        def on_trial(index: int, trial: TrialResult) -> None:
-            if self.ctx.progress is ProgressOption.TRIALS:
-                robotout.console(trial_line(index, trial))
-
-        def on_record(record: dict[str, Any]) -> None:
-            robotout.info(trials_html({"trials": record["mrr"]["trials"]}), html=True)
-            publish_plain_record(self.ctx, record)
-
-        record = run_mrr(
-            tg,
-            MrrTraffic(self.ctx.topology, traffic.profile, traffic.frame_size, traffic.directions),
-            MrrSettings(load_pps=load, trial_duration_s=duration, trials=trials),
-            on_record=on_record,
-            on_trial=on_trial,
+        run = run_mrr(
+            prepared_tg(self.ctx, traffic),
+            MrrRequest(traffic.setup(self.ctx).traffic, load, duration, trials),
+            MrrHooks(
+                progress=trial_printer(self.ctx),
+                finish=record_publisher(self.ctx),  # also when it fails
+            ),
         )
-        stats = record["mrr"]["receive_rate_pps"]
+        if run.failure is not None:  # the record is published: the failure as raised
+            raise run.failure
+        stats = run.record["mrr"]["receive_rate_pps"]
         assert stats is not None  # trials >= 1 and none failed
         rates: list[float] = stats["values"]
-        message = mrr_message(record)
-        robotout.info(message)
-        metadata = {
-            "MRR_AVG": plain_number(stats["mean"]),
-            "MRR_STDEV": plain_number(stats["stdev"]),
-            "MRR_MIN": plain_number(stats["min"]),
-            "MRR_MAX": plain_number(stats["max"]),
-            "MRR_RATES": ",".join(plain_number(r) for r in rates),
-        }
-        robotout.set_test_result(message, metadata)
-        robotout.set_suite_result_line(bounds_line(metadata))  # what --xunit files carry
         return rates

@@ -8,20 +8,24 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ndrpdr.activebed.statecount import state_plan
 from ndrpdr.activebed.testbed import ActiveTestbed
-from ndrpdr.cli.options import add_console_option, add_traffic_options, traffic_from
+from ndrpdr.cli.options import (
+    add_console_option,
+    add_traffic_options,
+    configured_tg,
+    traffic_directions,
+    traffic_from,
+)
 from ndrpdr.cli.searchargs import given, search_settings, usage_error
 from ndrpdr.console.lines import bounds_lines, print_to
 from ndrpdr.console.progress import ConsoleKind, ProgressPrinter
-from ndrpdr.families import get_family
 from ndrpdr.goals import NDR_LOSS_RATIO, PDR_LOSS_RATIO
 from ndrpdr.latencyrun import DEFAULT_LATENCY_DURATION_S
-from ndrpdr.profiles import frame_sizes
 from ndrpdr.report.latencysummary import latency_lines
 from ndrpdr.results.caveats import caveat_lines
-from ndrpdr.results.irregular import IrregularPolicy, irregular_text
-from ndrpdr.results.record import write_record
+from ndrpdr.results.irregular import IrregularPolicy
+from ndrpdr.results.record import RecordTraffic, write_record
+from ndrpdr.runsetup import RunSetup, allowed_irregular, search_problem
 from ndrpdr.search import ALGORITHMS
 from ndrpdr.searchlimits import (
     DEFAULT_MAX_SEARCH_TIME_S,
@@ -31,9 +35,8 @@ from ndrpdr.searchlimits import (
     LATENCY_DURATION_MAX_S,
     MAX_SEARCH_TIME_MAX_S,
     BadSettingError,
-    check_load_range,
 )
-from ndrpdr.searchrun import RunHooks, SearchRequest, SearchRun, run_search
+from ndrpdr.searchrun import SearchHooks, SearchRequest, SearchRun, run_search
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -113,18 +116,11 @@ def run(args: argparse.Namespace) -> int:
     finished: list[SearchRun] = []  # the run's outcome, however it ended
     try:
         with ActiveTestbed(topology, nic=args.nic) as testbed:
-            family = get_family(profile.name)
-            size, smt = max(frame_sizes(frame_size)), not args.no_smt
-            testbed.configure_family(family, cores=args.cores, max_frame_size_b=size, smt=smt)
-            directions = 1 if args.unidirectional or profile.unidirectional else 2
-            tg = testbed.traffic_generator(profile, frame_size, bidirectional=directions == 2)
+            tg = configured_tg(testbed, args, profile, frame_size)
+            directions = traffic_directions(args, profile)
+            setup = RunSetup(testbed, tg, RecordTraffic(topology, profile, frame_size, directions))
             try:  # rates in % or bps need the TG's maximum: checked now, before any trial
-                low, high = check_load_range(
-                    given(args, "min_rate"),
-                    given(args, "max_rate"),
-                    tg_max_pps=tg.max_load_pps,
-                    frame_size=frame_size,
-                )
+                low, high = setup.load_range(given(args, "min_rate"), given(args, "max_rate"))
             except BadSettingError as exc:
                 return usage_error("search", exc)
             console = ConsoleKind(args.console)
@@ -135,43 +131,35 @@ def run(args: argparse.Namespace) -> int:
                     f"up to {high:.6g} pps",
                 )
             request = SearchRequest(
-                topology=topology,
-                profile=profile,
-                frame_size=frame_size,
+                traffic=setup.traffic,
                 goals=settings.goals(),
                 algorithm=args.algorithm,
                 min_load_pps=low,
                 max_load_pps=high,
                 max_search_time_s=settings.max_search_time_s,
-                directions=directions,
                 calibrate=not args.no_calibrate,
                 latency_duration_s=None if args.no_latency else settings.latency_duration_s,
                 irregular=IrregularPolicy.WARN if args.allow_irregular else IrregularPolicy.FAIL,
             )
-            hooks = RunHooks(
+            hooks = SearchHooks(
                 progress=ProgressPrinter(lambda line: print_to(sys.stdout, line))
                 if console.shows_trials
                 else None,
-                telemetry=testbed.collect_telemetry,
                 notice=lambda text: print_to(sys.stdout, f"WARNING: {text}"),
                 record_path=args.json,
-                health=testbed.check_duts,
                 finish=finished.append,
-                state=state_plan(testbed, family, tg, frame_size, directions),
             )
             # a Ctrl-C propagates from here, once finish has the outcome
-            run_search(tg, request, hooks)
+            run_search(tg, request, setup.search_hooks(hooks))
     finally:  # after teardown, also when a Ctrl-C propagates: the record and the bounds
-        written = not finished or _report(args, finished[0].record.to_json())
+        written = not finished or _report(args, finished[0].record_json())
     outcome = finished[0]
-    if outcome.irregular_failed:
-        print_to(sys.stderr, f"search irregular: {irregular_text(outcome.irregular)}")
+    problem = search_problem(outcome)
+    if problem is not None:
+        print_to(sys.stderr, f"search {problem[0]}: {problem[1]}")
         return 1
-    if outcome.error:
-        print_to(sys.stderr, f"search failed: {outcome.error}")
-        return 1
-    for item in outcome.irregular:  # allowed by --allow-irregular
-        print_to(sys.stderr, f"WARNING: search irregular (--allow-irregular): {item.message}")
+    for line in allowed_irregular(outcome, "--allow-irregular"):
+        print_to(sys.stderr, f"WARNING: {line}")
     return 0 if written else 1
 
 

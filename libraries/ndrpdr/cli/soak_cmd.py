@@ -18,12 +18,11 @@ from ndrpdr.cli.options import (
 from ndrpdr.cli.searchargs import usage_error
 from ndrpdr.console.lines import print_to
 from ndrpdr.report.soaksummary import soak_message
-from ndrpdr.results.record import write_record
-from ndrpdr.results.soakrecord import SoakSettings, SoakTraffic
+from ndrpdr.results.record import RecordTraffic, write_record
+from ndrpdr.runsetup import RunSetup
 from ndrpdr.search.soak import SOAK_LOSS_RATIO
-from ndrpdr.searchlimits import BadSettingError, Given, check_load_range
-from ndrpdr.searchrun import default_min_load
-from ndrpdr.soakrun import run_soak
+from ndrpdr.searchlimits import BadSettingError, Given
+from ndrpdr.soakrun import SoakHooks, SoakRequest, run_soak
 from ndrpdr.units import UnitError, parse_duration
 
 
@@ -57,27 +56,26 @@ def run(args: argparse.Namespace) -> int:
         return usage_error("soak", exc)
     with ActiveTestbed(topology, nic=args.nic) as testbed:
         tg = configured_tg(testbed, args, profile, frame_size)
+        directions = traffic_directions(args, profile)
+        setup = RunSetup(testbed, tg, RecordTraffic(topology, profile, frame_size, directions))
         try:
-            low, high = check_load_range(
+            settings = setup.soak_settings(
                 None if args.min_rate is None else Given("--min-rate", args.min_rate),
                 None if args.max_rate is None else Given("--max-rate", args.max_rate),
-                tg_max_pps=tg.max_load_pps,
-                frame_size=frame_size,
+                loss_ratio=args.loss_ratio,
+                time_budget_s=soak_time,
             )
         except BadSettingError as exc:
             return usage_error("soak", exc)
         written: list[bool] = []
-        _, record = run_soak(
+        run = run_soak(
             tg,
-            SoakTraffic(topology, profile, frame_size, traffic_directions(args, profile)),
-            SoakSettings(
-                args.loss_ratio, default_min_load(high) if low is None else low, high, soak_time
-            ),
-            initial_duration=min(1.0, soak_time),
-            on_record=lambda record: written.append(_write(args.json, record)),
-            stop_traffic=tg.stop_traffic,
+            SoakRequest(setup.traffic, settings, initial_duration_s=min(1.0, soak_time)),
+            SoakHooks(finish=lambda run: written.append(_write(args.json, run.record))),
         )
-    print(soak_message(record))
+        if run.failure is not None:  # the record is written: the failure as raised, as before
+            raise run.failure
+    print(soak_message(run.record))
     return 0 if all(written) else 1
 
 

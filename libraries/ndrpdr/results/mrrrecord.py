@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import datetime
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ndrpdr.profiles import FrameSize, Profile
 from ndrpdr.results.record import RecordTraffic, record_head, trial_entry
 from ndrpdr.search.trial import TrialResult
-from ndrpdr.topology.model import Topology
 
 
 def receive_rate(trial: TrialResult) -> float:
@@ -43,10 +41,7 @@ def receive_rate_stats(trials: Sequence[TrialResult]) -> dict[str, Any] | None:
 
 def build_mrr_record(
     *,
-    topology: Topology,
-    profile: Profile,
-    frame_size: FrameSize,
-    directions: int,
+    traffic: RecordTraffic,
     load_pps: float,
     trial_duration_s: float,
     trials: Sequence[TrialResult],
@@ -59,7 +54,6 @@ def build_mrr_record(
     With ``error`` the measurement stopped early: ``trials`` are the ones
     measured before, and ``status`` is "failed".
     """
-    traffic = RecordTraffic(topology, profile, frame_size, directions)
     return {
         **record_head("mrr", traffic, started, finished, error),
         "mrr": {
@@ -72,7 +66,7 @@ def build_mrr_record(
     }
 
 
-def mrr_message(record: dict[str, Any]) -> str:
+def mrr_message(record: Mapping[str, Any]) -> str:
     """``MRR: avg 9.5000 Mpps, stdev 0.0000 Mpps (min ..., max ...; 10 x 1 s at 10.0000 Mpps)``."""
     mrr = record["mrr"]
     stats = mrr["receive_rate_pps"]

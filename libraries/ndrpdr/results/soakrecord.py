@@ -41,10 +41,6 @@ class SoakSettings:
     time_budget_s: float
 
 
-#: The traffic soaked (the record's ``testbed`` and ``profile``).
-SoakTraffic = RecordTraffic
-
-
 def limited_by(estimate: Estimate, settings: SoakSettings) -> str | None:
     """ "min_load" / "max_load" when the 95 % interval reaches that end of the load range
     (as ``SoakResult.limited_by`` says it)."""
@@ -70,7 +66,7 @@ def critical_load_section(estimate: Estimate | None) -> dict[str, float] | None:
 
 def build_soak_record(
     *,
-    traffic: SoakTraffic,
+    traffic: RecordTraffic,
     settings: SoakSettings,
     trials: Sequence[TrialResult],
     estimate: Estimate | None,

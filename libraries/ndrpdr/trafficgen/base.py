@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from ndrpdr.drivers import read_options
 from ndrpdr.errors import NdrPdrError
+from ndrpdr.rates import above_max
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.trafficgen.latency import LatencyResult
 
@@ -54,10 +55,6 @@ class UnsupportedTrafficError(TrafficGeneratorError):
     """
 
 
-#: How far above a TG's maximum a trial's load may be [relative]: float rounding, not a request.
-LOAD_SLACK = 1e-9
-
-
 def checked_trial(
     node: str, duration: object, load: object, max_load_pps: float, what: str = "trial"
 ) -> tuple[float, float]:
@@ -65,7 +62,7 @@ def checked_trial(
 
     TrafficGeneratorError, naming ``node``, ``what`` and the value, unless
     both are finite numbers, ``duration`` > 0 and 0 <= ``load`` <=
-    ``max_load_pps`` (plus LOAD_SLACK).
+    ``max_load_pps`` (``ndrpdr.rates.above_max``: plus float rounding).
     """
     duration_s = _finite_number(duration)
     if duration_s is None or duration_s <= 0:
@@ -77,7 +74,7 @@ def checked_trial(
         raise TrafficGeneratorError(
             f"{node}: {what} load={load!r} pps must be a finite number >= 0"
         )
-    if load_pps > max_load_pps * (1 + LOAD_SLACK):
+    if above_max(load_pps, max_load_pps):
         raise TrafficGeneratorError(
             f"{node}: {what} load {load_pps:.6g} pps is above the maximum {max_load_pps:.6g} pps"
         )
