@@ -329,7 +329,7 @@ class ActiveTestbed:
         self.cores = cores
         for key, dut in self._duts.items():
             driver = self.topology.nodes[key].driver
-            mode = family.setup.modes.get(driver, base)
+            mode = family.setup.mode(driver, base)
             config = dataclasses.replace(configs[key], mode=mode)
             if dut in self._started:
                 dut.stop()
@@ -444,15 +444,13 @@ class ActiveTestbed:
             self._guard(errors, f"{dut.node} stop", dut.stop)
 
     def _close_duts(self, errors: list[str]) -> None:
-        """End what a DUT driver keeps for the whole run (``close``, when it has one).
+        """End what a DUT driver keeps for the whole run (its ``close``).
 
         A driver whose data plane lives across tests (VPP of the run on af_packet
         ports) stops it here; failures go to ``errors``.
         """
         for dut in self._duts.values():
-            close = getattr(dut, "close", None)
-            if callable(close):
-                self._guard(errors, f"{dut.node} close", close)
+            self._guard(errors, f"{dut.node} close", dut.close)
 
     def _keep_telemetry(self, dut: DutDriver) -> None:
         texts = placement_texts(dut.node, self.cpu_placements, self._claims)

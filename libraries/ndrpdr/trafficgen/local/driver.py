@@ -56,6 +56,7 @@ from ndrpdr.trafficgen.base import (
     STRETCH_TOLERANCE,
     ProfileTraffic,
     TrafficContext,
+    TrafficGenerator,
     TrafficGeneratorError,
     UnsupportedTrafficError,
     checked_trial,
@@ -118,7 +119,7 @@ def _split(total: int, parts: int) -> list[int]:
     return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
 
 
-class LocalTrafficGenerator(ProfileTraffic):
+class LocalTrafficGenerator(ProfileTraffic, TrafficGenerator):
     """The ``local`` TG driver (a TrafficGenerator): tcpreplay senders, veth counters."""
 
     #: It sends a frame list (a pcap per direction): a sample of a family's flows beyond it.
@@ -482,4 +483,5 @@ DESCRIPTION = DriverDescription(
     options=LocalTgOptions,
     factory=make_local_tg,
     access=("netns",),
+    version=tcpreplay.tcpreplay_version,
 )

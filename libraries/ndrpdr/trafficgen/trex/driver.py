@@ -54,6 +54,7 @@ from ndrpdr.trafficgen.base import (
     STRETCH_GRACE_S,
     STRETCH_TOLERANCE,
     ProfileTraffic,
+    TrafficGenerator,
     TrafficGeneratorError,
     checked_trial,
 )
@@ -87,7 +88,7 @@ POLL_S = 0.1
 _T = TypeVar("_T")
 
 
-class TrexTrafficGenerator(ProfileTraffic):
+class TrexTrafficGenerator(ProfileTraffic, TrafficGenerator):
     """The ``trex`` TG driver (a TrafficGenerator): one test's traffic over a TrexSession."""
 
     #: The TRex mode this traffic needs (the session restarts TRex to change it).
