@@ -186,6 +186,10 @@ class DutDriver(Protocol):
     ``close`` and ``run_cli``.
     """
 
+    #: Shortest pause the driver asks for between two health checks [s] (default 0: none;
+    #: a check that runs several commands asks for more, ``ndrpdr.dut.health``).
+    health_interval_s: float = 0.0
+
     @property
     def node(self) -> str:
         """The node key ("DUT1")."""
@@ -210,12 +214,6 @@ class DutDriver(Protocol):
     def telemetry(self) -> dict[str, str]:
         """Named texts for the result: counters, state, the process log."""
         ...
-
-    @property
-    def health_interval_s(self) -> float:
-        """Shortest pause the driver asks for between two health checks [s] (default 0: none;
-        a check that runs several commands asks for more, ``ndrpdr.dut.health``)."""
-        return 0.0
 
     def close(self) -> None:
         """End what lives for the whole run, after the last ``stop`` (default: nothing)."""
