@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ndrpdr.dut.base import DutError, family_setup_of
+from ndrpdr.dut.base import DutError
 from ndrpdr.families import Family
 from ndrpdr.families.stateful import StateCheck, StateCount, StatePlan
 from ndrpdr.profiles import FrameSize, pcap_flows
@@ -35,7 +35,7 @@ def flows_sent(tg: TrafficGenerator, family: Family, frame_size: FrameSize) -> i
 
 
 def _check(testbed: ActiveTestbed, family: Family, key: str) -> StateCheck | None:
-    if family_setup_of(testbed.topology.nodes[key].driver) != "vpp" or family.setup.vpp is None:
+    if family.setup.vpp_for(testbed.topology.nodes[key].driver) is None:
         return None
     check = getattr(family.setup.vpp, "state_check", None)
     return check if isinstance(check, StateCheck) else None

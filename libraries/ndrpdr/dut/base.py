@@ -129,6 +129,11 @@ class FamilySetup:
             return self.vpp is not None
         return driver in self.modes or (kind == "every" and driver not in self.reasons)
 
+    def vpp_for(self, driver: str) -> VppSetup | None:
+        """The VPP set-up ``driver`` configures for this family: None unless it takes VPP's
+        set-up (its description's ``family_setup``) and the family has one."""
+        return self.vpp if family_setup_of(driver) == "vpp" else None
+
     def mode(self, driver: str, own: ForwardingMode) -> ForwardingMode:
         """The basic mode ``driver`` runs this family in: the one named for it, else ``own``
         (the mode of the family's traffic: l2xc for L2 frames, else ip4base)."""
