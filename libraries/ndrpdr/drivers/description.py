@@ -39,10 +39,10 @@ KIND_NAMES: dict[AccessKind, str] = {
 }
 
 #: Which of a test family's set-ups (``ndrpdr.dut.base.FamilySetup``) a DUT driver takes:
-#: ``every``: a basic forwarding mode for every family, the one the family names for it or
-#: else its traffic's own (the sim: its cost model stands for any set-up); ``vpp``: the
-#: family's VPP set-up; ``mode``: the basic mode a family names for it (linux, testpmd...),
-#: so it runs only those families.
+#: ``every``: a basic forwarding mode for every family that gives no reason against it, the
+#: mode the family names for it or else its traffic's own (the sim: its cost model stands
+#: for any set-up); ``vpp``: the family's VPP set-up; ``mode``: the basic mode a family
+#: names for it (linux, testpmd...), so it runs only those families.
 FamilySetupKind = Literal["every", "vpp", "mode"]
 #: The kinds, in the order ``ndrpdr families`` lists a family's drivers.
 FAMILY_SETUP_KINDS: tuple[FamilySetupKind, ...] = ("every", "vpp", "mode")
