@@ -95,6 +95,11 @@ class RampedTraffic:
         """The wrapped TG's maximum [pps]."""
         return self.tg.max_load_pps
 
+    @property
+    def sends_frame_list(self) -> bool:
+        """Whether the wrapped TG sends a frame list."""
+        return self.tg.sends_frame_list
+
     def measure(self, duration: float, load: float) -> TrialResult:
         """One trial of the wrapped TG, after a ramp-up when the state may time out during it."""
         self._ramp_up_if_due(duration)

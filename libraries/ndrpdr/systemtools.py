@@ -4,7 +4,8 @@ Without nftables a local search used to fail with "sh: 6: nft: not found"
 half way through setting up. ``require(tool)`` is called where a tool is
 first needed, before anything is created where possible, and fails with
 ``needs nft: apt-get install nftables``. ``INSTALL`` is the one table of
-tool -> how to install it.
+tool -> how to install it. ``first_line`` asks a tool on a node for a line
+of text (its version, for the drivers' version probes), failing quietly.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ INSTALL: dict[str, str] = {
 
 #: How long a check on a node may take [s].
 CHECK_TIMEOUT_S = 15.0
+#: How long ``first_line``'s command may take [s].
+FIRST_LINE_TIMEOUT_S = 10.0
 
 
 class MissingToolError(NdrPdrError):
@@ -78,3 +81,15 @@ def require(
     if fail is not None:
         raise fail(str(missing(tool, binary=binary)))
     raise missing(tool, where="" if node is None else node.node, binary=binary)
+
+
+def first_line(node: NodeAccess, argv: Sequence[str]) -> str | None:
+    """The first non-empty line ``argv`` prints on ``node`` (stdout, then stderr), stripped;
+    None when it exits with an error. A node that cannot be reached raises its own error."""
+    result = node.run(argv, timeout_s=FIRST_LINE_TIMEOUT_S, check=False)
+    if result.exit_code != 0:
+        return None
+    for line in (result.stdout + "\n" + result.stderr).splitlines():
+        if line.strip():
+            return line.strip()
+    return None

@@ -17,11 +17,8 @@ from pathlib import Path
 import pytest
 
 from busy_kernel import assert_forwarded, assert_offered, tg_port_counts
-from ndrpdr.activebed.testbed import (
-    ActiveTestbed,
-    TestbedError,
-    uses_local_testbed,
-)
+from ndrpdr.activebed.nodes import uses_local_testbed
+from ndrpdr.activebed.testbed import ActiveTestbed, TestbedError
 from ndrpdr.dut.base import DutError
 from ndrpdr.dut.sim import SimDutDriver
 from ndrpdr.families import profile_of as get_profile

@@ -36,6 +36,16 @@ def test_every_builtin_driver_is_described() -> None:
         read_options(description.options, {}, lambda f, d: AssertionError(f"{f}: {d}"))
         assert (description.session is not None) == (description.name == "trex")
         assert (description.port_driver is not None) == (description.role == "DUT")
+        assert description.version is not None  # every driver's version reaches the records
+    setups = {d.name: d.family_setup for d in descriptions("DUT")}
+    assert setups == {
+        "sim": "every",
+        "linux": "mode",
+        "testpmd": "mode",
+        "l3fwd": "mode",
+        "ovs": "mode",
+        "vpp": "vpp",
+    }
 
 
 def test_lookup() -> None:
@@ -59,6 +69,8 @@ def test_descriptions_check_themselves() -> None:
         dataclasses.replace(base, default_access="local")
     with pytest.raises(ValueError, match="only a TG driver has a session"):
         DriverDescription(**{**dataclasses.asdict(base), "session": object})  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="family_setup 'all' is not valid"):
+        dataclasses.replace(base, family_setup="all")  # type: ignore[arg-type]
 
 
 def test_port_drivers_give_the_drv_tags() -> None:

@@ -141,22 +141,22 @@ def forward(bed: Bed) -> TrialResult:
 
 
 def refused_family(driver: str) -> Family:
-    """A 2-node family ``driver`` has no set-up for: a built-in one, else FAMILY without it."""
+    """A 2-node family ``driver`` has no set-up for: a built-in one, else FAMILY without it
+    (for a driver that runs every family, the sim: FAMILY saying why not)."""
     for family in all_families():
         if 1 in family.duts and not family.setup.runs_on(driver):
             return family
     setup = FAMILY.setup
     modes = {name: mode for name, mode in setup.modes.items() if name != driver}
-    vpp = None if driver == "vpp" else setup.vpp
-    return dataclasses.replace(FAMILY, setup=dataclasses.replace(setup, modes=modes, vpp=vpp))
+    reasons = {**setup.reasons, driver: f"the {driver} driver is refused {FAMILY.id} here"}
+    refused = dataclasses.replace(setup, modes=modes, vpp=None, reasons=reasons)
+    return dataclasses.replace(FAMILY, setup=refused)
 
 
 def tear_down(dut: DutDriver) -> None:
-    """What the testbed's teardown does to a DUT: stop, then close if the driver has it."""
+    """What the testbed's teardown does to a DUT: stop, then close."""
     dut.stop()
-    close = getattr(dut, "close", None)
-    if callable(close):
-        close()
+    dut.close()
 
 
 # -- the registry ------------------------------------------------------------------------

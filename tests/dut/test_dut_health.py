@@ -19,7 +19,7 @@ import pytest
 
 from ndrpdr.access.base import BackgroundProcess
 from ndrpdr.access.local import LocalProcess, LocalTransport
-from ndrpdr.dut.base import DutError
+from ndrpdr.dut.base import DutDriver, DutError
 from ndrpdr.dut.health import (
     REMOTE_HEALTH_INTERVAL_S,
     check_process,
@@ -194,10 +194,10 @@ class _Remote:
 
 
 def test_interval_by_access_and_driver(access: LocalTransport) -> None:
-    class Quick:
+    class Quick(DutDriver):  # the protocol's default: no interval of its own
         pass
 
-    class Slow:
+    class Slow(DutDriver):
         health_interval_s = 1.0
 
     assert health_interval_s(Quick(), access) == 0.0

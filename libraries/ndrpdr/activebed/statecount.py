@@ -7,9 +7,10 @@
   local TG's pcap) sends the family's sample
   (``ndrpdr.profiles.pcap_flows``), every other TG every flow;
 - the state is counted on DUT1 of the path, as CSIT does ("on DUT1 node"),
-  by its driver's CLI (``run_cli``) with the family's ``state_check`` of
-  that driver's set-up (VPP's); a DUT whose driver has neither (the sim,
-  which keeps no state) counts nothing, and the record says so.
+  by its driver's CLI (``run_cli``) with the ``state_check`` of the
+  family's VPP set-up, when the driver takes that set-up (its
+  description's ``family_setup``); a DUT whose driver has neither (the
+  sim, which keeps no state) counts nothing, and the record says so.
 """
 
 from __future__ import annotations
@@ -28,15 +29,14 @@ if TYPE_CHECKING:
 
 def flows_sent(tg: TrafficGenerator, family: Family, frame_size: FrameSize) -> int:
     """Direction 0's flows ``tg`` sends: the frame list's (a sample) or all of them."""
-    if getattr(tg, "sends_frame_list", False):
+    if tg.sends_frame_list:
         return pcap_flows(family.profile, frame_size, 0)
     return family.profile.directions[0].flows
 
 
 def _check(testbed: ActiveTestbed, family: Family, key: str) -> StateCheck | None:
-    if testbed.topology.nodes[key].driver != "vpp" or family.setup.vpp is None:
-        return None
-    return family.setup.vpp.state_check
+    vpp = family.setup.vpp_for(testbed.topology.nodes[key].driver)
+    return None if vpp is None else vpp.state_check
 
 
 def state_plan(
@@ -55,10 +55,12 @@ def state_plan(
     driver = testbed.topology.nodes[key].driver
 
     def count_state() -> StateCount | None:
-        run_cli = getattr(testbed.duts.get(key), "run_cli", None)
-        if check is None or run_cli is None:
+        dut = testbed.duts.get(key)
+        if check is None or dut is None:
             return None
-        output = str(run_cli(check.command))
+        output = dut.run_cli(check.command)
+        if output is None:
+            return None
         try:
             count = check.parse(output)
         except ValueError as exc:

@@ -16,6 +16,8 @@ drivers' descriptions (``ndrpdr.drivers``), never by driver name:
 
 ``teardown`` undoes all of it (on success, on failure, on Ctrl-C),
 collecting DUT telemetry on the way out. Nothing happens in ``__init__``.
+What the nodes are before they are driven (in namespaces of this machine,
+the drivers' chains, a family's set-ups) is ``ndrpdr.activebed.nodes``'s.
 """
 
 from __future__ import annotations
@@ -37,6 +39,14 @@ from ndrpdr.activebed.cpuplace import (
     single_cpu_problem,
 )
 from ndrpdr.activebed.cputhreads import DutThreads, placement_texts
+from ndrpdr.activebed.nodes import (
+    TestbedError,
+    check_path_drivers,
+    family_problem,
+    labbox_namespaces,
+    uses_local_testbed,
+    with_labbox_hosts,
+)
 from ndrpdr.drivers import describe
 from ndrpdr.dut.base import DutDriver, ForwardingMode, UnsupportedFamilyError
 from ndrpdr.dut.cores import UnsupportedCoresError
@@ -49,46 +59,17 @@ from ndrpdr.localbed import LocalTestbed
 from ndrpdr.localbed.cpuclaim import CpuClaims
 from ndrpdr.localbed.naming import new_run_id
 from ndrpdr.profiles import FrameSize, Profile
-from ndrpdr.topology.model import LabboxAccess, NetnsAccess, Topology
+from ndrpdr.topology.model import NetnsAccess, Topology
 from ndrpdr.topology.path import TrafficPath, compute_path
 from ndrpdr.trafficgen.base import TgSession, TrafficContext, TrafficGenerator
 
 if TYPE_CHECKING:
     from ndrpdr.labbox import LabboxHosts
 
+#: TestbedError is ``nodes``'s, and its users import it from here too.
+__all__ = ["ActiveTestbed", "TestbedError"]
+
 _log = logging.getLogger(__name__)
-
-
-class TestbedError(NdrPdrError):
-    """The testbed could not be set up or used (names the node and step)."""
-
-
-def uses_local_testbed(topology: Topology) -> bool:
-    """True when some node lives in a network namespace of this machine made for the run."""
-    return any(isinstance(n.access, NetnsAccess | LabboxAccess) for n in topology.nodes.values())
-
-
-def labbox_namespaces(topology: Topology) -> dict[str, str]:
-    """{node key: logical namespace} of the lab-in-a-box hosts (the key in lower case)."""
-    return {
-        key: key.lower()
-        for key, node in topology.nodes.items()
-        if isinstance(node.access, LabboxAccess)
-    }
-
-
-def check_path_drivers(topology: Topology, path: TrafficPath) -> None:
-    """TestbedError when a driver on ``path`` does not run in a chain of that many DUTs."""
-    count = len(path.duts)
-    for key in (topology.tg.key, *path.duts):
-        node = topology.nodes[key]
-        description = describe(node.type, node.driver)
-        if count not in description.duts:
-            shapes = ", ".join(f"{n + 1}-node" for n in description.duts)
-            raise TestbedError(
-                f"{topology.source}: nodes.{key}.driver {node.driver} runs on {shapes} "
-                f"testbeds, and this path is {count + 1}-node"
-            )
 
 
 class ActiveTestbed:
@@ -174,17 +155,9 @@ class ActiveTestbed:
         self._localbed.setup()
         if hosts:
             from ndrpdr.labbox import LabboxHosts  # noqa: PLC0415 - only a lab in a box needs it
-            from ndrpdr.labbox.memif import with_memif_sockets  # noqa: PLC0415 - the same
 
             self._hosts = LabboxHosts(self._localbed, list(hosts))
-            accesses = self._hosts.start()
-            nodes = {
-                key: dataclasses.replace(node, access=accesses[key]) if key in accesses else node
-                for key, node in self.topology.nodes.items()
-            }
-            self.topology = with_memif_sockets(
-                dataclasses.replace(self.topology, nodes=nodes), self._hosts.plan.directory
-            )
+            self.topology = with_labbox_hosts(self.topology, self._hosts)
 
     def _open_session(self) -> None:
         tg = self.topology.tg
@@ -287,17 +260,7 @@ class ActiveTestbed:
     def family_problem(self, family: Family) -> str | None:
         """Why this testbed's path cannot run ``family`` (its chain, a driver), or None."""
         self._require_up()
-        count = len(self.path.duts)
-        if count not in family.duts:
-            return (
-                f"{family.id} runs on {family.topologies} testbeds, and this path "
-                f"({' - '.join(self.path.duts)}) is {count + 1}-node"
-            )
-        for key in self.path.duts:
-            driver = self.topology.nodes[key].driver
-            if not family.setup.runs_on(driver):
-                return f"{key} ({driver}): {family.setup.why_not(driver)}"
-        return None
+        return family_problem(self.topology, self.path, family)
 
     def configure_family(
         self, family: Family, *, cores: int = 1, max_frame_size_b: int = 1518, smt: bool = True
@@ -329,7 +292,7 @@ class ActiveTestbed:
         self.cores = cores
         for key, dut in self._duts.items():
             driver = self.topology.nodes[key].driver
-            mode = family.setup.modes.get(driver, base)
+            mode = family.setup.mode(driver, base)
             config = dataclasses.replace(configs[key], mode=mode)
             if dut in self._started:
                 dut.stop()
@@ -444,15 +407,13 @@ class ActiveTestbed:
             self._guard(errors, f"{dut.node} stop", dut.stop)
 
     def _close_duts(self, errors: list[str]) -> None:
-        """End what a DUT driver keeps for the whole run (``close``, when it has one).
+        """End what a DUT driver keeps for the whole run (its ``close``).
 
         A driver whose data plane lives across tests (VPP of the run on af_packet
         ports) stops it here; failures go to ``errors``.
         """
         for dut in self._duts.values():
-            close = getattr(dut, "close", None)
-            if callable(close):
-                self._guard(errors, f"{dut.node} close", close)
+            self._guard(errors, f"{dut.node} close", dut.close)
 
     def _keep_telemetry(self, dut: DutDriver) -> None:
         texts = placement_texts(dut.node, self.cpu_placements, self._claims)

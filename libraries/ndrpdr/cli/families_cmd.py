@@ -5,11 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ndrpdr.drivers import FAMILY_SETUP_KINDS, descriptions
 from ndrpdr.families import Family, FamilyError, all_families, get_family
 from ndrpdr.families.registry import builtin_families, kind_of
-
-#: The DUT drivers a family may name (``FamilySetup.runs_on``), in the order shown.
-_DUT_DRIVERS = ("sim", "vpp", "linux", "testpmd", "l3fwd", "ovs")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,10 +17,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def drivers_running(family: Family) -> list[str]:
-    """The DUT drivers with a set-up for ``family``."""
-    named = {*family.setup.modes, *family.setup.reasons, *_DUT_DRIVERS}
-    ordered = [*_DUT_DRIVERS, *sorted(named - set(_DUT_DRIVERS))]
-    return [driver for driver in ordered if family.setup.runs_on(driver)]
+    """The DUT drivers with a set-up for ``family``: by the set-up they take (those that run
+    every family, VPP's, the basic modes: ``FAMILY_SETUP_KINDS``), each kind in the drivers'
+    order, then those the family names that no description knows."""
+    known = descriptions("DUT")
+    ordered = [d.name for kind in FAMILY_SETUP_KINDS for d in known if d.family_setup == kind]
+    named = set(family.setup.modes) - set(ordered)
+    return [driver for driver in [*ordered, *sorted(named)] if family.setup.runs_on(driver)]
 
 
 def describe(family: Family) -> str:

@@ -4,14 +4,22 @@
 declare and read its typed options; ``registry`` knows every driver.
 """
 
-from ndrpdr.drivers.description import ACCESS_KINDS, AccessKind, DriverDescription
+from ndrpdr.drivers.description import (
+    ACCESS_KINDS,
+    FAMILY_SETUP_KINDS,
+    AccessKind,
+    DriverDescription,
+    FamilySetupKind,
+)
 from ndrpdr.drivers.options import option, option_docs, option_names, options_schema, read_options
 from ndrpdr.drivers.registry import describe, descriptions, driver_names, find, register
 
 __all__ = [
     "ACCESS_KINDS",
+    "FAMILY_SETUP_KINDS",
     "AccessKind",
     "DriverDescription",
+    "FamilySetupKind",
     "describe",
     "descriptions",
     "driver_names",

@@ -4,7 +4,9 @@ A ``DriverDescription`` is the one place a TG or DUT driver is described.
 The topology loader reads its options and access kinds, the JSON Schema
 and the docs come from its options dataclass, and ``ActiveTestbed`` makes
 the driver (and a TG's testbed-wide session) through its factories;
-nothing else branches on driver names.
+the families ask it which of their set-ups a DUT driver takes, the
+records how to learn the version of what it runs. Nothing else branches
+on driver names: a new driver is its module and its ``DESCRIPTION``.
 
 Access kinds and the testbed kinds they make:
 
@@ -35,6 +37,15 @@ KIND_NAMES: dict[AccessKind, str] = {
     "ssh": "lab",
     "labbox": "lab in a box",
 }
+
+#: Which of a test family's set-ups (``ndrpdr.dut.base.FamilySetup``) a DUT driver takes:
+#: ``every``: a basic forwarding mode for every family that gives no reason against it, the
+#: mode the family names for it or else its traffic's own (the sim: its cost model stands
+#: for any set-up); ``vpp``: the family's VPP set-up; ``mode``: the basic mode a family
+#: names for it (linux, testpmd...), so it runs only those families.
+FamilySetupKind = Literal["every", "vpp", "mode"]
+#: The kinds, in the order ``ndrpdr families`` lists a family's drivers.
+FAMILY_SETUP_KINDS: tuple[FamilySetupKind, ...] = ("every", "vpp", "mode")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,6 +81,8 @@ class DriverDescription:
     session: Callable[..., Any] | None = None
     port_driver: Callable[[Any], str] | None = None
     threads: Callable[[Any, Any], Any] | None = None
+    version: Callable[[Any, Any], str | None] | None = None
+    family_setup: FamilySetupKind = "mode"
 
     def __post_init__(self) -> None:
         """Check the description itself (a programming error, not a user's)."""
@@ -79,6 +92,8 @@ class DriverDescription:
             raise ValueError(f"driver {self.name}: default_access is not one of its access kinds")
         if self.role == "DUT" and self.session is not None:
             raise ValueError(f"driver {self.name}: only a TG driver has a session")
+        if self.family_setup not in FAMILY_SETUP_KINDS:
+            raise ValueError(f"driver {self.name}: family_setup {self.family_setup!r} is not valid")
 
     @property
     def kinds_text(self) -> str:

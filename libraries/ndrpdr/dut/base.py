@@ -6,9 +6,10 @@ test's forwarding set-up, ``start`` brings the data plane up, ``health_check``
 says whether it still forwards, ``stop`` brings it down, and ``telemetry``
 returns what an engineer wants to read after the test (counters, the
 process log). Drivers raise DutError with the node and what failed. A
-driver whose data plane lives for the whole run (VPP of the run, started
-once per suite) may add ``close()``: the testbed's teardown calls it after
-the last ``stop``.
+driver subclasses ``DutDriver`` for the defaults of what not every driver
+has: ``close()`` (a data plane that lives for the whole run, VPP of the
+run started once per suite, ends there: the testbed's teardown calls it
+after the last ``stop``), ``health_interval_s`` and ``run_cli``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from ndrpdr.drivers import FamilySetupKind, driver_names, find
 from ndrpdr.errors import NdrPdrError
 
 if TYPE_CHECKING:  # ndrpdr.dut.smt imports this module (through ndrpdr.dut.cores)
@@ -24,6 +26,9 @@ if TYPE_CHECKING:  # ndrpdr.dut.smt imports this module (through ndrpdr.dut.core
 
 #: How the DUT forwards: IPv4 routing (ip4base), or L2 cross-connect (port1 <-> port2).
 ForwardingMode = Literal["ip4base", "l2xc"]
+#: The key of ``FamilySetup.reasons`` that stands for every driver the family has no set-up
+#: for and names no reason of its own for; ``{driver}`` in its text is the driver's name.
+OTHER_DRIVERS = "*"
 
 
 class DutError(NdrPdrError):
@@ -136,14 +141,25 @@ class VppSetup(Protocol):
         ...
 
 
+def family_setup_of(driver: str) -> FamilySetupKind:
+    """Which of a family's set-ups the DUT driver ``driver`` takes, as its description says
+    (``ndrpdr.drivers.FamilySetupKind``); ``mode`` for a driver nobody described."""
+    description = find("DUT", driver)
+    return "mode" if description is None else description.family_setup
+
+
 @dataclasses.dataclass(frozen=True)
 class FamilySetup:
     """What one test family asks of each kind of DUT driver (made by ``ndrpdr.families``).
 
-    ``modes``: the drivers that run it with one of their basic modes
-    (linux, testpmd, l3fwd, ovs, sim), by driver name; ``vpp``: its VPP
-    set-up (None: VPP does not run it); ``reasons``: why a driver that is
-    in neither cannot run it, by driver name (``why_not`` words the rest);
+    Which part a driver takes its description says (``family_setup_of``):
+    ``modes``: the basic mode of each driver that runs the family in one
+    (linux, testpmd, l3fwd, ovs), by driver name; a driver that runs every
+    family (the sim) is named only for a mode other than its traffic's
+    own. ``vpp``: its VPP set-up (None: no driver taking it runs the
+    family). ``reasons``: why a driver cannot run it, by driver name, and
+    for the others under ``OTHER_DRIVERS`` (``why_not`` words the rest); a
+    driver that runs every family runs it unless named here.
     ``family``: the family's id (its ``Family`` gives it).
     """
 
@@ -154,13 +170,28 @@ class FamilySetup:
 
     def runs_on(self, driver: str) -> bool:
         """True when ``driver`` has a set-up for this family."""
-        return driver in self.modes or (driver == "vpp" and self.vpp is not None)
+        kind = family_setup_of(driver)
+        if kind == "vpp":
+            return self.vpp is not None
+        return driver in self.modes or (kind == "every" and driver not in self.reasons)
+
+    def vpp_for(self, driver: str) -> VppSetup | None:
+        """The VPP set-up ``driver`` configures for this family: None unless it takes VPP's
+        set-up (its description's ``family_setup``) and the family has one."""
+        return self.vpp if family_setup_of(driver) == "vpp" else None
+
+    def mode(self, driver: str, own: ForwardingMode) -> ForwardingMode:
+        """The basic mode ``driver`` runs this family in: the one named for it, else ``own``
+        (the mode of the family's traffic: l2xc for L2 frames, else ip4base)."""
+        return self.modes.get(driver, own)
 
     def why_not(self, driver: str) -> str:
         """Why ``driver`` cannot run this family, in words a skip message can carry."""
         if driver in self.reasons:
             return self.reasons[driver]
-        runs = sorted({*self.modes, *(("vpp",) if self.vpp is not None else ())})
+        if OTHER_DRIVERS in self.reasons:
+            return self.reasons[OTHER_DRIVERS].replace("{driver}", driver)
+        runs = sorted(name for name in {*self.modes, *driver_names("DUT")} if self.runs_on(name))
         return (
             f"the {driver} driver has no set-up for {self.family} "
             f"(it runs on: {', '.join(runs) or 'none'})"
@@ -200,7 +231,15 @@ class DutTestConfig:
 
 
 class DutDriver(Protocol):
-    """configure -> start -> health_check ... -> stop; telemetry any time after start."""
+    """configure -> start -> health_check ... -> stop; telemetry any time after start.
+
+    A driver subclasses this class for the defaults of ``health_interval_s``,
+    ``close`` and ``run_cli``.
+    """
+
+    #: Shortest pause the driver asks for between two health checks [s] (default 0: none;
+    #: a check that runs several commands asks for more, ``ndrpdr.dut.health``).
+    health_interval_s: float = 0.0
 
     @property
     def node(self) -> str:
@@ -226,3 +265,12 @@ class DutDriver(Protocol):
     def telemetry(self) -> dict[str, str]:
         """Named texts for the result: counters, state, the process log."""
         ...
+
+    def close(self) -> None:
+        """End what lives for the whole run, after the last ``stop`` (default: nothing)."""
+        return None  # a body, so the default is no abstract method to mypy
+
+    def run_cli(self, command: str) -> str | None:
+        """The output of one command of the data plane's own CLI (VPP's ``vppctl``), e.g. to
+        count a stateful family's sessions; None (the default): the driver has no CLI."""
+        return None

@@ -26,7 +26,7 @@ from ndrpdr.access.base import BackgroundProcess, NodeAccess
 from ndrpdr.access.local import LocalProcess, LocalTransport
 from ndrpdr.access.processlog import log_tail
 from ndrpdr.access.procstate import describe_exit
-from ndrpdr.dut.base import DutError
+from ndrpdr.dut.base import DutDriver, DutError
 from ndrpdr.errors import NdrPdrError
 
 #: Shortest pause between two health checks of a DUT reached over SSH [s].
@@ -43,16 +43,15 @@ class HealthCheck(Protocol):
         ...
 
 
-def health_interval_s(dut: object, access: NodeAccess) -> float:
+def health_interval_s(dut: DutDriver, access: NodeAccess) -> float:
     """Shortest pause between two health checks of ``dut`` through ``access`` [s] (0: always).
 
     0 on this machine, ``REMOTE_HEALTH_INTERVAL_S`` over SSH, or longer if
-    the driver says so with a ``health_interval_s`` attribute (a check that
-    runs several commands; a trial that lost every frame forces one anyway).
+    the driver asks for more (its ``health_interval_s``: a check that runs
+    several commands; a trial that lost every frame forces one anyway).
     """
-    own = getattr(dut, "health_interval_s", 0.0)
     base = 0.0 if isinstance(access, LocalTransport) else REMOTE_HEALTH_INTERVAL_S
-    return max(float(own), base)
+    return max(float(dut.health_interval_s), base)
 
 
 def process_state(process: BackgroundProcess, access: NodeAccess) -> str | None:

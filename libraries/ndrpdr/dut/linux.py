@@ -23,10 +23,11 @@ import json
 
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.drivers import DriverDescription, option, read_options
-from ndrpdr.dut.base import DutTestConfig
+from ndrpdr.dut.base import DutDriver, DutTestConfig
 from ndrpdr.dut.hostlink import HostLink
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ports import MAC, check_ports_exist, port_names
+from ndrpdr.systemtools import first_line
 from ndrpdr.topology.model import Node
 
 
@@ -42,7 +43,7 @@ class LinuxOptions:
     )
 
 
-class LinuxDriver:
+class LinuxDriver(DutDriver):
     """Kernel forwarding in the DUT's namespace, configured with iproute2, sysctl and tc."""
 
     driver_name = "linux"
@@ -258,6 +259,12 @@ def _has(value: object, item: str) -> bool:
     return isinstance(value, list) and item in value
 
 
+def kernel_version(node: Node, access: NodeAccess) -> str | None:
+    """``Linux <release>`` (``uname -r``): the kernel is what forwards (the version probe)."""
+    release = first_line(access, ["uname", "-r"])
+    return None if release is None else f"Linux {release}"
+
+
 DESCRIPTION = DriverDescription(
     name="linux",
     role="DUT",
@@ -266,4 +273,5 @@ DESCRIPTION = DriverDescription(
     factory=LinuxDriver,
     access=("netns", "ssh", "labbox"),
     port_driver=lambda node: "kernel",
+    version=kernel_version,
 )

@@ -30,14 +30,14 @@ from collections.abc import Callable
 from ndrpdr.access.base import BackgroundProcess, NodeAccess
 from ndrpdr.access.processlog import LOG_TAIL_LINES, log_tail
 from ndrpdr.drivers import DriverDescription, option, read_options
-from ndrpdr.dut.base import DutError, DutTestConfig
+from ndrpdr.dut.base import DutDriver, DutError, DutTestConfig
 from ndrpdr.dut.handsoff import KernelHandsOff
 from ndrpdr.dut.health import check_process
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ports import check_ports_exist, port_names
 from ndrpdr.dut.process import effective_cpu, pinned, stop_noting
 from ndrpdr.errors import NdrPdrError
-from ndrpdr.systemtools import require
+from ndrpdr.systemtools import first_line, require
 from ndrpdr.topology.model import Node
 
 #: The bridge's name (a tap device of that name appears in the DUT namespace).
@@ -76,7 +76,7 @@ class OvsOptions:
     schema: str = option(SCHEMA, "the OVSDB schema file")
 
 
-class OvsDriver:
+class OvsDriver(DutDriver):
     """Private ovsdb-server + ovs-vswitchd (netdev datapath) in the DUT namespace."""
 
     driver_name = "ovs"
@@ -317,6 +317,14 @@ class OvsDriver:
             raise self._steps.error("stop", "\n".join(errors))
 
 
+def ovs_version(node: Node, access: NodeAccess) -> str | None:
+    """``Open vSwitch <version>``, as ``ovs-vswitchd --version`` says it (the version probe)."""
+    line = first_line(access, ["ovs-vswitchd", "--version"])
+    if line is None:
+        return None
+    return line.replace("ovs-vswitchd (Open vSwitch)", "Open vSwitch").strip()
+
+
 DESCRIPTION = DriverDescription(
     name="ovs",
     role="DUT",
@@ -325,4 +333,5 @@ DESCRIPTION = DriverDescription(
     factory=OvsDriver,
     access=("netns",),
     port_driver=lambda node: "af_packet",
+    version=ovs_version,
 )

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.drivers import DriverDescription
-from ndrpdr.dut.base import DutError, DutTestConfig
+from ndrpdr.dut.base import DutDriver, DutError, DutTestConfig
 from ndrpdr.simdut.modelled import ModelledDut, SimDutOptions, modelled
+from ndrpdr.simdut.version import simulator_version
 from ndrpdr.topology.model import Node
 
 
-class SimDutDriver:
+class SimDutDriver(DutDriver):
     """A no-op DUT driver that remembers what it was asked to do."""
 
     def __init__(self, node: Node, access: NodeAccess | None = None) -> None:
@@ -96,4 +97,6 @@ DESCRIPTION = DriverDescription(
     default_access="local",
     peers=("sim",),
     port_driver=lambda node: "sim",
+    version=simulator_version,
+    family_setup="every",
 )

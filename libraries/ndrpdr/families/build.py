@@ -17,7 +17,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Mapping
 
-from ndrpdr.dut.base import FamilySetup, ForwardingMode, VppSetup
+from ndrpdr.dut.base import OTHER_DRIVERS, FamilySetup, ForwardingMode, VppSetup
 from ndrpdr.families.model import CsitDifference, FamilyDefinitionError
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, PacketCost, Vary
 from ndrpdr.profiles.addressing import DIRECTION_PREFIXES, DIRECTION_PREFIXES6
@@ -123,13 +123,11 @@ def src_range_traffic(
     return out[0], out[1]
 
 
-#: The DUT drivers that forward in one of their basic modes (``ForwardingMode``).
-BASIC_DRIVERS = ("linux", "testpmd", "l3fwd", "ovs")
-
-
-def vpp_only(why: str, *, runs: Mapping[str, ForwardingMode] | None = None) -> dict[str, str]:
-    """Why each basic driver not in ``runs`` cannot run a family: ``why`` with ``{driver}``."""
-    return {d: why.format(driver=d) for d in BASIC_DRIVERS if d not in (runs or {})}
+def vpp_only(why: str) -> dict[str, str]:
+    """The ``reasons`` of a family that only VPP's set-up runs, besides the drivers that run
+    every family (the sim) and those given a mode in ``setup``: ``why`` for any other driver
+    (``OTHER_DRIVERS``), ``{driver}`` standing for its name."""
+    return {OTHER_DRIVERS: why}
 
 
 def setup(
@@ -137,7 +135,7 @@ def setup(
     vpp: VppSetup | None = None,
     reasons: Mapping[str, str] | None = None,
 ) -> FamilySetup:
-    """A family's set-ups; the sim runs every family (its cost model).
+    """A family's set-ups (a driver that runs every family, the sim, needs no mode here).
 
     The ``Family`` they are given to names them with its id (``Family.setup``).
     """
@@ -145,9 +143,7 @@ def setup(
         raise FamilyDefinitionError(
             f"setup({modes!r}, ...): give no family id, the Family hands its own down"
         )
-    chosen: dict[str, ForwardingMode] = dict(modes or {})
-    chosen.setdefault("sim", "ip4base")
-    return FamilySetup(modes=chosen, vpp=vpp, reasons=dict(reasons or {}))
+    return FamilySetup(modes=dict(modes or {}), vpp=vpp, reasons=dict(reasons or {}))
 
 
 def cost(cycles: float, basis: str, **more: float) -> PacketCost:

@@ -4,7 +4,9 @@
 ``build_schema`` adds, from ``ndrpdr.drivers``, the driver names each node
 type takes and one ``options_<type>_<driver>`` definition per driver (from
 its options dataclass), each applied to the nodes of that driver. The
-loader validates with the built schema; ``schemas/topology.schema.json``
+loader validates with the schema built for the drivers known at the time
+(``schema_for``: a driver registered later, a plugin, is in the next);
+``schemas/topology.schema.json``
 (linked from ``topologies/``, for editors) is the same schema written out
 by ``python -m ndrpdr.topology.schema`` (a test checks that it is current).
 """
@@ -19,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ndrpdr.drivers import descriptions, driver_names, options_schema
+from ndrpdr.drivers import DriverDescription, descriptions, options_schema
 from ndrpdr.topology.model import NodeType
 
 BASE_FILE = "schemas/topology.base.schema.json"
@@ -38,8 +40,10 @@ def _if_node(role: str, driver: str | None = None) -> dict[str, Any]:
     return {"properties": properties, "required": required}
 
 
-def build_schema() -> dict[str, Any]:
-    """The topology JSON Schema (draft 2020-12) for the drivers known now."""
+def build_schema(known: tuple[DriverDescription, ...] | None = None) -> dict[str, Any]:
+    """The topology JSON Schema (draft 2020-12) for the ``known`` drivers (default: those
+    known now)."""
+    known = descriptions() if known is None else known
     text = resources.files("ndrpdr.topology").joinpath(BASE_FILE).read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
     schema.pop("$comment", None)
@@ -47,9 +51,9 @@ def build_schema() -> dict[str, Any]:
     rules: list[dict[str, Any]] = []
     roles: tuple[NodeType, ...] = ("TG", "DUT")
     for role in roles:
-        names = list(driver_names(role))
+        names = [d.name for d in known if d.role == role]
         rules.append({"if": _if_node(role), "then": {"properties": {"driver": {"enum": names}}}})
-    for description in descriptions():
+    for description in known:
         name = f"options_{description.role.lower()}_{description.name}"
         summary = f"Options of the {description.role} driver {description.name}: "
         schema["$defs"][name] = options_schema(
@@ -65,10 +69,16 @@ def build_schema() -> dict[str, Any]:
     return schema
 
 
-@functools.cache
 def topology_schema() -> dict[str, Any]:
-    """The built schema, made once per process (callers must not change it)."""
-    return build_schema()
+    """The built schema for the drivers known now (callers must not change it)."""
+    return schema_for(descriptions())
+
+
+@functools.lru_cache(maxsize=4)
+def schema_for(known: tuple[DriverDescription, ...]) -> dict[str, Any]:
+    """The built schema for the ``known`` drivers, made once for each set of them (callers
+    must not change it)."""
+    return build_schema(known)
 
 
 def schema_text() -> str:

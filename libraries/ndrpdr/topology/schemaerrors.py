@@ -14,13 +14,19 @@ from typing import Any
 
 import jsonschema  # type: ignore[import-untyped, unused-ignore]
 
-from ndrpdr.topology.schema import topology_schema
+from ndrpdr.drivers import DriverDescription, descriptions
+from ndrpdr.topology.schema import schema_for
 from ndrpdr.topology.yamlsafe import FieldPath, YamlDocument
 
 
-@functools.cache
 def _validator() -> Any:
-    return jsonschema.Draft202012Validator(topology_schema())
+    """The validator of the schema for the drivers known now (a plugin's too)."""
+    return _validator_for(descriptions())
+
+
+@functools.lru_cache(maxsize=4)
+def _validator_for(known: tuple[DriverDescription, ...]) -> Any:
+    return jsonschema.Draft202012Validator(schema_for(known))
 
 
 def first_schema_problem(doc: YamlDocument) -> tuple[FieldPath, str] | None:

@@ -4,6 +4,8 @@ A TG driver is a ``Measurer`` of ndrpdr.search: ``measure(duration, load)``
 runs one trial and returns a TrialResult. Loads are aggregate over the
 traffic's directions [frames per second]; counts are aggregate too. On top
 of that a driver knows its own maximum load and can stop traffic at once.
+A driver subclasses ``TrafficGenerator`` for the defaults of what not
+every driver has (``sends_frame_list``).
 """
 
 from __future__ import annotations
@@ -130,7 +132,10 @@ class ProfileTraffic:
 
 
 class TrafficGenerator(Protocol):
-    """A search Measurer that also reports its limit and stops traffic on demand."""
+    """A search Measurer that also reports its limit and stops traffic on demand.
+
+    A driver subclasses this class for the default of ``sends_frame_list``.
+    """
 
     @property
     def max_load_pps(self) -> float:
@@ -148,6 +153,12 @@ class TrafficGenerator(Protocol):
     def close(self) -> None:
         """Release what the TG holds (processes, files, connections)."""
         ...
+
+    @property
+    def sends_frame_list(self) -> bool:
+        """True for a TG that sends a list of frames (the local TG's pcap), so a sample of
+        a family's flows; False (the default): it sends every flow."""
+        return False
 
 
 @runtime_checkable

@@ -26,7 +26,7 @@ from typing import TypeVar
 from ndrpdr.access.base import BackgroundProcess, NodeAccess
 from ndrpdr.access.processlog import bounded_log, log_tail
 from ndrpdr.drivers import read_options
-from ndrpdr.dut.base import DutError, DutTestConfig
+from ndrpdr.dut.base import DutDriver, DutError, DutTestConfig
 from ndrpdr.dut.dpdk.lcores import forwarding_cpus, forwarding_plan
 from ndrpdr.dut.dpdk.options import DpdkAppOptions
 from ndrpdr.dut.dpdk.setup import DpdkSetup
@@ -67,7 +67,7 @@ def app_threads(
     return threads
 
 
-class DpdkAppDriver(abc.ABC):
+class DpdkAppDriver(DutDriver, abc.ABC):
     """One DPDK application on the DUT node (testpmd, l3fwd); the DPDK set-up is given."""
 
     #: Driver name, used in messages.

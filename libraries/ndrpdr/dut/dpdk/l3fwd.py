@@ -38,7 +38,7 @@ from ndrpdr.dut.dpdk.app import DpdkAppDriver, app_threads, read_dpdk_node
 from ndrpdr.dut.dpdk.l3fwd_build import CACHE_DIR, ensure_l3fwd
 from ndrpdr.dut.dpdk.lcores import l3fwd_config, l3fwd_lcores
 from ndrpdr.dut.dpdk.options import DpdkAppOptions
-from ndrpdr.dut.dpdk.setup import port_driver
+from ndrpdr.dut.dpdk.setup import dpdk_version, port_driver
 from ndrpdr.topology.model import Node
 
 #: l3fwd's port mask: DPDK ports 0 and 1 (the only two devices it is given).
@@ -141,5 +141,6 @@ DESCRIPTION = DriverDescription(
     factory=L3fwdDriver,
     access=("netns", "ssh", "labbox"),
     port_driver=port_driver,
+    version=dpdk_version,
     threads=app_threads("l3fwd", L3fwdOptions),
 )

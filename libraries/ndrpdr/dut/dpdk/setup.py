@@ -22,8 +22,10 @@ stopped (or failed to start).
 
 from __future__ import annotations
 
+import re
 from typing import Protocol
 
+from ndrpdr.access.base import NodeAccess
 from ndrpdr.dut.base import DutTestConfig
 from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.dut.dpdk.eal import DPDK_RUNTIME_ROOT, eal_args, new_file_prefix, vdev_args
@@ -39,12 +41,15 @@ from ndrpdr.dut.handsoff import KernelHandsOff
 from ndrpdr.dut.netqueues import rx_queue_count
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ports import check_ports_exist, port_names
+from ndrpdr.systemtools import first_line
 from ndrpdr.topology.model import Node
 
 #: The pmd value for NICs driven by DPDK itself (by PCI address).
 PCI_PMD = "pci"
 #: The driver a port's PCI device is bound to unless the options or the node say otherwise.
 DEFAULT_BIND_DRIVER = "vfio-pci"
+#: The version text a DPDK build carries, as grep -E and Python both read it.
+DPDK_VERSION_TEXT = re.compile(r"DPDK [0-9]+\.[0-9]+(\.[0-9]+)?")
 
 
 def bind_driver_of(node: Node, chosen: str | None) -> str | None:
@@ -65,6 +70,19 @@ def port_driver(node: Node) -> str:
     if pmd != PCI_PMD:
         return str(pmd)
     return bind_driver_of(node, node.options.get("bind_driver")) or DEFAULT_BIND_DRIVER
+
+
+def dpdk_version(node: Node, access: NodeAccess) -> str | None:
+    """The DPDK version of the app on ``node`` (the version probe): the ``DPDK x.y.z`` text a
+    build of its own (``options.binary``) carries, else Debian's ``dpdk`` package's."""
+    binary = node.options.get("binary")
+    if binary:
+        pattern = DPDK_VERSION_TEXT.pattern
+        found = first_line(access, ["grep", "-a", "-o", "-m", "1", "-E", pattern, str(binary)])
+        match = DPDK_VERSION_TEXT.search(found or "")
+        return None if match is None else match.group(0)
+    package = first_line(access, ["dpkg-query", "-W", "-f", "${Version}", "dpdk"])
+    return None if package is None else f"DPDK {package}"
 
 
 class DpdkPorts(Protocol):

@@ -30,7 +30,7 @@ from ndrpdr.dut.base import DutTestConfig
 from ndrpdr.dut.dpdk.app import DpdkAppDriver, app_threads, read_dpdk_node
 from ndrpdr.dut.dpdk.lcores import testpmd_core_args, testpmd_lcores
 from ndrpdr.dut.dpdk.options import DpdkAppOptions
-from ndrpdr.dut.dpdk.setup import port_driver
+from ndrpdr.dut.dpdk.setup import dpdk_version, port_driver
 from ndrpdr.topology.model import Node
 
 #: mbufs in the pool; the default count does not fit ``--no-huge -m 1024``.
@@ -99,5 +99,6 @@ DESCRIPTION = DriverDescription(
     factory=TestpmdDriver,
     access=("netns", "ssh", "labbox"),
     port_driver=port_driver,
+    version=dpdk_version,
     threads=app_threads("testpmd", TestpmdOptions),
 )

@@ -1,4 +1,5 @@
-"""vppctl on a VPP DUT: one CLI command, an exec script, the plugin and port checks, the log.
+"""vppctl on a VPP DUT: one CLI command, an exec script, the plugin and port checks, the log;
+VPP's version for the records (``vpp_version``).
 
 Every call is an argument vector run as root through the node's access
 (``NodeSteps``); vppctl prints a failed command's error on stdout and may
@@ -12,14 +13,16 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 
-from ndrpdr.access.base import CommandResult, tail
+from ndrpdr.access.base import CommandResult, NodeAccess, tail
 from ndrpdr.access.processlog import LOG_TAIL_LINES, bounded_log, log_tail
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.vpp import family as vpp_family
 from ndrpdr.dut.vpp import vdev as vpp_vdev
-from ndrpdr.dut.vpp.config import VppOptions, cli_error, family_plugins, plugin_file
+from ndrpdr.dut.vpp.config import VppOptions, cli_error, family_plugins, parse_options, plugin_file
 from ndrpdr.errors import NdrPdrError
+from ndrpdr.systemtools import first_line
+from ndrpdr.topology.model import Node
 
 #: Time limit of one vppctl call [s].
 VPPCTL_TIMEOUT_S = 30.0
@@ -199,3 +202,13 @@ def describe(result: CommandResult) -> str:
     output = "\n".join(t.rstrip() for t in (result.stdout, result.stderr) if t.strip())
     shown = tail(output) if output else "(no output)"
     return f"`{shlex.join(result.argv)}` exited {result.exit_code}; output tail:\n{shown}"
+
+
+def vpp_version(node: Node, access: NodeAccess) -> str | None:
+    """``vpp v26.06-release`` as ``vppctl show version`` says it, VPP running (the version
+    probe of the vpp driver); None when VPP does not answer."""
+    options = parse_options(node)
+    line = first_line(access, [options.vppctl, "-s", options.cli_socket, "show", "version"])
+    if line is None or not line.startswith("vpp"):
+        return None
+    return line.split(" built by ")[0].strip()

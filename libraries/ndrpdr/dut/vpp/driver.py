@@ -32,12 +32,12 @@ from collections.abc import Callable
 from ndrpdr.access.base import BackgroundProcess, NodeAccess
 from ndrpdr.access.processlog import bounded_log, log_tail
 from ndrpdr.drivers import DriverDescription
-from ndrpdr.dut.base import DutError, DutTestConfig
+from ndrpdr.dut.base import DutDriver, DutError, DutTestConfig
 from ndrpdr.dut.health import check_process
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.vpp import afpacket as vpp_afpacket
 from ndrpdr.dut.vpp import family as vpp_family
-from ndrpdr.dut.vpp.cli import VppCli
+from ndrpdr.dut.vpp.cli import VppCli, vpp_version
 from ndrpdr.dut.vpp.config import VppOptions, parse_options
 from ndrpdr.dut.vpp.health import PortHealth
 from ndrpdr.dut.vpp.layout import cpu_layout, port_driver, thread_plan
@@ -49,7 +49,7 @@ from ndrpdr.dut.vpp.testplan import plan_test, write_startup_conf
 from ndrpdr.topology.model import Node
 
 
-class VppDriver:
+class VppDriver(DutDriver):
     """VPP on a lab DUT, driven through the node access with systemctl and vppctl."""
 
     driver_name = "vpp"
@@ -402,4 +402,6 @@ DESCRIPTION = DriverDescription(
     access=("ssh", "labbox", "local", "netns"),
     port_driver=port_driver,
     threads=thread_plan,
+    version=vpp_version,
+    family_setup="vpp",
 )

@@ -44,6 +44,7 @@ from ndrpdr.topology.path import TrafficPath, compute_path
 from ndrpdr.trafficgen.base import (
     ProfileTraffic,
     TrafficContext,
+    TrafficGenerator,
     TrafficGeneratorError,
     UnsupportedTrafficError,
     checked_trial,
@@ -97,7 +98,7 @@ def _split(total: int, parts: int) -> list[int]:
     return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
 
 
-class LocalTrafficGenerator(ProfileTraffic):
+class LocalTrafficGenerator(ProfileTraffic, TrafficGenerator):
     """The ``local`` TG driver (a TrafficGenerator): tcpreplay senders, veth counters."""
 
     #: It sends a frame list (a pcap per direction): a sample of a family's flows beyond it.
@@ -338,4 +339,5 @@ DESCRIPTION = DriverDescription(
     options=LocalTgOptions,
     factory=make_local_tg,
     access=("netns",),
+    version=tcpreplay.tcpreplay_version,
 )

@@ -16,12 +16,17 @@ once it goes out.
 
 The "sent in" time runs from the first packet to the last, so for N
 packets at R pps it is about (N - 1) / R and the rated pps slightly above R.
+``tcpreplay_version`` says which tcpreplay a node has, for the records.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+
+from ndrpdr.access.base import NodeAccess
+from ndrpdr.systemtools import first_line
+from ndrpdr.topology.model import Node
 
 _ACTUAL = re.compile(
     r"Actual:\s*(\d+)\s+packets\s+\((\d+)\s+bytes\)\s+sent in\s+([\d.]+)\s+seconds"
@@ -82,3 +87,10 @@ def parse_report(output: str) -> TcpreplayReport | None:
         failed=int(failed.group(1)) if failed else 0,
         retried_enobufs=int(retried.group(1)) if retried else 0,
     )
+
+
+def tcpreplay_version(node: Node, access: NodeAccess) -> str | None:
+    """``tcpreplay 4.4.3`` as ``tcpreplay --version`` says it (the local TG's version probe)."""
+    line = first_line(access, ["tcpreplay", "--version"])
+    match = re.search(r"version:? ([0-9][^ ]*)", line or "")
+    return None if match is None else f"tcpreplay {match.group(1)}"

@@ -37,10 +37,12 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.simdut.capacity import ModelledCapacity, modelled_capacity
 from ndrpdr.simdut.modelled import ModelledDut, SimDutOptions, note_modelled
 from ndrpdr.simdut.models import ChainModel, DutModel, make_model
+from ndrpdr.simdut.version import simulator_version
 from ndrpdr.topology.model import Topology
 from ndrpdr.topology.path import TrafficPath, compute_path
 from ndrpdr.trafficgen.base import (
     TrafficContext,
+    TrafficGenerator,
     TrafficGeneratorError,
     checked_trial,
     node_options,
@@ -90,7 +92,7 @@ def link_limit_pps(
     return sum(max_load_pps(p.speed_bps or 0.0, frame_size) for p in ports)
 
 
-class SimTrafficGenerator:
+class SimTrafficGenerator(TrafficGenerator):
     """A TrafficGenerator over SimulatedMeasurer for the path's simulated DUT(s)."""
 
     def __init__(
@@ -244,4 +246,5 @@ DESCRIPTION = DriverDescription(
     access=("local",),
     default_access="local",
     peers=("sim",),
+    version=simulator_version,
 )

@@ -50,7 +50,12 @@ from typing import TypeVar
 from ndrpdr.profiles import FrameSize, Profile, ProfileError, frame_sizes, max_load_pps
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.topology.model import Topology
-from ndrpdr.trafficgen.base import ProfileTraffic, TrafficGeneratorError, checked_trial
+from ndrpdr.trafficgen.base import (
+    ProfileTraffic,
+    TrafficGenerator,
+    TrafficGeneratorError,
+    checked_trial,
+)
 from ndrpdr.trafficgen.counting import cutoff_s
 from ndrpdr.trafficgen.latency import LatencyResult
 from ndrpdr.trafficgen.trex.client import TrexClient, TrexClientError, TrexMode
@@ -82,7 +87,7 @@ POLL_S = 0.1
 _T = TypeVar("_T")
 
 
-class TrexTrafficGenerator(ProfileTraffic):
+class TrexTrafficGenerator(ProfileTraffic, TrafficGenerator):
     """The ``trex`` TG driver (a TrafficGenerator): one test's traffic over a TrexSession."""
 
     #: The TRex mode this traffic needs (the session restarts TRex to change it).

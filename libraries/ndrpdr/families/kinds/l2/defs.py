@@ -80,7 +80,7 @@ def _family(family: str, tags: tuple[str, ...], text: str, packet_cost: PacketCo
     directions = headers or src_range_traffic(4, 1, 254)
     chosen: dict[str, ForwardingMode] = {"sim": "l2xc", **(modes or {})}
     only = "" if modes else " (VPP only)"
-    reasons = vpp_only(f"the {{driver}} driver has no {family} set-up{only}", runs=modes)
+    reasons = vpp_only(f"the {{driver}} driver has no {family} set-up{only}")
     return Family(
         id=family,
         tags=tags,
