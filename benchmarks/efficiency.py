@@ -64,10 +64,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
             "csit = exceed ratio 0.5, 1 s trials, duration sum 21 s (run once per model). "
             "Both: loss ratios 0 (NDR) and 0.005 (PDR), width 0.005, loads 1e4 .. 29.76e6. "
             "Targets are reported as PASS/FAIL; the exit code is 0 unless an error occurs. "
-            "Accuracy lines on noisy models also give the paired difference of mean |error| "
-            "(ours - MLRsearch's, seed by seed) with its 95 % half-width: a miss smaller "
-            "than that half-width is within the seeds' luck (the closing targets line "
-            "counts such FAILs)."
+            "Accuracy on noisy models, the tie rule: mlr is no worse than MLRsearch when "
+            "the paired 95 % interval of the difference in mean |error| (ours - MLRsearch's, "
+            "seed by seed) does not lie wholly above 0 and its worst |error| is at most 2 "
+            "points above MLRsearch's."
         ),
     )
     add_simulation_options(
