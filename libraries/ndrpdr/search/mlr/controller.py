@@ -68,6 +68,7 @@ picks among their nominations and learns from each trial.
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from ndrpdr.search.classify import Classification, Criterion
 from ndrpdr.search.errors import SearchError
@@ -289,8 +290,9 @@ def intermediate_duration(goal: Goal) -> float | None:
     between the initial and the final duration (CSIT's 1 s trials have
     none; strict goals of 30 s have 5.48 s).
     """
-    middle = (goal.initial_trial_duration * goal.duration_sum) ** 0.5
-    middle = min(middle, goal.final_trial_duration)
+    middle = min(
+        math.sqrt(goal.initial_trial_duration * goal.duration_sum), goal.final_trial_duration
+    )
     if not goal.initial_trial_duration < middle < goal.final_trial_duration:
         return None
     return middle
