@@ -85,6 +85,29 @@ def test_efficiency_quick_prints_ratio_lines(tmp_path: Path) -> None:
     assert re.search(rf"^mlr +{NUMBER} +{NUMBER} +{NUMBER} +0\.00 ", text, re.M)
 
 
+def test_efficiency_measures_intermediate_trials(tmp_path: Path) -> None:
+    out_json = tmp_path / "rows.json"
+    text = _run_script(
+        "efficiency.py",
+        *("--models", "sharp,transient", "--durations", "10", "--seeds", "2"),
+        *("--goal-sets", "strict", "--algorithms", "mlr,mlr-intermediate", "--jobs", "1"),
+        *("--json", str(out_json)),
+        tmp_path=tmp_path,
+    )
+    cost = rf"time x{NUMBER} \(median per-seed ratio to mlr; median \+{NUMBER} s, "
+    assert re.search(rf"^intermediate trials strict sharp 10 s: {cost}", text, re.M)
+    assert re.search(r"^accuracy strict sharp mlr-intermediate \(deterministic\): ", text, re.M)
+    rows = json.loads(out_json.read_text(encoding="utf-8"))["rows"]
+    middle = [row for row in rows if row["algorithm"] == "mlr-intermediate"]
+    plain = [row for row in rows if row["algorithm"] == "mlr"]
+    assert len(middle) == len(plain) == 4
+    assert all(row["middle_trials"] >= 1 for row in middle)
+    assert all(row["middle_trials"] == 0 for row in plain)
+    by_case = {(row["model"], row["seed"]): row for row in plain}
+    for row in middle:  # extra trials, extra time
+        assert row["simulated_time_s"] > by_case[row["model"], row["seed"]]["simulated_time_s"]
+
+
 def test_overhead_quick_prints_cpu_lines(tmp_path: Path) -> None:
     text = _run_script("overhead.py", "--quick", tmp_path=tmp_path)
     assert re.search(rf"^controller CPU per trial .*: mlr {NUMBER} ms", text, re.M)
