@@ -23,6 +23,10 @@ from ndrpdr.trafficgen.sim import SimulatedMeasurer, make_model
 MLRSEARCH = "mlrsearch-1.2.1"
 OUR_ALGORITHMS = ("mlr", "binary", "bswlv")
 ALGORITHMS = (*OUR_ALGORITHMS, MLRSEARCH)
+"""The algorithms a benchmark runs unless told."""
+MLR_INTERMEDIATE = "mlr-intermediate"
+"""mlr with ``intermediate_trials=True`` (run only when asked for)."""
+KNOWN_ALGORITHMS = (*ALGORITHMS, MLR_INTERMEDIATE)
 MLRSEARCH_VERSION = "1.2.1"
 
 
@@ -66,7 +70,7 @@ class Row:
     widths: per goal, the goal width (relative).
     full_trials / middle_trials: trials at the final trial duration, and
         trials longer than the initial and shorter than the final one
-        (MLRsearch's intermediate phases; ours has none).
+        (MLRsearch's intermediate phases; ours only with intermediate trials).
     """
 
     case: Case
@@ -105,7 +109,13 @@ class Row:
         return row
 
 
-def run_ours(algorithm: str, measurer: SimulatedMeasurer, goals: Sequence[Goal]) -> SearchOutcome:
+def run_ours(
+    algorithm: str,
+    measurer: SimulatedMeasurer,
+    goals: Sequence[Goal],
+    *,
+    intermediate_trials: bool = False,
+) -> SearchOutcome:
     """Search ``goals`` with our engine's ``algorithm`` over ``measurer``."""
     clock_before = measurer.clock_s
     timed = CpuTimedMeasurer(measurer)
@@ -113,7 +123,12 @@ def run_ours(algorithm: str, measurer: SimulatedMeasurer, goals: Sequence[Goal])
     def call(through: CpuTimedMeasurer) -> tuple[SearchResult, str]:
         try:
             found = search(
-                through, list(goals), min_load=MIN_LOAD, max_load=MAX_LOAD, algorithm=algorithm
+                through,
+                list(goals),
+                min_load=MIN_LOAD,
+                max_load=MAX_LOAD,
+                algorithm=algorithm,
+                intermediate_trials=intermediate_trials,
             )
         except SearchAbortedError as error:
             return error.partial, f"{type(error).__name__}: {error}"
@@ -139,14 +154,18 @@ def run_ours(algorithm: str, measurer: SimulatedMeasurer, goals: Sequence[Goal])
 def run_algorithm(
     algorithm: str, measurer: SimulatedMeasurer, goals: Sequence[Goal]
 ) -> SearchOutcome:
-    """Search ``goals`` with ``algorithm`` (ours or MLRSEARCH) over ``measurer``."""
+    """Search ``goals`` with ``algorithm`` (ours, MLR_INTERMEDIATE, MLRSEARCH) over ``measurer``."""
+    if algorithm == MLR_INTERMEDIATE:
+        return run_ours("mlr", measurer, goals, intermediate_trials=True)
     if algorithm == MLRSEARCH:
         # Optional dependency: imported only when asked for.
         from benchmarks.mlrsearch_adapter import run_mlrsearch  # noqa: PLC0415
 
         return run_mlrsearch(measurer, goals, MIN_LOAD, MAX_LOAD)
     if algorithm not in OUR_ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
+        raise ValueError(
+            f"unknown algorithm {algorithm!r}; choose from {', '.join(KNOWN_ALGORITHMS)}"
+        )
     return run_ours(algorithm, measurer, goals)
 
 

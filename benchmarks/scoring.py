@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 MISSING_ERROR = -1.0
 """Relative error recorded for a missing lower bound (as if 0 was found)."""
@@ -55,8 +56,8 @@ def paired_mean_difference(pairs: Iterable[tuple[float, float]]) -> tuple[float,
     cases, and its 95 % half-width.
 
     The half-width is 1.96 standard errors of that mean (normal approximation;
-    0 for fewer than two pairs): a mean |error| target missed by less than it
-    is within what the seeds' luck explains.
+    0 for fewer than two pairs): the interval mean +- half-width is what
+    ``AccuracyTie`` judges.
     """
     diffs = [abs(ours) - abs(theirs) for ours, theirs in pairs]
     if not diffs:
@@ -64,3 +65,52 @@ def paired_mean_difference(pairs: Iterable[tuple[float, float]]) -> tuple[float,
     if len(diffs) < 2:
         return diffs[0], 0.0
     return statistics.fmean(diffs), 1.96 * statistics.stdev(diffs) / len(diffs) ** 0.5
+
+
+@dataclasses.dataclass(frozen=True)
+class AccuracyTie:
+    """The tie rule: is our accuracy no worse than the other algorithm's?
+
+    Over (ours, theirs) error pairs of the same cases (paired by seed):
+    no worse when the paired 95 % interval of the difference in mean
+    |error| (``paired_mean_difference``, ours minus theirs) does not lie
+    wholly above zero, and our worst |error| exceeds theirs by at most
+    ``worst_slack`` (relative error, 0.02 = 2 percentage points).
+    """
+
+    difference: float
+    half_width: float
+    ours_mean: float
+    their_mean: float
+    ours_worst: float
+    their_worst: float
+    worst_slack: float
+
+    @staticmethod
+    def of(pairs: Sequence[tuple[float, float]], worst_slack: float) -> AccuracyTie:
+        """Judge ``pairs`` ((our error, their error) per case) with ``worst_slack``."""
+        difference, half_width = paired_mean_difference(pairs)
+        return AccuracyTie(
+            difference=difference,
+            half_width=half_width,
+            ours_mean=mean_abs(ours for ours, _ in pairs),
+            their_mean=mean_abs(theirs for _, theirs in pairs),
+            ours_worst=abs(worst(ours for ours, _ in pairs)),
+            their_worst=abs(worst(theirs for _, theirs in pairs)),
+            worst_slack=worst_slack,
+        )
+
+    @property
+    def mean_ok(self) -> bool:
+        """The interval of the mean difference reaches zero or below."""
+        return self.difference - self.half_width <= 0.0
+
+    @property
+    def worst_ok(self) -> bool:
+        """Our worst |error| is at most ``worst_slack`` above theirs."""
+        return self.ours_worst <= self.their_worst + self.worst_slack
+
+    @property
+    def no_worse(self) -> bool:
+        """Both halves of the rule hold (False for no pairs)."""
+        return self.mean_ok and self.worst_ok

@@ -114,6 +114,9 @@ class SearchRequest:
     """The search goals (RFC 9971), NDR and PDR by default."""
     algorithm: str = "mlr"
     """The search algorithm (``ndrpdr.search``)."""
+    intermediate_trials: bool = False
+    """mlr: an intermediate-duration trial before each load's first full-length one
+    (``search(..., intermediate_trials=True)``)."""
     min_load_pps: float | None = None
     """The lowest load tried, aggregate [pps]; None: ``default_min_load``."""
     max_load_pps: float | None = None
@@ -224,6 +227,7 @@ class SearchBody:
             self.high,
             request.algorithm,
             max_search_time=request.max_search_time_s,
+            intermediate_trials=request.intermediate_trials,
             progress=AfterTrial(
                 self.trials, journal=self._journal, progress=hooks.progress, health=hooks.health
             ),
@@ -325,6 +329,7 @@ class SearchBody:
                 self.high,
                 request.pdr_loss_ratio,
                 request.max_search_time_s,
+                request.intermediate_trials,
             ),
             result=result,
             trials=self.trials,

@@ -61,6 +61,10 @@ def _setup_steps(suite: robot_result.TestSuite) -> dict[str, str]:
             "${SEARCH_ALGORITHM}=fastest: not a choice; accepted: mlr, binary, bswlv",
         ),
         ("LATENCY:maybe", "${LATENCY}=maybe: not a choice; accepted: true, false"),
+        (
+            "INTERMEDIATE_TRIALS:maybe",
+            "${INTERMEDIATE_TRIALS}=maybe: not a choice; accepted: true, false",
+        ),
     ],
 )
 def test_bad_variable_fails_before_the_testbed(tmp_path: Path, variable: str, message: str) -> None:
@@ -121,3 +125,23 @@ def test_lossy_min_load_is_irregular(tmp_path: Path, irregular: str) -> None:
         assert test.status == "PASS"
         assert "[ WARN ] NDRPDR search irregular (irregular=warn): NDR and PDR: the min" in output
         assert record["status"] == "passed"
+
+
+@pytest.mark.parametrize("intermediate", ["True", "False"])
+def test_intermediate_trials_variable(tmp_path: Path, intermediate: str) -> None:
+    process = run_robot(
+        tmp_path,
+        "--variable", f"INTERMEDIATE_TRIALS:{intermediate}",
+        "--variable", "FINAL_TRIAL_DURATION:10s",
+        "--variable", "DURATION_SUM:10s",
+        "--variable", "EXCEED_RATIO:0",
+        "--variable", "LATENCY:False",
+        "--include", "64B AND 1C",
+        str(SUITE),
+    )  # fmt: skip
+    assert process.returncode == 0, process.stdout + process.stderr
+    record = json.loads((tmp_path / f"{TEST}.json").read_text())
+    on = intermediate == "True"
+    assert record["search"]["intermediate_trials"] is on
+    phases = [trial["reason"]["phase"] for trial in record["trials"]]
+    assert ("intermediate" in phases) is on

@@ -97,6 +97,39 @@ def test_search_algorithms(
     assert len(trial_lines(out)) == len(record["trials"])
 
 
+def test_intermediate_trials_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    strict = ["--final-trial-duration", "10s", "--duration-sum", "10s", "--exceed-ratio", "0"]
+    plain, _, _ = _search(tmp_path, capsys, *strict, "--no-latency")
+    record, out, _ = _search(tmp_path, capsys, *strict, "--no-latency", "--intermediate-trials")
+    validate_record(record)
+    assert (record["search"]["intermediate_trials"], plain["search"]["intermediate_trials"]) == (
+        True,
+        False,
+    )
+    middle = 10.0**0.5  # sqrt(1 s initial x 10 s sum)
+    phases = [(t["reason"]["phase"], t["duration_s"]) for t in record["trials"]]
+    assert ("intermediate", pytest.approx(middle)) in phases
+    assert not any(t["reason"]["phase"] == "intermediate" for t in plain["trials"])
+    # Every full-length trial's load had an intermediate one first.
+    for index, trial in enumerate(record["trials"]):
+        if trial["duration_s"] >= 10.0:
+            before = record["trials"][:index]
+            assert any(
+                t["load_pps"] == trial["load_pps"] and t["reason"]["phase"] == "intermediate"
+                for t in before
+            )
+    assert "intermediate/" in out  # the trial lines name the phase
+    _check_bounds(record, width=0.005)
+
+
+def test_intermediate_trials_option_is_documented(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["search", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--intermediate-trials" in text
+    assert "sqrt(initial duration x duration sum)" in text
+
+
 def test_bswlv_repeats_failing_loads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     binary, _, _ = _search(tmp_path, capsys, "--algorithm", "binary", *QUICK)
     bswlv, _, _ = _search(tmp_path, capsys, "--algorithm", "bswlv", *QUICK)

@@ -13,7 +13,7 @@ from ndrpdr.goals import loss_ratio_goals
 from ndrpdr.report.traceplot import trace_svg
 from ndrpdr.report.trialtable import trials_html
 from ndrpdr.results.irregular import IrregularPolicy, IrregularReason
-from ndrpdr.results.schema import validate_record
+from ndrpdr.results.schema import RecordError, validate_record
 from ndrpdr.results.searchrecord import (
     RecordStatus,
     SearchRecord,
@@ -114,3 +114,30 @@ def test_settle_a_lossy_min_load(topology: Topology, policy: IrregularPolicy) ->
     validate_record(document)
     assert [entry["tag"] for entry in document["irregular"]] == ["MIN_LOAD_LOSSY"]
     assert record.irregular == ()  # settle makes a new record
+
+
+def test_search_section_says_whether_intermediate_trials_ran(topology: Topology) -> None:
+    document = _record(topology).to_json()
+    assert document["search"]["intermediate_trials"] is False
+    validate_record(document)
+    older = {**document, "search": dict(document["search"])}
+    del older["search"]["intermediate_trials"]  # a record from before 1.13.0 stays valid
+    validate_record(older)
+    tg = SimTrafficGenerator(topology)
+    settings = SearchSettings("mlr", GOALS, 30_000.0, tg.max_load_pps, PDR, None, True)
+    result = search(tg, GOALS, 30_000.0, tg.max_load_pps, "mlr", intermediate_trials=True)
+    with_them = build_record(
+        topology=topology,
+        profile=get_profile("ethip4-ip4base"),
+        frame_size=64,
+        settings=settings,
+        result=result,
+        trials=result.trials,
+        started=NOW,
+        finished=NOW,
+    ).to_json()
+    assert with_them["search"]["intermediate_trials"] is True
+    validate_record(with_them)
+    wrong = {**with_them, "search": {**with_them["search"], "intermediate_trials": "yes"}}
+    with pytest.raises(RecordError, match="intermediate_trials"):
+        validate_record(wrong)

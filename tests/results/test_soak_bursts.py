@@ -88,7 +88,7 @@ def bursty_record(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 def test_a_bursty_duts_soak_record_says_so(bursty_record: dict[str, Any]) -> None:
     validate_record(bursty_record)
-    assert bursty_record["version"] == "1.12.0"
+    assert bursty_record["version"] == "1.13.0"
     bursts = bursty_record["soak"]["bursts"]
     assert bursts is not None and bursts["contradicted"] >= MIN_CONTRADICTED
     assert bursts["trials"] == bursty_record["soak"]["trial_count"]

@@ -25,7 +25,7 @@ def record() -> dict[str, Any]:
 
 def test_a_soak_record_validates_and_carries_the_estimate(record: dict[str, Any]) -> None:
     validate_record(record)
-    assert record["kind"] == "soak" and record["version"] == RECORD_VERSION == "1.12.0"
+    assert record["kind"] == "soak" and record["version"] == RECORD_VERSION == "1.13.0"
     assert record["status"] == "passed" and record["error"] is None
     assert record["profile"]["name"] == "ethip4-ip4base" and record["profile"]["frame_size"] == 64
     soak = record["soak"]

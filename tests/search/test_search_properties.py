@@ -19,6 +19,8 @@ from ndrpdr.search import ALGORITHMS, Goal, GoalResult, SearchIrregularError, se
 
 Dut = CapacityDut | StepDut | LossCurveDut
 TOLERANCE = 1e-9
+VARIANTS = [*((algorithm, False) for algorithm in ALGORITHMS), ("mlr", True)]
+"""(algorithm, intermediate_trials): every algorithm, and mlr with intermediate trials."""
 
 
 @st.composite
@@ -85,14 +87,18 @@ def check_goal_result(dut: Dut, goal: Goal, result: GoalResult, low: float, high
     assert lower >= edge * (1.0 - goal.relative_width) * (1.0 - TOLERANCE)
 
 
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize(("algorithm", "intermediate"), VARIANTS)
 @given(data=st.data(), goal_list=goal_lists, loads=load_ranges)
 def test_bounds_are_true_for_monotone_duts(
-    algorithm: str, data: st.DataObject, goal_list: list[Goal], loads: tuple[float, float]
+    algorithm: str,
+    intermediate: bool,
+    data: st.DataObject,
+    goal_list: list[Goal],
+    loads: tuple[float, float],
 ) -> None:
     low, high = loads
     dut = data.draw(duts(low, high))
-    result = search(dut, goal_list, low, high, algorithm)
+    result = search(dut, goal_list, low, high, algorithm, intermediate_trials=intermediate)
     assert result.algorithm == algorithm
     assert [r.goal for r in result.goal_results] == goal_list
     for trial in result.trials:
@@ -115,13 +121,15 @@ def test_bounds_are_true_for_monotone_duts(
             )
 
 
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize(("algorithm", "intermediate"), VARIANTS)
 @given(goal_list=goal_lists, loads=load_ranges)
 def test_max_load_is_a_lower_bound_when_nothing_is_lost(
-    algorithm: str, goal_list: list[Goal], loads: tuple[float, float]
+    algorithm: str, intermediate: bool, goal_list: list[Goal], loads: tuple[float, float]
 ) -> None:
     low, high = loads
-    result = search(NeverLosesDut(), goal_list, low, high, algorithm)
+    result = search(
+        NeverLosesDut(), goal_list, low, high, algorithm, intermediate_trials=intermediate
+    )
     for goal, goal_result in zip(goal_list, result.goal_results, strict=True):
         assert goal_result.lower_bound == high
         assert goal_result.upper_bound is None
@@ -142,20 +150,30 @@ def test_max_load_is_a_lower_bound_when_nothing_is_lost(
     assert all(trial.load == high for trial in result.trials)
 
 
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize(("algorithm", "intermediate"), VARIANTS)
 @given(goal_list=goal_lists, loads=load_ranges)
 def test_min_load_is_an_upper_bound_when_everything_fails(
-    algorithm: str, goal_list: list[Goal], loads: tuple[float, float]
+    algorithm: str, intermediate: bool, goal_list: list[Goal], loads: tuple[float, float]
 ) -> None:
     low, high = loads
-    result = search(AlwaysLosesDut(), goal_list, low, high, algorithm)
+    result = search(
+        AlwaysLosesDut(), goal_list, low, high, algorithm, intermediate_trials=intermediate
+    )
     for goal_result in result.goal_results:
         assert goal_result.lower_bound is None
         assert goal_result.upper_bound == low
         assert goal_result.conditional_throughput is None
         assert goal_result.irregular_reason == "min load is an upper bound"
     with pytest.raises(SearchIrregularError, match="is an upper bound") as info:
-        search(AlwaysLosesDut(), goal_list, low, high, algorithm, fail_fast=True)
+        search(
+            AlwaysLosesDut(),
+            goal_list,
+            low,
+            high,
+            algorithm,
+            fail_fast=True,
+            intermediate_trials=intermediate,
+        )
     partial = info.value.partial
     assert f"min_load={low!r}" in str(info.value)
     assert "goal 0" in str(info.value)

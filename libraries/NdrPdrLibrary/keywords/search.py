@@ -107,6 +107,7 @@ class SearchKeywords(Component):
         traffic: Traffic,
         goals: Sequence[Goal],
         algorithm: str,
+        intermediate_trials: bool = False,
         min_rate: Rate | None,
         max_rate: Rate | None,
         max_search_time: Duration | None,
@@ -140,6 +141,7 @@ class SearchKeywords(Component):
             traffic=setup.traffic,
             goals=tuple(goals),
             algorithm=algorithm,
+            intermediate_trials=intermediate_trials,
             min_load_pps=low,
             max_load_pps=high,
             max_search_time_s=max_search_time,
@@ -202,6 +204,7 @@ class SearchKeywords(Component):
         bidirectional: bool = True,
         flows: int | None = None,
         algorithm: SearchAlgorithm = SearchAlgorithm.MLR,
+        intermediate_trials: bool = False,
         latency: bool = True,
         latency_trial_duration: Duration = Duration(DEFAULT_LATENCY_DURATION_S),
         irregular: IrregularPolicy = IrregularPolicy.FAIL,
@@ -228,6 +231,7 @@ class SearchKeywords(Component):
         | ``bidirectional`` | both directions (default) or TG port 1 -> port 2 only |
         | ``flows`` | flows per direction for multi-flow profiles |
         | ``algorithm`` | ``mlr`` (default), ``binary`` or ``bswlv`` (`SearchAlgorithm`) |
+        | ``intermediate_trials`` | mlr: an intermediate-duration trial first (default ``False``) |
         | ``latency`` | measure latency after the search (default ``True``) |
         | ``latency_trial_duration`` | each latency trial's duration (default 5 s) |
         | ``irregular`` | ``fail`` (default) or ``warn`` (`IrregularPolicy`) |
@@ -235,6 +239,13 @@ class SearchKeywords(Component):
         ``loss_ratios`` searches one goal per loss ratio, all in the same
         search (as `Find Throughput For Loss Ratios`); 0 is NDR and
         ``pdr_loss_ratio`` is PDR, any others are named by their percent.
+
+        ``intermediate_trials=True`` (``mlr`` only) runs, before the first
+        full-length trial at a load, one trial of MLRsearch's intermediate
+        duration there (sqrt(initial duration x duration sum), when shorter
+        than the final duration: 5.5 s for 1 s .. 30 s trials): one more
+        chance to meet rare interrupts, at a cost in search time
+        (measured in the manual's search page).
 
         Rates are aggregate over directions. The test gets a message with
         each goal's bounds in Mpps and Gbps, metadata ``NDR_LOWER``,
@@ -320,6 +331,7 @@ class SearchKeywords(Component):
             traffic=traffic,
             goals=goals,
             algorithm=algorithm.value,
+            intermediate_trials=intermediate_trials,
             min_rate=min_rate,
             max_rate=max_rate,
             max_search_time=max_search_time,

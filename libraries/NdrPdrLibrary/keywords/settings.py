@@ -15,6 +15,7 @@ _CHOICES = {
     "SEARCH_ALGORITHM": ALGORITHMS,
     "IRREGULAR": tuple(policy.value for policy in IrregularPolicy),
     "LATENCY": ("true", "false"),
+    "INTERMEDIATE_TRIALS": ("true", "false"),
 }
 #: `Find NDR And PDR`'s argument name -> the variable it comes from, where the two differ (the
 #: rest: the argument in upper case), so one dictionary of settings serves both keywords.
@@ -80,7 +81,7 @@ class SettingsKeywords(Component):
         | ``LATENCY_TRIAL_DURATION`` | more than 0, at most 600 s |
         | ``SEARCH_ALGORITHM`` | ``mlr``, ``binary``, ``bswlv`` |
         | ``IRREGULAR`` | ``fail``, ``warn`` |
-        | ``LATENCY`` | ``True``, ``False`` |
+        | ``LATENCY``, ``INTERMEDIATE_TRIALS`` | ``True``, ``False`` |
 
         Example:
         | Check Search Settings    MIN_RATE=${MIN_RATE}    MAX_RATE=${MAX_RATE}

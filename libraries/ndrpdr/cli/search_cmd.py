@@ -73,6 +73,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="share of full-length seconds at a lower bound that may lose more (0.5; 0 to below 1)",
     )
     parser.add_argument("--algorithm", choices=ALGORITHMS, default="mlr")
+    parser.add_argument(
+        "--intermediate-trials",
+        action="store_true",
+        help="mlr: before the first full-length trial at a load, one trial of intermediate "
+        "duration there (MLRsearch's: sqrt(initial duration x duration sum), when shorter than "
+        "the final duration); one more chance to see rare interrupts, at the cost of time "
+        "(off; binary and bswlv ignore it)",
+    )
     parser.add_argument("--min-rate", default=None, help="lowest load (default max/1000)")
     parser.add_argument("--max-rate", default=None, help="highest load (default the TG's max)")
     parser.add_argument(
@@ -134,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
                 traffic=setup.traffic,
                 goals=settings.goals(),
                 algorithm=args.algorithm,
+                intermediate_trials=args.intermediate_trials,
                 min_load_pps=low,
                 max_load_pps=high,
                 max_search_time_s=settings.max_search_time_s,

@@ -60,6 +60,10 @@ driver does not say, or an older record).
 Since 1.12.0 a DUT of ``testbed.cpus`` may have ``peer_thread_plan``: the
 same as ``thread_plan`` for the second VPP of a memif family (FD.io CSIT's
 container), which runs on CPUs of its own (``ndrpdr.dut.vpp.peerthreads``).
+Since 1.13.0 the ``search`` section has ``intermediate_trials``: whether mlr
+ran an intermediate-duration trial before each load's first full-length one
+(``INTERMEDIATE_TRIALS``, ``--intermediate-trials``; older records lack it:
+off).
 """
 
 from __future__ import annotations
@@ -78,7 +82,7 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.topology.model import Topology
 
 #: Version of the record format; bump the major part on incompatible changes.
-RECORD_VERSION = "1.12.0"
+RECORD_VERSION = "1.13.0"
 
 
 def not_asked_latency() -> dict[str, Any]:

@@ -66,6 +66,8 @@ class SearchSettings:
     pdr_loss_ratio: float = PDR_LOSS_RATIO
     #: The cap on the sum of trial durations [s], None for none.
     max_search_time_s: float | None = None
+    #: mlr ran an intermediate-duration trial before a load's first full-length one.
+    intermediate_trials: bool = False
 
 
 def _number(value: float | None) -> float | None:
@@ -236,6 +238,7 @@ class SearchRecord:
                 "pdr_loss_ratio": settings.pdr_loss_ratio,
                 "max_load_cap": None if self.max_load_cap is None else dict(self.max_load_cap),
                 "max_search_time_s": settings.max_search_time_s,
+                "intermediate_trials": settings.intermediate_trials,
                 "time_capped": self.time_capped,
                 **({} if self.ramp_up is None else {"ramp_up": dict(self.ramp_up)}),
             },

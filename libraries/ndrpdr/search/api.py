@@ -28,6 +28,7 @@ def search(
     max_wall_time: float | None = None,
     fail_fast: bool = False,
     bswlv_repeats: int = 2,
+    intermediate_trials: bool = False,
     clock: Callable[[], float] = time.monotonic,
     progress: Callable[[SearchProgress], None] | None = None,
 ) -> SearchResult:
@@ -41,6 +42,11 @@ def search(
     algorithm: "mlr" (ours), "binary" (RFC 2544, per goal, final duration)
         or "bswlv" (binary search with loss verification, ETSI TST009:
         a failing load is repeated up to ``bswlv_repeats`` times).
+    intermediate_trials: mlr only (binary and bswlv ignore it): before the
+        first full-length trial a goal asks for at a load, one trial of the
+        goal's intermediate duration there (MLRsearch's middle target: the
+        geometric mean of the initial duration and the duration sum, when it
+        is shorter than the final duration; see ``intermediate_duration``).
     max_search_time: cap on the sum of effective trial durations [s].
     max_wall_time: cap on wall-clock seconds, read through ``clock``.
     fail_fast: raise SearchIrregularError when the min load is an upper
@@ -64,6 +70,8 @@ def search(
     _check_limit("max_wall_time", max_wall_time)
     if isinstance(bswlv_repeats, bool) or not isinstance(bswlv_repeats, int) or bswlv_repeats < 0:
         raise SearchInputError(f"bswlv_repeats={bswlv_repeats!r} must be an integer >= 0")
+    if not isinstance(intermediate_trials, bool):
+        raise SearchInputError(f"intermediate_trials={intermediate_trials!r} must be True or False")
     if not callable(getattr(measurer, "measure", None)):
         raise SearchInputError(f"measurer {measurer!r} has no measure(duration, load) method")
     session = Session(
@@ -77,7 +85,7 @@ def search(
         progress=progress,
     )
     if algorithm == "mlr":
-        MlrController(session).run()
+        MlrController(session, intermediate_trials=intermediate_trials).run()
     else:
         run_bisection(session, repeats=bswlv_repeats if algorithm == "bswlv" else 0)
     result = session.result()

@@ -31,8 +31,8 @@ class TrialReason:
 
     ``goal`` is the index of the goal that nominated the trial (None when a
     trial serves the whole search, e.g. the initial probe); ``phase`` is the
-    stage of the search ("probe", "short", "scout", "final", "binary",
-    "verify"); ``strategy`` names the rule that picked the load
+    stage of the search ("probe", "short", "scout", "final",
+    "intermediate", "binary", "verify"); ``strategy`` names the rule that picked the load
     ("expect-pass", "expect-fail", "expand-up", "expand-down", "bisect",
     "min-load", "scouted-middle", "knee-fit", "repeat", ...; "-grown" when
     the step grew because a bound kept moving the same way).

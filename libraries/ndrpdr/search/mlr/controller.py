@@ -39,11 +39,18 @@ its upper bound one width at a time instead of climbing through the noisy
 band. Classification stays RFC 9971's: these rules only choose the next
 load.
 
-No intermediate durations: on DUTs whose short trials predict long ones the
-first full-length trial confirms the short stage; when they disagree the
-full-length trial's forwarding rate re-seeds the prediction directly (see
-``hint``) instead of stepping down one width at a time (docs/search-engine.rst
-has the measured trial counts against MLRsearch's intermediate phases).
+No intermediate durations by default: on DUTs whose short trials predict
+long ones the first full-length trial confirms the short stage; when they
+disagree the full-length trial's forwarding rate re-seeds the prediction
+directly (see ``hint``) instead of stepping down one width at a time
+(docs/search-engine.rst has the measured trial counts against MLRsearch's
+intermediate phases). With ``intermediate_trials`` on, the first
+full-length trial a goal asks for at a load is preceded by one trial of the
+goal's intermediate duration (``intermediate_duration``: MLRsearch's middle
+target) at that load: one more chance to meet loss that comes rarely (an
+interrupt). It counts as a short trial (RFC 9971); the goal learns from it
+as from the trial it stands before, so a pass leads on to the full-length
+trial at the same load, a failure that settles the load saves it.
 Loads live on an integer log grid; among all goals' nominations the lowest
 load goes first (ties: the longer trial), so a later lossy trial cannot
 undo a lower bound above it; every trial counts for every goal.
@@ -59,6 +66,9 @@ picks among their nominations and learns from each trial.
 """
 
 from __future__ import annotations
+
+import dataclasses
+import math
 
 from ndrpdr.search.classify import Classification, Criterion
 from ndrpdr.search.errors import SearchError
@@ -85,8 +95,9 @@ class MlrController:
 
     name = "mlr"
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, *, intermediate_trials: bool = False) -> None:
         self.session = session
+        self.intermediate_trials = intermediate_trials
         grid = LoadGrid(
             session.min_load, session.max_load, [g.relative_width for g in session.goals]
         )
@@ -135,12 +146,35 @@ class MlrController:
                 goal=None if chosen.strategy is Rule.PROBE else track.goal_index,
                 detail=chosen.detail,
             )
-            trial = self.session.measure(chosen.duration, load, reason)
+            duration = chosen.duration
+            middle = self._intermediate(track.goal, chosen.duration, load)
+            if middle is not None:
+                duration = middle
+                reason = dataclasses.replace(
+                    reason,
+                    phase=Phase.INTERMEDIATE,
+                    detail=f"before the first {chosen.duration:g} s trial here "
+                    f"(as {chosen.phase}); {chosen.detail}",
+                )
+            trial = self.session.measure(duration, load, reason)
             for other, plan in plans:
                 if plan.index == chosen.index and plan.duration <= chosen.duration:
                     self._learn(other, plan, trial)
             self._check_agreement(trial)
         raise SearchError(f"mlr controller did not converge in {MAX_TRIALS} trials")
+
+    def _intermediate(self, goal: Goal, duration: float, load: float) -> float | None:
+        """The intermediate duration to measure ``load`` at instead of a
+        full-length ``duration``; None when the option is off, the goal has
+        no intermediate duration, or the load has a trial that long already."""
+        if not self.intermediate_trials or duration < goal.final_trial_duration:
+            return None
+        middle = intermediate_duration(goal)
+        if middle is None:
+            return None
+        if any(t.duration >= middle for t in self.session.db.trials_at(load)):
+            return None
+        return middle
 
     def _plan(self, track: Track) -> Plan | None:
         """The goal's nomination: its stage's strategies' first, moving on to
@@ -245,6 +279,23 @@ class MlrController:
         for track in self.tracks:
             if track.stage is Stage.SHORT:
                 track.next_stage()
+
+
+def intermediate_duration(goal: Goal) -> float | None:
+    """The goal's intermediate trial duration [s], None when it has none.
+
+    MLRsearch's middle target (its default two preceding targets): the
+    geometric mean of the initial trial duration and the duration sum,
+    capped at the final trial duration; None unless it lies strictly
+    between the initial and the final duration (CSIT's 1 s trials have
+    none; strict goals of 30 s have 5.48 s).
+    """
+    middle = min(
+        math.sqrt(goal.initial_trial_duration * goal.duration_sum), goal.final_trial_duration
+    )
+    if not goal.initial_trial_duration < middle < goal.final_trial_duration:
+        return None
+    return middle
 
 
 def _far_below(trial: TrialResult, goal: Goal) -> bool:

@@ -28,6 +28,9 @@ class Phase(_Text):
     SHORT = "short"
     SCOUT = "scout"
     FINAL = "final"
+    INTERMEDIATE = "intermediate"
+    """An intermediate-duration trial run before a load's first full-length
+    one (``search(..., intermediate_trials=True)``)."""
 
 
 class Stage(_Text):
