@@ -283,8 +283,8 @@ def test_a_lab_node_with_room_has_no_line_in_the_record(csit: Topology) -> None:
 
 def test_families_carry_csits_heap_size_mult() -> None:
     """CSIT's suites set ``heap_size_mult`` 2 for NAT44 with 4M sessions and for IPsec policy
-    suites with 10000 tunnels or a flow cache (4 from 40000 tunnels, 7 for NAT44 with 16M
-    sessions: no such family here); every other family keeps 1."""
+    suites with 10000 tunnels or a flow cache (4 from 40000 tunnels), 7 for NAT44 with 16M
+    sessions; every other family keeps 1."""
     mults = {
         f.id: getattr(f.setup.vpp, "heap_size_mult", 1)
         for f in all_families()
@@ -295,6 +295,8 @@ def test_families_carry_csits_heap_size_mult() -> None:
         "ethip4ipsec10000tnlsw-ip4base-policy-flow-cache-aes256gcm": 2,
         "ethip4udp-nat44det-h65536-p63-s4128758": 2,
         "ethip4udp-nat44ed-h65536-p63-s4128768-udir": 2,
+        "ethip4udp-nat44det-h262144-p63-s16515072": 7,
+        "ethip4udp-nat44ed-h262144-p63-s16515072-udir": 7,
         "ethip4tcp-nat44ed-h65536-p63-s4128768-cps": 2,
         "ethip4tcp-nat44ed-h65536-p63-s4128768-tput": 2,
         "ethip4udp-nat44ed-h65536-p63-s4128768-cps": 2,

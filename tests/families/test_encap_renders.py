@@ -111,7 +111,7 @@ def test_srv6_proxy_sids_one_dut_sends_to_are_the_other_duts_proxies(behaviour: 
         assert hop.endswith("02:fe:00:00:00:02 static")
 
 
-@pytest.mark.parametrize("tunnels", [1, 4, 16, 64, 256])
+@pytest.mark.parametrize("tunnels", [1, 4, 16, 64, 256, 1024])
 def test_geneve_routes_each_tunnels_prefixes_in_and_out_of_it(tunnels: int) -> None:
     family = get_family(f"ethip4--ethip4udpgeneve-{tunnels}tun-ip4base")
     assert family.duts == (1,) and family.plugins == ("geneve",)

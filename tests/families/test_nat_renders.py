@@ -76,8 +76,107 @@ def render(family_id: str, config: DutTestConfig, cores: int = 1) -> list[str]:
     return family.setup.vpp.commands(config, NAMES)
 
 
+#: CSIT's suites (tests/vpp/perf/ip4/2n1l-10ge2p1x710-ethip4udp-nat44*): id -> hosts, ports,
+#: in_net/in_mask, out_net/out_mask (det44) or out_net - out_net_end (NAT44-ED),
+#: heap_size_mult, ramp_up_rate, ramp_up_duration.
+CSIT_SCALES = {
+    "ethip4udp-nat44det-h1-p1-s1": (1, 1, "20.0.0.0/32", "200.0.0.0/32", 1, 66061, 2.0),
+    "ethip4udp-nat44det-h1024-p63-s64512": (1024, 63, "192.168.0.0/22", "68.142.68.0/32", 1,
+                                            66061, 2.0),
+    "ethip4udp-nat44det-h4096-p63-s258048": (4096, 63, "192.168.0.0/20", "68.142.68.0/30", 1,
+                                             66061, 5.0),
+    "ethip4udp-nat44det-h16384-p63-s1032192": (16384, 63, "192.168.0.0/18", "68.142.68.0/28",
+                                               1, 66061, 16.8),
+    DET: (65536, 63, "192.168.0.0/16", "68.142.68.0/26", 2, 66061, 63.9),
+    "ethip4udp-nat44det-h262144-p63-s16515072": (262144, 63, "172.16.0.0/14", "68.142.68.0/24",
+                                                 7, 66061, 252.3),
+    "ethip4udp-nat44ed-h1024-p63-s64512-udir": (1024, 63, "192.168.0.0/22",
+                                                "68.142.68.0 - 68.142.68.0", 1, 500000, 1.0),
+    "ethip4udp-nat44ed-h4096-p63-s258048-udir": (4096, 63, "192.168.0.0/20",
+                                                 "68.142.68.0 - 68.142.68.3", 1, 500000, 1.1),
+    "ethip4udp-nat44ed-h16384-p63-s1032192-udir": (16384, 63, "192.168.0.0/18",
+                                                   "68.142.68.0 - 68.142.68.15", 1, 500000, 4.5),
+    UDIR: (65536, 63, "192.168.0.0/16", "68.142.68.0 - 68.142.68.63", 2, 500000, 18.2),
+    "ethip4udp-nat44ed-h262144-p63-s16515072-udir": (262144, 63, "192.168.0.0/14",
+                                                     "68.142.68.0 - 68.142.68.255", 7, 500000,
+                                                     72.7),
+}  # fmt: skip
+
+
+def test_the_families_are_csits_scales() -> None:
+    assert sorted(f.id for f in FAMILIES) == sorted(CSIT_SCALES)
+
+
+@pytest.mark.parametrize("family_id", sorted(CSIT_SCALES))
+def test_each_scale_is_set_up_and_ramped_up_as_csits_suite(
+    plan2: DutTestConfig, family_id: str
+) -> None:
+    hosts, ports, inside, outside, mult, rate, duration = CSIT_SCALES[family_id]
+    family = get_family(family_id)
+    vpp = family.setup.vpp
+    assert isinstance(vpp, NatVpp) and vpp.sessions == hosts * ports
+    assert vpp.heap_size_mult == mult
+    assert family.ramp_up == RampUp(rate_pps=rate, duration_s=duration)
+    assert family.profile.directions[0].flows == hosts * ports
+    assert f"HOSTS_{hosts}" in family.tags or (hosts == 1 and "BASE" in family.tags)
+    lines = render(family_id, plan2)
+    assert f"ip route add {inside} via 10.0.0.2 {NAMES[0]}" in lines
+    if "nat44det" in family_id:
+        assert lines[-1] == f"det44 add in {inside} out {outside}"
+    else:
+        per_thread = max_translations_per_thread(hosts * ports, 1)
+        assert f"nat44 plugin enable sessions {per_thread}" in lines
+        assert lines[-1] == f"nat44 add address {outside}"
+
+
+@pytest.mark.parametrize(("family_id", "heap"), [
+    ("ethip4udp-nat44det-h1024-p63-s64512", "1048M"),
+    ("ethip4udp-nat44det-h262144-p63-s16515072", "7168M"),  # 4 x 1.5 GiB + 1 GiB
+    ("ethip4udp-nat44ed-h1024-p63-s64512-udir", "1072M"),
+    ("ethip4udp-nat44ed-h262144-p63-s16515072-udir", "13312M"),  # 4 x 3 GiB + 1 GiB
+])  # fmt: skip
+def test_heaps_grow_with_the_session_tables(family_id: str, heap: str) -> None:
+    vpp = get_family(family_id).setup.vpp
+    assert isinstance(vpp, NatVpp) and f"main-heap-size {heap}" in vpp.startup
+
+
+@pytest.mark.parametrize("hosts", [1024, 4096, 16384, 262144])
+def test_det44_scales_send_back_to_every_outside_address_and_port(hosts: int) -> None:
+    family = get_family(next(f for f in CSIT_SCALES if f"nat44det-h{hosts}-" in f))
+    inside, outside = family.profile.directions
+    first = "172.16.0.0" if hosts == 262144 else "192.168.0.0"
+    last = hosts * 63 - 1
+    assert inside.src == first and _address(inside, "ip.src", hosts - 1) == str(
+        ipaddress.IPv4Address(first) + hosts - 1
+    )
+    assert _value(inside, "udp.sport", last) == 1086
+    addresses = max(1, hosts // 1024)
+    assert outside.flows == inside.flows == addresses * 64512
+    last_out = str(ipaddress.IPv4Address("68.142.68.0") + addresses - 1)
+    if addresses == 1:  # one outside address: only the port varies
+        assert outside.dst == last_out and "ip.dst" not in {v.field for v in outside.vary}
+    else:
+        assert _address(outside, "ip.dst", last) == last_out
+    assert _value(outside, "udp.dport", last) == 65535
+
+
+def test_the_one_host_det44_sends_one_flow_each_way_to_its_translation() -> None:
+    family = get_family("ethip4udp-nat44det-h1-p1-s1")
+    inside, outside = family.profile.directions
+    assert (inside.src, inside.dst, inside.sport, inside.dport) == ("20.0.0.0", "30.0.0.0", 1024,
+                                                                    1024)  # fmt: skip
+    # det44 gives the one host every port from 1024: its port 1024 goes out as 1024 + 1024
+    assert (outside.src, outside.dst, outside.sport, outside.dport) == ("30.0.0.0", "200.0.0.0",
+                                                                        1024, 2048)  # fmt: skip
+    assert inside.flows == outside.flows == 1 and not family.profile.unidirectional
+    assert "ip route add 30.0.0.0/24 via 12.0.0.2 host-dut-if2" in render(family.id, _plan())
+
+
+def _plan() -> DutTestConfig:
+    return plan_dut(load_topology(ROOT / "topologies" / "local-vpp.yaml"), "ip4base")
+
+
 def test_csit_ids_tags_and_session_counts() -> None:
-    assert [f.id for f in FAMILIES] == [DET, UDIR]
     det, udir = (get_family(f) for f in (DET, UDIR))
     assert det.duts == udir.duts == (1,)
     assert det.plugins == ("det44",) and udir.plugins == ("nat",)
@@ -256,8 +355,10 @@ def test_session_parsers_read_vpp_output_and_quote_what_they_cannot() -> None:
 def test_bad_definitions_name_the_family() -> None:
     with pytest.raises(FamilyDefinitionError, match="fam: mode 'nat64'"):
         NatVpp("nat64", 10, family="fam")
-    with pytest.raises(FamilyDefinitionError, match="fam: 0 sessions"):
+    with pytest.raises(FamilyDefinitionError, match="fam: 0 hosts of 63 ports"):
         NatVpp("det44", 0, family="fam")
+    with pytest.raises(FamilyDefinitionError, match=r"fam: 1000 hosts .* power of two"):
+        NatVpp("ed", 1000, family="fam")
     with pytest.raises(FamilyDefinitionError, match="rate_pps=0"):
         RampUp(rate_pps=0, duration_s=1.0)
     with pytest.raises(FamilyDefinitionError, match="duration_s=inf"):

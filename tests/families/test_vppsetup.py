@@ -120,10 +120,10 @@ def _family(vpp: VppSetupBase, family_id: str = "my-nat") -> Family:
 
 
 def test_the_family_passes_its_id_down_and_the_setup_checks_then() -> None:
-    family = _family(NatVpp("det44", 10))
+    family = _family(NatVpp("det44", 8))
     assert isinstance(family.setup, FamilySetup) and family.setup.family == "my-nat"
-    assert family.setup.vpp == NatVpp("det44", 10, family="my-nat")
-    unbound = NatVpp("nat64", 10)  # not checked until a family has it
+    assert family.setup.vpp == NatVpp("det44", 8, family="my-nat")
+    unbound = NatVpp("nat64", 8)  # not checked until a family has it
     with pytest.raises(FamilyDefinitionError, match=r"family my-nat: mode 'nat64' is not one of"):
         _family(unbound)
 

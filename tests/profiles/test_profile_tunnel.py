@@ -17,6 +17,7 @@ from ndrpdr.profiles import (
     Vary,
     build_frames,
     parse_signature,
+    stream_frames,
 )
 from ndrpdr.profiles.layout import TUNNEL_HEADERS, FrameLayout
 from ndrpdr.profiles.traffic import Tunnel
@@ -85,6 +86,23 @@ def test_256_tunnels_walk_every_vni_and_csits_65536_source_ports_wrapping() -> N
     sports = [Ether(frames[k])[UDP].sport for k in (0, 64511, 64512, 65535)]
     assert sports == [1024, 65535, 0, 1023]
     assert len({Ether(f)[UDP].sport for f in frames[::97]}) == len(frames[::97])
+
+
+def test_1024_tunnels_repeat_csits_65536_source_ports_over_their_262144_flows() -> None:
+    """CSIT writes its one variable k (0 .. 262143) into the 2-byte port: 1024 + k mod 2^16."""
+    profile = profile_of("ethip4--ethip4udpgeneve-1024tun-ip4base")
+    headers = profile.directions[1]
+    counts = {v.field: (v.count, v.every) for v in headers.vary}
+    assert counts["tunnel.vni"] == (1024, 256) and counts["tunnel.sport"] == (65536, 1)
+    assert headers.flows == profile.directions[0].flows == 1024 * 256
+    wanted = (0, 64511, 64512, 65535, 65536)
+    stream = stream_frames(profile, 64, 1, SRC_MAC, DST_MAC, 65537)
+    frames = {k: Ether(f) for k, f in enumerate(stream) if k in wanted}
+    assert [frames[k][UDP].sport for k in wanted] == [
+        1024, 65535, 0, 1023, 1024,
+    ]  # fmt: skip
+    # frame 65536 is tunnel 256's first, VNI 257, inner 10.1.1.0 -> 10.129.1.0
+    assert frames[65536][GENEVE].vni == 257 and frames[65536][GENEVE][IP].dst == "10.129.1.0"
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,8 @@
 
 After CSIT's ``Initialize IPv4 forwarding for NAT44 in circular topology``
 and ``Initialize NAT44 deterministic mode`` / ``endpoint-dependent mode``
-(2-node, DUT1), with CSIT's addresses:
+(2-node, DUT1), with CSIT's addresses, for *h* inside hosts of 63 ports
+(CSIT's scales h1024 ... h262144):
 
 - the port facing TG port 1 is *inside*, the one facing TG port 2
   *outside*; they get CSIT's link addresses 10.0.0.1/24 and 12.0.0.1/24,
@@ -10,31 +11,39 @@ and ``Initialize NAT44 deterministic mode`` / ``endpoint-dependent mode``
   plan's 192.168.10.0/24 and 192.168.20.0/24: those lie inside CSIT's
   inside network 192.168.0.0/16, and frames translated back to such a host
   would go to the connected /24 instead of the TG;
-- the inside network 192.168.0.0/16 is routed to TG port 1, the
-  destinations (20.0.0.0/24 for det44, 20.0.0.0/8 for NAT44-ED, as CSIT)
-  to TG port 2;
-- det44: ``det44 add in 192.168.0.0/16 out 68.142.68.0/26``: each of the
-  64 outside addresses serves 1024 inside hosts, 63 ports each from
-  1024 up (host *i*'s block starts at port 1024 + 63 (i mod 1024));
+- the inside network, *h* hosts from 192.168.0.0 (CSIT's det44 h262144:
+  from 172.16.0.0), e.g. 192.168.0.0/16 for 65536 hosts, is routed to TG
+  port 1, the destinations (20.0.0.0/24 for det44, 20.0.0.0/8 for
+  NAT44-ED, as CSIT) to TG port 2;
+- the outside addresses are *h* / 1024 (at least one) from 68.142.68.0: 64
+  for 65536 hosts, 256 for 262144, one for 1024;
+- det44: ``det44 add in <inside> out <outside>``, e.g. ``in
+  192.168.0.0/16 out 68.142.68.0/26``: each outside address serves 1024
+  inside hosts, 63 ports each from 1024 up (host *i*'s block starts at
+  port 1024 + 63 (i mod 1024));
 - NAT44-ED: ``nat44 plugin enable sessions <n>`` with CSIT's sessions per
-  thread (``max_translations_per_thread``), the outside pool
-  68.142.68.0 - 68.142.68.63.
+  thread (``max_translations_per_thread``), the outside pool of the
+  outside addresses (68.142.68.0 - 68.142.68.63 for 65536 hosts).
 
 The state check reads the session count as CSIT does: the det44 map's
 ``sessions number`` (CSIT reads ``ses_num`` of ``det44_map_dump``), and
 NAT44-ED's ``show nat44 summary`` UDP total less the timed-out ones.
 
-Memory (VPP v26.06, measured here): ``det44 add`` of a /16 allocates its
-session table at once (1000 slots per inside host: 1.46 GiB, 11 s on this
-machine's 2 shared CPUs); ``nat44 plugin enable sessions 5242880`` takes
-1.7 GiB per thread (3 GiB with one worker). The set-ups ask for main heaps
-that hold that (4 KiB pages are populated only as used).
+Memory (VPP v26.06, measured here at 65536 hosts): ``det44 add`` of a /16
+allocates its session table at once (1000 slots per inside host: 1.46
+GiB, 11 s on this machine's 2 shared CPUs); ``nat44 plugin enable sessions
+5242880`` takes 1.7 GiB per thread (3 GiB with one worker). The set-ups
+ask for main heaps that hold that, in proportion at other scales (det44:
+1.5 GiB per 65536 hosts; NAT44-ED: 3 GiB per 5242880 sessions per
+thread of one worker), plus 1 GiB for the rest of VPP (4 KiB pages are
+populated only as used).
 Every command was checked against VPP v26.06 (det44 and nat plugins).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import math
 import re
 
@@ -43,16 +52,22 @@ from ndrpdr.families.build import check_mode, large_tables_startup, nat_heap_siz
 from ndrpdr.families.model import FamilyDefinitionError
 from ndrpdr.families.vppsetup import FreshVpp
 
-#: CSIT's inside network, outside range and destination network.
-INSIDE_NET = "192.168.0.0/16"
-OUTSIDE_FIRST, OUTSIDE_LAST, OUTSIDE_NET = "68.142.68.0", "68.142.68.63", "68.142.68.0/26"
+#: CSIT's first inside host, first outside address and destination network.
+INSIDE_FIRST = "192.168.0.0"
+OUTSIDE_FIRST = "68.142.68.0"
 DESTINATION = "20.0.0.0"
+#: Inside hosts per outside address (det44's sharing ratio; CSIT's NAT44-ED pools alike).
+HOSTS_PER_OUTSIDE = 1024
+#: CSIT's UDP source ports per inside host.
+PORTS = 63
 #: CSIT's link addresses (inside, outside) and its TG's next hops on them.
 LINK_ADDRESSES = ("10.0.0.1/24", "12.0.0.1/24")
 NEXT_HOPS = ("10.0.0.2", "12.0.0.2")
-#: Main heaps [MiB]: det44's /16 session table (1.46 GiB), NAT44-ED's sessions (see docstring).
-DET44_HEAP_MB = 2560
-NAT44ED_HEAP_MB = 4096
+#: Main heaps [MiB] (see the docstring): the rest of VPP, det44's session table per 65536
+#: hosts (1.46 GiB measured), NAT44-ED's per 5242880 sessions per thread (one worker).
+BASE_HEAP_MB = 1024
+DET44_HEAP_MB_PER_65536_HOSTS = 1536
+NAT44ED_HEAP_MB_PER_5242880 = 3072
 #: The NAT modes: deterministic (det44) and endpoint-dependent (nat44-ed).
 MODES = ("det44", "ed")
 
@@ -92,7 +107,19 @@ def _two_node(family: str, config: DutTestConfig) -> None:
         )
 
 
-def nat_routing(config: DutTestConfig, names: tuple[str, str], destination: str) -> list[str]:
+def network(first: str, hosts: int) -> str:
+    """The network of ``hosts`` addresses from ``first`` ("192.168.0.0/16" for 65536)."""
+    return str(ipaddress.IPv4Network(f"{first}/{32 - (hosts - 1).bit_length()}"))
+
+
+def outside_addresses(hosts: int) -> int:
+    """CSIT's outside addresses for ``hosts`` inside hosts: one per 1024 (at least one)."""
+    return max(1, hosts // HOSTS_PER_OUTSIDE)
+
+
+def nat_routing(
+    config: DutTestConfig, names: tuple[str, str], inside_net: str, destination: str
+) -> list[str]:
     """Ports up, CSIT's link addresses, static neighbours, the inside and destination routes."""
     lines: list[str] = []
     for name, address, hop, port in zip(
@@ -106,23 +133,57 @@ def nat_routing(config: DutTestConfig, names: tuple[str, str], destination: str)
     inside, outside = names
     return [
         *lines,
-        f"ip route add {INSIDE_NET} via {NEXT_HOPS[0]} {inside}",
+        f"ip route add {inside_net} via {NEXT_HOPS[0]} {inside}",
         f"ip route add {destination} via {NEXT_HOPS[1]} {outside}",
     ]
 
 
 @dataclasses.dataclass(frozen=True)
 class NatVpp(FreshVpp):
-    """A NAT44 family's VPP set-up: ``mode`` "det44" or "ed", for ``sessions`` sessions."""
+    """A NAT44 family's VPP set-up: ``mode`` "det44" or "ed", for ``hosts`` inside hosts of
+    ``ports`` ports each; the first inside host ``inside``, outside address ``outside`` and
+    destination ``destination`` (CSIT's, but for its one-host det44 suite)."""
 
     mode: str
-    sessions: int
+    hosts: int
+    ports: int = PORTS
+    inside: str = INSIDE_FIRST
+    outside: str = OUTSIDE_FIRST
+    destination: str = DESTINATION
 
     def check(self) -> None:
-        """FamilyDefinitionError naming the family for an unknown mode or session count."""
+        """FamilyDefinitionError naming the family for an unknown mode or a scale CSIT has not."""
         check_mode(self.family, self.mode, MODES)
-        if self.sessions < 1:
-            raise FamilyDefinitionError(f"family {self.family}: {self.sessions} sessions")
+        if self.hosts < 1 or self.hosts & (self.hosts - 1) or self.ports < 1:
+            raise FamilyDefinitionError(
+                f"family {self.family}: {self.hosts} hosts of {self.ports} ports; give a power "
+                "of two hosts and at least one port"
+            )
+
+    @property
+    def sessions(self) -> int:
+        """Every inside host's every port: one session each."""
+        return self.hosts * self.ports
+
+    @property
+    def inside_net(self) -> str:
+        """The inside hosts' network (CSIT's ``in_net``/``in_mask``)."""
+        return network(self.inside, self.hosts)
+
+    @property
+    def outside_net(self) -> str:
+        """The outside addresses' network (CSIT's ``out_net``/``out_mask``)."""
+        return network(self.outside, outside_addresses(self.hosts))
+
+    @property
+    def main_heap_mb(self) -> int:
+        """The main heap the session tables need [MiB] (the module docstring)."""
+        if self.mode == "det44":
+            table = DET44_HEAP_MB_PER_65536_HOSTS * self.hosts / 65536
+        else:
+            per_thread = max_translations_per_thread(self.sessions, 1)
+            table = NAT44ED_HEAP_MB_PER_5242880 * per_thread / 5242880
+        return BASE_HEAP_MB + math.ceil(table)
 
     @property
     def plugins(self) -> tuple[str, ...]:
@@ -132,7 +193,7 @@ class NatVpp(FreshVpp):
     @property
     def startup(self) -> str:
         """A main heap for the session tables, and the large statistics segment."""
-        return large_tables_startup(DET44_HEAP_MB if self.mode == "det44" else NAT44ED_HEAP_MB)
+        return large_tables_startup(self.main_heap_mb)
 
     @property
     def heap_size_mult(self) -> int:
@@ -152,15 +213,16 @@ class NatVpp(FreshVpp):
         inside, outside = names
         if self.mode == "det44":
             return [
-                *nat_routing(config, names, f"{DESTINATION}/24"),
+                *nat_routing(config, names, self.inside_net, f"{self.destination}/24"),
                 "det44 plugin enable",
                 f"set interface det44 inside {inside} outside {outside}",
-                f"det44 add in {INSIDE_NET} out {OUTSIDE_NET}",
+                f"det44 add in {self.inside_net} out {self.outside_net}",
             ]
         per_thread = max_translations_per_thread(self.sessions, config.cores)
+        outside_net = ipaddress.IPv4Network(self.outside_net)
         return [
-            *nat_routing(config, names, f"{DESTINATION}/8"),
+            *nat_routing(config, names, self.inside_net, f"{self.destination}/8"),
             f"nat44 plugin enable sessions {per_thread}",
             f"set interface nat44 in {inside} out {outside}",
-            f"nat44 add address {OUTSIDE_FIRST} - {OUTSIDE_LAST}",
+            f"nat44 add address {outside_net[0]} - {outside_net[-1]}",
         ]
