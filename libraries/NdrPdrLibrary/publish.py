@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ndrpdr.report.recordview import view_of
+from ndrpdr.report.recordview import RecordView, view_of
 from ndrpdr.report.trialtable import trials_html
 from ndrpdr.results.record import write_record
 from ndrpdr.runflow import RunOutcome
@@ -133,17 +133,18 @@ def publish_record(
     message or metadata: the keyword fails with the error.
     """
     view = view_of(record)
+    message = view.message(record)
     if record["kind"] == "ndrpdr":  # `Get Last Search Record`
         ctx.last_record = dict(record)
     path = _write(ctx, record, record_path(ctx, str(record["kind"])) if path is None else path)
     robotout.info(
         "<b>"
-        + html.escape(view.message(record)).replace("\n", "<br>")
+        + html.escape(message).replace("\n", "<br>")
         + "</b>"
         + (f"<br>result record: {_link(path)}" if path is not None else ""),
         html=True,
     )
-    _log_details(record)
+    _log_details(view, record)
     for warning in view.warnings(record):
         robotout.warn(f"{robotout.test_name()}: {warning}")
     if record["status"] == "failed" and not view.failed_result:
@@ -153,7 +154,7 @@ def publish_record(
         metadata["STATUS"] = "failed (the record could not be written)"
     test = robotout.test_name()
     previous = ctx.metadata_keys.get(test, set()) if test is not None else set()
-    if robotout.set_test_result(view.message(record), metadata, replaces=previous):
+    if robotout.set_test_result(message, metadata, replaces=previous):
         assert test is not None  # set_test_result is False outside a test
         ctx.metadata_keys = {test: set(metadata)}
         robotout.add_tags(*view.tags(record))  # TG_LIMITED, INCOMPLETE
@@ -173,13 +174,13 @@ def record_publisher(ctx: LibraryContext) -> Callable[[RunOutcome], None]:
 def log_record(record: Mapping[str, Any]) -> None:
     """Log a record of any kind read back (`Log Result Record`): the message its test got,
     its plots and its trial table."""
-    robotout.info(view_of(record).message(record))
-    _log_details(record)
-
-
-def _log_details(record: Mapping[str, Any]) -> None:
-    """The record's plots and trial table, in the log."""
     view = view_of(record)
+    robotout.info(view.message(record))
+    _log_details(view, record)
+
+
+def _log_details(view: RecordView, record: Mapping[str, Any]) -> None:
+    """The record's plots and trial table (as its kind's ``view`` draws them), in the log."""
     for plot in view.plots(record):
         robotout.info(plot, html=True)
     robotout.info(trials_html(view.trial_rows(record), max_rows=MAX_LOGGED_TRIALS), html=True)

@@ -47,9 +47,7 @@ def holder(directory: Path) -> str | None:
     except OSError:
         return None
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not _try(fd, fcntl.LOCK_EX):
             return _said(path)
         fcntl.flock(fd, fcntl.LOCK_UN)
         return None
