@@ -149,3 +149,14 @@ def setup(
 def cost(cycles: float, basis: str, **more: float) -> PacketCost:
     """A PacketCost of ``cycles`` per 64 B packet, ``basis`` saying where the figure comes from."""
     return PacketCost(cycles=cycles, basis=basis, **more)
+
+
+#: ``ethip4-ip4base``'s cycles per 64 B packet on the sim (``kinds/ip4``: CSIT's NDR near 18 Mpps).
+IP4BASE_CYCLES = 145.0
+
+
+def relative_cost(cycles: float, what: str, *, per_dut: bool = False) -> PacketCost:
+    """A PacketCost of ``cycles`` whose basis says ``what`` it is and its speed relative to
+    ``ethip4-ip4base`` ("<what>: 0.30x ethip4-ip4base", "... per DUT")."""
+    where = " per DUT" if per_dut else ""
+    return cost(cycles, f"{what}: {IP4BASE_CYCLES / cycles:.2f}x ethip4-ip4base{where}")

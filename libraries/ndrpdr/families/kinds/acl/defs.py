@@ -34,6 +34,7 @@ from ndrpdr.families.build import (
     CSIT_RENUMBERED,
     cost,
     direction_hosts,
+    relative_cost,
     setup,
     src_range_traffic,
     vpp_only,
@@ -96,7 +97,7 @@ def _acl(side: str, kind: str, cycles: float) -> Family:
             f"{how} {where} ACL of 50 rules",
             layer="L3",
             directions=(_flows10k(0), _flows10k(1)),
-            cost=cost(cycles, f"{where} ACL-50 {how}: {145.0 / cycles:.2f}x ethip4-ip4base"),
+            cost=relative_cost(cycles, f"{where} ACL-50 {how}"),
         ),
         setup=setup(vpp=VppCommands(("acl",), acl.commands, acl.undo), reasons=_reasons(family)),
     )

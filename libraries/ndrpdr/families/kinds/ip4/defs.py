@@ -38,6 +38,7 @@ from ndrpdr.dut.base import ForwardingMode
 from ndrpdr.families import vppip
 from ndrpdr.families.build import (
     CSIT_RENUMBERED,
+    IP4BASE_CYCLES,
     cost,
     fib_startup,
     setup,
@@ -48,7 +49,7 @@ from ndrpdr.families.model import Family
 from ndrpdr.families.vppsetup import VppCommands
 from ndrpdr.profiles import ANY_HOST_INTERNAL, Headers, Op, Profile, Vary
 
-IP4BASE_COST = cost(145.0, "CSIT 64B-1c ethip4-ip4base NDR near 18 Mpps on 2.6 GHz cores")
+IP4BASE_COST = cost(IP4BASE_CYCLES, "CSIT 64B-1c ethip4-ip4base NDR near 18 Mpps on 2.6 GHz cores")
 
 _BASE = "ethip4-ip4base"
 _BASIC_DRIVERS: dict[str, ForwardingMode] = {

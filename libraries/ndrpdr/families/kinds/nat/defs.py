@@ -65,7 +65,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from ndrpdr.families.build import cost, setup, vpp_only
+from ndrpdr.families.build import relative_cost, setup, vpp_only
 from ndrpdr.families.kinds.nat.vpp import (
     DESTINATION,
     HOSTS_PER_OUTSIDE,
@@ -238,7 +238,7 @@ def nat_family(mode: str, hosts: int) -> Family:
         f"DUT translates them with {what}",
         layer="L3",
         directions=directions(hosts, hosts),
-        cost=cost(cycles, f"{family}: {145.0 / cycles:.2f}x ethip4-ip4base"),
+        cost=relative_cost(cycles, family),
         unidirectional=udir,
     )
 
@@ -279,9 +279,7 @@ def one_host_det44() -> Family:
                 dport=ONE_HOST_OUTSIDE_PORT,
             ),
         ),
-        cost=cost(
-            _ONE_SESSION_CYCLES, f"{family}: {145.0 / _ONE_SESSION_CYCLES:.2f}x ethip4-ip4base"
-        ),
+        cost=relative_cost(_ONE_SESSION_CYCLES, family),
     )
     vpp = NatVpp("det44", 1, 1, ONE_HOST_INSIDE, ONE_HOST_OUTSIDE, ONE_HOST_DESTINATION)
     ramp_up = RampUp(rate_pps=DET44_RAMP_UP_PPS, duration_s=ONE_HOST_RAMP_UP_S)

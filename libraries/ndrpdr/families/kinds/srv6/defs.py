@@ -13,7 +13,7 @@ lower. The figures sit there.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import CSIT_RENUMBERED, cost, setup, src_range_traffic, vpp_only
+from ndrpdr.families.build import CSIT_RENUMBERED, relative_cost, setup, src_range_traffic, vpp_only
 from ndrpdr.families.kinds.srv6.vpp import Srv6Vpp
 from ndrpdr.families.model import Family
 from ndrpdr.profiles import Profile
@@ -32,7 +32,7 @@ def _srv6(family: str, tags: tuple[str, ...], what: str, cycles: float) -> Famil
             description=f"Ethernet/IPv6, 253 flows per direction, {what} between DUT1 and DUT2",
             layer="L3",
             directions=src_range_traffic(6, 2, 253, l4=59),
-            cost=cost(cycles, f"{family}: {145.0 / cycles:.2f}x ethip4-ip4base per DUT"),
+            cost=relative_cost(cycles, family, per_dut=True),
         ),
         note="VPP on a 3-node chain (runs on topologies/local-vpp-3n.yaml)",
         setup=setup(

@@ -19,7 +19,7 @@ about 0.3. The figures sit there, masquerading the cheapest.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import CSIT_RENUMBERED, cost, setup, src_range_traffic, vpp_only
+from ndrpdr.families.build import CSIT_RENUMBERED, relative_cost, setup, src_range_traffic, vpp_only
 from ndrpdr.families.kinds.srv6proxy.vpp import Srv6ProxyVpp
 from ndrpdr.families.model import Family
 from ndrpdr.profiles import Profile
@@ -50,7 +50,7 @@ def _proxy(behaviour: str) -> Family:
             "function (a second VPP over memif)",
             layer="L3",
             directions=src_range_traffic(6, 2, 253, l4=59),
-            cost=cost(cycles, f"{family}: {145.0 / cycles:.2f}x ethip4-ip4base per DUT"),
+            cost=relative_cost(cycles, family, per_dut=True),
         ),
         note="VPP on a 3-node chain (runs on topologies/local-vpp-3n.yaml); the service "
         "function behind each DUT, a second VPP cross-connecting two memifs, runs under "

@@ -17,7 +17,7 @@ with a learning bridge 0.5-0.6. The figures sit there.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import CSIT_RENUMBERED, cost, setup, src_range_traffic, vpp_only
+from ndrpdr.families.build import CSIT_RENUMBERED, relative_cost, setup, src_range_traffic, vpp_only
 from ndrpdr.families.kinds.vxlan.vpp import VxlanVpp
 from ndrpdr.families.model import Family
 from ndrpdr.profiles import Profile
@@ -37,7 +37,7 @@ def _vxlan(family: str, mode: str, tags: tuple[str, ...], what: str, cycles: flo
             "over a VXLAN tunnel between DUT1 and DUT2",
             layer="L2",
             directions=src_range_traffic(4, 1, 254),
-            cost=cost(cycles, f"{family}: {145.0 / cycles:.2f}x ethip4-ip4base per DUT"),
+            cost=relative_cost(cycles, family, per_dut=True),
         ),
         note="VPP on a 3-node chain (runs on topologies/local-vpp-3n.yaml; vxlan plugin)",
         setup=setup(
