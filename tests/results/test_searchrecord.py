@@ -40,11 +40,19 @@ def topology() -> Topology:
 
 
 def _record(
-    topology: Topology, *, min_load_pps: float = 30_000.0, **kwargs: object
+    topology: Topology,
+    *,
+    min_load_pps: float = 30_000.0,
+    intermediate_trials: bool = False,
+    **kwargs: object,
 ) -> SearchRecord:
     tg = SimTrafficGenerator(topology)
-    settings = SearchSettings("mlr", GOALS, min_load_pps, tg.max_load_pps, PDR)
-    result = search(tg, GOALS, min_load_pps, tg.max_load_pps, "mlr")
+    settings = SearchSettings(
+        "mlr", GOALS, min_load_pps, tg.max_load_pps, PDR, None, intermediate_trials
+    )
+    result = search(
+        tg, GOALS, min_load_pps, tg.max_load_pps, "mlr", intermediate_trials=intermediate_trials
+    )
     return build_record(
         topology=topology,
         profile=get_profile("ethip4-ip4base"),
@@ -123,19 +131,7 @@ def test_search_section_says_whether_intermediate_trials_ran(topology: Topology)
     older = {**document, "search": dict(document["search"])}
     del older["search"]["intermediate_trials"]  # a record from before 1.13.0 stays valid
     validate_record(older)
-    tg = SimTrafficGenerator(topology)
-    settings = SearchSettings("mlr", GOALS, 30_000.0, tg.max_load_pps, PDR, None, True)
-    result = search(tg, GOALS, 30_000.0, tg.max_load_pps, "mlr", intermediate_trials=True)
-    with_them = build_record(
-        topology=topology,
-        profile=get_profile("ethip4-ip4base"),
-        frame_size=64,
-        settings=settings,
-        result=result,
-        trials=result.trials,
-        started=NOW,
-        finished=NOW,
-    ).to_json()
+    with_them = _record(topology, intermediate_trials=True).to_json()
     assert with_them["search"]["intermediate_trials"] is True
     validate_record(with_them)
     wrong = {**with_them, "search": {**with_them["search"], "intermediate_trials": "yes"}}
