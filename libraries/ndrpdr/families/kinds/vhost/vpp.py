@@ -38,12 +38,13 @@ from __future__ import annotations
 import dataclasses
 
 from ndrpdr.dut.base import DutError, DutTestConfig
+from ndrpdr.dut.guest.plan import VHOST_INTERFACES
 from ndrpdr.families.model import FamilyDefinitionError
 from ndrpdr.families.vppsetup import FreshVpp
 
 #: The two vhost-user sockets (``{guest_dir}``: the guest's run directory) and VPP's names.
 SOCKETS = ("{guest_dir}/sock-1-1", "{guest_dir}/sock-1-2")
-VHOSTS = ("VirtualEthernet0/0/0", "VirtualEthernet0/0/1")
+VHOSTS = VHOST_INTERFACES
 #: ip4: CSIT's VRFs, the DUT's vhost addresses and the guest's (the next hops).
 VRFS = (101, 102)
 DUT_VHOST_IP4 = ("1.1.1.2/30", "1.1.2.2/30")
