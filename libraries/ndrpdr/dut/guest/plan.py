@@ -25,6 +25,7 @@ Pure data, no I/O.
 from __future__ import annotations
 
 import dataclasses
+import posixpath
 
 from ndrpdr.dut.smt import ThreadPlan
 
@@ -81,6 +82,11 @@ class GuestPlan:
     def is_vpp(self) -> bool:
         """The guest runs VPP (else testpmd)."""
         return self.vnf in VPP_GUESTS
+
+    @property
+    def prefix(self) -> str:
+        """The guest's DPDK file prefix and API segment prefix: its run directory's name."""
+        return posixpath.basename(self.run_dir.rstrip("/"))
 
     @property
     def sockets(self) -> tuple[str, str]:

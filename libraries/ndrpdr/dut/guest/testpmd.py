@@ -10,7 +10,8 @@ offloads, 32768 mbufs of 16384 B, 2 ports (mask 0x3), no link check,
 The stand-in runs the same on the host: lcore 0 (main) on the guest's
 main CPU, forwarding lcores 1..N on its data-plane CPUs, the ports
 ``virtio_user`` devices listening on the vhost-user sockets
-(``virtio_user_args``). Both add ``--stats-period``: testpmd without
+(``virtio_user_args``); ``--in-memory`` on hugepages, else ``--no-huge``
+with a file prefix of its own (DPDK 22.11 refuses the two together). Both add ``--stats-period``: testpmd without
 ``-i`` otherwise ends at the first end of its input.
 
 Pure functions, no I/O.
@@ -64,9 +65,12 @@ def forwarding_args(plan: GuestPlan) -> list[str]:
 def stand_in_argv(plan: GuestPlan) -> list[str]:
     """The stand-in: testpmd on the host's guest CPUs, virtio_user ports, in memory."""
     lcores = ",".join(f"{index}@{cpu}" for index, cpu in enumerate(plan.cpus))
-    memory = [] if plan.hugepages else ["--no-huge", "-m", str(STAND_IN_MEMORY_MB)]
+    memory = (
+        ["--in-memory"] if plan.hugepages  # DPDK's --no-huge is its legacy memory: not with this
+        else ["--no-huge", "-m", str(STAND_IN_MEMORY_MB), "--file-prefix", plan.prefix]
+    )  # fmt: skip
     return [
-        plan.program, "-v", "--lcores", lcores, "--no-pci", "--in-memory", *memory,
+        plan.program, "-v", "--lcores", lcores, "--no-pci", *memory,
         *virtio_user_args(plan), "--", *forwarding_args(plan),
     ]  # fmt: skip
 

@@ -20,8 +20,6 @@ Pure functions, no I/O.
 
 from __future__ import annotations
 
-import posixpath
-
 from ndrpdr.dut import cores
 from ndrpdr.dut.guest.plan import QUEUE_SIZE, VM_PCI, GuestPlan
 
@@ -48,7 +46,7 @@ def _vdevs(plan: GuestPlan) -> list[str]:
 def startup_conf(plan: GuestPlan, *, in_vm: bool = False) -> str:
     """The guest VPP's startup.conf (``in_vm``: inside CSIT's VM, its files in the VM's own
     ``/run`` and ``/tmp``; else the host's stand-in, its files in the run directory)."""
-    run, prefix = plan.run_dir, posixpath.basename(plan.run_dir)
+    run, prefix = plan.run_dir, plan.prefix
     if in_vm:
         main, workers = "0", f"1-{plan.smp - 1}" if plan.smp > 1 else ""
         files = ["  cli-listen /run/vpp/cli.sock", "  log /tmp/vpp.log"]
