@@ -57,7 +57,9 @@ def test_every_builtin_vpp_setup_derives_from_the_base(family: Family) -> None:
     for name, kind in TYPES.items():
         value = getattr(vpp, name)
         assert isinstance(value, kind), f"{family.id}: {name} = {value!r}"
-    assert all(callable(getattr(vpp, name)) for name in ("commands", "undo_commands", "guest_commands"))
+    assert all(
+        callable(getattr(vpp, name)) for name in ("commands", "undo_commands", "guest_commands")
+    )
 
 
 @pytest.mark.parametrize(

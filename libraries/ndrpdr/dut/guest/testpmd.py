@@ -11,8 +11,9 @@ The stand-in runs the same on the host: lcore 0 (main) on the guest's
 main CPU, forwarding lcores 1..N on its data-plane CPUs, the ports
 ``virtio_user`` devices listening on the vhost-user sockets
 (``virtio_user_args``); ``--in-memory`` on hugepages, else ``--no-huge``
-with a file prefix of its own (DPDK 22.11 refuses the two together). Both add ``--stats-period``: testpmd without
-``-i`` otherwise ends at the first end of its input.
+with a file prefix of its own (DPDK 22.11 refuses the two together).
+Both add ``--stats-period``: testpmd without ``-i`` otherwise ends at the
+first end of its input.
 
 Pure functions, no I/O.
 """

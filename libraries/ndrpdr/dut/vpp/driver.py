@@ -33,6 +33,8 @@ from ndrpdr.access.base import BackgroundProcess, NodeAccess
 from ndrpdr.access.processlog import bounded_log, log_tail
 from ndrpdr.drivers import DriverDescription
 from ndrpdr.dut.base import DutDriver, DutError, DutTestConfig
+from ndrpdr.dut.guest.plan import VHOST_INTERFACES, GuestPlan
+from ndrpdr.dut.guest.run import GuestRun, wait_vhost_up
 from ndrpdr.dut.health import check_process
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.vpp import afpacket as vpp_afpacket
@@ -43,8 +45,6 @@ from ndrpdr.dut.vpp.health import PortHealth
 from ndrpdr.dut.vpp.layout import cpu_layout, port_driver, thread_plan
 from ndrpdr.dut.vpp.localrun import LocalRun
 from ndrpdr.dut.vpp.nodefacts import NodeFacts
-from ndrpdr.dut.guest.plan import VHOST_INTERFACES, GuestPlan
-from ndrpdr.dut.guest.run import GuestRun, wait_vhost_up
 from ndrpdr.dut.vpp.peer import PeerPlan, PeerVpp, peer_telemetry, start_peer
 from ndrpdr.dut.vpp.process import VppService
 from ndrpdr.dut.vpp.testplan import plan_test, write_startup_conf
@@ -376,7 +376,9 @@ class VppDriver(DutDriver):
             down = wait_vhost_up(lambda command: self._cli.run(step, command), VHOST_INTERFACES,
                                  sleep=self._sleep, clock=self._clock)  # fmt: skip
             if down:
-                raise self._steps.error(step, f"{', '.join(down)} not up (guest pid {self._guest.pid})")
+                raise self._steps.error(
+                    step, f"{', '.join(down)} not up (guest pid {self._guest.pid})"
+                )
         self._setup_time = (len(self._commands), self._clock() - began)
         settle_s = 0.0 if family is None or family.vpp is None else family.vpp.settle_s
         if settle_s > 0:  # frames VPP sends of its own after the set-up (IPv6: MLD reports)

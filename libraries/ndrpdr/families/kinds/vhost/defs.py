@@ -87,8 +87,18 @@ def _vhost(base: str, tags: tuple[str, ...], layer: Layer, what: str, cycles: fl
 #: Where this kind's families come in the list of every family (``registry``).
 ORDER = 65
 
-_L2XC: tuple[str, tuple[str, ...], Layer, str] = ("eth-l2xcbase", ("ETH", "L2XCFWD", "BASE"), "L2", "cross-connects")
-_L2BD: tuple[str, tuple[str, ...], Layer, str] = ("eth-l2bdbasemaclrn", ("ETH", "L2BDMACLRN", "BASE"), "L2", "bridges")
+_L2XC: tuple[str, tuple[str, ...], Layer, str] = (
+    "eth-l2xcbase",
+    ("ETH", "L2XCFWD", "BASE"),
+    "L2",
+    "cross-connects",
+)
+_L2BD: tuple[str, tuple[str, ...], Layer, str] = (
+    "eth-l2bdbasemaclrn",
+    ("ETH", "L2BDMACLRN", "BASE"),
+    "L2",
+    "bridges",
+)
 
 FAMILIES = [
     _vhost(*_L2XC, 400.0, "l2xc", "testpmd_io"),
@@ -96,7 +106,12 @@ FAMILIES = [
     _vhost(*_L2XC, 420.0, "l2xc", "vppl2xc"),
     _vhost(*_L2BD, 465.0, "l2bd", "vppl2xc"),
     _vhost(
-        "ethip4-ip4base", ("ETH", "IP4FWD", "BASE"), "L3", "routes IPv4", 480.0, "ip4",
+        "ethip4-ip4base",
+        ("ETH", "IP4FWD", "BASE"),
+        "L3",
+        "routes IPv4",
+        480.0,
+        "ip4",
         "vppip4noarp",
-    ),  # fmt: skip
+    ),
 ]

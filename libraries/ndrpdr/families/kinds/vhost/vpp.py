@@ -60,7 +60,8 @@ def guest_vpp_commands(guest: str, config: DutTestConfig) -> list[str]:
     one, two = GUEST_PORTS
     lines = [f"set interface state {name} up" for name in GUEST_PORTS]
     if guest == "vppl2xc":
-        return lines + [
+        return [
+            *lines,
             f"set interface l2 xconnect {one} {two}",
             f"set interface l2 xconnect {two} {one}",
         ]
