@@ -20,9 +20,9 @@ No VM is needed: the guest is stood in for by a DPDK process on
 ``virtio_user`` ports listening on the two sockets (``ndrpdr.dut.guest``),
 testpmd or a VPP with the dpdk plugin, on CPUs of its own as CSIT's VM
 (its main thread on the next physical core after the DUT's workers, as
-many data-plane cores as the DUT's); with ``guest_qemu`` and
-``guest_kernel`` in the node's options the driver starts a QEMU VM as
-CSIT does. A node without the guest's program or the CPUs skips the test
+many data-plane cores as the DUT's); with ``guest_qemu``,
+``guest_kernel`` and ``guest_initrd`` in the node's options the driver
+starts a QEMU VM as CSIT does. A node without the guest's program or the CPUs skips the test
 naming what is missing.
 
 Costs (sim): every frame crosses the DUT's VPP twice and two vhost-user
@@ -78,8 +78,8 @@ def _vhost(base: str, tags: tuple[str, ...], layer: Layer, what: str, cycles: fl
         note=(
             "the guest (CSIT's VM) is a DPDK process on virtio_user ports (testpmd, or a VPP "
             "with the dpdk plugin) on CPUs of its own, or a QEMU VM when the node's options "
-            "name guest_qemu and guest_kernel; a node without its program or the CPUs skips "
-            "the test; it is started and ended with each test"
+            "name guest_qemu, guest_kernel and guest_initrd; a node without its program or the "
+            "CPUs skips the test; it is started and ended with each test"
         ),
     )
 
