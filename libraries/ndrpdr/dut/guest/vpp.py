@@ -13,7 +13,11 @@ The stand-in runs that VPP on the host: the guest's main and data-plane
 CPUs, its files in the guest's run directory (API segment prefix and
 sockets of its own), the ports ``virtio_user`` devices listening on the
 vhost-user sockets (``no-pci``; ``no-hugetlb`` on a node without
-hugepages); VPP names them ``VirtioUser0`` and ``VirtioUser1``.
+hugepages); VPP names them ``VirtioUser0`` and ``VirtioUser1`` (its dpdk
+plugin's name for ``net_virtio_user``). Not run here (VPP's build cannot
+run on this machine): that the names are these and that virtio_user
+shares VPP's buffer memory with the DUT's VPP are unverified; a lab with
+QEMU runs CSIT's VM instead.
 
 Pure functions, no I/O.
 """
