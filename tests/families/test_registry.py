@@ -121,7 +121,7 @@ def test_a_families_path_that_is_no_directory_is_named(
 
 
 #: The kinds in the order their families are listed (the suite table, ``ndrpdr families``).
-KINDS = ("own", "ip4", "ip6", "l2", "acl", "memif", "srv6", "ipsec", "vxlan", "wireguard",
+KINDS = ("own", "ip4", "ip6", "l2", "acl", "memif", "vhost", "srv6", "ipsec", "vxlan", "wireguard",
          "features", "gtpu", "lacp", "srv6proxy", "geneve", "nat", "astf")  # fmt: skip
 
 

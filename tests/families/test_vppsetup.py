@@ -37,6 +37,7 @@ TYPES: dict[str, type | tuple[type, ...]] = {
     "peer_commands": tuple,
     "state_check": (StateCheck, type(None)),
     "plugins": tuple,
+    "guest": (str, type(None)),
 }
 VPP_FAMILIES = [f for f in all_families() if f.setup.vpp is not None]
 
@@ -44,8 +45,8 @@ VPP_FAMILIES = [f for f in all_families() if f.setup.vpp is not None]
 def test_the_protocol_declares_every_member_the_base_gives() -> None:
     base = {name for name in vars(VppSetupBase) if isinstance(vars(VppSetupBase)[name], property)}
     assert base <= set(MEMBERS)
-    assert set(MEMBERS) - base == {"plugins", "commands", "undo_commands"}
-    assert set(TYPES) | {"commands", "undo_commands"} == set(MEMBERS)
+    assert set(MEMBERS) - base == {"plugins", "commands", "undo_commands", "guest_commands"}
+    assert set(TYPES) | {"commands", "undo_commands", "guest_commands"} == set(MEMBERS)
 
 
 @pytest.mark.parametrize("family", VPP_FAMILIES, ids=lambda f: f.id)
@@ -56,7 +57,9 @@ def test_every_builtin_vpp_setup_derives_from_the_base(family: Family) -> None:
     for name, kind in TYPES.items():
         value = getattr(vpp, name)
         assert isinstance(value, kind), f"{family.id}: {name} = {value!r}"
-    assert all(callable(getattr(vpp, name)) for name in ("commands", "undo_commands"))
+    assert all(
+        callable(getattr(vpp, name)) for name in ("commands", "undo_commands", "guest_commands")
+    )
 
 
 @pytest.mark.parametrize(

@@ -140,6 +140,15 @@ class VppSetup(Protocol):
         """How the DUT counts a stateful family's state (None: it keeps none to count)."""
         ...
 
+    @property
+    def guest(self) -> str | None:
+        """The guest over vhost-user, CSIT's vnf ("testpmd_io", "vppl2xc"; None: none)."""
+        ...
+
+    def guest_commands(self, config: DutTestConfig) -> list[str]:
+        """A guest VPP's CLI lines (none for testpmd or without a guest)."""
+        ...
+
 
 def family_setup_of(driver: str) -> FamilySetupKind:
     """Which of a family's set-ups the DUT driver ``driver`` takes, as its description says

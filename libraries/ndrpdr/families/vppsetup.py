@@ -16,7 +16,10 @@ the same name), and every member the driver reads is typed:
   remove (``FreshVpp``), so the next test gets a fresh VPP;
 - ``rx_workers``: only the first N workers read the ports (None: all);
 - ``peer_commands``: a second VPP runs beside the DUT's with these commands;
-- ``state_check``: how VPP counts a stateful family's state.
+- ``state_check``: how VPP counts a stateful family's state;
+- ``guest``: a guest joined to VPP over vhost-user runs beside it (CSIT's
+  vnf: "testpmd_io", "vppl2xc", "vppip4noarp"), ``guest_commands`` a
+  guest VPP's lines.
 
 ``family`` is the id of the family the set-up belongs to: ``Family`` passes
 it down (``for_family``) so a family module writes the id once; a set-up
@@ -89,6 +92,15 @@ class VppSetupBase:
     def state_check(self) -> StateCheck | None:
         """No state to count."""
         return None
+
+    @property
+    def guest(self) -> str | None:
+        """No guest over vhost-user."""
+        return None
+
+    def guest_commands(self, config: DutTestConfig) -> list[str]:
+        """No guest VPP lines."""
+        return []
 
 
 @dataclasses.dataclass(frozen=True)

@@ -176,6 +176,24 @@ class VppOptions:
         "read from the node's /proc/meminfo: its free hugepages, and half its MemAvailable)",
         minimum=64,
     )
+    testpmd: str = option(
+        "dpdk-testpmd", "vhost families: DPDK's testpmd, the guest's stand-in (on virtio_user "
+        "ports) or, with guest_qemu, the one the VM runs from the node's root file system",
+        pattern=_COMMAND.pattern, what=_COMMAND_TEXT,
+    )  # fmt: skip
+    guest_qemu: str | None = option(
+        None, "vhost families: QEMU (qemu-system-x86_64) to run the guest as a VM as FD.io CSIT "
+        "does, with guest_kernel (default: none, a DPDK process on virtio_user stands in)",
+        pattern=_PATH.pattern, what=_PATH_TEXT,
+    )  # fmt: skip
+    guest_kernel: str | None = option(
+        None, "with guest_qemu: the VM's kernel (its root is the node's, over 9p, as CSIT's)",
+        pattern=_PATH.pattern, what=_PATH_TEXT,
+    )  # fmt: skip
+    guest_initrd: str | None = option(
+        None, "with guest_qemu: the VM's initrd (one with 9p and virtio drivers)",
+        pattern=_PATH.pattern, what=_PATH_TEXT,
+    )  # fmt: skip
 
     @property
     def dpdk_main_core(self) -> int:
@@ -202,6 +220,17 @@ class VppOptions:
                 f"{self.rx_mode!r}: with port_kind dpdk_vdev VPP polls the ports (DPDK's "
                 f"{self.vdev} virtual devices have no RX interrupts): set rx_mode: polling",
             )
+        guest = {"guest_qemu": self.guest_qemu, "guest_kernel": self.guest_kernel,
+                 "guest_initrd": self.guest_initrd}  # fmt: skip
+        if any(guest.values()):
+            for field, value in guest.items():
+                if value is None:
+                    yield (
+                        field,
+                        f"{field} missing: a guest VM needs guest_qemu, guest_kernel and "
+                        "guest_initrd "
+                        f"(given: {', '.join(k for k, v in guest.items() if v)})",
+                    )
         if self.port_kind != "dpdk" and self.service != "direct":
             yield (
                 "service",

@@ -33,6 +33,8 @@ from ndrpdr.access.base import BackgroundProcess, NodeAccess
 from ndrpdr.access.processlog import bounded_log, log_tail
 from ndrpdr.drivers import DriverDescription
 from ndrpdr.dut.base import DutDriver, DutError, DutTestConfig
+from ndrpdr.dut.guest.plan import VHOST_INTERFACES, GuestPlan
+from ndrpdr.dut.guest.run import GuestRun, wait_vhost_up
 from ndrpdr.dut.health import check_process
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.vpp import afpacket as vpp_afpacket
@@ -101,6 +103,9 @@ class VppDriver(DutDriver):
         #: The family's second VPP (memif families) and its CPUs, queues and memory.
         self._peer: PeerVpp | None = None
         self._peer_plan: PeerPlan | None = None
+        #: The family's guest over vhost-user (vhost families) and its plan.
+        self._guest: GuestRun | None = None
+        self._guest_plan: GuestPlan | None = None
         #: What happened to VPP that a result should say (a restart after it died).
         self.notes: list[str] = []
         self._vpp = VppService(
@@ -155,7 +160,7 @@ class VppDriver(DutDriver):
         )  # fmt: skip
         self.facts.report(plan.scaled)
         text, commands, queues, undo = plan.text, plan.commands, plan.queues, plan.undo
-        self._peer_plan = plan.peer
+        self._peer_plan, self._guest_plan = plan.peer, plan.guest
         self._port_health = PortHealth(
             self._steps, self._cli.argv, plan.names, config.ports, on_linux=self._paths is not None
         )
@@ -285,6 +290,8 @@ class VppDriver(DutDriver):
         elif self._vpp.running and (self._paths is None or self._vpp.alive_now()):
             out.update(self._cli.telemetry(vdev=self._vdev))
         out.update(peer_telemetry(self._peer, self._peer_plan))
+        if self._guest is not None:
+            out.update(self._guest.telemetry())
         out["log"] = self._cli.log_text(200)
         if self.options.service == "direct":
             out["output"] = bounded_log(self._vpp.output())
@@ -362,13 +369,27 @@ class VppDriver(DutDriver):
             self._peer = start_peer(
                 self._steps, options.binary, options.vppctl, self._peer_plan, commands, show_memif
             )
+        if self._guest_plan is not None:  # CPUs of its own; VPP, the client, connects to it
+            self._guest = GuestRun(self._steps, self._guest_plan, sleep=self._sleep)
+            self._guest.start()
+            step = "guest: wait for the vhost-user interfaces"
+            down = wait_vhost_up(lambda command: self._cli.run(step, command), VHOST_INTERFACES,
+                                 sleep=self._sleep, clock=self._clock)  # fmt: skip
+            if down:
+                raise self._steps.error(
+                    step, f"{', '.join(down)} not up (guest pid {self._guest.pid})"
+                )
         self._setup_time = (len(self._commands), self._clock() - began)
         settle_s = 0.0 if family is None or family.vpp is None else family.vpp.settle_s
         if settle_s > 0:  # frames VPP sends of its own after the set-up (IPv6: MLD reports)
             self._sleep(settle_s)
 
     def _stop_peer(self) -> None:
+        """End the family's second VPP and its guest, whichever runs."""
         peer, self._peer = self._peer, None
+        guest, self._guest = self._guest, None
+        if guest is not None:
+            guest.stop()
         if peer is not None:
             peer.stop()
 

@@ -16,7 +16,10 @@ so the driver never branches on family names:
   (the IPsec async families' data-plane worker; the others do crypto);
 - ``peer_commands`` (tuple of str): a second VPP runs next to the DUT's
   (``ndrpdr.dut.vpp.peer``) and these are its commands; ``{socket}``
-  stands for the path of the memif socket the DUT's VPP listens on.
+  stands for the path of the memif socket the DUT's VPP listens on;
+- ``guest`` (str or None): a guest over vhost-user runs beside VPP
+  (``ndrpdr.dut.guest``, CSIT's vnf), ``guest_commands`` a guest VPP's
+  lines; ``{guest_dir}`` in the DUT's lines stands for its run directory.
 
 ``{queues}`` in a set-up's lines (the DUT's and the second VPP's) stands
 for the memif queue count: the DUT's RX queues per port, one per worker
@@ -80,6 +83,18 @@ def peer_commands(config: DutTestConfig | None) -> tuple[str, ...]:
     """The second VPP's commands (empty: the family needs no second VPP)."""
     setup = _setup(config)
     return () if setup is None else tuple(setup.peer_commands)
+
+
+def guest(config: DutTestConfig | None) -> str | None:
+    """CSIT's vnf of the family's guest over vhost-user (None: it has none)."""
+    setup = _setup(config)
+    return None if setup is None else setup.guest
+
+
+def guest_commands(config: DutTestConfig) -> tuple[str, ...]:
+    """A guest VPP's lines (none for testpmd or without a guest)."""
+    setup = _setup(config)
+    return () if setup is None else tuple(setup.guest_commands(config))
 
 
 def fill_queues(line: str, queues: int) -> str:

@@ -42,8 +42,11 @@ from ndrpdr.topology.model import Node
 WHAT = "the second VPP of a memif family (CSIT's container)"
 
 
-def peer_threads(node: Node, config: DutTestConfig, options: VppOptions) -> smt.ThreadPlan:
-    """The second VPP's main thread and its workers, as many as the DUT's (see the module).
+def peer_threads(
+    node: Node, config: DutTestConfig, options: VppOptions, what: str = WHAT
+) -> smt.ThreadPlan:
+    """The second VPP's main thread and its workers, as many as the DUT's (see the module);
+    ``what`` names it in messages (a vhost family's guest takes the same CPUs as CSIT's VM).
 
     UnsupportedCoresError (a skip) naming the CPUs when the node has too few.
     """
@@ -66,7 +69,7 @@ def peer_threads(node: Node, config: DutTestConfig, options: VppOptions) -> smt.
         pool, where = list(options.worker_cores), "options.worker_cores"
     else:
         raise UnsupportedCoresError(
-            f"{name}: {WHAT} needs a CPU for its main thread and {config.cores} physical "
+            f"{name}: {what} needs a CPU for its main thread and {config.cores} physical "
             f"core(s) for its workers, none of them the DUT's ({dut.text}); with ports on "
             "Linux interfaces no CPU is known to be free: list them in "
             "options.worker_cores after the DUT's"
@@ -82,7 +85,7 @@ def peer_threads(node: Node, config: DutTestConfig, options: VppOptions) -> smt.
     if len(groups) < needed:
         left = smt.cores_text(spare)
         raise UnsupportedCoresError(
-            f"{name}: {WHAT} needs {needed} physical core(s) of its own, one for its main "
+            f"{name}: {what} needs {needed} physical core(s) of its own, one for its main "
             f"thread and {config.cores} for its workers (as many as the DUT's), and {where} "
             f"leaves {len(groups)} beside the DUT's ({dut.text}): {left}"
         )

@@ -12,6 +12,8 @@ import dataclasses
 import posixpath
 
 from ndrpdr.dut.base import DutTestConfig
+from ndrpdr.dut.guest.plan import VPP_GUESTS, GuestPlan, QemuImage
+from ndrpdr.dut.guest.run import check_guest, new_run_dir
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ports import check_ports_exist
 from ndrpdr.dut.vpp import afpacket as vpp_afpacket
@@ -19,6 +21,7 @@ from ndrpdr.dut.vpp import family as vpp_family
 from ndrpdr.dut.vpp import vdev as vpp_vdev
 from ndrpdr.dut.vpp.afpacket import VppRunPaths
 from ndrpdr.dut.vpp.config import (
+    STANDARD_MAX_FRAME_B,
     VppOptions,
     forwarding_commands,
     interface_name,
@@ -57,6 +60,8 @@ class TestPlan:
     scaled: tuple[str, ...] = ()
     #: The family's second VPP (memif families; None: it has none).
     peer: PeerPlan | None = None
+    #: The family's guest over vhost-user (vhost families; None: it has none).
+    guest: GuestPlan | None = None
 
 
 def plan_test(
@@ -109,7 +114,31 @@ def plan_test(
     peer = None
     if vpp_family.peer_commands(config):  # its CPUs are checked now: a skip before any start
         peer = PeerPlan(peer_threads(node, config, options), memif_queues, size_peer(sizing))
-    return TestPlan(text, names, commands, queues, undo, sizing.scaled, peer)
+    guest = None
+    if vpp_family.guest(config) is not None:  # CPUs and program checked now: a skip first
+        guest = guest_plan(node, options, config, memif_queues, hugepages=sizing.hugepages)
+        check_guest(steps, guest)
+        commands = [line.replace("{guest_dir}", guest.run_dir) for line in commands]
+    return TestPlan(text, names, commands, queues, undo, sizing.scaled, peer, guest)
+
+
+def guest_plan(
+    node: Node, options: VppOptions, config: DutTestConfig, queues: int, *, hugepages: bool
+) -> GuestPlan:
+    """The vhost family's guest: CSIT's VM's CPUs (those of a memif family's second VPP),
+    ``queues`` per port, testpmd or VPP, a VM when the options name QEMU (``ndrpdr.dut.guest``).
+    """
+    vnf = vpp_family.guest(config)
+    assert vnf is not None
+    threads = peer_threads(node, config, options, f"the guest of a vhost-user family ({vnf})")
+    image = None
+    if options.guest_qemu and options.guest_kernel and options.guest_initrd:
+        image = QemuImage(options.guest_qemu, options.guest_kernel, options.guest_initrd)
+    return GuestPlan(
+        vnf, threads, queues, new_run_dir(), vpp_family.guest_commands(config),
+        options.binary if vnf in VPP_GUESTS else options.testpmd, hugepages,
+        jumbo=config.max_frame_size_b > STANDARD_MAX_FRAME_B, qemu=image,
+    )  # fmt: skip
 
 
 def write_startup_conf(steps: NodeSteps, path: str, text: str) -> None:
