@@ -5,7 +5,7 @@ its services in the ``sfdp_services`` plugin) keeps one session per
 connection and runs each packet through the tenant's chain of services.
 After CSIT's SFDP suites (``tests/vpp/perf/sfdp``, 2-node, DUT1), its
 ``Set SFDP Capacity For Sessions`` and ``Initialize SFDP Services``
-(``resources/libraries/robot/features/sfdp.robot`` and ``Sfdp`` in its
+(its ``features/sfdp.robot``, which calls class ``Sfdp`` of CSIT's
 ``sfdp.py``), in their order:
 
 - startup.conf: ``sfdp { sessions-log2 L sessions-per-thread-cache-log2 L }``
