@@ -87,8 +87,7 @@ def transaction_cost(
         cycles=frame,
         table_cycles=session / frames,
         cycles_per_byte=0.05,
-        basis=f"{lead}a frame of {frame:.0f} cycles plus 1/{frames} of a session of "
-        f"{session:.0f}",
+        basis=f"{lead}a frame of {frame:.0f} cycles plus 1/{frames} of a session of {session:.0f}",
     )
 
 

@@ -40,7 +40,7 @@ import math
 
 from ndrpdr.families.build import IP4BASE_CYCLES, setup, vpp_only
 from ndrpdr.families.kinds.astf.defs import transaction_cost
-from ndrpdr.families.kinds.sfdp.vpp import CLIENTS_FIRST, SERVERS_FIRST, SfdpVpp, host_network
+from ndrpdr.families.kinds.sfdp.vpp import CLIENTS_FIRST, SERVERS_FIRST, SfdpVpp
 from ndrpdr.families.model import Family
 from ndrpdr.profiles import Headers, Profile, Transactions, Vary
 from ndrpdr.profiles.transactions import TransactionKind, TransactionProtocol
@@ -98,8 +98,15 @@ def sfdp_family(
     return Family(
         csit_profile=csit_profile(protocol, hosts, kind),
         id=family,
-        tags=("ETH", "IP4FWD", "IP4BASE", protocol.upper(), f"{protocol.upper()}_{kind.upper()}",
-              "SCALE", f"HOSTS_{hosts}"),  # fmt: skip
+        tags=(
+            "ETH",
+            "IP4FWD",
+            "IP4BASE",
+            protocol.upper(),
+            f"{protocol.upper()}_{kind.upper()}",
+            "SCALE",
+            f"HOSTS_{hosts}",
+        ),
         plugins=vpp.plugins,
         profile=Profile(
             name=family,
@@ -115,9 +122,7 @@ def sfdp_family(
             ),
             transactions=traffic,
         ),
-        setup=setup(
-            vpp=vpp, reasons=vpp_only(_REASON.format(family=family, driver="{driver}"))
-        ),
+        setup=setup(vpp=vpp, reasons=vpp_only(_REASON.format(family=family, driver="{driver}"))),
         note="Stateful (TRex ASTF) through VPP's SFDP (sfdp_services plugin): VPP and the sim "
         "only; STL TGs refuse it. CSIT's per-trial session reset (cps) and ramp-up (tput) "
         "are not done.",

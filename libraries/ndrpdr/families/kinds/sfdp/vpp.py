@@ -113,9 +113,7 @@ class SfdpVpp(FreshVpp):
     def startup(self) -> str:
         """The ``sfdp`` section: the session table and per-thread cache for the scale."""
         log2 = sessions_log2(self.sessions)
-        return (
-            f"sfdp {{\n  sessions-log2 {log2}\n  sessions-per-thread-cache-log2 {log2}\n}}\n"
-        )
+        return f"sfdp {{\n  sessions-log2 {log2}\n  sessions-per-thread-cache-log2 {log2}\n}}\n"
 
     @property
     def heap_size_mult(self) -> int:
@@ -138,14 +136,18 @@ class SfdpVpp(FreshVpp):
         services = " ".join(SERVICES[self.services])
         return [
             *(f"set interface state {name} up" for name in names),
-            *(f"set ip neighbor {name} {hop} {port.peer_mac.lower()} static"
-              for name, _, hop, port in ports),  # fmt: skip
+            *(
+                f"set ip neighbor {name} {hop} {port.peer_mac.lower()} static"
+                for name, _, hop, port in ports
+            ),
             *(f"set interface ip address {name} {address}" for name, address, _, _ in ports),
             f"sfdp tenant add {TENANT} context {TENANT}",
             *(f"set sfdp timeout tenant {TENANT} {name} {TIMEOUT_S}" for name in TIMEOUTS),
             f"set sfdp services tenant {TENANT} {services} forward",
             f"set sfdp services tenant {TENANT} {services} reverse",
             *(f"set sfdp interface-input {name} tenant {TENANT}" for name in names),
-            *(f"ip route add {route} via {hop} {name}"
-              for route, (name, _, hop, _) in zip(self.routes, ports, strict=True)),  # fmt: skip
+            *(
+                f"ip route add {route} via {hop} {name}"
+                for route, (name, _, hop, _) in zip(self.routes, ports, strict=True)
+            ),
         ]

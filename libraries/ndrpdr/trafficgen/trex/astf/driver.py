@@ -3,9 +3,10 @@
 A stateful family (``Profile.transactions``) does not send streams of
 frames: TRex opens connections from the clients behind TRex port 0 to the
 servers behind port 1 (the family's ``Transactions.clients`` and
-``servers``, port ``SERVER_PORT`` of ``profiles.transactions``), with the family's ASTF profile (``profile.py``). The
-session serves it in ASTF mode (``TrexSession.use_mode``: TRex restarted
-with ``--astf`` if it ran stateless). One trial at ``load`` (the family's
+``servers``, port ``SERVER_PORT`` of ``profiles.transactions``), with
+the family's ASTF profile (``profile.py``). The session serves it in
+ASTF mode (``TrexSession.use_mode``: TRex restarted with ``--astf`` if it
+ran stateless). One trial at ``load`` (the family's
 unit: connections/s for ``cps``, frames/s for ``tput``), as CSIT's ASTF
 traffic script runs one:
 
