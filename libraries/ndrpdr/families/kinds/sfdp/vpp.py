@@ -21,7 +21,8 @@ After CSIT's SFDP suites (``tests/vpp/perf/sfdp``, 2-node, DUT1), its
 - the tenant's services, the same both ways (``forward``, ``reverse``):
   ``ip4`` families ``ip4-lookup``, ``l4ip4`` families ``ip4-lookup
   sfdp-l4-lifecycle`` (the L4 lifecycle service tracks each connection's
-  state);
+  state). The line sets the chain's members; VPP orders them itself
+  (``ip4-lookup``, the terminal service, runs after ``sfdp-l4-lifecycle``);
 - SFDP input (IPv4) on both ports, tenant 1;
 - routes to the clients (*h* hosts from 192.168.0.0, CSIT's ``remote_host1_ip``)
   via 10.10.10.2 and to the servers (from 20.0.0.0) via 20.20.20.2, both
@@ -29,7 +30,10 @@ After CSIT's SFDP suites (``tests/vpp/perf/sfdp``, 2-node, DUT1), its
   h1024 ... /16 for h65536).
 
 CSIT calls VPP's binary API; these are the same settings through VPP's CLI
-(the driver speaks vppctl), as VPP v26.06 spells it. The tenant and its
+(the driver speaks vppctl): the syntax is VPP's SFDP CLI (its source, and
+the help texts and timeout names in v26.06's ``libvnet`` and
+``sfdp_services_plugin.so``); the real VPP cannot run here, so the lines
+were not run. The tenant and its
 sessions outlive the test's ports, so the next test gets a fresh VPP.
 """
 
