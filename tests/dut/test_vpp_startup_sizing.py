@@ -28,7 +28,7 @@ from ndrpdr.dut.vpp.afpacket import startup_conf as linux_startup_conf
 from ndrpdr.dut.vpp.config import parse_options
 from ndrpdr.dut.vpp.memory import NodeMemory, parse_meminfo, size_startup
 from ndrpdr.dut.vpp.startup import family_needs, sizing_for, smt_used, startup_conf
-from ndrpdr.families import profile_of
+from ndrpdr.families import get_family, profile_of
 from ndrpdr.families.registry import all_families
 from ndrpdr.goals import ndr_pdr_goals
 from ndrpdr.results.caveats import caveat_lines
@@ -163,6 +163,15 @@ def test_unknown_memory_scales_nothing_but_options_still_say_theirs() -> None:
     )
 
 
+def test_a_familys_own_sections_follow_the_base_ones_unchanged() -> None:
+    """SFDP's session table sizes are a section of their own: appended as the family gives it."""
+    vpp = get_family("ethip4udp-sfdp-ip4-h65536-p63-s4128768-cps").setup.vpp
+    assert vpp is not None
+    needs = family_needs(vpp.startup)
+    assert (needs.heap_mb, needs.statseg_mb) == (None, None)
+    assert needs.rest == "sfdp {\n  sessions-log2 23\n  sessions-per-thread-cache-log2 23\n}\n"
+
+
 def test_memory_mb_is_one_budget_and_sizes_stop_at_their_floors() -> None:
     sizing = size_startup(LAB, lab_nics=True, smt=True, memory_mb=64)
     assert (sizing.main_heap_mb, sizing.statseg_mb, sizing.ip6_heap_mb) == (256, 64, 64)
@@ -284,7 +293,14 @@ def test_a_lab_node_with_room_has_no_line_in_the_record(csit: Topology) -> None:
 def test_families_carry_csits_heap_size_mult() -> None:
     """CSIT's suites set ``heap_size_mult`` 2 for NAT44 with 4M sessions and for IPsec policy
     suites with 10000 tunnels or a flow cache (4 from 40000 tunnels), 7 for NAT44 with 16M
-    sessions; every other family keeps 1."""
+    sessions, 2 and 8 for SFDP at 1M and 4M sessions; every other family keeps 1."""
+    sfdp = {
+        f"ethip4{proto}-sfdp-{services}-h{hosts}-p63-s{hosts * 63}-{kind}": mult
+        for hosts, mult in ((16384, 2), (65536, 8))
+        for services in ("ip4", "l4ip4")
+        for proto in ("tcp", "udp")
+        for kind in ("cps", "tput")
+    }
     mults = {
         f.id: getattr(f.setup.vpp, "heap_size_mult", 1)
         for f in all_families()
@@ -301,6 +317,7 @@ def test_families_carry_csits_heap_size_mult() -> None:
         "ethip4tcp-nat44ed-h65536-p63-s4128768-tput": 2,
         "ethip4udp-nat44ed-h65536-p63-s4128768-cps": 2,
         "ethip4udp-nat44ed-h65536-p63-s4128768-tput": 2,
+        **sfdp,
     }
     assert mults["ethip4ipsec10000tnlsw-ip4base-int-aes256gcm"] == 1  # route-based: CSIT's 1
 

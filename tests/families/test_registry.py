@@ -122,7 +122,7 @@ def test_a_families_path_that_is_no_directory_is_named(
 
 #: The kinds in the order their families are listed (the suite table, ``ndrpdr families``).
 KINDS = ("own", "ip4", "ip6", "l2", "acl", "memif", "vhost", "srv6", "ipsec", "vxlan", "wireguard",
-         "features", "gtpu", "lacp", "srv6proxy", "geneve", "nat", "astf")  # fmt: skip
+         "features", "gtpu", "lacp", "srv6proxy", "geneve", "nat", "astf", "sfdp")  # fmt: skip
 
 
 def test_kinds_are_found_in_their_order() -> None:

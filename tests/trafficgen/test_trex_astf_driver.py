@@ -175,6 +175,19 @@ def test_a_trial_runs_the_scale_at_the_multiplier_and_counts_as_csit(
     assert result.duration == pytest.approx(2.0)
 
 
+def test_the_profile_sends_between_the_familys_clients_and_servers(csit: Topology) -> None:
+    """An SFDP family's CSIT ranges (192.168.0.0, 20.0.0.0, h hosts each); the others' /16s."""
+    rig = astf_rig(csit, _stats(RECORDED[0]))
+    spec = rig.tg(profile_of("ethip4tcp-sfdp-ip4-h1024-p63-s64512-cps"), 64).spec
+    assert (spec["clients"], spec["servers"], spec["limit"]) == (
+        ["192.168.0.0", "192.168.3.255"], ["20.0.0.0", "20.0.3.255"], 64512,
+    )  # fmt: skip
+    routed = rig.tg(profile_of(STATEFUL), 64).spec
+    assert (routed["clients"], routed["servers"]) == (
+        ["16.0.0.0", "16.0.255.255"], ["48.0.0.0", "48.0.255.255"],
+    )  # fmt: skip
+
+
 def test_a_trial_cut_at_the_deadline_is_stopped_and_short(csit: Topology) -> None:
     (trial,) = [t for t in RECORDED if (t["protocol"], t["kind"]) == ("udp", "tput")]
     rig = astf_rig(csit, _stats(trial), stretch_s=10.0)

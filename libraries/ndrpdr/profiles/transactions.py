@@ -27,6 +27,12 @@ CSIT's ``TrafficGenerator`` and its ASTF test suites:
   as TRex v3.08 sent them here with our programs (CSIT's suites give 6 + 2d
   for theirs; a count off by one frame a transaction would read as loss).
 
+The clients live in ``clients`` (TG port 1's side) and the servers in
+``servers`` (port 2's): ``CLIENTS`` and ``SERVERS`` unless the family
+gives CSIT's own ranges (the SFDP families: ``hosts`` clients from
+192.168.0.0 and as many servers from 20.0.0.0, as CSIT's
+``trex-astf-ethip4{tcp,udp}-<hosts>h`` profiles).
+
 The sim prices a transaction at ``packets_aggregated`` packets of the
 family's cost (plus the session's cost, in the family's ``table_cycles``),
 so it measures a connection rate as it measures a frame rate.
@@ -35,6 +41,7 @@ so it measures a connection rate as it measures a frame rate.
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 from typing import Literal, TypeAlias
 
 from ndrpdr.profiles.errors import ProfileError
@@ -62,9 +69,12 @@ class Transactions:
     hosts: int
     ports: int
     data_frames: int = DATA_FRAMES
+    clients: str = CLIENTS
+    servers: str = SERVERS
 
     def __post_init__(self) -> None:
-        """ProfileError naming the field for a kind, protocol or count that makes no sense."""
+        """ProfileError naming the field for a kind, protocol, count or range that makes no
+        sense (a range must be an IPv4 network of at least ``hosts`` addresses)."""
         if self.kind not in ("cps", "tput"):
             raise ProfileError(f"transactions: kind {self.kind!r} is not 'cps' or 'tput'")
         if self.protocol not in ("tcp", "udp"):
@@ -73,6 +83,16 @@ class Transactions:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ProfileError(f"transactions: {name} {value!r} must be an integer >= 1")
+        for name in ("clients", "servers"):
+            value = getattr(self, name)
+            try:
+                network = ipaddress.IPv4Network(value)
+            except (TypeError, ValueError) as exc:
+                raise ProfileError(f"transactions: {name} {value!r}: {exc}") from None
+            if network.num_addresses < self.hosts:
+                raise ProfileError(
+                    f"transactions: {name} {value} holds fewer than {self.hosts} hosts"
+                )
 
     @property
     def scale(self) -> int:

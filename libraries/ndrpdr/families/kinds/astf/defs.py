@@ -64,22 +64,30 @@ def _headers(protocol: TransactionProtocol) -> tuple[Headers, Headers]:
     )
 
 
-def _cost(feature: str, traffic: Transactions) -> PacketCost:
-    frame, session = _FRAME_CYCLES[feature], _SESSION_CYCLES[feature]
+def transaction_cost(
+    frame: float, session: float, traffic: Transactions, what: str = ""
+) -> PacketCost:
+    """The sim's cost of ``traffic``: ``frame`` cycles a frame, ``session`` cycles a session.
+
+    A cps transaction costs its ``packets_aggregated`` frames plus its
+    session; a tput frame one frame plus its share of its transaction's
+    session. ``what`` (optional) leads the basis ("SFDP ip4: 0.56x ...").
+    """
     frames = traffic.packets_aggregated
+    lead = f"{what}; " if what else ""
     if traffic.kind == "cps":
         return PacketCost(
             cycles=frame * frames,
             table_cycles=session,
             cycles_per_byte=0.0,
-            basis=f"a connection: {frames} frames of {frame:.0f} cycles plus a session of "
+            basis=f"{lead}a connection: {frames} frames of {frame:.0f} cycles plus a session of "
             f"{session:.0f}",
         )
     return PacketCost(
         cycles=frame,
         table_cycles=session / frames,
         cycles_per_byte=0.05,
-        basis=f"a frame of {frame:.0f} cycles plus 1/{frames} of a session of {session:.0f}",
+        basis=f"{lead}a frame of {frame:.0f} cycles plus 1/{frames} of a session of {session:.0f}",
     )
 
 
@@ -118,7 +126,7 @@ def _family(protocol: TransactionProtocol, feature: str, kind: TransactionKind) 
             f"{what}, DUT routes IPv4" + (" through NAT44 ed" if nat else ""),
             layer="L3",
             directions=_headers(protocol),
-            cost=_cost(feature, traffic),
+            cost=transaction_cost(_FRAME_CYCLES[feature], _SESSION_CYCLES[feature], traffic),
             transactions=traffic,
         ),
         setup=setup(

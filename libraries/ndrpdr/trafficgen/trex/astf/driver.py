@@ -2,10 +2,11 @@
 
 A stateful family (``Profile.transactions``) does not send streams of
 frames: TRex opens connections from the clients behind TRex port 0 to the
-servers behind port 1 (``profiles.transactions``: CLIENTS, SERVERS,
-SERVER_PORT), with the family's ASTF profile (``profile.py``). The
-session serves it in ASTF mode (``TrexSession.use_mode``: TRex restarted
-with ``--astf`` if it ran stateless). One trial at ``load`` (the family's
+servers behind port 1 (the family's ``Transactions.clients`` and
+``servers``, port ``SERVER_PORT`` of ``profiles.transactions``), with
+the family's ASTF profile (``profile.py``). The session serves it in
+ASTF mode (``TrexSession.use_mode``: TRex restarted with ``--astf`` if it
+ran stateless). One trial at ``load`` (the family's
 unit: connections/s for ``cps``, frames/s for ``tput``), as CSIT's ASTF
 traffic script runs one:
 
@@ -33,7 +34,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ndrpdr.profiles import FrameSize, Profile, Transactions
-from ndrpdr.profiles.transactions import CLIENTS, SERVER_PORT, SERVERS
+from ndrpdr.profiles.transactions import SERVER_PORT
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.topology.model import Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError, UnsupportedTrafficError, checked_trial
@@ -93,13 +94,14 @@ class TrexAstfTrafficGenerator(TrexTrafficGenerator):
         if profile.transactions is None:
             raise TrafficGeneratorError(f"{self.node}: family {profile.name} is not stateful")
         self.transactions: Transactions = profile.transactions
+        traffic = self.transactions
         if not isinstance(frame_size, int):
             raise TrafficGeneratorError(
                 f"{self.node}: a stateful family's frames have one size, not {frame_size!r}"
             )
         try:
             self.spec: Mapping[str, Any] = astf_spec(
-                self.transactions, frame_size, CLIENTS, SERVERS, SERVER_PORT
+                traffic, frame_size, traffic.clients, traffic.servers, SERVER_PORT
             )
         except ValueError as exc:
             raise TrafficGeneratorError(f"{self.node}: {profile.name}: {exc}") from exc

@@ -17,7 +17,7 @@ from it. The programs, after CSIT's ASTF profiles (facts only):
   (client sends, server echoes), the MSS set so that a segment fills the
   frame.
 
-Clients are ``hosts`` addresses from the client /16 (in order), each
+Clients are ``hosts`` addresses from the clients' network (in order), each
 ``ports`` connections (TRex's ``limit`` = the scale), to as many servers
 on port ``SERVER_PORT``.
 """
