@@ -76,7 +76,7 @@ def sas(lines: list[str]) -> dict[int, str]:
 
 
 def test_every_ipsec_and_srv6_family_has_a_vpp_set_up() -> None:
-    assert len(IPSEC) == 28 and len(SRV6) == 3
+    assert len(IPSEC) == 32 and len(SRV6) == 3
     for family in (*IPSEC, *SRV6):
         assert get_family(family).setup.runs_on("vpp")
         assert get_family(family).setup.vpp.fresh  # type: ignore[union-attr]

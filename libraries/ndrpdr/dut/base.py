@@ -22,6 +22,7 @@ from ndrpdr.drivers import FamilySetupKind, driver_names, find
 from ndrpdr.errors import NdrPdrError
 
 if TYPE_CHECKING:  # ndrpdr.dut.smt imports this module (through ndrpdr.dut.cores)
+    from ndrpdr.dut.accel import HardwareNeed
     from ndrpdr.dut.smt import NodeCpus
 
 #: How the DUT forwards: IPv4 routing (ip4base), or L2 cross-connect (port1 <-> port2).
@@ -138,6 +139,12 @@ class VppSetup(Protocol):
     @property
     def state_check(self) -> StateCheck | None:
         """How the DUT counts a stateful family's state (None: it keeps none to count)."""
+        ...
+
+    @property
+    def hardware(self) -> HardwareNeed | None:
+        """A device the family needs on the node besides its ports (``ndrpdr.dut.accel``:
+        QAT crypto, DSA DMA, NIC flow offload; None: none)."""
         ...
 
 

@@ -16,7 +16,9 @@ the same name), and every member the driver reads is typed:
   remove (``FreshVpp``), so the next test gets a fresh VPP;
 - ``rx_workers``: only the first N workers read the ports (None: all);
 - ``peer_commands``: a second VPP runs beside the DUT's with these commands;
-- ``state_check``: how VPP counts a stateful family's state.
+- ``state_check``: how VPP counts a stateful family's state;
+- ``hardware``: a device the node needs besides its ports
+  (``ndrpdr.dut.accel``: QAT crypto, DSA DMA, NIC flow offload).
 
 ``family`` is the id of the family the set-up belongs to: ``Family`` passes
 it down (``for_family``) so a family module writes the id once; a set-up
@@ -29,6 +31,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import TypeVar
 
+from ndrpdr.dut.accel import HardwareNeed
 from ndrpdr.dut.base import DutTestConfig, StateCheck
 
 #: Renders the vppctl lines of a family for one DUT, given VPP's names of its two ports.
@@ -88,6 +91,11 @@ class VppSetupBase:
     @property
     def state_check(self) -> StateCheck | None:
         """No state to count."""
+        return None
+
+    @property
+    def hardware(self) -> HardwareNeed | None:
+        """No device besides the ports."""
         return None
 
 

@@ -45,7 +45,7 @@ from ndrpdr.dut.vpp.localrun import LocalRun
 from ndrpdr.dut.vpp.nodefacts import NodeFacts
 from ndrpdr.dut.vpp.peer import PeerPlan, PeerVpp, peer_telemetry, start_peer
 from ndrpdr.dut.vpp.process import VppService
-from ndrpdr.dut.vpp.testplan import plan_test, write_startup_conf
+from ndrpdr.dut.vpp.testplan import TestPlan, plan_test, write_startup_conf
 from ndrpdr.topology.model import Node
 
 
@@ -101,6 +101,10 @@ class VppDriver(DutDriver):
         #: The family's second VPP (memif families) and its CPUs, queues and memory.
         self._peer: PeerVpp | None = None
         self._peer_plan: PeerPlan | None = None
+        #: The family's device as prepared last (``ndrpdr.dut.accel``): for what, and what
+        #: it gave (DSA work queues).
+        self._prepared_for: tuple[str, int] | None = None
+        self._prepared: tuple[str, ...] = ()
         #: What happened to VPP that a result should say (a restart after it died).
         self.notes: list[str] = []
         self._vpp = VppService(
@@ -160,6 +164,8 @@ class VppDriver(DutDriver):
             self._steps, self._cli.argv, plan.names, config.ports, on_linux=self._paths is not None
         )
         self._stop_peer()
+        if plan.hardware is not None:  # its sections (DSA's work queues) are known after it
+            text += "".join(f"{line}\n" for line in self._prepare_hardware(plan))
         keep = False
         if self._paths is not None and self._vpp.running and not self._vdev:
             if not self._vpp.alive_now():  # it died since the last test: once more, saying so
@@ -366,6 +372,25 @@ class VppDriver(DutDriver):
         settle_s = 0.0 if family is None or family.vpp is None else family.vpp.settle_s
         if settle_s > 0:  # frames VPP sends of its own after the set-up (IPv6: MLD reports)
             self._sleep(settle_s)
+
+    def _prepare_hardware(self, plan: TestPlan) -> list[str]:
+        """Set up the family's device (``ndrpdr.dut.accel``) once for its kind and worker
+        count, with VPP stopped first (CSIT sets its QATs up in the suite set-up, VPP
+        stopped); the startup.conf lines of what it gave (the DSA's work queues)."""
+        need = plan.hardware
+        assert need is not None
+        key = (repr(need), plan.workers)
+        if key != self._prepared_for:
+            if self._vpp.running:
+                self.stop()
+            self._prepared_for = None
+            self._prepared = need.prepare(
+                self._node,
+                plan.workers,
+                lambda step, argv: self._steps.output(f"prepare {need.what}: {step}", argv),
+            )
+            self._prepared_for = key
+        return need.startup_lines(self._prepared)
 
     def _stop_peer(self) -> None:
         peer, self._peer = self._peer, None

@@ -16,7 +16,11 @@ so the driver never branches on family names:
   (the IPsec async families' data-plane worker; the others do crypto);
 - ``peer_commands`` (tuple of str): a second VPP runs next to the DUT's
   (``ndrpdr.dut.vpp.peer``) and these are its commands; ``{socket}``
-  stands for the path of the memif socket the DUT's VPP listens on.
+  stands for the path of the memif socket the DUT's VPP listens on;
+- ``hardware`` (``ndrpdr.dut.accel.HardwareNeed`` or None): a device of the
+  node the family needs (QAT, DSA, flow offload): a node without it skips
+  the test; its lines go into startup.conf's ``dpdk`` section and its
+  preparation runs before VPP starts.
 
 ``{queues}`` in a set-up's lines (the DUT's and the second VPP's) stands
 for the memif queue count: the DUT's RX queues per port, one per worker
@@ -36,6 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ndrpdr.dut.accel import HardwareNeed
 from ndrpdr.dut.base import DutTestConfig, VppSetup
 
 #: More forwarding commands than this go to VPP as one ``vppctl exec`` script.
@@ -80,6 +85,12 @@ def peer_commands(config: DutTestConfig | None) -> tuple[str, ...]:
     """The second VPP's commands (empty: the family needs no second VPP)."""
     setup = _setup(config)
     return () if setup is None else tuple(setup.peer_commands)
+
+
+def hardware(config: DutTestConfig | None) -> HardwareNeed | None:
+    """The device the family needs besides the ports (None: none)."""
+    setup = _setup(config)
+    return None if setup is None else setup.hardware
 
 
 def fill_queues(line: str, queues: int) -> str:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 
-from ndrpdr.dut.base import DutTestConfig
+from ndrpdr.dut.accel import HardwareNeed
+from ndrpdr.dut.base import DutTestConfig, UnsupportedFamilyError
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.ports import check_ports_exist
 from ndrpdr.dut.vpp import afpacket as vpp_afpacket
@@ -57,6 +58,9 @@ class TestPlan:
     scaled: tuple[str, ...] = ()
     #: The family's second VPP (memif families; None: it has none).
     peer: PeerPlan | None = None
+    #: The device the family needs (``ndrpdr.dut.accel``; None: none) and the test's workers.
+    hardware: HardwareNeed | None = None
+    workers: int = 0
 
 
 def plan_test(
@@ -74,6 +78,12 @@ def plan_test(
     DPDK's, for dpdk_vdev ports; ``memory`` and ``smt``: what the node said, None when
     unknown). Checks that the node's ports exist where they must."""
     workers = worker_cores(node, config, options)
+    need = vpp_family.hardware(config)
+    if need is not None:  # a skip before anything is written or started
+        missing = need.missing(node, [port.key for port in config.ports])
+        if missing is not None:
+            family = "the family" if config.family is None else config.family.family
+            raise UnsupportedFamilyError(f"{node.key} (vpp): {family} needs {need.what}: {missing}")
     needs = family_needs(vpp_family.startup_section(config))
     used = smt_used(config, smt)
     sizing = sizing_for(options, memory, used, needs, vpp_family.heap_size_mult(config))
@@ -97,7 +107,8 @@ def plan_test(
         )
         commands = [*CLEAR_COMMANDS, *create, *forwarding_commands(config, names)]
     else:
-        text = startup_conf(node, config, options, sizing)
+        more = [] if need is None else need.dpdk_lines(node, len(workers))
+        text = startup_conf(node, config, options, sizing, dpdk_more=more)
         names = [interface_name(port) for port in config.ports]
         commands = [*forwarding_commands(config), *placement(node, options, config, names)]
         wanted = rx_queues(options, workers)
@@ -109,7 +120,9 @@ def plan_test(
     peer = None
     if vpp_family.peer_commands(config):  # its CPUs are checked now: a skip before any start
         peer = PeerPlan(peer_threads(node, config, options), memif_queues, size_peer(sizing))
-    return TestPlan(text, names, commands, queues, undo, sizing.scaled, peer)
+    return TestPlan(
+        text, names, commands, queues, undo, sizing.scaled, peer, need, workers=len(workers)
+    )
 
 
 def write_startup_conf(steps: NodeSteps, path: str, text: str) -> None:
