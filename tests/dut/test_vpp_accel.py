@@ -174,6 +174,10 @@ def test_dsas_get_a_work_queue_per_worker_as_csits_enable_dma_device(spr: Topolo
         ("ethip4udpwireguard1tnlhwasync-ip4base", "topologies/local-vpp-3n.yaml",
          "DUT1 (vpp): ethip4udpwireguard1tnlhwasync-ip4base needs a QAT crypto device: DUT1 "
          "has no QAT crypto device (nodes.DUT1.cryptodev lists none;"),
+        ("ethip4ipsec1tnlhwasync-ip4base-int-aes256gcm-udir",
+         "tests/topology/csit/lf_2n_zn2_testbed210.yaml",
+         "DUT1 (vpp): ethip4ipsec1tnlhwasync-ip4base-int-aes256gcm-udir needs a QAT crypto "
+         "device: DUT1 has no QAT crypto device (nodes.DUT1.cryptodev lists none;"),
         ("ethip4gtpuhw-ip4base", "tests/topology/csit/lf_3na_spr_testbed21.yaml",
          "DUT1 (vpp): ethip4gtpuhw-ip4base needs a NIC with GTP-U flow offload: DUT1's port1 is "
          "a Mellanox-CX7VEAT (interfaces.port1.model): GTP-U flow offload runs on Intel-X710, "

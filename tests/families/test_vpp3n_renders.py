@@ -30,7 +30,11 @@ from ndrpdr.topology.path import compute_path
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("eth0", "eth1")
-IPSEC = [f.id for f in all_families() if isinstance(f.setup.vpp, IpsecVpp)]
+IPSEC = [
+    f.id
+    for f in all_families()
+    if isinstance(f.setup.vpp, IpsecVpp) and not f.profile.unidirectional  # 3-node ones
+]
 SRV6 = [f.id for f in all_families() if isinstance(f.setup.vpp, Srv6Vpp)]
 #: Key bytes VPP v26.06 takes for each algorithm, from the algorithm's own name.
 CLI_WORDS = {

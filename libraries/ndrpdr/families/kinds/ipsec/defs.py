@@ -18,6 +18,10 @@ so each destination rides its own tunnel. Variants:
   QAT (CSIT's ``ethip4ipsec{4,10000}tnlhwasync-ip4base-{int,policy}-*``,
   ``-policy-fastpath-``: the SPD fast path); a node without a QAT in its
   topology entry (CSIT's ``cryptodev``) skips them, naming it;
+- ``-udir`` (2-node, CSIT's ``2n1l-...-udir`` suites,
+  ``trex-stl-ethip4-ip4dst<N>-udir``): direction 0 only; DUT1 encrypts it
+  into the tunnels and sends the ESP packets to the TG's second port,
+  which counts them (the tunnels' far end is the TG);
 - the algorithm: ``aes256gcm`` (AEAD) or ``aes128cbc-hmac512sha`` and, for
   the anti-replay set, CSIT's eleven ciphers and integrity algorithms.
 
@@ -67,6 +71,8 @@ HW_ASYNC_COST = 0.9
 HW_PER_BYTE = 0.15
 #: The SPD fast path's table cycles with many tunnels (a hash lookup, not an SPD walk).
 FAST_PATH_CYCLES = 300.0
+#: CSIT's algorithms of its route-based -udir suites.
+UDIR_ALGORITHMS = ("aes128cbc-hmac512sha", "aes128gcm", "aes256gcm")
 #: CSIT's anti-replay suites' algorithms (``ethip4ipsec10000tnlsw-udp-ar-ip4base-int-*``).
 AR_ALGORITHMS = (
     "aes128cbc-hmac256sha",
@@ -128,7 +134,7 @@ def _ipsec(
         table += next((v for k, v in walk.items() if kind.endswith(k)), 1600.0)
     asynchronous = scheduler or hw_async
     tags = [f"TNL_{tunnels}", "IP4FWD", "IPSEC", "IPSECHW" if hw_async else "IPSECSW"]
-    tags += [*(("ASYNC",) if asynchronous else ())]
+    tags += [*(("ASYNC",) if asynchronous and suffix != "-udir" else ())]  # CSIT's 2n1l: none
     tags.append("IPSECINT" if kind.endswith("-int") else "IPSECTUN")
     if kind.endswith("-flow-cache"):
         tags.append("SPD_FLOW_CACHE")
@@ -142,20 +148,23 @@ def _ipsec(
         tags.append("ANTI_REPLAY")
     if suffix:
         tags.append(suffix.strip("-").upper().replace("-", "_"))
+    udir = suffix == "-udir"
+    between = "DUT1 and the TG (direction 0 only)" if udir else "DUT1 and DUT2"
     return Family(
-        csit_profile=f"trex-stl-ethip4-ip4dst{tunnels}",
+        csit_profile=f"trex-stl-ethip4-ip4dst{tunnels}{'-udir' if udir else ''}",
         id=family,
         tags=tuple(dict.fromkeys(tags)),
-        duts=(2,),
+        duts=(1,) if udir else (2,),
         plugins=SCHEDULER_PLUGINS if scheduler else (),
         profile=Profile(
             name=family,
             description=f"Ethernet/IPv4 (proto 61), {tunnels} destinations per direction, "
-            f"{tunnels} IPsec ({algorithm}) tunnels between DUT1 and DUT2"
+            f"{tunnels} IPsec ({algorithm}) tunnels between {between}"
             + (", crypto in VPP's async mode, scheduled to workers" if scheduler else "")
             + (", crypto in VPP's async mode on a QAT" if hw_async else ""),
             layer="L3",
             directions=_headers(tunnels),
+            unidirectional=udir,
             cost=cost(
                 cycles,
                 f"CSIT 64B-1c IPsec {algorithm} "
@@ -166,7 +175,11 @@ def _ipsec(
         ),
         note=(
             (
-                "VPP on a 3-node chain of lab nodes with a QAT each (their topology entries' "
+                "VPP on a 2-node chain (runs on topologies/local-vpp.yaml), DUT1 alone: it "
+                "encrypts direction 0 into the tunnels towards the TG's second port"
+                + ("; needs a lab node with a QAT" if hw_async else "")
+                if udir
+                else "VPP on a 3-node chain of lab nodes with a QAT each (their topology entries' "
                 "cryptodev, as CSIT's; a node without one skips the test): its virtual "
                 "functions are made and bound to vfio-pci before VPP starts, one per worker "
                 "goes to VPP's DPDK cryptodev engine, IPsec runs in async mode"
@@ -234,4 +247,13 @@ FAMILIES = [
     _ipsec(4, "ip4base-policy", "aes256gcm", hw_async=True),
     _ipsec(10000, "ip4base-int", "aes256gcm", hw_async=True),
     _ipsec(10000, "ip4base-policy-fastpath", "aes256gcm", hw_async=True),
+    # 2-node, direction 0 only (CSIT's 2n1l -udir suites)
+    *(_ipsec(n, "ip4base-int", alg, "-udir") for n in (1, 1000, 10000) for alg in UDIR_ALGORITHMS),
+    *(_ipsec(n, "ip4base-policy", "aes256gcm", "-udir") for n in (1, 1000)),
+    *(
+        _ipsec(n, "ip4base-int", alg, "-udir", hw_async=True)
+        for n in (1, 1000)
+        for alg in UDIR_ALGORITHMS
+    ),
+    *(_ipsec(n, "ip4base-policy", "aes256gcm", "-udir", hw_async=True) for n in (1, 1000)),
 ]

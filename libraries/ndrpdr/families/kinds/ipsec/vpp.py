@@ -49,6 +49,13 @@ fast path instead of the flow caches (startup.conf ``ipsec``: flow caches
 off, fast path on both ways, ``spd-fast-path-num-buckets`` 10 per tunnel,
 CSIT's ``Enable IPsec SPD Fast Path IPv4 Inbound and Outbound``).
 
+``udir`` (2-node, direction 0 only: CSIT's ``Initialize IPSec in 2-node
+circular topology`` and its tunnel keywords with the TG's second port as
+the far end): DUT1 alone, as on a 3-node chain, its link port facing the
+TG's second port, whose plan address stands for DUT2's (static neighbour,
+the route of the far end points); DUT1 encrypts direction 0 into the
+tunnels and the TG counts the ESP packets.
+
 Every command was checked against VPP v26.06's CLI. A key of the wrong
 length crashes v26.06 (SIGSEGV in ``ipsec_sa_init``), so ``ALGORITHMS``
 holds the key lengths VPP expects and the tests check every key.
@@ -161,6 +168,7 @@ class IpsecVpp(FreshVpp):
     scheduler: bool = False
     hw_async: bool = False
     fast_path: bool = False
+    udir: bool = False
     plugins: tuple[str, ...] = ()
 
     def check(self) -> None:
@@ -222,9 +230,11 @@ class IpsecVpp(FreshVpp):
 
     def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
         """The vppctl lines for DUT1 (position 0) or DUT2 (position 1) of a 3-node chain."""
-        if config.chain != 2 or config.position not in (0, 1):
+        chain = 1 if self.udir else 2
+        if config.chain != chain or config.position not in range(chain):
             raise DutError(
-                f"family {self.family}: runs on a 3-node chain (DUT1 and DUT2); this DUT is "
+                f"family {self.family}: runs on a {chain + 1}-node chain "
+                f"({'DUT1' if self.udir else 'DUT1 and DUT2'}); this DUT is "
                 f"number {config.position + 1} of {config.chain}"
             )
         first = config.position == 0
@@ -380,6 +390,7 @@ def ipsec_vpp(
         flow_cache="flow-cache" in kind,
         fast_path="fastpath" in kind,
         reassembly=suffix == "-reassembly",
+        udir=suffix == "-udir",
         scheduler=scheduler,
         hw_async=hw_async,
         plugins=SCHEDULER_PLUGINS if scheduler else (),
