@@ -292,8 +292,9 @@ def test_a_lab_node_with_room_has_no_line_in_the_record(csit: Topology) -> None:
 
 def test_families_carry_csits_heap_size_mult() -> None:
     """CSIT's suites set ``heap_size_mult`` 2 for NAT44 with 4M sessions and for IPsec policy
-    suites with 10000 tunnels or a flow cache (4 from 40000 tunnels), 7 for NAT44 with 16M
-    sessions, 2 and 8 for SFDP at 1M and 4M sessions; every other family keeps 1."""
+    suites with 10000 tunnels, a flow cache or the fast path (4 from 40000 tunnels), 7 for
+    NAT44 with 16M sessions, 2 for memif with DMA, 2 and 8 for SFDP at 1M and 4M sessions;
+    every other family keeps 1."""
     sfdp = {
         f"ethip4{proto}-sfdp-{services}-h{hosts}-p63-s{hosts * 63}-{kind}": mult
         for hosts, mult in ((16384, 2), (65536, 8))
@@ -309,6 +310,8 @@ def test_families_carry_csits_heap_size_mult() -> None:
     assert {fid: m for fid, m in mults.items() if m != 1} == {
         "ethip4ipsec10000tnlsw-ip4base-policy-aes256gcm": 2,
         "ethip4ipsec10000tnlsw-ip4base-policy-flow-cache-aes256gcm": 2,
+        "ethip4ipsec10000tnlhwasync-ip4base-policy-fastpath-aes256gcm": 2,
+        "eth-l2bdbasemaclrn-eth-2memif-dma-1dcr": 2,
         "ethip4udp-nat44det-h65536-p63-s4128758": 2,
         "ethip4udp-nat44ed-h65536-p63-s4128768-udir": 2,
         "ethip4udp-nat44det-h262144-p63-s16515072": 7,

@@ -58,13 +58,18 @@ def test_tags_follow_the_id_as_csit_does(family: Family) -> None:
     tags = set(family.tags)
     assert family.id not in tags  # the suite adds the id; the family lists only CSIT's tags
     assert ("IP4_RND" in tags or "IP6_RND" in tags) == family.id.endswith("-rnd")
-    tunnels = re.search(r"ipsec(\d+)tnlsw", family.id)
+    tunnels = re.search(r"ipsec(\d+)tnl(sw|hw)", family.id)
     assert ("IPSEC" in tags) == (tunnels is not None)
     if tunnels is not None:
         assert f"TNL_{tunnels.group(1)}" in tags
+        assert f"IPSEC{tunnels.group(2).upper()}" in tags  # IPSECSW or IPSECHW
+        # CSIT's 2n1l -udir suites do not tag ASYNC
+        assert ("ASYNC" in tags) == ("async" in family.id and not family.id.endswith("-udir"))
         assert ("IPSECINT" in tags) == ("-int-" in family.id)
         assert ("IPSECTUN" in tags) == ("-policy-" in family.id)
-        assert family.duts == (2,)  # CSIT's IPsec suites are 3-node only
+        # CSIT's IPsec suites are 3-node but its 2-node unidirectional ones (2n1l -udir)
+        assert family.duts == ((1,) if family.id.endswith("-udir") else (2,))
+        assert family.profile.unidirectional == ("UDIR" in tags)
     assert ("IP6FWD" in tags) == any(h.ip_version == 6 for h in family.profile.directions)
 
 

@@ -31,7 +31,11 @@ WIREGUARD = [f.id for f in all_families() if isinstance(f.setup.vpp, WireguardVp
 
 def test_csit_ids_and_counts() -> None:
     assert VXLAN == ["ethip4vxlan-l2xcbase", "ethip4vxlan-l2bdbasemaclrn"]
-    assert [f"ethip4udpwireguard{n}tnlsw-ip4base" for n in (1, 2, 4, 8, 100, 1000)] == WIREGUARD
+    assert [
+        f"ethip4udpwireguard{n}tnl{mode}-ip4base"
+        for mode in ("sw", "hwasync")
+        for n in (1, 2, 4, 8, 100, 1000)
+    ] == WIREGUARD
     for family in (*VXLAN, *WIREGUARD):
         made = get_family(family)
         assert made.duts == (2,) and made.setup.vpp is not None and made.setup.vpp.fresh

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from mypy import api as mypy_api
 
+from ndrpdr.dut.accel import DsaDma, FlowOffload, QatCrypto
 from ndrpdr.dut.base import FamilySetup, StateCheck, VppSetup
 from ndrpdr.families import Family, FamilyDefinitionError, all_families, get_family
 from ndrpdr.families.build import setup
@@ -36,6 +37,7 @@ TYPES: dict[str, type | tuple[type, ...]] = {
     "rx_workers": (int, type(None)),
     "peer_commands": tuple,
     "state_check": (StateCheck, type(None)),
+    "hardware": (QatCrypto, DsaDma, FlowOffload, type(None)),
     "plugins": tuple,
     "guest": (str, type(None)),
 }

@@ -6,7 +6,9 @@ a topology has nodes in network namespaces of this machine made for the run
 topology its lab-in-a-box hosts give once started (``with_labbox_hosts``),
 and whether the drivers on the traffic path run in a chain of its length
 (``check_path_drivers``) and have a set-up for a family (``family_problem``),
-all from the drivers' descriptions, never by driver name.
+all from the drivers' descriptions, never by driver name; a family that
+needs a device besides the ports (QAT, DSA, flow offload: its VPP set-up's
+``hardware``) is refused on a node whose topology entry has none.
 """
 
 from __future__ import annotations
@@ -70,7 +72,8 @@ def check_path_drivers(topology: Topology, path: TrafficPath) -> None:
 
 
 def family_problem(topology: Topology, path: TrafficPath, family: Family) -> str | None:
-    """Why ``path`` cannot run ``family`` (its chain, a DUT driver with no set-up), or None."""
+    """Why ``path`` cannot run ``family`` (its chain, a DUT driver with no set-up, a DUT
+    without the device the family's VPP set-up needs), or None."""
     count = len(path.duts)
     if count not in family.duts:
         return (
@@ -81,4 +84,13 @@ def family_problem(topology: Topology, path: TrafficPath, family: Family) -> str
         driver = topology.nodes[key].driver
         if not family.setup.runs_on(driver):
             return f"{key} ({driver}): {family.setup.why_not(driver)}"
+        vpp = family.setup.vpp_for(driver)
+        need = None if vpp is None else vpp.hardware
+        if need is not None:
+            try:
+                missing = need.missing(topology.nodes[key], path.dut_ports(key))
+            except ValueError as exc:  # a device entry of a node built in memory
+                missing = str(exc)
+            if missing is not None:
+                return f"{key} ({driver}): {family.id} needs {need.what}: {missing}"
     return None

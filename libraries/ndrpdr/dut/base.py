@@ -22,6 +22,7 @@ from ndrpdr.drivers import FamilySetupKind, driver_names, find
 from ndrpdr.errors import NdrPdrError
 
 if TYPE_CHECKING:  # ndrpdr.dut.smt imports this module (through ndrpdr.dut.cores)
+    from ndrpdr.dut.accel import HardwareNeed
     from ndrpdr.dut.smt import NodeCpus
 
 #: How the DUT forwards: IPv4 routing (ip4base), or L2 cross-connect (port1 <-> port2).
@@ -147,6 +148,12 @@ class VppSetup(Protocol):
 
     def guest_commands(self, config: DutTestConfig) -> list[str]:
         """A guest VPP's CLI lines (none for testpmd or without a guest)."""
+        ...
+
+    @property
+    def hardware(self) -> HardwareNeed | None:
+        """A device the family needs on the node besides its ports (``ndrpdr.dut.accel``:
+        QAT crypto, DSA DMA, NIC flow offload; None: none)."""
         ...
 
 

@@ -20,6 +20,8 @@ the same name), and every member the driver reads is typed:
 - ``guest``: a guest joined to VPP over vhost-user runs beside it (CSIT's
   vnf: "testpmd_io", "vppl2xc", "vppip4noarp"), ``guest_commands`` a
   guest VPP's lines.
+- ``hardware``: a device the node needs besides its ports
+  (``ndrpdr.dut.accel``: QAT crypto, DSA DMA, NIC flow offload).
 
 ``family`` is the id of the family the set-up belongs to: ``Family`` passes
 it down (``for_family``) so a family module writes the id once; a set-up
@@ -32,6 +34,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import TypeVar
 
+from ndrpdr.dut.accel import HardwareNeed
 from ndrpdr.dut.base import DutTestConfig, StateCheck
 
 #: Renders the vppctl lines of a family for one DUT, given VPP's names of its two ports.
@@ -101,6 +104,11 @@ class VppSetupBase:
     def guest_commands(self, config: DutTestConfig) -> list[str]:
         """No guest VPP lines."""
         return []
+
+    @property
+    def hardware(self) -> HardwareNeed | None:
+        """No device besides the ports."""
+        return None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -29,13 +29,15 @@ def dpdk_section(
     vdevs: Sequence[str] = (),
     file_prefix: str | None = None,
     log_level: str | None = None,
+    more: Sequence[str] = (),
 ) -> list[str]:
     """The lines of the ``dpdk { ... }`` section.
 
     ``nics``: (PCI address, VPP's interface name) per NIC; ``vdevs``: the
     virtual devices' specs (``ndrpdr.dut.dpdk.eal.vdev_spec``), which also mean no PCI, no
     hugepages and DPDK's runtime directory named ``file_prefix``. ``log_level``: DPDK's
-    (CSIT's ``debug`` on a lab's NICs).
+    (CSIT's ``debug`` on a lab's NICs). ``more``: lines of the family's devices, last
+    (``ndrpdr.dut.accel``: a QAT's virtual functions).
     """
     lines = ["dpdk {"]
     if log_level is not None:
@@ -57,5 +59,6 @@ def dpdk_section(
     for address, name in nics:
         lines += [f"  dev {address} {{", f"    name {name}", "  }"]
     lines += [f"  vdev {spec}" for spec in vdevs]
+    lines += more
     lines.append("}")
     return lines

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from ndrpdr.access.base import BackgroundProcess, NodeAccess
 from ndrpdr.access.processlog import bounded_log, log_tail
 from ndrpdr.drivers import DriverDescription
+from ndrpdr.dut.accel import Prepared
 from ndrpdr.dut.base import DutDriver, DutError, DutTestConfig
 from ndrpdr.dut.guest.plan import VHOST_INTERFACES, GuestPlan
 from ndrpdr.dut.guest.run import GuestRun, wait_vhost_up
@@ -47,7 +48,7 @@ from ndrpdr.dut.vpp.localrun import LocalRun
 from ndrpdr.dut.vpp.nodefacts import NodeFacts
 from ndrpdr.dut.vpp.peer import PeerPlan, PeerVpp, peer_telemetry, start_peer
 from ndrpdr.dut.vpp.process import VppService
-from ndrpdr.dut.vpp.testplan import plan_test, write_startup_conf
+from ndrpdr.dut.vpp.testplan import TestPlan, plan_test, write_startup_conf
 from ndrpdr.topology.model import Node
 
 
@@ -106,6 +107,8 @@ class VppDriver(DutDriver):
         #: The family's guest over vhost-user (vhost families) and its plan.
         self._guest: GuestRun | None = None
         self._guest_plan: GuestPlan | None = None
+        #: The family's device as prepared last (``ndrpdr.dut.accel``).
+        self._prepared = Prepared()
         #: What happened to VPP that a result should say (a restart after it died).
         self.notes: list[str] = []
         self._vpp = VppService(
@@ -165,6 +168,8 @@ class VppDriver(DutDriver):
             self._steps, self._cli.argv, plan.names, config.ports, on_linux=self._paths is not None
         )
         self._stop_peer()
+        if plan.hardware is not None:  # its sections (DSA's work queues) are known after it
+            text += "".join(f"{line}\n" for line in self._prepare_hardware(plan))
         keep = False
         if self._paths is not None and self._vpp.running and not self._vdev:
             if not self._vpp.alive_now():  # it died since the last test: once more, saying so
@@ -383,6 +388,16 @@ class VppDriver(DutDriver):
         settle_s = 0.0 if family is None or family.vpp is None else family.vpp.settle_s
         if settle_s > 0:  # frames VPP sends of its own after the set-up (IPv6: MLD reports)
             self._sleep(settle_s)
+
+    def _prepare_hardware(self, plan: TestPlan) -> list[str]:
+        """Set the family's device up (``ndrpdr.dut.accel``), VPP stopped first; its lines."""
+        need = plan.hardware
+        assert need is not None
+        stop = self.stop if self._vpp.running else lambda: None
+        return self._prepared.lines(
+            need, self._node, plan.workers, stop,
+            lambda step, argv: self._steps.output(f"prepare {need.what}: {step}", argv),
+        )  # fmt: skip
 
     def _stop_peer(self) -> None:
         """End the family's second VPP and its guest, whichever runs."""

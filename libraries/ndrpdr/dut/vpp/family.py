@@ -20,6 +20,10 @@ so the driver never branches on family names:
 - ``guest`` (str or None): a guest over vhost-user runs beside VPP
   (``ndrpdr.dut.guest``, CSIT's vnf), ``guest_commands`` a guest VPP's
   lines; ``{guest_dir}`` in the DUT's lines stands for its run directory.
+- ``hardware`` (``ndrpdr.dut.accel.HardwareNeed`` or None): a device of the
+  node the family needs (QAT, DSA, flow offload): a node without it skips
+  the test; its lines go into startup.conf's ``dpdk`` section and its
+  preparation runs before VPP starts.
 
 ``{queues}`` in a set-up's lines (the DUT's and the second VPP's) stands
 for the memif queue count: the DUT's RX queues per port, one per worker
@@ -39,6 +43,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ndrpdr.dut.accel import HardwareNeed
 from ndrpdr.dut.base import DutTestConfig, VppSetup
 
 #: More forwarding commands than this go to VPP as one ``vppctl exec`` script.
@@ -95,6 +100,12 @@ def guest_commands(config: DutTestConfig) -> tuple[str, ...]:
     """A guest VPP's lines (none for testpmd or without a guest)."""
     setup = _setup(config)
     return () if setup is None else tuple(setup.guest_commands(config))
+
+
+def hardware(config: DutTestConfig | None) -> HardwareNeed | None:
+    """The device the family needs besides the ports (None: none)."""
+    setup = _setup(config)
+    return None if setup is None else setup.hardware
 
 
 def fill_queues(line: str, queues: int) -> str:

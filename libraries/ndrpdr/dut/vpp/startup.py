@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 import re
+from collections.abc import Sequence
 
 from ndrpdr.dut import cores
 from ndrpdr.dut.base import DutError, DutTestConfig
@@ -204,10 +205,11 @@ def dpdk_lines(
     vdevs: list[str] | None = None,
     uio_driver: str | None = None,
     file_prefix: str | None = None,
+    more: Sequence[str] = (),
 ) -> list[str]:
     """The ``dpdk`` section for ``config`` with ``queues`` RX queues per port
     (``ndrpdr.dut.vpp.dpdk.dpdk_section``: the options' descriptors, ``no-multi-seg``; NICs: CSIT's
-    ``log-level``)."""
+    ``log-level``; ``more``: the family's devices' lines)."""
     return dpdk_section(
         queues,
         rx_descriptors=options.rx_descriptors,
@@ -218,6 +220,7 @@ def dpdk_lines(
         vdevs=vdevs or (),
         file_prefix=file_prefix,
         log_level=DPDK_LOG_LEVEL if nics else None,
+        more=more,
     )
 
 
@@ -226,9 +229,11 @@ def startup_conf(
     config: DutTestConfig,
     options: VppOptions,
     sizing: StartupSizing | None = None,
+    dpdk_more: Sequence[str] = (),
 ) -> str:
     """The text of a lab VPP's startup.conf for ``config`` on ``node`` (NICs by PCI address;
-    ``sizing``: default CSIT's for a node whose memory is unknown)."""
+    ``sizing``: default CSIT's for a node whose memory is unknown; ``dpdk_more``: the
+    family's devices' lines in the ``dpdk`` section)."""
     check_ports(node, config)
     if sizing is None:
         sizing = sizing_for(options, None, None)
@@ -256,7 +261,9 @@ def startup_conf(
         lines.append(f"  corelist-workers {cores.corelist(workers)}")
     lines += ["}", *buffers_section(sizing)]
     nics = [(str(port.pci_address), interface_name(port)) for port in config.ports]
-    lines += dpdk_lines(node, config, options, queues, nics=nics, uio_driver=uio_driver(node))
+    lines += dpdk_lines(
+        node, config, options, queues, nics=nics, uio_driver=uio_driver(node), more=dpdk_more
+    )
     lines += [
         "plugins {",
         f"  plugin default {{ {'enable' if options.default_plugins else 'disable'} }}",

@@ -11,7 +11,8 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 
-from ndrpdr.dut.base import DutTestConfig
+from ndrpdr.dut.accel import HardwareNeed
+from ndrpdr.dut.base import DutTestConfig, UnsupportedFamilyError
 from ndrpdr.dut.guest.plan import VPP_GUESTS, GuestPlan, QemuImage
 from ndrpdr.dut.guest.run import check_guest, new_run_dir
 from ndrpdr.dut.nodesteps import NodeSteps
@@ -62,6 +63,9 @@ class TestPlan:
     peer: PeerPlan | None = None
     #: The family's guest over vhost-user (vhost families; None: it has none).
     guest: GuestPlan | None = None
+    #: The device the family needs (``ndrpdr.dut.accel``; None: none) and the test's workers.
+    hardware: HardwareNeed | None = None
+    workers: int = 0
 
 
 def plan_test(
@@ -79,6 +83,12 @@ def plan_test(
     DPDK's, for dpdk_vdev ports; ``memory`` and ``smt``: what the node said, None when
     unknown). Checks that the node's ports exist where they must."""
     workers = worker_cores(node, config, options)
+    need = vpp_family.hardware(config)
+    if need is not None:  # a skip before anything is written or started
+        missing = need.missing(node, [port.key for port in config.ports])
+        if missing is not None:
+            family = "the family" if config.family is None else config.family.family
+            raise UnsupportedFamilyError(f"{node.key} (vpp): {family} needs {need.what}: {missing}")
     needs = family_needs(vpp_family.startup_section(config))
     used = smt_used(config, smt)
     sizing = sizing_for(options, memory, used, needs, vpp_family.heap_size_mult(config))
@@ -102,7 +112,8 @@ def plan_test(
         )
         commands = [*CLEAR_COMMANDS, *create, *forwarding_commands(config, names)]
     else:
-        text = startup_conf(node, config, options, sizing)
+        more = [] if need is None else need.dpdk_lines(node, len(workers))
+        text = startup_conf(node, config, options, sizing, dpdk_more=more)
         names = [interface_name(port) for port in config.ports]
         commands = [*forwarding_commands(config), *placement(node, options, config, names)]
         wanted = rx_queues(options, workers)
@@ -119,7 +130,10 @@ def plan_test(
         guest = guest_plan(node, options, config, memif_queues, hugepages=sizing.hugepages)
         check_guest(steps, guest)
         commands = [line.replace("{guest_dir}", guest.run_dir) for line in commands]
-    return TestPlan(text, names, commands, queues, undo, sizing.scaled, peer, guest)
+    return TestPlan(
+        text, names, commands, queues, undo, sizing.scaled, peer, guest, need,
+        workers=len(workers),
+    )  # fmt: skip
 
 
 def guest_plan(

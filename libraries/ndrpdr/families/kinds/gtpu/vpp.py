@@ -18,13 +18,24 @@ it (VPP reassembles what it receives for itself). As in CSIT, VPP's
 default limit of 3 fragments a packet stands: a 9000B frame (9 fragments)
 is dropped.
 
-Every command was checked against VPP v26.06 (gtpu plugin).
+``offload`` (``ethip4gtpuhw-ip4base``): after the routes, each DUT asks
+its port facing the other DUT to classify the tunnel's packets (``set
+flow-offload gtpu hw <port> rx gtpu_tunnel0``, CSIT's ``Vpp Enable GTPU
+Offload rx`` on DUT1's second and DUT2's first port); for jumbo frames
+(above 1518 B) that port's protocol MTUs go to CSIT's 9145 B first, as
+CSIT's ``increase_protocol_mtus_if_jumbo`` does (the offload refreshes the
+adjacencies). The node needs such a NIC (``ndrpdr.dut.accel.FlowOffload``).
+
+Every command was checked against VPP v26.06 (gtpu plugin); the offload
+line's syntax against the plugin's help text (``set flow-offload gtpu hw
+<interface-name> rx <tunnel-name> [del]``), not on a NIC.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
+from ndrpdr.dut.accel import FlowOffload, HardwareNeed
 from ndrpdr.dut.base import DutTestConfig
 from ndrpdr.families.kinds.ipsec.vpp import MTU_FOR_FRAGMENTATION
 from ndrpdr.families.kinds.vxlan.vpp import three_node_sides
@@ -36,6 +47,10 @@ TEID = 10
 TUNNEL = "gtpu_tunnel0"
 #: CSIT's tunnel interface addresses (DUT1, DUT2).
 TUNNEL_ADDRESSES = ("10.10.1.2/24", "10.10.1.1/24")
+#: CSIT's protocol MTU for jumbo frames (``Constants.MTU_JUMBO``) [B], and the largest
+#: frame that is not one [B].
+MTU_JUMBO = 9145
+STANDARD_MAX_FRAME_B = 1518
 
 
 def _plain(address: str) -> str:
@@ -44,10 +59,17 @@ def _plain(address: str) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class GtpuVpp(FreshVpp):
-    """A GTP-U family's VPP set-up; ``reassembly`` lowers the DUT - DUT MTU (module docstring)."""
+    """A GTP-U family's VPP set-up; ``reassembly`` lowers the DUT - DUT MTU, ``offload``
+    has the NIC classify the tunnel's packets (module docstring)."""
 
     reassembly: bool = False
+    offload: bool = False
     plugins: tuple[str, ...] = ("gtpu",)
+
+    @property
+    def hardware(self) -> HardwareNeed | None:
+        """A NIC with GTP-U flow offload (``offload``)."""
+        return FlowOffload() if self.offload else None
 
     def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
         """The vppctl lines for DUT1 (position 0) or DUT2 (position 1) of a 3-node chain."""
@@ -57,8 +79,7 @@ class GtpuVpp(FreshVpp):
         lines = [f"set interface state {tg_name} up", f"set interface state {link_name} up"]
         if self.reassembly:
             lines.append(f"set interface mtu packet {MTU_FOR_FRAGMENTATION} {link_name}")
-        return [
-            *lines,
+        lines += [
             f"set interface ip address {tg_name} {tg_port.ip4_address}",
             f"set interface ip address {link_name} {link_port.ip4_address}",
             f"set ip neighbor {tg_name} {tg_port.peer_ip4} {tg_port.peer_mac.lower()} static",
@@ -70,3 +91,8 @@ class GtpuVpp(FreshVpp):
             f"set interface ip address {TUNNEL} {TUNNEL_ADDRESSES[config.position]}",
             f"ip route add {link_port.routed_prefix} via {TUNNEL}",
         ]
+        if self.offload:
+            if config.max_frame_size_b > STANDARD_MAX_FRAME_B:
+                lines.append(f"set interface mtu packet {MTU_JUMBO} {link_name}")
+            lines.append(f"set flow-offload gtpu hw {link_name} rx {TUNNEL}")
+        return lines

@@ -39,6 +39,23 @@ with two or more workers, worker 0 is the data-plane worker, all RX
 queues on it (``rx_workers``) and its crypto off; the others do the
 crypto only. With one worker it does both.
 
+``hw_async`` (``tnlhwasync``): IPsec in VPP's async crypto mode (``set
+ipsec async mode on``, CSIT's ``Enable IPSec Async Mode on all VPP DUTs``,
+first of the set-up) with the crypto on the node's QAT
+(``ndrpdr.dut.accel.QatCrypto``: its virtual functions in startup.conf's
+``dpdk`` section, one per worker, as CSIT's ``Add DPDK Cryptodev``); every
+worker reads the ports. ``fast_path`` (``-policy-fastpath-``): the SPD
+fast path instead of the flow caches (startup.conf ``ipsec``: flow caches
+off, fast path on both ways, ``spd-fast-path-num-buckets`` 10 per tunnel,
+CSIT's ``Enable IPsec SPD Fast Path IPv4 Inbound and Outbound``).
+
+``udir`` (2-node, direction 0 only: CSIT's ``Initialize IPSec in 2-node
+circular topology`` and its tunnel keywords with the TG's second port as
+the far end): DUT1 alone, as on a 3-node chain, its link port facing the
+TG's second port, whose plan address stands for DUT2's (static neighbour,
+the route of the far end points); DUT1 encrypts direction 0 into the
+tunnels and the TG counts the ESP packets.
+
 Every command was checked against VPP v26.06's CLI. A key of the wrong
 length crashes v26.06 (SIGSEGV in ``ipsec_sa_init``), so ``ALGORITHMS``
 holds the key lengths VPP expects and the tests check every key.
@@ -50,6 +67,7 @@ import dataclasses
 import hashlib
 import ipaddress
 
+from ndrpdr.dut.accel import HardwareNeed, QatCrypto
 from ndrpdr.dut.base import DutError, DutPort, DutTestConfig
 from ndrpdr.families.build import large_tables_startup
 from ndrpdr.families.model import FamilyDefinitionError
@@ -57,6 +75,8 @@ from ndrpdr.families.vppsetup import FreshVpp
 
 #: The plugin of VPP's software crypto scheduler (the async families).
 SCHEDULER_PLUGINS = ("crypto_sw_scheduler",)
+#: CSIT's SPD fast path buckets per tunnel (``${${n_tunnels}*10}``).
+FAST_PATH_BUCKETS_PER_TUNNEL = 10
 #: CSIT's MTU of the DUT1 - DUT2 link for the reassembly family [B] (L3 packet).
 MTU_FOR_FRAGMENTATION = 1043
 #: First SA id / SPI of the tunnels from DUT1 to DUT2, and of those back.
@@ -146,6 +166,9 @@ class IpsecVpp(FreshVpp):
     flow_cache: bool = False
     reassembly: bool = False
     scheduler: bool = False
+    hw_async: bool = False
+    fast_path: bool = False
+    udir: bool = False
     plugins: tuple[str, ...] = ()
 
     def check(self) -> None:
@@ -157,6 +180,11 @@ class IpsecVpp(FreshVpp):
         if self.kind not in ("int", "policy"):
             raise FamilyDefinitionError(
                 f"family {self.family}: kind {self.kind!r} is neither 'int' nor 'policy'"
+            )
+        if self.scheduler and self.hw_async:
+            raise FamilyDefinitionError(
+                f"family {self.family}: async crypto in software (scheduler) or on a QAT "
+                "(hw_async), not both"
             )
         if self.tunnels < 1 or self.tunnels * ENDPOINT_STEP >= 1 << 24:
             raise FamilyDefinitionError(
@@ -178,6 +206,13 @@ class IpsecVpp(FreshVpp):
             text += (
                 "ipsec {\n  ipv4-outbound-spd-flow-cache on\n  ipv4-inbound-spd-flow-cache on\n}\n"
             )
+        if self.fast_path:
+            buckets = self.tunnels * FAST_PATH_BUCKETS_PER_TUNNEL
+            text += (
+                "ipsec {\n  ipv4-outbound-spd-flow-cache off\n  ipv4-inbound-spd-flow-cache off\n"
+                "  ipv4-outbound-spd-fast-path on\n  ipv4-inbound-spd-fast-path on\n"
+                f"  spd-fast-path-num-buckets {buckets}\n}}\n"
+            )
         if self.tunnels > LARGE_TUNNELS:
             text += large_tables_startup(LARGE_HEAP_MB)
         return text
@@ -185,16 +220,21 @@ class IpsecVpp(FreshVpp):
     @property
     def heap_size_mult(self) -> int:
         """FD.io CSIT's multiple of its 3 GiB main heap: its policy (SPD) suites with 40000
-        tunnels or more 4, with 10000 or an SPD flow cache 2; route-based ones 1."""
+        tunnels or more 4, with 10000, an SPD flow cache or the fast path 2; route-based
+        ones 1."""
         if self.kind != "policy":
             return 1
-        return 4 if self.tunnels >= 40000 else 2 if self.tunnels >= 10000 or self.flow_cache else 1
+        if self.tunnels >= 40000:
+            return 4
+        return 2 if self.tunnels >= 10000 or self.flow_cache or self.fast_path else 1
 
     def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
         """The vppctl lines for DUT1 (position 0) or DUT2 (position 1) of a 3-node chain."""
-        if config.chain != 2 or config.position not in (0, 1):
+        chain = 1 if self.udir else 2
+        if config.chain != chain or config.position not in range(chain):
             raise DutError(
-                f"family {self.family}: runs on a 3-node chain (DUT1 and DUT2); this DUT is "
+                f"family {self.family}: runs on a {chain + 1}-node chain "
+                f"({'DUT1' if self.udir else 'DUT1 and DUT2'}); this DUT is "
                 f"number {config.position + 1} of {config.chain}"
             )
         first = config.position == 0
@@ -213,9 +253,17 @@ class IpsecVpp(FreshVpp):
         """Workers that read the ports: the data-plane worker alone with the scheduler."""
         return 1 if self.scheduler else None
 
+    @property
+    def hardware(self) -> HardwareNeed | None:
+        """The QAT of the hardware async families (``hw_async``)."""
+        return QatCrypto() if self.hw_async else None
+
     # -- parts ----------------------------------------------------------------------------
     def _scheduler(self, config: DutTestConfig) -> list[str]:
-        """Async mode; with 2+ workers no crypto on worker 0 (the data-plane worker)."""
+        """Async mode; with the scheduler and 2+ workers no crypto on worker 0 (the
+        data-plane worker)."""
+        if self.hw_async:
+            return ["set ipsec async mode on"]
         if not self.scheduler:
             return []
         lines = ["set ipsec async mode on"]
@@ -330,6 +378,7 @@ def ipsec_vpp(
     suffix: str = "",
     *,
     scheduler: bool = False,
+    hw_async: bool = False,
 ) -> IpsecVpp:
     """The VPP set-up of a ``defs.ipsec`` family (its ``kind`` and ``suffix`` words)."""
     return IpsecVpp(
@@ -339,7 +388,10 @@ def ipsec_vpp(
         udp=kind.startswith("udp"),
         anti_replay=kind.startswith("udp-ar"),
         flow_cache="flow-cache" in kind,
+        fast_path="fastpath" in kind,
         reassembly=suffix == "-reassembly",
+        udir=suffix == "-udir",
         scheduler=scheduler,
+        hw_async=hw_async,
         plugins=SCHEDULER_PLUGINS if scheduler else (),
     )

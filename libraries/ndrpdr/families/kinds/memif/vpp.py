@@ -25,12 +25,24 @@ Both sides' memifs have ``rx-queues`` and ``tx-queues`` ``{queues}``: the
 driver puts the DUT's RX queue count there, one per DUT worker, as CSIT
 gives its DUT's memifs ``rxq_count_int`` queues each way (the second VPP's
 follow: memif's slave sets the rings, here both say the same).
+
+``dma`` (``eth-l2bdbasemaclrn-eth-2memif-dma-1dcr``, CSIT's ``chain_dma``):
+the memif master's copies go to the node's DSA (``use-dma`` on its memifs,
+``dma_intel`` plugin, the DSA's work queues in startup.conf's ``dsa``
+section: ``ndrpdr.dut.accel.DsaDma``, one work queue per DUT worker as
+CSIT's ``Enable DMA WQs on all DUTs``), and CSIT's heap multiple of 2. In
+CSIT the master is the container's VPP (its ``memif_create_chain_dma.exec``)
+and the DUT's memifs are zero-copy slaves; here the DUT's VPP is the
+master (it listens, ``ndrpdr.dut.vpp.peer``) and the second VPP's memifs
+are the zero-copy slaves, so the DSA serves the DUT's VPP: the same chain
+of one DMA copy and one zero-copy hand-over each way, on the other VPP.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
+from ndrpdr.dut.accel import DsaDma, HardwareNeed
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.families.model import FamilyDefinitionError
 from ndrpdr.families.vppsetup import FreshVpp
@@ -44,6 +56,8 @@ MEMIF_MACS = ("02:fe:00:00:00:01", "02:fe:00:00:00:02")
 #: ip4: the VRFs of the two sides and the memifs' /30s (DUT side .1, the "other" .2).
 VRFS = (10, 11)
 MEMIF_NETS = ("31.31.31", "32.32.32")
+#: The plugin of Intel's DMA engines (DSA) the DMA family loads.
+DMA_PLUGIN = "dma_intel"
 #: The second VPP's commands (after its slave memifs exist): cross-connect them both ways.
 PEER_COMMANDS: tuple[str, ...] = (
     f"set interface state {MEMIFS[0]} up",
@@ -53,15 +67,17 @@ PEER_COMMANDS: tuple[str, ...] = (
 )
 
 
-def memif_create(role: str) -> list[str]:
-    """The socket and the two memifs in ``role`` ("master": the DUT, "slave": the second VPP);
-    ``{socket}`` and ``{queues}`` are left for the driver (``ndrpdr.dut.vpp.family``)."""
+def memif_create(role: str, *, dma: bool = False) -> list[str]:
+    """The socket and the two memifs in ``role`` ("master": the DUT, "slave": the second VPP;
+    ``dma``: their copies by DMA); ``{socket}`` and ``{queues}`` are left for the driver
+    (``ndrpdr.dut.vpp.family``)."""
     return [
         f"create memif socket id {SOCKET_ID} filename {{socket}}",
         *(
             f"create interface memif id {index + 1} socket-id {SOCKET_ID} {role} "
             f"rx-queues {{queues}} tx-queues {{queues}} "
             f"hw-addr {MEMIF_MACS[index] if role == 'master' else _peer_mac(index)}"
+            + (" use-dma" if dma else "")
             for index in range(2)
         ),
     ]
@@ -73,9 +89,11 @@ def _peer_mac(index: int) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class MemifVpp(FreshVpp):
-    """A memif family's VPP set-up; ``forwarding`` is "l2xc", "l2bd" or "ip4"."""
+    """A memif family's VPP set-up; ``forwarding`` is "l2xc", "l2bd" or "ip4"; ``dma``: the
+    DUT's memif copies on the node's DSA (``plugins`` then include ``dma_intel``)."""
 
     forwarding: str
+    dma: bool = False
     plugins: tuple[str, ...] = ("memif",)
     #: The second VPP's commands; ``{socket}`` in memif_create's lines is the DUT's socket path,
     #: ``{queues}`` the memif queue count.
@@ -87,10 +105,24 @@ class MemifVpp(FreshVpp):
             raise FamilyDefinitionError(
                 f"family {self.family}: forwarding {self.forwarding!r} unknown"
             )
+        if self.dma and DMA_PLUGIN not in self.plugins:
+            raise FamilyDefinitionError(
+                f"family {self.family}: memif copies by DMA need the {DMA_PLUGIN} plugin"
+            )
+
+    @property
+    def hardware(self) -> HardwareNeed | None:
+        """The DSA of the DMA family (``dma``)."""
+        return DsaDma() if self.dma else None
+
+    @property
+    def heap_size_mult(self) -> int:
+        """CSIT's: 2 for the DMA family's suite, else 1."""
+        return 2 if self.dma else 1
 
     def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
         """The DUT VPP's lines: memifs, then port 1 <-> memif1/1 and memif1/2 <-> port 2."""
-        lines = [line.replace("{socket}", SOCKET) for line in memif_create("master")]
+        lines = [line.replace("{socket}", SOCKET) for line in memif_create("master", dma=self.dma)]
         lines += [f"set interface state {name} up" for name in (*names, *MEMIFS)]
         pairs = ((names[0], MEMIFS[0]), (MEMIFS[1], names[1]))
         if self.forwarding == "l2xc":

@@ -25,6 +25,11 @@ a tunnel (measured here with 1000 tunnels: 96.5 % of them were up about
 VPP's handshake hand-off queue). A tunnel still down starts its handshake
 on the first data frame that needs it, so the first trial may lose a few
 frames, as in CSIT, which does not wait at all.
+``hw_async`` (``tnlhwasync``): ``set wireguard async mode on`` first
+(CSIT's ``VPP Enable Wireguard Async Mode on all VPP DUTs``), the crypto
+on the node's QAT (``ndrpdr.dut.accel.QatCrypto``: its virtual functions
+in startup.conf's ``dpdk`` section, one per worker, as CSIT's ``Add DPDK
+Cryptodev`` for its ``cryptohw`` suites).
 Every command was checked against VPP v26.06 (wireguard plugin).
 """
 
@@ -38,6 +43,7 @@ import ipaddress
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from ndrpdr.dut.accel import HardwareNeed, QatCrypto
 from ndrpdr.dut.base import DutTestConfig
 from ndrpdr.families.kinds.vxlan.vpp import three_node_sides
 from ndrpdr.families.model import FamilyDefinitionError
@@ -86,6 +92,7 @@ class WireguardVpp(FreshVpp):
     """A WireGuard family's VPP set-up: ``tunnels`` tunnels (the module docstring)."""
 
     tunnels: int
+    hw_async: bool = False
     plugins: tuple[str, ...] = ("wireguard",)
 
     def check(self) -> None:
@@ -100,6 +107,11 @@ class WireguardVpp(FreshVpp):
         """Seconds to wait after the set-up for the tunnels' handshakes [s]."""
         return HANDSHAKE_S + HANDSHAKE_PER_TUNNEL_S * self.tunnels
 
+    @property
+    def hardware(self) -> HardwareNeed | None:
+        """The QAT of the hardware async families (``hw_async``)."""
+        return QatCrypto() if self.hw_async else None
+
     def key(self, tunnel: int, position: int) -> X25519PrivateKey:
         """The private key of DUT ``position``'s end of ``tunnel``."""
         return private_key(f"{self.family}/{tunnel}/{position}")
@@ -110,7 +122,8 @@ class WireguardVpp(FreshVpp):
         me, other = config.position, 1 - config.position
         tg_name, link_name = names[tg_index], names[link_index]
         tg_port, link_port = config.ports[tg_index], config.ports[link_index]
-        lines = [
+        lines = ["set wireguard async mode on"] if self.hw_async else []
+        lines += [
             f"set interface state {tg_name} up",
             f"set interface state {link_name} up",
             f"set interface ip address {tg_name} {tg_port.ip4_address}",
