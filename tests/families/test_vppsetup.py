@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from mypy import api as mypy_api
 
-from ndrpdr.dut.base import FamilySetup, StateCheck, VppSetup
+from ndrpdr.dut.base import FamilySetup, StateCheck, TrialReset, VppSetup
 from ndrpdr.families import Family, FamilyDefinitionError, all_families, get_family
 from ndrpdr.families.build import setup
 from ndrpdr.families.kinds.nat.vpp import NatVpp
@@ -36,6 +36,7 @@ TYPES: dict[str, type | tuple[type, ...]] = {
     "rx_workers": (int, type(None)),
     "peer_commands": tuple,
     "state_check": (StateCheck, type(None)),
+    "trial_reset": (TrialReset, type(None)),
     "plugins": tuple,
     "guest": (str, type(None)),
 }
