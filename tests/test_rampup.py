@@ -9,9 +9,11 @@ on the sim's TG and DUT model.
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from ndrpdr.activebed.statecount import state_plan
 from ndrpdr.families import get_family
 from ndrpdr.families.stateful import RampUp, StateCount, StatePlan
 from ndrpdr.goals import ndr_pdr_goals
@@ -249,11 +251,10 @@ SFDP_TPUT = "ethip4udp-sfdp-ip4-h1024-p63-s64512-tput"
 
 def _astf_plan(family_id: str, count: int | None = None) -> StatePlan:
     """The family's plan on a fake 2-node VPP testbed whose DUT1 answers the session count."""
-    from types import SimpleNamespace
-
-    from ndrpdr.activebed.statecount import state_plan
-
-    summary = f"tcp sessions:\n    total: {count} (timed out: 0)\nudp sessions:\n    total: 0 (timed out: 0)\n"
+    summary = (
+        f"tcp sessions:\n    total: {count} (timed out: 0)\n"
+        "udp sessions:\n    total: 0 (timed out: 0)\n"
+    )
     asked: list[str] = []
 
     def run_cli(command: str) -> str:
@@ -288,7 +289,7 @@ def test_astf_ramp_up_is_csits_transaction_rate_for_the_whole_scale() -> None:
     assert state is not None and state.count == 4128768 and state.command == "show nat44 summary"
     assert tg.trials == [(pytest.approx(4128768 / 30000), 30000 * 17)]
     short = RampedTraffic(LossyTG([], max_load_pps=1e9), _astf_plan(ASTF_TPUT, count=4000000))
-    with pytest.raises(StateCheckError, match="4000000 NAT44-ED TCP sessions .* expected 4128768"):
+    with pytest.raises(StateCheckError, match=r"4000000 NAT44-ED TCP sessions .* expected 4128768"):
         short.prepare()
 
 

@@ -107,8 +107,10 @@ class RampedTraffic:
 
     def measure(self, duration: float, load: float) -> TrialResult:
         """One trial of the wrapped TG, after a ramp-up when the state may time out during it."""
-        real = duration if self.plan.trial_duration is None else self.plan.trial_duration(
-            duration, load
+        real = (
+            duration
+            if self.plan.trial_duration is None
+            else self.plan.trial_duration(duration, load)
         )
         self._ramp_up_if_due(real)
         start = self._clock()

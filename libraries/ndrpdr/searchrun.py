@@ -65,9 +65,9 @@ from ndrpdr.search import (
 )
 from ndrpdr.searchlimits import default_min_load
 from ndrpdr.searchwatch import AfterTrial
-from ndrpdr.trialreset import ResetTraffic
 from ndrpdr.trafficgen.base import TrafficGenerator
 from ndrpdr.trafficgen.calibrate import MaxLoadCap, calibrate_max_load
+from ndrpdr.trialreset import ResetTraffic
 
 _log = logging.getLogger(__name__)
 

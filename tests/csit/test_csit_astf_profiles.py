@@ -6,8 +6,9 @@ their frames come from TRex's TCP/UDP stack at run time. What an ASTF
 profile is, though, TRex's client library says without a server: its
 ``ASTFProfile.to_json_str()`` is what TRex loads. So each stateful family's
 profile (``trafficgen/trex/astf/profile.py`` on the family's
-``Transactions``: the ``astf`` kind's 8 and the ``sfdp`` kind's 32) and CSIT's ``${traffic_profile}`` (read from CSIT's git
-directory into a temporary folder, with its base class) are built at each
+``Transactions``: the ``astf`` kind's 8 and the ``sfdp`` kind's 32) and
+CSIT's ``${traffic_profile}`` (read from CSIT's git directory into a
+temporary folder, with its base class) are built at each
 of the suite's frame sizes, in a child Python with TRex v3.08's client on
 its path, and compared: the client and server address ranges and their
 distribution, the template (port, limit, cps), TCP's MSS and buffers and

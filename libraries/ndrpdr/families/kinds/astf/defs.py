@@ -103,9 +103,7 @@ def transaction_cost(
 
 def _family(protocol: TransactionProtocol, feature: str, kind: TransactionKind) -> Family:
     family = f"ethip4{protocol}-{feature}-h{HOSTS}-p{PORTS}-s{HOSTS * PORTS}-{kind}"
-    traffic = Transactions(
-        kind, protocol, HOSTS, PORTS, clients=astf.CLIENTS, servers=astf.SERVERS
-    )
+    traffic = Transactions(kind, protocol, HOSTS, PORTS, clients=astf.CLIENTS, servers=astf.SERVERS)
     nat = feature == "nat44ed"
     what = "connections per second" if kind == "cps" else "frames per second of transactions"
     vpp = (

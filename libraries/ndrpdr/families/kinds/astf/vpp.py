@@ -86,9 +86,7 @@ def routed_undo(config: DutTestConfig, names: tuple[str, str]) -> list[str]:
     ]
 
 
-def nat44ed(
-    hosts: int, ports: int, protocol: TransactionProtocol, kind: TransactionKind
-) -> NatVpp:
+def nat44ed(hosts: int, ports: int, protocol: TransactionProtocol, kind: TransactionKind) -> NatVpp:
     """CSIT's NAT44-ED set-up of the ``hosts`` x ``ports`` family of ``protocol`` and ``kind``:
     inside the clients' network, the servers' /16 as destination; cps resets each trial."""
     servers = ipaddress.IPv4Network(SERVERS)
