@@ -24,6 +24,7 @@ from ndrpdr.search import TrialResult
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 from ndrpdr.trialreset import ResetTraffic
+from NdrPdrLibrary.traffic import Traffic, prepared_tg
 from search_call import search_call
 
 SIM = Path(__file__).resolve().parents[1] / "topologies" / "sim.yaml"
@@ -212,3 +213,23 @@ def test_the_run_setup_hands_the_search_its_reset() -> None:
     assert reset is not None
     reset()
     assert dut.commands == [f"{POOL} del", POOL]
+
+
+def test_the_keywords_mrr_and_soak_tg_resets_before_each_trial_as_csits() -> None:
+    """CSIT calls its resetter before each MRR trial (``Call Resetter``) and soak trial too."""
+    dut, log = FakeVpp([0]), []
+    profile = get_family(NAT_CPS).profile
+    inner = SimpleNamespace(max_load_pps=1e6, sends_frame_list=False,
+                            measure=lambda d, load: log.append("trial"))  # fmt: skip
+    ctx = SimpleNamespace(testbed=_testbed("vpp", dut), topology=None)
+    tg = prepared_tg(ctx, Traffic(profile, 64, inner, 2))  # type: ignore[arg-type]
+    assert isinstance(tg, ResetTraffic)
+    tg.measure(1.0, 10.0)
+    tg.measure(1.0, 10.0)
+    assert dut.commands == [f"{POOL} del", POOL] * 2 and log == ["trial", "trial"]
+    sim = SimpleNamespace(max_load_pps=1e6, sends_frame_list=False)
+    plain = prepared_tg(
+        SimpleNamespace(testbed=_testbed("sim", dut), topology=None),  # type: ignore[arg-type]
+        Traffic(profile, 64, sim, 2),  # type: ignore[arg-type]
+    )
+    assert plain is sim
