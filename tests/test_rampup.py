@@ -9,9 +9,11 @@ on the sim's TG and DUT model.
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from ndrpdr.activebed.statecount import state_plan
 from ndrpdr.families import get_family
 from ndrpdr.families.stateful import RampUp, StateCount, StatePlan
 from ndrpdr.goals import ndr_pdr_goals
@@ -240,3 +242,95 @@ def test_ramp_ups_again_never_outgrow_half_the_state_lifetime() -> None:
         RampedTraffic(tg, slow).prepare()
     assert [round(d) for d, _ in tg.trials] == [40, 40, 40]  # 80 s would outlive 50 s
     assert [load for _, load in tg.trials] == [200.0, 200.0, 200.0]
+
+
+# -- a stateful ASTF family's ramp-up: by transactions, CSIT's rate for the whole scale ------
+ASTF_TPUT = "ethip4tcp-nat44ed-h65536-p63-s4128768-tput"
+SFDP_TPUT = "ethip4udp-sfdp-ip4-h1024-p63-s64512-tput"
+
+
+def _astf_plan(family_id: str, count: int | None = None) -> StatePlan:
+    """The family's plan on a fake 2-node VPP testbed whose DUT1 answers the session count."""
+    summary = (
+        f"tcp sessions:\n    total: {count} (timed out: 0)\n"
+        "udp sessions:\n    total: 0 (timed out: 0)\n"
+    )
+    asked: list[str] = []
+
+    def run_cli(command: str) -> str:
+        asked.append(command)
+        return summary
+
+    testbed = SimpleNamespace(
+        path=SimpleNamespace(duts=("DUT1",)),
+        topology=SimpleNamespace(nodes={"DUT1": SimpleNamespace(driver="vpp")}),
+        duts={"DUT1": SimpleNamespace(run_cli=run_cli)},
+    )
+    tg = SimpleNamespace(sends_frame_list=False)
+    plan = state_plan(testbed, get_family(family_id), tg, 100, 2)  # type: ignore[arg-type]
+    assert plan is not None
+    return plan
+
+
+def test_astf_ramp_up_is_csits_transaction_rate_for_the_whole_scale() -> None:
+    """nat44ed tput: 30000 transactions/s (CSIT's ``ramp_up_rate``) of 17 TCP frames each, for
+    4128768 / 30000 s; DUT1's NAT44 TCP sessions must then be the scale."""
+    plan = _astf_plan(ASTF_TPUT, count=4128768)
+    traffic = get_family(ASTF_TPUT).profile.transactions
+    assert traffic is not None
+    assert (plan.flows, plan.flows_sent, plan.complete_count) == (
+        4128768, 4128768, traffic.expected())  # fmt: skip
+    assert plan.trial_duration is not None
+    assert plan.trial_duration(1.0, 4128768 * 17 / 2) == pytest.approx(2.0)  # the scale's time
+    tg = LossyTG([], max_load_pps=1e9)
+    ramped = RampedTraffic(tg, plan)
+    assert (ramped.load_pps, ramped.duration_s) == (30000 * 17, pytest.approx(4128768 / 30000))
+    state = ramped.prepare()
+    assert state is not None and state.count == 4128768 and state.command == "show nat44 summary"
+    assert tg.trials == [(pytest.approx(4128768 / 30000), 30000 * 17)]
+    short = RampedTraffic(LossyTG([], max_load_pps=1e9), _astf_plan(ASTF_TPUT, count=4000000))
+    with pytest.raises(StateCheckError, match=r"4000000 NAT44-ED TCP sessions .* expected 4128768"):
+        short.prepare()
+
+
+def test_astf_ramp_up_rate_is_aggregate_whatever_the_directions_and_capped_by_the_tg() -> None:
+    plan = _astf_plan(ASTF_TPUT, count=4128768)
+    capped = RampedTraffic(LossyTG([], max_load_pps=255000.0), plan)
+    assert capped.load_pps == 255000.0  # half CSIT's rate: the TG's maximum, not per direction
+    assert capped.duration_s == pytest.approx(2 * 4128768 / 30000)
+
+
+def test_sfdp_tput_ramps_up_but_counts_nothing_as_csit() -> None:
+    plan = _astf_plan(SFDP_TPUT)
+    ramped = RampedTraffic(LossyTG([], max_load_pps=1e9), plan)
+    assert ramped.load_pps == 50000 * 10 and ramped.duration_s == pytest.approx(64512 / 50000)
+    assert ramped.prepare() is None
+    assert "CSIT checks no state count" in ramped.note()
+
+
+def test_astf_trials_ramp_up_again_by_their_real_duration_and_refresh_when_complete() -> None:
+    """A trial runs the scale at its load (not the search's duration): one that would end
+    past the state's lifetime is preceded by a ramp-up; a complete lossless one refreshes."""
+    clock = Clock()
+    tg = TimedTG(clock)
+    plan = _astf_plan(SFDP_TPUT)
+    ramped = RampedTraffic(tg, plan, clock=clock)
+    ramped.prepare()
+    clock.now = 150.0  # past half the lifetime since the ramp-up
+    slow = 64512 * 10 / 200.0  # 200 s at 64512 x 10 frames: past 240 s since the ramp-up
+    ramped.measure(1.0, slow)
+    assert len(tg.trials) == 3 and tg.trials[1][1] == ramped.load_pps  # ramp-up, then trial
+    clock.now = 250.0
+    ramped.measure(1.0, 64512 * 10.0)  # complete (the scale's frames) and lossless: refreshes
+    assert len(tg.trials) == 4
+    clock.now = 420.0  # 270 s after the last ramp-up, 170 s after the refreshing trial
+    ramped.measure(1.0, 64512 * 10.0)
+    assert len(tg.trials) == 5  # no ramp-up: the complete trial counted as one
+    clock.now = 600.0  # a TG ramped up anew, whose trial sends half the scale's frames
+    incomplete = RampedTraffic(TimedTG(clock), _astf_plan(SFDP_TPUT), clock=clock)
+    incomplete.prepare()
+    clock.now = 790.0
+    incomplete.measure(1.0, 64512 * 5.0)  # half the scale's frames: no refresh
+    clock.now = 850.0  # 250 s after the ramp-up at 600
+    incomplete.measure(1.0, 64512 * 5.0)
+    assert incomplete.trials[-1].why.startswith("state may time out")

@@ -11,6 +11,7 @@ from robot.api import SkipExecution
 from ndrpdr.console.lines import trial_line
 from ndrpdr.console.progress import ProgressOption
 from ndrpdr.families import profile_of
+from ndrpdr.families.stateful import StatePlan
 from ndrpdr.profiles import FrameSize as FrameSizeValue
 from ndrpdr.profiles import Profile, frame_size_label
 from ndrpdr.rampup import RampedTraffic
@@ -19,6 +20,7 @@ from ndrpdr.runsetup import RunSetup
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.searchlimits import Given, check_below_tg_max
 from ndrpdr.trafficgen.base import TrafficGenerator, UnsupportedTrafficError
+from ndrpdr.trialreset import ResetTraffic
 from ndrpdr.units import format_rate
 from NdrPdrLibrary import robotout
 from NdrPdrLibrary.argtypes import FrameSize, Rate, TrafficProfile
@@ -89,13 +91,22 @@ def prepared_tg(ctx: LibraryContext, traffic: Traffic) -> TrafficGenerator:
     Its trials are then preceded by ramp-ups as the state ages
     (``ndrpdr.rampup``); the log says what the ramp-up did and found (a
     warning when the TG sends a sample of the flows). A state check that
-    fails raises (StateCheckError names the count). The search keywords
-    do this inside their run, where the record keeps it.
+    fails raises (StateCheckError names the count). A family with a reset
+    before each trial (CSIT's resetter, which its MRR trials and soak call
+    too) gets it before every trial (``ndrpdr.trialreset``). The search
+    keywords do this inside their run, where the record keeps it.
     """
-    plan = traffic.setup(ctx).state_plan()
+    setup = traffic.setup(ctx)
+    reset = setup.trial_reset()
+    tg = _ramped(setup.state_plan(), traffic.tg)
+    return tg if reset is None else ResetTraffic(tg, reset)
+
+
+def _ramped(plan: StatePlan | None, tg: TrafficGenerator) -> TrafficGenerator:
+    """``tg`` after the plan's ramp-up and state check (itself without a plan)."""
     if plan is None:
-        return traffic.tg
-    ramped = RampedTraffic(traffic.tg, plan)
+        return tg
+    ramped = RampedTraffic(tg, plan)
     try:
         ramped.prepare()
     finally:

@@ -9,7 +9,10 @@ the rate (a DUT that lost frames of the first ramp-up), and fails the test
 before the search if it stays. During the search, a trial that might outlive the state (the
 last ramp-up began, or ends the trial, ``state_timeout_s`` or more ago)
 is preceded by another ramp-up; a lossless trial that sent every flow
-refreshes the state as a ramp-up does.
+refreshes the state as a ramp-up does. An ASTF family's ramp-up rate is
+the aggregate load in its unit (``RampUp.per_direction`` False), its trials
+last the scale at their load (``StatePlan.trial_duration``) and a complete
+one offers the family's expected count (``StatePlan.complete_count``).
 
 ``RampedTraffic`` wraps the TG: the search, the calibration and the
 latency trials all measure through it. ``to_json`` is the record's
@@ -80,7 +83,9 @@ class RampedTraffic:
     ) -> None:
         """Wrap ``tg``; nothing is sent before ``prepare`` or the first ``measure``."""
         self.tg, self.plan, self._clock = tg, plan, clock
-        per_direction = min(plan.ramp_up.rate_pps, tg.max_load_pps / plan.directions)
+        #: The directions the ramp-up rate is per: 1 for an aggregate rate (ASTF).
+        self.rate_directions = plan.directions if plan.ramp_up.per_direction else 1
+        per_direction = min(plan.ramp_up.rate_pps, tg.max_load_pps / self.rate_directions)
         self.rate_pps = per_direction
         self.duration_s = plan.ramp_up.duration_for(plan.flows, plan.flows_sent, per_direction)
         self.trials: list[RampUpTrial] = []
@@ -102,7 +107,12 @@ class RampedTraffic:
 
     def measure(self, duration: float, load: float) -> TrialResult:
         """One trial of the wrapped TG, after a ramp-up when the state may time out during it."""
-        self._ramp_up_if_due(duration)
+        real = (
+            duration
+            if self.plan.trial_duration is None
+            else self.plan.trial_duration(duration, load)
+        )
+        self._ramp_up_if_due(real)
         start = self._clock()
         result = self.tg.measure(duration, load)
         self._refreshed_by(result, start)
@@ -128,7 +138,7 @@ class RampedTraffic:
     @property
     def load_pps(self) -> float:
         """The ramp-up's aggregate load [pps]."""
-        return self.rate_pps * self.plan.directions
+        return self.rate_pps * self.rate_directions
 
     def prepare(self) -> StateCount | None:
         """Ramp up, then count the state: StateCheckError unless it is one per flow sent.
@@ -187,7 +197,11 @@ class RampedTraffic:
 
     def _refreshed_by(self, result: TrialResult, start: float) -> None:
         """A lossless trial that sent every flow in each direction refreshes the state."""
-        every_flow = result.offered_count >= self.plan.flows_sent * self.plan.directions
+        plan = self.plan
+        complete = plan.complete_count
+        if complete is None:
+            complete = plan.flows_sent * plan.directions
+        every_flow = result.offered_count >= complete
         if every_flow and result.loss_ratio == 0.0:
             self._start, self._stop = start, self._clock()
 

@@ -4,17 +4,19 @@
 the record names) and what a search, an MRR run or a soak is set up with
 alike there: the load range the user's rates give, checked against the
 TG's maximum before any trial (``load_range``, ``soak_settings``), a
-stateful family's ramp-up plan (``state_plan``) and a search's testbed
-hooks (the DUTs' health between trials, their telemetry after it, the
-ramp-up: ``search_hooks``). ``search_problem`` and ``allowed_irregular``
+stateful family's ramp-up plan (``state_plan``) and reset before each
+trial (``trial_reset``), and a search's testbed hooks (the DUTs' health
+between trials, their telemetry after it, the ramp-up and the reset:
+``search_hooks``). ``search_problem`` and ``allowed_irregular``
 read a search's outcome the same way for both.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
-from ndrpdr.activebed.statecount import state_plan
+from ndrpdr.activebed.statecount import state_plan, trial_reset
 from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.families import get_family
 from ndrpdr.families.stateful import StatePlan
@@ -68,14 +70,20 @@ class RunSetup:
         family = get_family(traffic.profile.name)
         return state_plan(self.testbed, family, self.tg, traffic.frame_size, traffic.directions)
 
+    def trial_reset(self) -> Callable[[], None] | None:
+        """A stateful family's reset of the DUTs' state before each trial (CSIT's resetter,
+        ``ndrpdr.trialreset``); None for others."""
+        return trial_reset(self.testbed, get_family(self.traffic.profile.name))
+
     def search_hooks(self, hooks: SearchHooks) -> SearchHooks:
         """``hooks`` with the testbed's: telemetry after the search, the DUTs' health after
-        each trial, a stateful family's ramp-up before it."""
+        each trial, a stateful family's ramp-up before it and reset before each trial."""
         return dataclasses.replace(
             hooks,
             telemetry=self.testbed.collect_telemetry,
             health=self.testbed.check_duts,
             state=self.state_plan(),
+            trial_reset=self.trial_reset(),
         )
 
 

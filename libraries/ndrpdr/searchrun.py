@@ -20,7 +20,9 @@ file is rewritten as the search goes (``ndrpdr.results.journal``); with
 With ``state`` (a stateful family's ``StatePlan``) the TG is wrapped so
 that a ramp-up and the DUT's state check come first and ramp-ups follow
 as the state ages (``ndrpdr.rampup``), kept in the record's
-``search.ramp_up``.
+``search.ramp_up``. With ``trial_reset`` (a stateful family's CSIT
+resetter) the DUT's state is reset before every trial
+(``ndrpdr.trialreset``); the trials and the record are as without it.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ from ndrpdr.searchlimits import default_min_load
 from ndrpdr.searchwatch import AfterTrial
 from ndrpdr.trafficgen.base import TrafficGenerator
 from ndrpdr.trafficgen.calibrate import MaxLoadCap, calibrate_max_load
+from ndrpdr.trialreset import ResetTraffic
 
 _log = logging.getLogger(__name__)
 
@@ -164,6 +167,9 @@ class SearchHooks(RunHooks[SearchProgress, SearchRun]):
     """A stateful family's ramp-up and state check before the search (``ndrpdr.rampup``); a
     state check that fails fails the run before the first search trial, and ``notice``
     hears when the TG sends a sample of the flows."""
+    trial_reset: Callable[[], None] | None = None
+    """Resets the DUT's state before every trial (calibration and latency trials too; CSIT's
+    resetter, ``ndrpdr.trialreset``); a DutError it raises fails the run."""
 
 
 def _pdr_lower_bound(result: SearchResult, pdr_loss_ratio: float) -> float | None:
@@ -190,6 +196,9 @@ class SearchBody:
         """``tg`` runs the trials; nothing is measured before ``measure``."""
         self.ramped = None if hooks.state is None else RampedTraffic(tg, hooks.state)
         self.tg: TrafficGenerator = tg if self.ramped is None else self.ramped
+        self.reset = None if hooks.trial_reset is None else ResetTraffic(self.tg, hooks.trial_reset)
+        if self.reset is not None:  # the reset first, then a ramp-up if due, as CSIT's measure
+            self.tg = self.reset
         self.request, self.hooks = request, hooks
         self.high = tg.max_load_pps if request.max_load_pps is None else request.max_load_pps
         self.low = self._min_load(self.high)

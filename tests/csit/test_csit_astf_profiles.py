@@ -1,13 +1,14 @@
-"""The SFDP families' ASTF profiles against CSIT's, as TRex's own client library compiles them.
+"""The ASTF and SFDP families' ASTF profiles against CSIT's, as TRex's client library builds them.
 
 The frame comparison (``test_csit_traffic_real.py``) captures what TRex's
 stateless field engine sends and leaves the stateful (ASTF) families out:
 their frames come from TRex's TCP/UDP stack at run time. What an ASTF
 profile is, though, TRex's client library says without a server: its
-``ASTFProfile.to_json_str()`` is what TRex loads. So each SFDP family's
+``ASTFProfile.to_json_str()`` is what TRex loads. So each stateful family's
 profile (``trafficgen/trex/astf/profile.py`` on the family's
-``Transactions``) and CSIT's ``${traffic_profile}`` (read from CSIT's git
-directory into a temporary folder, with its base class) are built at each
+``Transactions``: the ``astf`` kind's 8 and the ``sfdp`` kind's 32) and
+CSIT's ``${traffic_profile}`` (read from CSIT's git directory into a
+temporary folder, with its base class) are built at each
 of the suite's frame sizes, in a child Python with TRex v3.08's client on
 its path, and compared: the client and server address ranges and their
 distribution, the template (port, limit, cps), TCP's MSS and buffers and
@@ -29,7 +30,8 @@ from typing import Any
 import pytest
 
 from csit_schema_source import csit_git_or_skip, git_show
-from ndrpdr.families.kinds.sfdp.defs import FAMILIES
+from ndrpdr.families.kinds.astf.defs import FAMILIES as ASTF_FAMILIES
+from ndrpdr.families.kinds.sfdp.defs import FAMILIES as SFDP_FAMILIES
 from ndrpdr.families.table import frames_of
 from ndrpdr.profiles.transactions import SERVER_PORT
 from ndrpdr.trafficgen.trex.astf import profile as astfprofile
@@ -86,9 +88,11 @@ def _normal(profile: dict[str, Any]) -> dict[str, Any]:
 
 
 def _cases() -> list[dict[str, Any]]:
-    """One build per TG profile and frame size (the services do not change the traffic)."""
-    seen: dict[tuple[str, int], dict[str, Any]] = {}
-    for family in FAMILIES:
+    """One build per TG profile, frame size and spec of ours (the services do not change the
+    traffic; a family whose spec differs from another's of the same CSIT profile, as the
+    astf kind's 16.0.0.0/16 clients once did, is a case of its own and fails)."""
+    seen: dict[tuple[str, int, str], dict[str, Any]] = {}
+    for family in (*ASTF_FAMILIES, *SFDP_FAMILIES):
         traffic = family.profile.transactions
         assert traffic is not None and family.csit_profile is not None
         for size in frames_of(family):
@@ -96,7 +100,8 @@ def _cases() -> list[dict[str, Any]]:
             spec = astfprofile.astf_spec(
                 traffic, size, traffic.clients, traffic.servers, SERVER_PORT
             )
-            seen.setdefault((family.csit_profile, size), {
+            key = (family.csit_profile, size, json.dumps(spec, sort_keys=True))
+            seen.setdefault(key, {
                 "csit": family.csit_profile, "size": size, "spec": spec,
                 "data_frames": traffic.data_frames, "kind": (traffic.protocol, traffic.kind),
             })  # fmt: skip
@@ -104,10 +109,12 @@ def _cases() -> list[dict[str, Any]]:
 
 
 @pytest.mark.skipif(not TREX_CLIENT.is_dir(), reason=f"TRex's client is not at {TREX_CLIENT}")
-def test_sfdp_astf_profiles_are_csits_as_trex_compiles_them(tmp_path: Path) -> None:
+def test_stateful_astf_profiles_are_csits_as_trex_compiles_them(tmp_path: Path) -> None:
     git_dir = csit_git_or_skip()
     cases = _cases()
-    assert len(cases) == 32  # 4 scales x (2 cps at 64B + 2 tput x 100B, 1518B, 9000B)
+    # 4 scales x (2 cps at 64B + 2 tput x 100B, 1518B, 9000B); the astf kind's 8 families
+    # build what the sfdp kind's h65536 ones do (else 8 more cases, compared and failing)
+    assert len(cases) == 32
     for name in {BASE, *(case["csit"] for case in cases)}:
         (tmp_path / f"{name}.py").write_text(git_show(git_dir, f"{PROFILES}/{name}.py"))
     done = subprocess.run(

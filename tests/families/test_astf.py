@@ -3,18 +3,26 @@
 Facts checked against CSIT's suites and TrafficGenerator (see
 ``ndrpdr.profiles.transactions``): 65536 x 63 = 4128768 transactions a
 trial; TCP cps 7 packets (4 + 3), UDP cps 2; tput 5 data frames each way.
+The address ranges, VPP set-ups, ramp-ups and resets are read from CSIT's
+git directory at run time (skipped without it): each suite's variables and
+``${traffic_profile}``. The real VPP cannot run here (SIGILL), so the
+set-up is checked as the vppctl lines it renders for a planned DUT.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from pathlib import Path
 
 import pytest
 
+from csit_schema_source import csit_git_or_skip, git_show
+from csit_suites import csit_profiles, suites_of
 from ndrpdr.dut.plan import plan_duts
 from ndrpdr.families import get_family
 from ndrpdr.families.kinds.astf import defs
-from ndrpdr.families.kinds.astf import vpp as astf
+from ndrpdr.families.kinds.nat.vpp import max_translations_per_thread
 from ndrpdr.profiles import ProfileError, Transactions
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.topology.path import compute_path
@@ -96,25 +104,123 @@ def _rendered(family_id: str) -> tuple[list[str], list[str]]:
     return setup.vpp.commands(config, NAMES), setup.vpp.undo_commands(config, NAMES)
 
 
-def test_vpp_routes_clients_and_servers_to_the_ports_facing_them() -> None:
-    lines, undo = _rendered(IDS[0])
-    client = next(line for line in lines if line.startswith(f"ip route add {astf.CLIENTS}"))
-    server = next(line for line in lines if line.startswith(f"ip route add {astf.SERVERS}"))
-    assert client.endswith(" eth0") and server.endswith(" eth1")
-    assert f"ip route del {astf.CLIENTS}" in " | ".join(undo)
-    assert not any("nat44" in line for line in lines)
+def _suite(family_id: str) -> str:
+    git_dir = csit_git_or_skip()
+    (path,) = suites_of(git_dir, family_id)
+    return git_show(git_dir, path)
 
 
-def test_vpp_nat44ed_inside_on_the_client_port_with_room_for_every_session() -> None:
-    lines, undo = _rendered("ethip4udp-nat44ed-h65536-p63-s4128768-cps")
-    assert "nat44 plugin enable sessions 4128768" in lines
-    assert "set interface nat44 in eth0 out eth1" in lines
-    assert "nat44 add address 68.142.68.0 - 68.142.68.63" in lines
-    assert lines.index("nat44 plugin enable sessions 4128768") > max(
-        i for i, line in enumerate(lines) if line.startswith("ip route add")
-    )
-    assert undo[0] == "nat44 plugin disable"
-    assert get_family("ethip4udp-nat44ed-h65536-p63-s4128768-cps").plugins == ("nat",)
+def _variables(text: str) -> dict[str, str]:
+    """The suite's ``| ${name}= | value`` variables (``${16}`` read as 16)."""
+    found = re.findall(r"^\| \$\{(\w+)\}= \| (.+?)\s*$", text, re.M)
+    return {name: value.strip("${}").replace("_", "") for name, value in found}
+
+
+def _macs(family_id: str) -> tuple[str, str]:
+    loaded = load_topology(ROOT / "topologies" / "local-vpp.yaml")
+    setup = get_family(family_id).setup
+    (config,) = plan_duts(loaded, compute_path(loaded), "ip4base", family=setup).values()
+    first, second = (port.peer_mac.lower() for port in config.ports)
+    return first, second
+
+
+@pytest.mark.parametrize("family_id", IDS)
+def test_traffic_is_the_csit_profiles_ranges_and_limit(family_id: str) -> None:
+    """The clients and servers of the suite's ``${traffic_profile}`` (CSIT's git directory)."""
+    git_dir = csit_git_or_skip()
+    family = get_family(family_id)
+    traffic = family.profile.transactions
+    assert traffic is not None
+    (profile,) = csit_profiles(git_dir, family_id)
+    assert profile == family.csit_profile
+    text = git_show(git_dir, f"GPL/traffic_profiles/trex/{profile}.py")
+    ip = dict(re.findall(r'(p1_(?:src|dst)_(?:start|end)_ip) = u?"([0-9.]+)"', text))
+    for network, side in ((traffic.clients, "src"), (traffic.servers, "dst")):
+        ours = ipaddress.IPv4Network(network)
+        theirs = (ip[f"p1_{side}_start_ip"], ip[f"p1_{side}_end_ip"])
+        assert (str(ours[0]), str(ours[-1])) == theirs
+    assert f"limit={traffic.scale}" in text
+    directions = family.profile.directions
+    assert {h.src for h in directions} | {h.dst for h in directions} == {"192.168.0.0", "20.0.0.0"}
+
+
+def test_ip4base_vpp_is_csits_ipv4_forwarding_of_the_two_16s() -> None:
+    """CSIT's ``Initialize IPv4 forwarding in circular topology | 192.168.0.0 | 20.0.0.0 |
+    ${16}`` (2-node): its neighbours, addresses and routes, in its order."""
+    for family_id in IDS[:4]:
+        suite = _suite(family_id)
+        call = r"Initialize IPv4 forwarding in circular topology\s*\n\| \| \.\.\. \| "
+        assert re.search(call + r"192\.168\.0\.0 \| 20\.0\.0\.0 \| \$\{16\}", suite)
+        assert "ramp_up_rate" not in suite and "resetter" not in suite
+        first, second = _macs(family_id)
+        lines, undo = _rendered(family_id)
+        assert lines == [
+            "set interface state eth0 up",
+            "set interface state eth1 up",
+            f"set ip neighbor eth0 10.10.10.2 {first} static",
+            f"set ip neighbor eth1 20.20.20.2 {second} static",
+            "set interface ip address eth0 10.10.10.1/24",
+            "set interface ip address eth1 20.20.20.1/24",
+            "ip route add 192.168.0.0/16 via 10.10.10.2 eth0",
+            "ip route add 20.0.0.0/16 via 20.20.20.2 eth1",
+        ]
+        assert undo == [
+            "ip route del 192.168.0.0/16 via 10.10.10.2 eth0",
+            "ip route del 20.0.0.0/16 via 20.20.20.2 eth1",
+        ]
+        family = get_family(family_id)
+        assert family.ramp_up is None and family.setup.vpp is not None
+        assert family.setup.vpp.trial_reset is None and family.setup.vpp.state_check is None
+    keyword = git_show(csit_git_or_skip(), "resources/libraries/robot/ip/ip4.robot")
+    for fact in ("10.10.10.2", "20.20.20.2", "10.10.10.1 | 24", "20.20.20.1 | 24"):
+        assert fact in keyword
+
+
+@pytest.mark.parametrize("family_id", IDS[4:])
+def test_nat44ed_vpp_ramp_up_and_reset_are_the_suites(family_id: str) -> None:
+    """The suite's variables in CSIT's NAT44 keywords' lines; its ramp-up rate (tput) or,
+    without one, its resetter (nat.robot sets it only then): the pool deleted and added."""
+    suite = _suite(family_id)
+    var = _variables(suite)
+    first, second = _macs(family_id)
+    lines, _ = _rendered(family_id)
+    pool = f"{var['out_net']} - {var['out_net_end']}"
+    per_thread = max_translations_per_thread(int(var["n_hosts"]) * int(var["n_ports"]), 1)
+    assert lines == [
+        "set interface state eth0 up",
+        f"set interface ip address eth0 {var['dut1_if1_ip4']}/{var['dut1_if1_mask']}",
+        f"set ip neighbor eth0 {var['tg_if1_ip4']} {first} static",
+        "set interface state eth1 up",
+        f"set interface ip address eth1 {var['dut1_if2_ip4']}/{var['dut1_if2_mask']}",
+        f"set ip neighbor eth1 {var['tg_if2_ip4']} {second} static",
+        f"ip route add {var['in_net']}/{var['in_mask']} via {var['tg_if1_ip4']} eth0",
+        f"ip route add {var['dest_net']}/{var['dest_mask']} via {var['tg_if2_ip4']} eth1",
+        f"nat44 plugin enable sessions {per_thread}",
+        "set interface nat44 in eth0 out eth1",
+        f"nat44 add address {pool}",
+    ]
+    family = get_family(family_id)
+    vpp, traffic = family.setup.vpp, family.profile.transactions
+    assert vpp is not None and traffic is not None
+    assert vpp.heap_size_mult == int(var["heap_size_mult"]) and vpp.fresh
+    rate = var.get("ramp_up_rate")
+    if rate is None:
+        assert family.ramp_up is None and traffic.kind == "cps"
+        assert vpp.trial_reset is not None
+        assert vpp.trial_reset.commands == (f"nat44 add address {pool} del",
+                                            f"nat44 add address {pool}")  # fmt: skip
+        return
+    assert vpp.trial_reset is None and traffic.kind == "tput"
+    ramp = family.ramp_up
+    assert ramp is not None and not ramp.per_direction
+    assert ramp.rate_pps == float(rate) * traffic.packets_aggregated  # tps in our pps unit
+    assert ramp.duration_s == pytest.approx(traffic.scale / float(rate))  # the whole scale
+    protocol = traffic.protocol.upper()
+    assert f"Verify NAT44 {protocol} sessions number on DUT1 node" in suite
+    assert vpp.state_check is not None and protocol in vpp.state_check.what
+    summary = ("tcp sessions:\n    total: 9 (timed out: 2)\n"
+               "udp sessions:\n    total: 5 (timed out: 1)\n")  # fmt: skip
+    assert vpp.state_check.parse(summary) == (7 if protocol == "TCP" else 4)
 
 
 def test_sim_cost_a_connection_is_its_frames_plus_a_session() -> None:

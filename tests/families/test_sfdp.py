@@ -204,3 +204,34 @@ def test_sim_cost_sessions_lifecycle_and_scale_cost_more() -> None:
     assert cps == sorted(cps, reverse=True)
     basis = get_family("ethip4udp-sfdp-ip4-h65536-p63-s4128768-cps").profile.cost.basis
     assert basis.startswith("SFDP ip4: 0.56x ethip4-ip4base a frame; a connection: 2 frames")
+
+
+@pytest.mark.parametrize("family_id", IDS)
+def test_ramp_up_or_reset_as_the_suite(family_id: str) -> None:
+    """A suite with ``${ramp_up_rate}`` (tput) ramps up at it for the whole scale; one without
+    (cps) gets CSIT's resetter (``Initialize SFDP Services`` sets it only then): the first
+    sessions shown, all killed, the tenant's table polled until created = removed."""
+    suite = _suite(family_id)
+    family = get_family(family_id)
+    vpp, traffic = family.setup.vpp, family.profile.transactions
+    assert vpp is not None and traffic is not None
+    rate = _variable(suite, "ramp_up_rate")
+    if not rate:
+        assert traffic.kind == "cps" and family.ramp_up is None
+        reset = vpp.trial_reset
+        assert reset is not None and reset.until_empty is not None
+        assert reset.commands == ("show sfdp session-table max 10", "kill sfdp session all")
+        assert (reset.until_empty.command, reset.poll_s, reset.timeout_s) == (
+            "show sfdp tenant 1 detail", 0.1, 10.0)  # fmt: skip
+        detail = "  created sessions: 12\n  removed sessions: 5\n"
+        assert reset.until_empty.parse(detail) == 7
+        with pytest.raises(ValueError, match="created sessions"):
+            reset.until_empty.parse("nothing")
+        return
+    tps = float(rate[0].strip("${}").replace("_", ""))
+    assert traffic.kind == "tput" and vpp.trial_reset is None
+    ramp = family.ramp_up
+    assert ramp is not None and not ramp.per_direction
+    assert ramp.rate_pps == tps * traffic.packets_aggregated
+    assert ramp.duration_s == pytest.approx(traffic.scale / tps)
+    assert vpp.state_check is None  # CSIT verifies no SFDP session count

@@ -19,7 +19,7 @@ import pytest
 from mypy import api as mypy_api
 
 from ndrpdr.dut.accel import DsaDma, FlowOffload, QatCrypto
-from ndrpdr.dut.base import FamilySetup, StateCheck, VppSetup
+from ndrpdr.dut.base import FamilySetup, StateCheck, TrialReset, VppSetup
 from ndrpdr.families import Family, FamilyDefinitionError, all_families, get_family
 from ndrpdr.families.build import setup
 from ndrpdr.families.kinds.nat.vpp import NatVpp
@@ -38,6 +38,7 @@ TYPES: dict[str, type | tuple[type, ...]] = {
     "peer_commands": tuple,
     "state_check": (StateCheck, type(None)),
     "hardware": (QatCrypto, DsaDma, FlowOffload, type(None)),
+    "trial_reset": (TrialReset, type(None)),
     "plugins": tuple,
     "guest": (str, type(None)),
 }

@@ -176,7 +176,8 @@ def test_a_trial_runs_the_scale_at_the_multiplier_and_counts_as_csit(
 
 
 def test_the_profile_sends_between_the_familys_clients_and_servers(csit: Topology) -> None:
-    """An SFDP family's CSIT ranges (192.168.0.0, 20.0.0.0, h hosts each); the others' /16s."""
+    """An SFDP family's CSIT ranges (192.168.0.0, 20.0.0.0, h hosts each); the astf kind's
+    CSIT /16s of the same first addresses (its 65536 hosts)."""
     rig = astf_rig(csit, _stats(RECORDED[0]))
     spec = rig.tg(profile_of("ethip4tcp-sfdp-ip4-h1024-p63-s64512-cps"), 64).spec
     assert (spec["clients"], spec["servers"], spec["limit"]) == (
@@ -184,7 +185,7 @@ def test_the_profile_sends_between_the_familys_clients_and_servers(csit: Topolog
     )  # fmt: skip
     routed = rig.tg(profile_of(STATEFUL), 64).spec
     assert (routed["clients"], routed["servers"]) == (
-        ["16.0.0.0", "16.0.255.255"], ["48.0.0.0", "48.0.255.255"],
+        ["192.168.0.0", "192.168.255.255"], ["20.0.0.0", "20.0.255.255"],
     )  # fmt: skip
 
 

@@ -80,6 +80,23 @@ class StateCheck:
     parse: Callable[[str], int]
 
 
+@dataclasses.dataclass(frozen=True)
+class TrialReset:
+    """How a DUT driver resets a family's state before each trial (CSIT's ``${resetter}``).
+
+    ``commands`` run in order on the DUT's CLI; then, with ``until_empty``,
+    its count is read every ``poll_s`` until it is zero (a DutError after
+    ``timeout_s``), as CSIT waits for SFDP's session table to empty.
+    ``what`` names it in logs and errors ("NAT44-ED sessions cleared").
+    """
+
+    what: str
+    commands: tuple[str, ...]
+    until_empty: StateCheck | None = None
+    poll_s: float = 0.1
+    timeout_s: float = 10.0
+
+
 class VppSetup(Protocol):
     """What a test family configures on a VPP DUT (made by ``ndrpdr.families``).
 
@@ -139,6 +156,11 @@ class VppSetup(Protocol):
     @property
     def state_check(self) -> StateCheck | None:
         """How the DUT counts a stateful family's state (None: it keeps none to count)."""
+        ...
+
+    @property
+    def trial_reset(self) -> TrialReset | None:
+        """What resets the family's state before each trial (None: nothing, the default)."""
         ...
 
     @property

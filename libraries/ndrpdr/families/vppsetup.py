@@ -17,6 +17,8 @@ the same name), and every member the driver reads is typed:
 - ``rx_workers``: only the first N workers read the ports (None: all);
 - ``peer_commands``: a second VPP runs beside the DUT's with these commands;
 - ``state_check``: how VPP counts a stateful family's state;
+- ``trial_reset``: what VPP runs before each trial to clear a stateful
+  family's state (CSIT's ``${resetter}`` of its cps suites);
 - ``guest``: a guest joined to VPP over vhost-user runs beside it (CSIT's
   vnf: "testpmd_io", "vppl2xc", "vppip4noarp"), ``guest_commands`` a
   guest VPP's lines.
@@ -35,7 +37,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from ndrpdr.dut.accel import HardwareNeed
-from ndrpdr.dut.base import DutTestConfig, StateCheck
+from ndrpdr.dut.base import DutTestConfig, StateCheck, TrialReset
 
 #: Renders the vppctl lines of a family for one DUT, given VPP's names of its two ports.
 Render = Callable[[DutTestConfig, tuple[str, str]], list[str]]
@@ -94,6 +96,11 @@ class VppSetupBase:
     @property
     def state_check(self) -> StateCheck | None:
         """No state to count."""
+        return None
+
+    @property
+    def trial_reset(self) -> TrialReset | None:
+        """No state to reset before a trial."""
         return None
 
     @property

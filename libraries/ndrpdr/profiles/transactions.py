@@ -28,10 +28,12 @@ CSIT's ``TrafficGenerator`` and its ASTF test suites:
   for theirs; a count off by one frame a transaction would read as loss).
 
 The clients live in ``clients`` (TG port 1's side) and the servers in
-``servers`` (port 2's): ``CLIENTS`` and ``SERVERS`` unless the family
-gives CSIT's own ranges (the SFDP families: ``hosts`` clients from
-192.168.0.0 and as many servers from 20.0.0.0, as CSIT's
-``trex-astf-ethip4{tcp,udp}-<hosts>h`` profiles).
+``servers`` (port 2's). Every built-in family gives CSIT's own ranges:
+``hosts`` clients from 192.168.0.0 and as many servers from 20.0.0.0, as
+CSIT's ``trex-astf-ethip4{tcp,udp}-<hosts>h`` profiles (the astf kind's
+192.168.0.0/16 and 20.0.0.0/16, the SFDP families' by scale); ``CLIENTS``
+and ``SERVERS``, TRex's customary ranges, are the defaults of a
+``Transactions`` made by hand.
 
 The sim prices a transaction at ``packets_aggregated`` packets of the
 family's cost (plus the session's cost, in the family's ``table_cycles``),
@@ -54,9 +56,9 @@ TransactionProtocol: TypeAlias = Literal["tcp", "udp"]
 DATA_FRAMES = 5
 #: Destination port of every transaction (the server's listening port).
 SERVER_PORT = 8080
-#: The clients' /16 (TRex ASTF's customary client range; TG port 1's side).
+#: The clients' /16 by default (TRex ASTF's customary client range; TG port 1's side).
 CLIENTS = "16.0.0.0/16"
-#: The servers' /16 (TG port 2's side).
+#: The servers' /16 by default (TG port 2's side).
 SERVERS = "48.0.0.0/16"
 
 

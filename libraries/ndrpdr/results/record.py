@@ -40,7 +40,8 @@ Since 1.7.0 a traffic direction may be tunnelled (its ``layout`` says so:
 and vary the tunnel's fields ``tunnel.sport``, ``tunnel.vni`` and
 ``inner.eth.dst``.
 Also since 1.7.0 a stateful family's record (NAT44) has ``search.ramp_up``: its
-ramp-up trials and the DUT's state counted after the first.
+ramp-up trials and the DUT's state counted after the first (an ASTF family's
+``rate_pps`` is its aggregate load, as ``load_pps``: CSIT's transactions/s).
 Since 1.8.0 a record may also be of ``kind`` "soak" (``ndrpdr.results.soakrecord``):
 the same top-level fields where they apply, and a ``soak`` section: the loss
 ratio target, the time budget and the time used, the critical load's

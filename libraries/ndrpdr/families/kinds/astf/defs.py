@@ -2,13 +2,22 @@
 
 ``ethip4{tcp,udp}-{ip4base,nat44ed}-h65536-p63-s4128768-{cps,tput}``:
 
-65536 client hosts (``CLIENTS`` of ``profiles/transactions.py``) times 63
-source ports each: 4128768 transactions a trial, each to one of 65536
-server hosts (``SERVERS``) on port 8080. ``cps`` counts connections
-(transactions) per second, ``tput`` the frames of transactions that carry
-5 data frames each way (``ndrpdr.profiles.transactions``). ``ip4base``:
-the DUT routes; ``nat44ed``: the DUT also translates the clients with
-NAT44 endpoint-dependent, one session per transaction.
+65536 client hosts (192.168.0.0/16, ``vpp.CLIENTS``) times 63 source
+ports each: 4128768 transactions a trial, each to one of 65536 server
+hosts (20.0.0.0/16, ``vpp.SERVERS``) on port 8080, as CSIT's
+``trex-astf-ethip4{tcp,udp}-65536h[-pps]`` profiles. ``cps`` counts
+connections (transactions) per second, ``tput`` the frames of transactions
+that carry 5 data frames each way (``ndrpdr.profiles.transactions``).
+``ip4base``: the DUT routes; ``nat44ed``: the DUT also translates the
+clients with NAT44 endpoint-dependent, one session per transaction. VPP's
+set-ups are CSIT's (``ndrpdr.families.kinds.astf.vpp``).
+
+As CSIT's suites: the nat44ed tput families ramp up before their search
+(and again as the sessions age, ``ndrpdr.rampup``) at CSIT's 30000
+transactions/s for the whole scale (``RAMP_UP_TPS``), then DUT1's NAT44
+TCP or UDP session count must be the scale; the nat44ed cps families reset
+the sessions before each trial (CSIT's resetter: the outside pool deleted
+and added again). CSIT's ip4base suites do neither (no state to keep).
 
 Only a TG that speaks ASTF runs them (TRex started with ``--astf``; STL
 drivers refuse them) and only VPP among the DUTs; the sim runs them with
@@ -25,12 +34,13 @@ tput frame costs one frame plus its share of its transaction's session.
 
 from __future__ import annotations
 
-from ndrpdr.families.build import large_tables_startup, nat_heap_size_mult, setup, vpp_only
+from ndrpdr.families.build import setup, vpp_only
 from ndrpdr.families.kinds.astf import vpp as astf
 from ndrpdr.families.model import Family
+from ndrpdr.families.stateful import astf_ramp_up
 from ndrpdr.families.vppsetup import VppCommands
 from ndrpdr.profiles import Headers, PacketCost, Profile, Transactions, Vary
-from ndrpdr.profiles.transactions import CLIENTS, SERVERS, TransactionKind, TransactionProtocol
+from ndrpdr.profiles.transactions import TransactionKind, TransactionProtocol
 
 #: CSIT's scale of these families: hosts and source ports per host.
 HOSTS = 65536
@@ -39,8 +49,8 @@ PORTS = 63
 _FRAME_CYCLES = {"ip4base": 145.0, "nat44ed": 250.0}
 #: Cycles a session's creation costs (NAT44 ed only).
 _SESSION_CYCLES = {"ip4base": 0.0, "nat44ed": 1500.0}
-#: NAT44 ed's main heap for 4M sessions [MiB] (2048: VPP v26.06 died here at `set interface nat44`).
-_NAT_HEAP_MB = 4096
+#: CSIT's ``ramp_up_rate`` of its nat44ed tput suites [transactions/s].
+RAMP_UP_TPS = 30_000
 #: The NAT44 tags of a nat44ed family, by kind: CSIT's (its tput suites are not tagged a
 #: FEATURE nor NAT44_ENDPOINT_DEPENDENT, its cps suites are).
 _NAT_TAGS: dict[str, tuple[str, ...]] = {
@@ -56,7 +66,7 @@ _REASON = (
 
 def _headers(protocol: TransactionProtocol) -> tuple[Headers, Headers]:
     """Client to server (65536 client hosts) and back, for the sim's and the record's sake."""
-    clients, servers = CLIENTS.split("/")[0], SERVERS.split("/")[0]
+    clients, servers = astf.CLIENTS.split("/")[0], astf.SERVERS.split("/")[0]
     l4: int | str = "udp" if protocol == "udp" else _IP_PROTO_TCP
     return (
         Headers(4, clients, servers, l4, vary=(Vary("ip.src", HOSTS),)),  # type: ignore[arg-type]
@@ -93,20 +103,23 @@ def transaction_cost(
 
 def _family(protocol: TransactionProtocol, feature: str, kind: TransactionKind) -> Family:
     family = f"ethip4{protocol}-{feature}-h{HOSTS}-p{PORTS}-s{HOSTS * PORTS}-{kind}"
-    traffic = Transactions(kind, protocol, HOSTS, PORTS)
+    traffic = Transactions(kind, protocol, HOSTS, PORTS, clients=astf.CLIENTS, servers=astf.SERVERS)
     nat = feature == "nat44ed"
     what = "connections per second" if kind == "cps" else "frames per second of transactions"
     vpp = (
-        VppCommands(
-            ("nat",),
-            astf.Nat44Ed(traffic.scale).commands,
-            astf.Nat44Ed(traffic.scale).undo,
-            startup=large_tables_startup(_NAT_HEAP_MB),
-            heap_size_mult=nat_heap_size_mult(HOSTS * PORTS),
-        )
+        astf.nat44ed(HOSTS, PORTS, protocol, kind)
         if nat
         else VppCommands((), astf.routed, astf.routed_undo)
     )
+    ramp_up = astf_ramp_up(traffic, RAMP_UP_TPS) if nat and kind == "tput" else None
+    state = ""
+    if nat:
+        state = (
+            " NAT44-ED sessions reset before each trial (CSIT's resetter)."
+            if kind == "cps"
+            else f" Ramp-up at {RAMP_UP_TPS} transactions/s and session check before the "
+            "search (CSIT's)."
+        )
     return Family(
         csit_profile=f"trex-astf-ethip4{protocol}-{HOSTS}h" + ("-pps" if kind == "tput" else ""),
         id=family,
@@ -133,7 +146,8 @@ def _family(protocol: TransactionProtocol, feature: str, kind: TransactionKind) 
             vpp=vpp,
             reasons=vpp_only(_REASON.format(family=family, feature=feature, driver="{driver}")),
         ),
-        note="Stateful (TRex ASTF): VPP and the sim only; STL TGs refuse it.",
+        ramp_up=ramp_up,
+        note="Stateful (TRex ASTF): VPP and the sim only; STL TGs refuse it." + state,
     )
 
 

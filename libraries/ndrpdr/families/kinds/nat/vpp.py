@@ -27,7 +27,16 @@ and ``Initialize NAT44 deterministic mode`` / ``endpoint-dependent mode``
 
 The state check reads the session count as CSIT does: the det44 map's
 ``sessions number`` (CSIT reads ``ses_num`` of ``det44_map_dump``), and
-NAT44-ED's ``show nat44 summary`` UDP total less the timed-out ones.
+NAT44-ED's ``show nat44 summary`` UDP (or, for TCP traffic, TCP) total
+less the timed-out ones.
+
+The stateful (TRex ASTF) NAT44-ED families (``kinds/astf``) take the same
+set-up with CSIT's destination /16 (``destination_len``; the udir suites'
+is /8). Those of them without a ramp-up (CSIT's cps suites) reset the
+sessions before each trial as CSIT's resetter of ``Set NAT44 Address
+Range`` does (``trial_reset``): the outside pool deleted and added again,
+which drops every session of its addresses (det44 alike: its map deleted
+and added again).
 
 Memory (VPP v26.06, measured here at 65536 hosts): ``det44 add`` of a /16
 allocates its session table at once (1000 slots per inside host: 1.46
@@ -47,7 +56,7 @@ import ipaddress
 import math
 import re
 
-from ndrpdr.dut.base import DutError, DutTestConfig, StateCheck
+from ndrpdr.dut.base import DutError, DutTestConfig, StateCheck, TrialReset
 from ndrpdr.families.build import check_mode, large_tables_startup, nat_heap_size_mult
 from ndrpdr.families.model import FamilyDefinitionError
 from ndrpdr.families.vppsetup import FreshVpp
@@ -72,7 +81,8 @@ NAT44ED_HEAP_MB_PER_5242880 = 3072
 MODES = ("det44", "ed")
 
 _DET44_SESSIONS = re.compile(r"sessions number:\s*(\d+)")
-_UDP_TOTAL = re.compile(r"udp sessions:\s*\n\s*total:\s*(\d+)\s*\(timed out:\s*(\d+)\)")
+#: The L4 protocols whose NAT44-ED sessions ``show nat44 summary`` counts.
+PROTOCOLS = ("udp", "tcp")
 
 
 def max_translations_per_thread(sessions: int, threads: int) -> int:
@@ -91,12 +101,26 @@ def det44_sessions(output: str) -> int:
     return sum(int(n) for n in found)
 
 
-def nat44_udp_sessions(output: str) -> int:
-    """Active UDP sessions in ``show nat44 summary``: total less timed out (ValueError quoting)."""
-    found = _UDP_TOTAL.search(output)
+def nat44_sessions(output: str, protocol: str = "udp") -> int:
+    """Active ``protocol`` sessions in ``show nat44 summary``: the total after "<protocol>
+    sessions:" less its timed-out ones, as CSIT counts them (ValueError quoting the output)."""
+    pattern = rf"{protocol} sessions:\s*\n\s*total:\s*(\d+)\s*\(timed out:\s*(\d+)\)"
+    found = re.search(pattern, output)
     if found is None:
-        raise ValueError(f"no 'udp sessions: total' in `show nat44 summary`: {output.strip()!r}")
+        raise ValueError(
+            f"no '{protocol} sessions: total' in `show nat44 summary`: {output.strip()!r}"
+        )
     return int(found.group(1)) - int(found.group(2))
+
+
+def nat44_udp_sessions(output: str) -> int:
+    """Active UDP sessions in ``show nat44 summary`` (``nat44_sessions``)."""
+    return nat44_sessions(output, "udp")
+
+
+def nat44_tcp_sessions(output: str) -> int:
+    """Active TCP sessions in ``show nat44 summary`` (``nat44_sessions``)."""
+    return nat44_sessions(output, "tcp")
 
 
 def _two_node(family: str, config: DutTestConfig) -> None:
@@ -142,7 +166,13 @@ def nat_routing(
 class NatVpp(FreshVpp):
     """A NAT44 family's VPP set-up: ``mode`` "det44" or "ed", for ``hosts`` inside hosts of
     ``ports`` ports each; the first inside host ``inside``, outside address ``outside`` and
-    destination ``destination`` (CSIT's, but for its one-host det44 suite)."""
+    destination ``destination`` (CSIT's, but for its one-host det44 suite).
+
+    ``destination_len``: the destination route's prefix length (None: the
+    mode's, det44 /24, NAT44-ED /8); ``protocol``: the sessions the state
+    check counts ("udp", "tcp"); ``reset_each_trial``: the sessions are
+    reset before each trial (``trial_reset``; CSIT's suites without a
+    ramp-up)."""
 
     mode: str
     hosts: int
@@ -150,10 +180,18 @@ class NatVpp(FreshVpp):
     inside: str = INSIDE_FIRST
     outside: str = OUTSIDE_FIRST
     destination: str = DESTINATION
+    destination_len: int | None = None
+    protocol: str = "udp"
+    reset_each_trial: bool = False
 
     def check(self) -> None:
         """FamilyDefinitionError naming the family for an unknown mode or a scale CSIT has not."""
         check_mode(self.family, self.mode, MODES)
+        if self.protocol not in PROTOCOLS:
+            raise FamilyDefinitionError(
+                f"family {self.family}: NAT44 protocol {self.protocol!r}; give one of "
+                f"{', '.join(PROTOCOLS)}"
+            )
         if self.hosts < 1 or self.hosts & (self.hosts - 1) or self.ports < 1:
             raise FamilyDefinitionError(
                 f"family {self.family}: {self.hosts} hosts of {self.ports} ports; give a power "
@@ -174,6 +212,20 @@ class NatVpp(FreshVpp):
     def outside_net(self) -> str:
         """The outside addresses' network (CSIT's ``out_net``/``out_mask``)."""
         return network(self.outside, outside_addresses(self.hosts))
+
+    @property
+    def destination_net(self) -> str:
+        """The destination route (CSIT's ``dest_net``/``dest_mask``)."""
+        length = self.destination_len
+        if length is None:
+            length = 24 if self.mode == "det44" else 8
+        return str(ipaddress.IPv4Network(f"{self.destination}/{length}", strict=False))
+
+    @property
+    def pool(self) -> str:
+        """NAT44-ED's outside pool as its CLI takes it: "first - last"."""
+        outside_net = ipaddress.IPv4Network(self.outside_net)
+        return f"{outside_net[0]} - {outside_net[-1]}"
 
     @property
     def main_heap_mb(self) -> int:
@@ -205,7 +257,21 @@ class NatVpp(FreshVpp):
         """The session count as CSIT verifies it after the ramp-up."""
         if self.mode == "det44":
             return StateCheck("DET44 sessions", "show det44 mappings", det44_sessions)
+        if self.protocol == "tcp":
+            return StateCheck("NAT44-ED TCP sessions", "show nat44 summary", nat44_tcp_sessions)
         return StateCheck("NAT44-ED UDP sessions", "show nat44 summary", nat44_udp_sessions)
+
+    @property
+    def trial_reset(self) -> TrialReset | None:
+        """With ``reset_each_trial``: CSIT's resetter, the outside pool (det44: the map)
+        deleted and added again, which drops every session; else None."""
+        if not self.reset_each_trial:
+            return None
+        if self.mode == "det44":
+            line = f"det44 add in {self.inside_net} out {self.outside_net}"
+            return TrialReset("DET44 sessions dropped", (f"{line} del", line))
+        line = f"nat44 add address {self.pool}"
+        return TrialReset("NAT44-ED sessions dropped", (f"{line} del", line))
 
     def commands(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
         """The vppctl lines for DUT1 of a 2-node chain (the module docstring)."""
@@ -213,16 +279,15 @@ class NatVpp(FreshVpp):
         inside, outside = names
         if self.mode == "det44":
             return [
-                *nat_routing(config, names, self.inside_net, f"{self.destination}/24"),
+                *nat_routing(config, names, self.inside_net, self.destination_net),
                 "det44 plugin enable",
                 f"set interface det44 inside {inside} outside {outside}",
                 f"det44 add in {self.inside_net} out {self.outside_net}",
             ]
         per_thread = max_translations_per_thread(self.sessions, config.cores)
-        outside_net = ipaddress.IPv4Network(self.outside_net)
         return [
-            *nat_routing(config, names, self.inside_net, f"{self.destination}/8"),
+            *nat_routing(config, names, self.inside_net, self.destination_net),
             f"nat44 plugin enable sessions {per_thread}",
             f"set interface nat44 in {inside} out {outside}",
-            f"nat44 add address {outside_net[0]} - {outside_net[-1]}",
+            f"nat44 add address {self.pool}",
         ]

@@ -16,11 +16,12 @@ both variants alike (``IP4BASE``, no SFDP tag).
 
 Only a TG that speaks ASTF runs them, and only VPP among the DUTs (with
 the ``sfdp_services`` plugin); the sim runs them with the costs below.
-Not done as CSIT does (as for the ``astf`` kind): the ramp-up of its tput
-suites (50000 transactions/s) and the CPS suites' reset before each trial
-(CSIT kills every SFDP session and waits for an empty table, so that each
-trial creates its sessions anew): here the sessions of a trial stay (their
-timeouts are 3000 s) and the next trial's connections meet them.
+As CSIT's suites: the tput families ramp up before their search (and
+again as the sessions age, ``ndrpdr.rampup``) at CSIT's 50000
+transactions/s for the whole scale (``RAMP_UP_TPS``; CSIT checks no session
+count after it, nor do we); the cps families kill every SFDP session and
+wait for an empty table before each trial (CSIT's resetter,
+``SfdpVpp.trial_reset``), so that each trial creates its sessions anew.
 
 Costs (sim; general knowledge of VPP's SFDP and CSIT's reports,
 unverified), per frame relative to ``ethip4-ip4base`` (145 cycles): a
@@ -42,9 +43,12 @@ from ndrpdr.families.build import IP4BASE_CYCLES, setup, vpp_only
 from ndrpdr.families.kinds.astf.defs import transaction_cost
 from ndrpdr.families.kinds.sfdp.vpp import CLIENTS_FIRST, SERVERS_FIRST, SfdpVpp
 from ndrpdr.families.model import Family
+from ndrpdr.families.stateful import astf_ramp_up
 from ndrpdr.profiles import Headers, Profile, Transactions, Vary
 from ndrpdr.profiles.transactions import TransactionKind, TransactionProtocol
 
+#: CSIT's ``ramp_up_rate`` of its SFDP tput suites [transactions/s] (every scale).
+RAMP_UP_TPS = 50_000
 #: CSIT's scales: client hosts (as many servers), and connections (source ports) per host.
 HOSTS = (1024, 4096, 16384, 65536)
 PORTS = 63
@@ -89,7 +93,7 @@ def sfdp_family(
 ) -> Family:
     """CSIT's SFDP family of ``protocol``, ``services`` ("ip4", "l4ip4"), scale and ``kind``."""
     family = family_id(protocol, services, hosts, kind)
-    vpp = SfdpVpp(services, hosts, PORTS)
+    vpp = SfdpVpp(services, hosts, PORTS, reset_each_trial=kind == "cps")
     clients, servers = vpp.routes
     traffic = Transactions(kind, protocol, hosts, PORTS, clients=clients, servers=servers)
     frame = frame_cycles(services, hosts)
@@ -122,10 +126,15 @@ def sfdp_family(
             ),
             transactions=traffic,
         ),
+        ramp_up=None if kind == "cps" else astf_ramp_up(traffic, RAMP_UP_TPS),
         setup=setup(vpp=vpp, reasons=vpp_only(_REASON.format(family=family, driver="{driver}"))),
         note="Stateful (TRex ASTF) through VPP's SFDP (sfdp_services plugin): VPP and the sim "
-        "only; STL TGs refuse it. CSIT's per-trial session reset (cps) and ramp-up (tput) "
-        "are not done.",
+        "only; STL TGs refuse it. "
+        + (
+            "SFDP's sessions killed before each trial (CSIT's resetter)."
+            if kind == "cps"
+            else f"Ramp-up at {RAMP_UP_TPS} transactions/s before the search (CSIT's)."
+        ),
     )
 
 

@@ -29,6 +29,15 @@ After CSIT's SFDP suites (``tests/vpp/perf/sfdp``, 2-node, DUT1), its
   of prefix length 32 - log2(*h*) (CSIT's ``remote_host_mask``: /22 for
   h1024 ... /16 for h65536).
 
+Before each trial of a cps family (``reset_each_trial``) VPP's sessions
+are killed as CSIT's resetter (``Sfdp.create_sfdp_resetter``) does: the
+first 10 sessions shown (``show sfdp session-table max 10``, CSIT's debug
+log), every session killed (``kill sfdp session all``, the API's
+``sfdp_kill_session`` with ``is_all``), then ``show sfdp tenant 1 detail``
+read every 0.1 s until its created less removed sessions are none (at
+most 10 s). The tput families ramp up instead (CSIT sets its resetter
+only without a ramp-up rate).
+
 CSIT calls VPP's binary API; these are the same settings through VPP's CLI
 (the driver speaks vppctl): the syntax is VPP's SFDP CLI (its source, and
 the help texts and timeout names in v26.06's ``libvnet`` and
@@ -42,8 +51,9 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 import math
+import re
 
-from ndrpdr.dut.base import DutError, DutTestConfig
+from ndrpdr.dut.base import DutError, DutTestConfig, StateCheck, TrialReset
 from ndrpdr.families.model import FamilyDefinitionError
 from ndrpdr.families.vppsetup import FreshVpp
 
@@ -67,6 +77,25 @@ SERVICES: dict[str, tuple[str, ...]] = {
 HEAP_SIZE_MULT = {16384: 2, 65536: 8}
 #: The plugin of SFDP's services (CSIT's ``sfdp_services_plugin.so``).
 PLUGIN = "sfdp_services"
+#: CSIT's resetter: sessions shown first (its debug log), the poll [s] and its limit [s].
+RESET_SHOWN = 10
+RESET_POLL_S = 0.1
+RESET_TIMEOUT_S = 10.0
+
+_CREATED = re.compile(r"created sessions:\s+(\d+)")
+_REMOVED = re.compile(r"removed sessions:\s+(\d+)")
+
+
+def remaining_sessions(output: str) -> int:
+    """The tenant's sessions left in ``show sfdp tenant <t> detail``: created less removed,
+    as CSIT's ``get_remaining_sfdp_tenant_sessions`` (ValueError quoting the output)."""
+    created, removed = _CREATED.search(output), _REMOVED.search(output)
+    if created is None or removed is None:
+        raise ValueError(
+            f"no 'created sessions' and 'removed sessions' in `show sfdp tenant {TENANT} "
+            f"detail`: {output.strip()!r}"
+        )
+    return int(created.group(1)) - int(removed.group(1))
 
 
 def sessions_log2(sessions: int) -> int:
@@ -84,11 +113,13 @@ def host_network(first: str, hosts: int) -> str:
 @dataclasses.dataclass(frozen=True)
 class SfdpVpp(FreshVpp):
     """An SFDP family's VPP set-up: ``services`` "ip4" or "l4ip4", for ``hosts`` client hosts
-    of ``ports`` connections each (one session a connection)."""
+    of ``ports`` connections each (one session a connection); ``reset_each_trial``: the
+    sessions are killed before each trial (CSIT's cps suites, ``trial_reset``)."""
 
     services: str
     hosts: int
     ports: int
+    reset_each_trial: bool = False
 
     def check(self) -> None:
         """FamilyDefinitionError naming the family for unknown services or a scale CSIT has not."""
@@ -123,6 +154,21 @@ class SfdpVpp(FreshVpp):
     def heap_size_mult(self) -> int:
         """CSIT's multiple of its 3 GiB main heap for this scale."""
         return HEAP_SIZE_MULT.get(self.hosts, 1)
+
+    @property
+    def trial_reset(self) -> TrialReset | None:
+        """With ``reset_each_trial``: CSIT's resetter (the module docstring); else None."""
+        if not self.reset_each_trial:
+            return None
+        return TrialReset(
+            "SFDP sessions killed",
+            (f"show sfdp session-table max {RESET_SHOWN}", "kill sfdp session all"),
+            until_empty=StateCheck(
+                "SFDP sessions", f"show sfdp tenant {TENANT} detail", remaining_sessions
+            ),
+            poll_s=RESET_POLL_S,
+            timeout_s=RESET_TIMEOUT_S,
+        )
 
     @property
     def routes(self) -> tuple[str, str]:
