@@ -30,7 +30,7 @@ from benchmarks.cli import names
 from benchmarks.efficiency import run_all
 from benchmarks.goalsets import GOAL_LABELS, GOAL_SET_NAMES, final_durations
 from benchmarks.report import Verdicts, accuracy_line, group, mlrsearch_ratio_line, seed_ratios
-from benchmarks.runner import MLRSEARCH, Case, Row, mlrsearch_problem
+from benchmarks.runner import MLR_INTERMEDIATE, MLRSEARCH, Case, Row, mlrsearch_problem
 from benchmarks.scoring import AccuracyTie, median
 from benchmarks.targets import WORST_ERROR_SLACK, mlrsearch_ratio_target
 
@@ -39,7 +39,8 @@ PARTS = ("tuning", "held-out")
 DEFAULT_SEEDS = 100
 HELDOUT_FIRST_SEED = 100_000
 DEFAULT_DURATIONS = (10.0, 30.0, 60.0)
-ALGORITHMS = ("mlr", MLRSEARCH)
+OURS = ("mlr", MLR_INTERMEDIATE)
+"""What ``--ours`` takes: the search as it is, or with intermediate trials."""
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -68,6 +69,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--goal-sets", type=names, default=GOAL_SET_NAMES)
     parser.add_argument("--overhead", type=float, default=0.5, help="per-trial overhead [s]")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument(
+        "--ours",
+        choices=OURS,
+        default="mlr",
+        help=f"our search as run (default mlr; {MLR_INTERMEDIATE}: with intermediate trials)",
+    )
     parser.add_argument("--json", type=Path, metavar="PATH", help="write every per-seed row here")
     args = parser.parse_args(argv)
     if args.seeds < 1 or args.jobs < 1 or not args.durations or min(args.durations) <= 0:
@@ -90,19 +97,21 @@ def part_cases(args: argparse.Namespace, first_seed: int) -> list[Case]:
     ]
 
 
-def _tie(by_algorithm: dict[str, list[Row]], goal: int) -> AccuracyTie:
+def _tie(by_algorithm: dict[str, list[Row]], goal: int, ours: str) -> AccuracyTie:
     their = {row.case: row.errors[goal] for row in by_algorithm.get(MLRSEARCH, [])}
     pairs = [
         (row.errors[goal], their[row.case])
-        for row in by_algorithm.get("mlr", [])
+        for row in by_algorithm.get(ours, [])
         if row.case in their
     ]
     return AccuracyTie.of(pairs, WORST_ERROR_SLACK)
 
 
-def table_row(part: str, goal_set: str, duration: float, by_algorithm: dict[str, list[Row]]) -> str:
+def table_row(
+    part: str, goal_set: str, duration: float, by_algorithm: dict[str, list[Row]], ours: str = "mlr"
+) -> str:
     """One line of the summary table: ratio, per-goal accuracy and the verdicts."""
-    ratios = sorted(seed_ratios(by_algorithm.get("mlr", []), by_algorithm.get(MLRSEARCH, [])))
+    ratios = sorted(seed_ratios(by_algorithm.get(ours, []), by_algorithm.get(MLRSEARCH, [])))
     ratio = median(ratios) if ratios else math.nan
     target = mlrsearch_ratio_target(goal_set, MODEL)
     cells = [
@@ -114,7 +123,7 @@ def table_row(part: str, goal_set: str, duration: float, by_algorithm: dict[str,
         "PASS" if ratio <= target else "FAIL",
     ]
     for goal, _label in enumerate(GOAL_LABELS):
-        tie = _tie(by_algorithm, goal)
+        tie = _tie(by_algorithm, goal, ours)
         cells.append(
             f"{tie.ours_mean:6.2%}/{tie.their_mean:6.2%} "
             f"{tie.ours_worst:6.2%}/{tie.their_worst:6.2%} "
@@ -126,7 +135,7 @@ def table_row(part: str, goal_set: str, duration: float, by_algorithm: dict[str,
 
 TABLE_HEAD = (
     "part      goals      D  seeds  ratio  time  "
-    "NDR |err| mean mlr/MLRs, worst mlr/MLRs, paired diff [points], tie  "
+    "NDR |err| mean ours/MLRs, worst ours/MLRs, paired diff [points], tie  "
     "PDR (same)"
 )
 
@@ -139,7 +148,7 @@ def report(rows: Sequence[Row], args: argparse.Namespace) -> list[str]:
     lines = [
         f"heldout: model {MODEL}; {args.seeds} seeds per part (tuning {args.tune_first}.., "
         f"held-out {args.heldout_first}..); per-trial overhead {args.overhead:g} s; "
-        "the search was not tuned on this family",
+        f"ours: {args.ours}; the search was not tuned on this family",
         "",
         TABLE_HEAD,
     ]
@@ -152,10 +161,10 @@ def report(rows: Sequence[Row], args: argparse.Namespace) -> list[str]:
             for duration in final_durations(goal_set, args.durations):
                 key = (goal_set, MODEL, duration)
                 by_algorithm = grouped.get(key, {})
-                lines.append(table_row(part, goal_set, duration, by_algorithm))
-                detail.append(mlrsearch_ratio_line(key, by_algorithm, verdicts, None))
+                lines.append(table_row(part, goal_set, duration, by_algorithm, args.ours))
+                detail.append(mlrsearch_ratio_line(key, by_algorithm, verdicts, None, args.ours))
                 label = f"{MODEL} {duration:g} s"
-                detail.append(accuracy_line(goal_set, label, by_algorithm, verdicts))
+                detail.append(accuracy_line(goal_set, label, by_algorithm, verdicts, args.ours))
         detail += [f"{part}: " + verdicts.summary()[0], *verdicts.summary()[1:]]
     return [*lines, *detail]
 
@@ -168,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"[heldout] {missing}: MLRsearch is needed for every target", file=sys.stderr)
         return 2
     cases = part_cases(args, args.tune_first) + part_cases(args, args.heldout_first)
-    rows = run_all(cases, ALGORITHMS, args.jobs)
+    rows = run_all(cases, (args.ours, MLRSEARCH), args.jobs)
     print("\n".join(report(rows, args)))
     if args.json is not None:
         payload = {"heldout_first": args.heldout_first, "rows": [row.to_json() for row in rows]}
