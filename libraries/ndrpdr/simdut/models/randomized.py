@@ -110,7 +110,11 @@ class RandomizedDut(ModelBase):
     ``TRUTH_SAMPLES`` states drawn once per duration from a fixed seed
     (as ``spells`` finds its median overlap), scored by the trial's own
     counting (whole frames included), by bisection on the load; with no
-    noise, spells nor interrupts there is one state and it is exact.
+    noise, spells nor interrupts there is one state and it is exact. The
+    sample's median lies within about 0.8 % of probability (one standard
+    error) of the true median; against the named models' own truths it
+    agrees within 0.1 % (jitter) to 2 % (interrupts, whose pass
+    probability is flat near the truth).
     """
 
     NAME: ClassVar[str] = "randomized"
