@@ -9,11 +9,18 @@ from benchmarks.goalsets import GOAL_SET_NAMES, check_goal_set
 from ndrpdr.simdut.models.edge import EDGE_FACTORIES
 from ndrpdr.trafficgen.sim import MODEL_NAMES
 
-DEFAULT_MODELS = tuple(name for name in MODEL_NAMES if name not in EDGE_FACTORIES)
+FAMILY_MODELS = ("randomized",)
+"""Models that are a family of DUTs rather than one behaviour: run by
+``benchmarks/heldout.py`` in a tuning and a held-out part of seeds."""
+
+DEFAULT_MODELS = tuple(
+    name for name in MODEL_NAMES if name not in EDGE_FACTORIES and name not in FAMILY_MODELS
+)
 """The models benchmarks run unless told: DUT behaviours. The edge models
 (dead, flapping, duplicating) have targets of their own (a dead DUT ends
 as fast as MLRsearch's, a duplicating one gets bounds, a flapping one is
-flagged), checked by tests; ``--models`` still takes them."""
+flagged), checked by tests; the family (``FAMILY_MODELS``) has its own
+benchmark; ``--models`` still takes them all."""
 
 
 def names(text: str) -> tuple[str, ...]:

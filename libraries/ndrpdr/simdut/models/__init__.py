@@ -13,6 +13,7 @@ from ndrpdr.simdut.models.jitter import CapacityJitter as CapacityJitter
 from ndrpdr.simdut.models.noisyknee import NoisyKnee as NoisyKnee
 from ndrpdr.simdut.models.overload import OverloadCollapse as OverloadCollapse
 from ndrpdr.simdut.models.protocol import DutModel as DutModel
+from ndrpdr.simdut.models.randomized import RandomizedDut as RandomizedDut
 from ndrpdr.simdut.models.registry import MODEL_NAMES as MODEL_NAMES
 from ndrpdr.simdut.models.registry import make_model as make_model
 from ndrpdr.simdut.models.sharp import SharpCliff as SharpCliff

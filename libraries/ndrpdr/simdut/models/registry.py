@@ -23,6 +23,7 @@ from ndrpdr.simdut.models.jitter import CapacityJitter
 from ndrpdr.simdut.models.noisyknee import NoisyKnee
 from ndrpdr.simdut.models.overload import OverloadCollapse
 from ndrpdr.simdut.models.protocol import DutModel
+from ndrpdr.simdut.models.randomized import draw_randomized
 from ndrpdr.simdut.models.sharp import SharpCliff
 from ndrpdr.simdut.models.spells import LossSpells
 from ndrpdr.simdut.models.sporadic import SporadicLoss
@@ -118,6 +119,7 @@ _FACTORIES: dict[str, Callable[[random.Random, float], DutModel]] = {
     "noisyknee": _noisyknee,
     "spells": _spells,
     "jitter": _jitter,
+    "randomized": draw_randomized,
     **EDGE_FACTORIES,
 }
 
