@@ -40,7 +40,9 @@ def test_trials_that_contradict_a_smooth_loss_curve_are_bursts() -> None:
     )
     text = bursts_text(bursts.to_json())
     assert text.startswith("loss came in bursts: 3 of 6 trials lost over 10x the target")
-    assert text.endswith("so its spread understates the error")
+    assert text.endswith(
+        "the estimate reads how often trials lost, not how much, and its interval is wide"
+    )
 
 
 def test_two_are_a_glitch() -> None:

@@ -51,7 +51,9 @@ def _transient(model: TransientInterrupts, load: float) -> float:
     (the half frame: ``ceil``'s mean excess), on top of the cliff's loss."""
     frames_per_stall = load * model.interrupt_s
     lossy = model.interrupts_per_s * math.exp(-model.buffer_frames / frames_per_stall)
-    return min(1.0, cliff_loss_ratio(model.capacity_pps, load) + lossy * (frames_per_stall + 0.5) / load)
+    return min(
+        1.0, cliff_loss_ratio(model.capacity_pps, load) + lossy * (frames_per_stall + 0.5) / load
+    )
 
 
 def _noisyknee(model: NoisyKnee, load: float) -> float:
