@@ -185,6 +185,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--compute", type=float, default=0.5, help="wall seconds PLRsearch computes per trial"
     )
+    parser.add_argument(
+        "--only", choices=("plrsearch", "ours"), help="run one of the two (default: both)"
+    )
     args = parser.parse_args(argv)
     git_dir = csit_git()
     if git_dir is None:
@@ -207,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for model in args.models:
                 started = time.monotonic()
                 theirs, failed = [], 0
-                for s in seeds:
+                for s in seeds if args.only != "ours" else ():
                     try:
                         theirs.append(
                             run_plrsearch(module, model, s, budget, args.overhead, args.compute)
@@ -216,10 +219,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                         failed += 1
                         print(f"PLRsearch {model} seed {s}: {str(exc).splitlines()[0]}")
                 middle = time.monotonic()
-                ours = [soak.run_soak(model, s, budget, args.overhead) for s in seeds]
+                ours = [
+                    soak.run_soak(model, s, budget, args.overhead)
+                    for s in (seeds if args.only != "plrsearch" else ())
+                ]
                 done = time.monotonic()
-                print(table_row("PLRsearch", model, theirs, failed, middle - started))
-                print(table_row("ours", model, ours, 0, done - middle), flush=True)
+                if args.only != "ours":
+                    print(table_row("PLRsearch", model, theirs, failed, middle - started))
+                if args.only != "plrsearch":
+                    print(table_row("ours", model, ours, 0, done - middle), flush=True)
     return 0
 
 

@@ -28,16 +28,24 @@ import math
 from collections.abc import Sequence
 from typing import Protocol
 
-#: Relative widths ``w`` (log-load per e-fold of the loss ratio): 1e-9 (a cliff) .. 1.
-WIDTHS: tuple[float, ...] = tuple(10.0 ** (-9.0 + i / 3.0) for i in range(25))
+#: Relative widths ``w`` (log-load per e-fold of the chance of a lossy trial): 1e-9 (a cliff)
+#: .. 1 (rare long interrupts: the chance falls slowly over a wide range of loads).
+WIDTHS: tuple[float, ...] = tuple(10.0 ** (-9.0 + i / 3.0) for i in range(28))
 #: A trial losing more than this many times the target's allowance is far beyond it.
 BURST_TARGETS = 10.0
 #: ... and more than this many frames (a short trial's allowance is a fraction of a frame).
 MIN_FRAMES = 10.0
-#: This many contradicted trials make a soak's loss bursty.
+#: This many contradicted trials make a soak's loss bursty (the record and the warning say so).
 MIN_CONTRADICTED = 3
+#: The fit reads how often trials lose from this many contradicted trials on.
+SWITCH_CONTRADICTED = 1
 
 _INVERSE_WIDTHS = tuple(1.0 / w for w in WIDTHS)
+#: Widths above this are less likely a priori, as ``(WIDE / w) ** WIDE_POWER``.
+WIDE = 0.03
+WIDE_POWER = 4.0
+#: The log prior of each width (flat in log w up to WIDE).
+LOG_PRIOR = tuple(WIDE_POWER * min(0.0, math.log(WIDE / w)) for w in WIDTHS)
 
 
 class Counted(Protocol):

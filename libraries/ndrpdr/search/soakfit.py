@@ -179,7 +179,7 @@ class Posterior:
             self.coarse.add_fixed(obs)
             if not self.bursty and (
                 len(soakbursty.contradicted(self.observations, self.target))
-                >= soakbursty.MIN_CONTRADICTED
+                >= soakbursty.SWITCH_CONTRADICTED
             ):
                 for posterior in (self, self.coarse):
                     posterior.bursty = True
@@ -222,7 +222,13 @@ class Posterior:
 
     def weights(self) -> list[float]:
         """Posterior mass of each grid load (summed over widths), normalised."""
-        marginal = [_log_sum_exp(row) for row in self._log]
+        if self.bursty:
+            prior = soakbursty.LOG_PRIOR
+            marginal = [
+                _log_sum_exp([v + p for v, p in zip(row, prior, strict=True)]) for row in self._log
+            ]
+        else:
+            marginal = [_log_sum_exp(row) for row in self._log]
         top = max(marginal)
         mass = [math.exp(m - top) for m in marginal]
         total = sum(mass)
