@@ -32,7 +32,7 @@ def _bursty(pairs: int) -> list[TrialResult]:
 
 
 def test_trials_that_contradict_a_smooth_loss_curve_are_bursts() -> None:
-    bursts = find_bursts(_bursty(MIN_CONTRADICTED), TARGET)
+    bursts = find_bursts(_bursty(3), TARGET)
     assert bursts is not None
     assert (bursts.contradicted, bursts.trials, bursts.lowest_load) == (3, 6, 5e6)
     assert bursts.example == (
@@ -45,8 +45,10 @@ def test_trials_that_contradict_a_smooth_loss_curve_are_bursts() -> None:
     )
 
 
-def test_two_are_a_glitch() -> None:
-    assert find_bursts(_bursty(MIN_CONTRADICTED - 1), TARGET) is None
+def test_one_is_enough() -> None:
+    assert MIN_CONTRADICTED == 1
+    assert find_bursts(_bursty(1), TARGET) is not None
+    assert find_bursts(_bursty(0), TARGET) is None
 
 
 @pytest.mark.parametrize(

@@ -4,17 +4,17 @@ A DUT whose loss comes in bursts (rare interrupts, loss at random near a
 knee, a capacity that moves from trial to trial, spells of contention) does
 what no smooth curve does: one trial loses far more than the target allows
 while another, with at least as many frames and at a load at least as high,
-stays within it (``ndrpdr.search.soakbursty.contradicted``). Once a soak's
-trials show ``MIN_CONTRADICTED`` such trials, its fit changes model
+stays within it (``ndrpdr.search.soakbursty.contradicted``). A deep buffer
+cannot give such a pair either (at a load no lower, as many frames or more
+are as many excess frames or more over any capacity). From the first such
+trial on (``MIN_CONTRADICTED``), the soak's fit changes model
 (``ndrpdr.search.soakfit``): it reads how often trials lost rather than how
 much, since a Poisson count of frames would take every clean trial as proof
 that the average loss is tiny there and claim a precision the trials do not
-have. A deep buffer cannot give such a pair (at a load no lower, as many
-frames or more are as many excess frames or more over any capacity), so the
-clean models never switch: on the simulator's smooth models (sharp, gradual,
-duration, overload; 80 seeds each) no soak had one, while 29-40 of 40 soaks
-on transient, noisyknee, spells and jitter did. The record, the message and
-the test's warning say so.
+have. The record, the message and the test's warning say so. On the
+simulator (``python -m benchmarks.soak``) the smooth models (sharp, gradual,
+duration, overload) never have one; the figures for the bursty ones are in
+docs/search-engine.rst.
 """
 
 from __future__ import annotations

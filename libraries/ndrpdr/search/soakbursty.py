@@ -35,10 +35,11 @@ WIDTHS: tuple[float, ...] = tuple(10.0 ** (-9.0 + i / 3.0) for i in range(28))
 BURST_TARGETS = 10.0
 #: ... and more than this many frames (a short trial's allowance is a fraction of a frame).
 MIN_FRAMES = 10.0
-#: This many contradicted trials make a soak's loss bursty (the record and the warning say so).
-MIN_CONTRADICTED = 3
-#: The fit reads how often trials lose from this many contradicted trials on.
-SWITCH_CONTRADICTED = 1
+#: This many contradicted trials make a soak's loss bursty: the fit reads how often trials
+#: lose from then on, and the record and the warning say so. One is enough: no smooth loss
+#: curve and no deep buffer gives one, and a soak that switches places its trials where few
+#: more contradictions arise.
+MIN_CONTRADICTED = 1
 
 _INVERSE_WIDTHS = tuple(1.0 / w for w in WIDTHS)
 #: Widths above this are less likely a priori, as ``(WIDE / w) ** WIDE_POWER``.

@@ -179,7 +179,7 @@ class Posterior:
             self.coarse.add_fixed(obs)
             if not self.bursty and (
                 len(soakbursty.contradicted(self.observations, self.target))
-                >= soakbursty.SWITCH_CONTRADICTED
+                >= soakbursty.MIN_CONTRADICTED
             ):
                 for posterior in (self, self.coarse):
                     posterior.bursty = True
