@@ -148,7 +148,7 @@ Soak A Jittery DUT
 """
 
 
-def test_a_soak_on_bursty_loss_warns_that_its_spread_understates_the_error(
+def test_a_soak_on_bursty_loss_warns_that_loss_came_in_bursts(
     tmp_path: Path,
 ) -> None:
     """The sim DUT whose level moves from trial to trial (``jitter``): trials contradict a
@@ -165,7 +165,7 @@ def test_a_soak_on_bursty_loss_warns_that_its_spread_understates_the_error(
     assert test.status == "PASS"
     warning = test.message.splitlines()[-1]
     assert warning.startswith("WARNING: loss came in bursts: ")
-    assert int(test.metadata["SOAK_BURSTS"]) >= 3
+    assert int(test.metadata["SOAK_BURSTS"]) >= 1
     warned = [m.message for m in logged_messages(test) if m.level == "WARN"]
     assert warned == [f"Soak A Jittery DUT: {warning.removeprefix('WARNING: ')}"]
     record = json.loads((tmp_path / "out" / "Soak_A_Jittery_DUT.json").read_text("utf-8"))

@@ -13,15 +13,18 @@ def test_quick_rows(capsys: pytest.CaptureFixture[str]) -> None:
     assert lines[0].startswith("soak: loss ratio 1e-07, 60 s, 1 seeds")
     rows = {line.split()[0]: line.split() for line in lines[2:]}
     assert sorted(rows) == ["gradual", "sharp"]
-    assert all(row[-3] in ("0%", "100%") for row in rows.values())  # truth in the 95 % interval
-    assert all(float(row[1]) < 1e-3 for row in rows.values())  # mean |error| on these models
+    assert all(row[1] == "100%" for row in rows.values())  # truth in the 95 % interval
+    assert all(float(row[2]) < 1e-3 for row in rows.values())  # median |error| on these models
+    assert all(float(row[5]) <= 10 for row in rows.values())  # loss at the estimate / target
     assert all(row[-1] == "0%" for row in rows.values())  # smooth loss: no bursts said
 
 
-def test_bursty_loss_is_counted(capsys: pytest.CaptureFixture[str]) -> None:
+def test_bursty_loss_gets_an_honest_interval(capsys: pytest.CaptureFixture[str]) -> None:
+    """The noisy knee's loss comes in bursts: the interval holds the average-loss truth and the
+    estimate loses no more than the target (the fit read how often trials lost)."""
     assert soak.main(["--models", "noisyknee", "--seeds", "2", "--budget", "300"]) == 0
     row = capsys.readouterr().out.splitlines()[2].split()
-    assert row[0] == "noisyknee" and row[-1] == "100%", row
+    assert row[0] == "noisyknee" and row[1] == "100%" and float(row[5]) <= 1.0, row
 
 
 def test_first_seed_moves_the_seeds(
@@ -37,7 +40,7 @@ def test_first_seed_moves_the_seeds(
     monkeypatch.setattr(soak, "make_model", spy)
     args = ["--models", "sharp", "--seeds", "2", "--first-seed", "100", "--budget", "20"]
     assert soak.main(args) == 0
-    assert seeds == [100, 101]
+    assert sorted(set(seeds)) == [100, 101]
     header = capsys.readouterr().out.splitlines()[0]
     assert header == "soak: loss ratio 1e-07, 20 s, 2 seeds per model from 100"
 

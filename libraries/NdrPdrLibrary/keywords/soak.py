@@ -80,7 +80,7 @@ class SoakKeywords(Component):
         ``SOAK_TRIALS`` and ``SOAK_TIME`` (trial seconds); the log gets the
         trial table, also when a trial fails. When the DUT's loss came in
         bursts (trials that contradict a loss that grows with the load: the
-        estimate's spread then understates its error) the message says so,
+        estimate then reads how often trials lost, with a wide interval) the message says so,
         the log gets a warning and the metadata ``SOAK_BURSTS``. A JSON record of kind ``soak``
         (the target, the time budget and the time used, the estimate and its
         bounds, every trial) is written next to output.xml as a search's

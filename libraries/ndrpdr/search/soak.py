@@ -6,10 +6,14 @@ DUT take for a long time while losing at most a tiny share of frames
 (a 1 s trial at 10 Mpps sends 1e7 frames: one lost frame is already the
 whole allowance), so the search treats loss as random and estimates.
 
-Our design (``soakfit``): every trial's lost frames update a posterior of
-the critical load ``c`` (where the loss-ratio curve crosses the target)
-over a grid; the next trial runs at the posterior median, so the first
-trials bisect and later ones gather around ``c``; trial durations grow
+The critical load is where the *long-run average* loss ratio (lost over
+sent frames over a long time) meets the target: CSIT's PLRsearch's
+definition. Our design (``soakfit``): every trial's lost frames update a
+posterior of the critical load ``c`` (where the average loss-ratio curve
+crosses the target) over a grid; loss that comes in bursts switches the
+model to one of how often trials lose (``soakbursty``); the next trial
+runs at the posterior median, so the first trials bisect and later ones
+gather around ``c``; trial durations grow
 with the time spent (each trial lasts ``growth`` times the trial seconds
 so far, at least ``initial_duration``), so late trials, at loads already
 close to ``c``, send enough frames to see losses of the target's size.

@@ -1,5 +1,11 @@
 """The soak search's loss model and its posterior over a grid of critical loads.
 
+Two models: this module's (Poisson counts around a smooth loss-ratio
+curve), and once the trials show bursts (``soakbursty.contradicted``: a trial
+lost far beyond the target while one of as many frames at a load no lower
+did not), ``soakbursty``'s model of how often trials lose; the switch rebuilds
+the grids from every trial.
+
 Model (ours): a trial that was meant to send ``n`` frames at load ``L``
 [pps] loses a Poisson number of frames of mean ``n * f(L)``, where the
 loss-ratio curve is ``f(L) = min(1, r * exp((L - c) / (w * c)))``: it
@@ -43,6 +49,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
+from ndrpdr.search import soakbursty
 from ndrpdr.search.trial import TrialResult
 
 #: Relative widths ``w`` of the loss-ratio curve the prior spans: 1e-9 (a cliff) .. 1e-1.
@@ -142,6 +149,8 @@ class Posterior:
         self.min_load = min_load
         self.max_load = max_load
         self.observations: list[Observation] = []
+        self.bursty = False  # the trials showed bursts: the model of lossy trials (soakbursty)
+        self.chance = 1.0  # bursty: the chance of a lossy trial at the critical load
         self.longest = 0.0  # the longest trial so far [s]: weights are durations over it
         self.rebuilds = 0
         self.coarse = Posterior(target, min_load, max_load, coarse=False) if coarse else None
@@ -150,16 +159,38 @@ class Posterior:
     def _build(self, low: float, high: float) -> None:
         self.loads = geometric(low, high, GRID_POINTS)
         self.step = math.log(self.loads[1] / self.loads[0])  # the grid's log-load step
-        self._log = [[0.0] * len(WIDTHS) for _ in self.loads]
+        self._log = [[0.0] * self.columns() for _ in self.loads]
         for obs in self.observations:
             self._fold(obs, 1.0, obs.duration / self.longest)
 
+    def columns(self) -> int:
+        """Columns of a grid row: widths, or (width, shape) pairs of the bursty model."""
+        return soakbursty.columns() if self.bursty else len(WIDTHS)
+
     def add(self, trial: TrialResult) -> None:
-        """Fold one trial in (and rebuild the grid when the posterior has moved or narrowed)."""
+        """Fold one trial in (and rebuild the grid when the posterior has moved or narrowed).
+
+        Once the trials show bursts (``soakbursty.contradicted``), the grids are rebuilt
+        under the bursty model from every trial.
+        """
         obs = Observation.of(trial)
         self.add_fixed(obs)
         if self.coarse is not None:
             self.coarse.add_fixed(obs)
+            if not self.bursty and (
+                len(soakbursty.contradicted(self.observations, self.target))
+                >= soakbursty.MIN_CONTRADICTED
+            ):
+                for posterior in (self, self.coarse):
+                    posterior.bursty = True
+            if self.bursty:
+                chance = min(
+                    0.5, self.target / soakbursty.burst_ratio(self.observations, self.target)
+                )
+                if abs(math.log(chance / self.chance)) > math.log(2.0):
+                    for posterior in (self, self.coarse):
+                        posterior.chance = chance
+                        posterior._build(posterior.loads[0], posterior.loads[-1])
             self._regrid()
 
     def add_fixed(self, obs: Observation) -> None:
@@ -175,7 +206,11 @@ class Posterior:
         """Every grid value becomes ``fade`` x itself + ``weight`` x the observation's term."""
         target = self.target
         for load, row in zip(self.loads, self._log, strict=True):
-            terms = log_likelihood_row(obs, load, target)
+            if self.bursty:
+                is_lossy = soakbursty.lossy(obs.lost, obs.frames, target)
+                terms = soakbursty.bursty_row(obs.load, is_lossy, load, self.chance)
+            else:
+                terms = log_likelihood_row(obs, load, target)
             if fade == 1.0:  # fade x old is old: the same sum, one multiplication less
                 row[:] = [old + weight * term for old, term in zip(row, terms, strict=True)]
             else:
@@ -187,7 +222,13 @@ class Posterior:
 
     def weights(self) -> list[float]:
         """Posterior mass of each grid load (summed over widths), normalised."""
-        marginal = [_log_sum_exp(row) for row in self._log]
+        if self.bursty:
+            prior = soakbursty.LOG_PRIOR
+            marginal = [
+                _log_sum_exp([v + p for v, p in zip(row, prior, strict=True)]) for row in self._log
+            ]
+        else:
+            marginal = [_log_sum_exp(row) for row in self._log]
         top = max(marginal)
         mass = [math.exp(m - top) for m in marginal]
         total = sum(mass)

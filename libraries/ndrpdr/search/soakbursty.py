@@ -1,0 +1,110 @@
+"""The soak fit's model for bursty loss: how often trials lose, around the average loss ratio.
+
+What a soak estimates is the load where the *long-run average* loss ratio
+meets the target (CSIT's PLRsearch's definition). On a DUT whose loss comes
+in bursts (rare interrupts, a noisy knee, spells of contention, a level
+that moves from trial to trial) most trials near that load lose nothing and
+a few lose a share of their frames: the counts are overdispersed, and a
+Poisson likelihood reads every clean trial as proof that the average is
+tiny there, so its interval claims a precision the trials do not have (on
+the simulator: the truth in 0-35 % of the intervals, the estimate losing
+1e3-1e5 times the target).
+
+This model (used once a soak's trials show bursts: ``contradicted``) reads
+each trial as lossy (it lost more than the target allows) or clean. The
+average loss ratio is the chance of a lossy trial times the loss ratio of a
+lossy trial, and the latter is taken from the trials (``burst_ratio``: the
+median of the lossy ones); so the critical load is where the chance of a
+lossy trial is ``chance = target / burst_ratio``, and the chance is a power
+of the load through it, ``chance (L / c)^(1 / w)`` (at most 1), its
+steepness ``w`` over ``WIDTHS`` (a cliff to a chance that grows tenfold
+over a quarter of the load) with a flat prior in ``log w``. The trials
+choose how far below the lossy ones the chance becomes small enough.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Protocol
+
+#: Relative widths ``w`` (log-load per e-fold of the chance of a lossy trial): 1e-9 (a cliff)
+#: .. 1 (rare long interrupts: the chance falls slowly over a wide range of loads).
+WIDTHS: tuple[float, ...] = tuple(10.0 ** (-9.0 + i / 3.0) for i in range(28))
+#: A trial losing more than this many times the target's allowance is far beyond it.
+BURST_TARGETS = 10.0
+#: ... and more than this many frames (a short trial's allowance is a fraction of a frame).
+MIN_FRAMES = 10.0
+#: This many contradicted trials make a soak's loss bursty: the fit reads how often trials
+#: lose from then on, and the record and the warning say so. One is enough: no smooth loss
+#: curve and no deep buffer gives one, and a soak that switches places its trials where few
+#: more contradictions arise.
+MIN_CONTRADICTED = 1
+
+_INVERSE_WIDTHS = tuple(1.0 / w for w in WIDTHS)
+#: Widths above this are less likely a priori, as ``(WIDE / w) ** WIDE_POWER``.
+WIDE = 0.03
+WIDE_POWER = 4.0
+#: The log prior of each width (flat in log w up to WIDE).
+LOG_PRIOR = tuple(WIDE_POWER * min(0.0, math.log(WIDE / w)) for w in WIDTHS)
+
+
+class Counted(Protocol):
+    """What the model reads of a trial: load [pps], frames meant to be sent, frames lost."""
+
+    @property
+    def load(self) -> float: ...
+    @property
+    def frames(self) -> float: ...
+    @property
+    def lost(self) -> float: ...
+
+
+def contradicted(seen: Sequence[Counted], loss_ratio: float) -> list[tuple[int, int]]:
+    """Pairs (a trial that lost over ``BURST_TARGETS`` x its allowance and ``MIN_FRAMES``,
+    a trial of as many frames or more at a load no lower, within the target as a relative
+    tolerance, that lost at most its allowance): no smooth loss curve gives such a pair,
+    and no deep buffer does (as many excess frames or more over any capacity)."""
+    found: list[tuple[int, int]] = []
+    for index, trial in enumerate(seen):
+        if trial.lost <= max(BURST_TARGETS * loss_ratio * trial.frames, MIN_FRAMES):
+            continue
+        floor = trial.load * (1.0 - loss_ratio)
+        for other_index, other in enumerate(seen):
+            if other_index == index or other.load < floor or other.frames < trial.frames:
+                continue
+            if other.lost <= loss_ratio * other.frames:
+                found.append((index, other_index))
+                break
+    return found
+
+
+def lossy(lost: float, frames: float, target: float) -> bool:
+    """A trial lost more than the target allows."""
+    return lost > target * frames
+
+
+def burst_ratio(seen: Sequence[Counted], target: float) -> float:
+    """The median loss ratio of the lossy trials (1 when none): the size of a burst."""
+    ratios = sorted(
+        o.lost / o.frames for o in seen if o.frames > 0 and lossy(o.lost, o.frames, target)
+    )
+    return ratios[len(ratios) // 2] if ratios else 1.0
+
+
+def bursty_row(load: float, is_lossy: bool, critical: float, chance: float) -> list[float]:
+    """log P(the trial was lossy or not | c=critical, w) for every width ``w``, where the
+    chance of a lossy trial is ``chance (L / c)^(1 / w)`` (at most 1)."""
+    log_chance = math.log(chance)
+    log_excess = math.log(load / critical)
+    row = []
+    for inverse in _INVERSE_WIDTHS:
+        log_p = log_chance + log_excess * inverse
+        log_p = min(-1e-12, log_p)
+        row.append(log_p if is_lossy else math.log(-math.expm1(log_p)))
+    return row
+
+
+def columns() -> int:
+    """The number of columns (widths) of a row."""
+    return len(WIDTHS)
