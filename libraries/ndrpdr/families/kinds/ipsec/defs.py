@@ -22,7 +22,11 @@ so each destination rides its own tunnel. Variants:
 - ``-udir`` (2-node, CSIT's ``2n1l-...-udir`` suites,
   ``trex-stl-ethip4-ip4dst<N>-udir``): direction 0 only; DUT1 encrypts it
   into the tunnels and sends the ESP packets to the TG's second port,
-  which counts them (the tunnels' far end is the TG);
+  which counts them (the tunnels' far end is the TG). CSIT's three
+  ``ethip4ipsec40tnlsw-1atnl-ip4base-int-*-udir-reconf`` suites are not
+  families here: their test (``RECONF``) finds the throughput, then adds a
+  41st tunnel under traffic at that rate and reports the loss it causes,
+  a test type outside NDRPDR, MRR and soak;
 - the algorithm: ``aes256gcm`` (AEAD) or ``aes128cbc-hmac512sha`` and, for
   the anti-replay set, CSIT's eleven ciphers and integrity algorithms.
 
