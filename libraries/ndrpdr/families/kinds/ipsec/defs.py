@@ -13,7 +13,8 @@ so each destination rides its own tunnel. Variants:
   reassembled;
 - ``tnlswasync-scheduler``: VPP's async crypto mode, the crypto work
   handed to workers by the ``crypto_sw_scheduler`` plugin (CSIT's
-  ``ethip4ipsec{1,8}tnlswasync-scheduler-ip4base-int-*``);
+  ``ethip4ipsec{1,8}tnlswasync-scheduler-ip4base-int-*``, and with
+  ``-udir`` ``ethip4ipsec{1,2,4,8}tnlswasync-scheduler-...``);
 - ``tnlhwasync``: VPP's async crypto mode with the crypto on the node's
   QAT (CSIT's ``ethip4ipsec{4,10000}tnlhwasync-ip4base-{int,policy}-*``,
   ``-policy-fastpath-``: the SPD fast path); a node without a QAT in its
@@ -21,7 +22,11 @@ so each destination rides its own tunnel. Variants:
 - ``-udir`` (2-node, CSIT's ``2n1l-...-udir`` suites,
   ``trex-stl-ethip4-ip4dst<N>-udir``): direction 0 only; DUT1 encrypts it
   into the tunnels and sends the ESP packets to the TG's second port,
-  which counts them (the tunnels' far end is the TG);
+  which counts them (the tunnels' far end is the TG). CSIT's three
+  ``ethip4ipsec40tnlsw-1atnl-ip4base-int-*-udir-reconf`` suites are not
+  families here: their test (``RECONF``) finds the throughput, then adds a
+  41st tunnel under traffic at that rate and reports the loss it causes,
+  a test type outside NDRPDR, MRR and soak;
 - the algorithm: ``aes256gcm`` (AEAD) or ``aes128cbc-hmac512sha`` and, for
   the anti-replay set, CSIT's eleven ciphers and integrity algorithms.
 
@@ -73,6 +78,8 @@ HW_PER_BYTE = 0.15
 FAST_PATH_CYCLES = 300.0
 #: CSIT's algorithms of its route-based -udir suites.
 UDIR_ALGORITHMS = ("aes128cbc-hmac512sha", "aes128gcm", "aes256gcm")
+#: CSIT's tunnel counts of its route-based software -udir suites.
+UDIR_TUNNELS = (1, 4, 40, 1000, 10000, 40000)
 #: CSIT's anti-replay suites' algorithms (``ethip4ipsec10000tnlsw-udp-ar-ip4base-int-*``).
 AR_ALGORITHMS = (
     "aes128cbc-hmac256sha",
@@ -132,9 +139,9 @@ def _ipsec(
     if "policy" in kind and tunnels > 40:  # a linear SPD walk; the flow cache skips most of it
         walk = {"-flow-cache": 400.0, "-fastpath": FAST_PATH_CYCLES}
         table += next((v for k, v in walk.items() if kind.endswith(k)), 1600.0)
-    asynchronous = scheduler or hw_async
     tags = [f"TNL_{tunnels}", "IP4FWD", "IPSEC", "IPSECHW" if hw_async else "IPSECSW"]
-    tags += [*(("ASYNC",) if asynchronous and suffix != "-udir" else ())]  # CSIT's 2n1l: none
+    # CSIT's 2n1l hwasync suites have no ASYNC tag; its 2n1l scheduler ones have it
+    tags += [*(("ASYNC",) if scheduler or (hw_async and suffix != "-udir") else ())]
     tags.append("IPSECINT" if kind.endswith("-int") else "IPSECTUN")
     if kind.endswith("-flow-cache"):
         tags.append("SPD_FLOW_CACHE")
@@ -191,6 +198,7 @@ def _ipsec(
             + (
                 "; more than 1000 tunnels: startup.conf gets a 256 MiB statistics segment and a "
                 "1 GiB main heap (10000 tunnels: about 200 MiB of heap, 3.4 s to set up here)"
+                + ("; above 10000 a 2 GiB heap (not measured)" if tunnels > 10000 else "")
                 if tunnels > 1000
                 else ""
             )
@@ -248,12 +256,17 @@ FAMILIES = [
     _ipsec(10000, "ip4base-int", "aes256gcm", hw_async=True),
     _ipsec(10000, "ip4base-policy-fastpath", "aes256gcm", hw_async=True),
     # 2-node, direction 0 only (CSIT's 2n1l -udir suites)
-    *(_ipsec(n, "ip4base-int", alg, "-udir") for n in (1, 1000, 10000) for alg in UDIR_ALGORITHMS),
-    *(_ipsec(n, "ip4base-policy", "aes256gcm", "-udir") for n in (1, 1000)),
+    *(_ipsec(n, "ip4base-int", alg, "-udir") for n in UDIR_TUNNELS for alg in UDIR_ALGORITHMS),
+    *(_ipsec(n, "ip4base-policy", "aes256gcm", "-udir") for n in (1, 4, 40, 1000)),
     *(
         _ipsec(n, "ip4base-int", alg, "-udir", hw_async=True)
-        for n in (1, 1000)
+        for n in (1, 4, 1000)
         for alg in UDIR_ALGORITHMS
     ),
     *(_ipsec(n, "ip4base-policy", "aes256gcm", "-udir", hw_async=True) for n in (1, 1000)),
+    *(
+        _ipsec(n, "ip4base-int", alg, "-udir", scheduler=True)
+        for n in (1, 2, 4, 8)
+        for alg in UDIR_ALGORITHMS
+    ),
 ]

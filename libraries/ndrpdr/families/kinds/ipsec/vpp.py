@@ -91,6 +91,10 @@ DESTINATIONS = ("20.0.0.0", "10.0.0.0")
 #: Above this many tunnels VPP needs a larger statistics segment and main heap [MiB].
 LARGE_TUNNELS = 1000
 LARGE_HEAP_MB = 1024
+#: Above this many tunnels (CSIT's 40000) twice that heap: 10000 tunnels took 203 MiB of it
+#: here, so 40000 would take some 800 MiB (an extrapolation: not measured).
+HUGE_TUNNELS = 10000
+HUGE_HEAP_MB = 2048
 #: The end points' and the destinations' ranges (each DUT routes the far side's).
 DUT1_ENDPOINTS, DUT2_ENDPOINTS = "100.0.0.0/8", "200.0.0.0/8"
 DESTINATION_RANGES = ("20.0.0.0/8", "10.0.0.0/8")
@@ -199,7 +203,7 @@ class IpsecVpp(FreshVpp):
         default statistics segment runs out before 8000 tunnels (VPP
         aborts), so above ``LARGE_TUNNELS`` the segment gets
         ``LARGE_STATSEG_MB`` and the main heap ``LARGE_HEAP_MB`` (10000
-        tunnels used 203 MiB of it here).
+        tunnels used 203 MiB of it here), above ``HUGE_TUNNELS`` ``HUGE_HEAP_MB``.
         """
         text = ""
         if self.flow_cache:
@@ -214,7 +218,8 @@ class IpsecVpp(FreshVpp):
                 f"  spd-fast-path-num-buckets {buckets}\n}}\n"
             )
         if self.tunnels > LARGE_TUNNELS:
-            text += large_tables_startup(LARGE_HEAP_MB)
+            heap_mb = HUGE_HEAP_MB if self.tunnels > HUGE_TUNNELS else LARGE_HEAP_MB
+            text += large_tables_startup(heap_mb)
         return text
 
     @property
