@@ -79,7 +79,7 @@ def test_dryrun_reads_no_topology(tmp_path: Path) -> None:
 @pytest.mark.parametrize("topology", sorted(p.name for p in TOPOLOGIES.glob("*.yaml")))
 def test_dryrun_on_each_topology(tmp_path: Path, topology: str) -> None:
     """Each topology with the suites of the families every driver runs (the whole table, once,
-    above: parsing 414 suites per topology would take minutes)."""
+    above: parsing 480 suites per topology would take minutes)."""
     dry_run(
         tmp_path,
         *("--variable", f"TOPOLOGY:{TOPOLOGIES / topology}"),
