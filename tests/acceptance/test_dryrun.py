@@ -32,6 +32,7 @@ from robot.api import TestSuiteBuilder
 
 from ndrpdr.families.registry import builtin_families
 from ndrpdr.families.table import suite_types, suites
+from suite_sample import first_family_per_folder
 
 TYPES = ("Rate", "Duration", "FrameSize", "TrafficProfile")
 ROBOT_FILES = ("suites", "resources", "tests/acceptance")
@@ -58,15 +59,9 @@ def test_the_whole_table_parses_to_its_test_names() -> None:
 
 
 def test_dryrun_reads_no_topology(tmp_path: Path) -> None:
-    """Every row of the first family of each suites/ folder, all its test types, passes a dry
-    run with a topology that does not exist. The whole table (2546 tests) took 47 s, growing
-    with every family; its suites differ only in variables and tags, the acceptance run of the
-    first row of every suite (test_generated_suites.py) runs each for real, and the test
-    above parses them all."""
-    first: dict[str, str] = {}
-    for s in suites(builtin_families()):
-        first.setdefault(s.folder, s.family.id)
-    chosen = [s for s in suites(builtin_families()) if first[s.folder] == s.family.id]
+    """Every row of the first family of each suites/ folder (``suite_sample``), all its test
+    types, passes a dry run with a topology that does not exist."""
+    chosen = first_family_per_folder()
     assert {s.folder for s in chosen} == {p.name for p in SUITES.iterdir() if p.is_dir()}
     dry_run(
         tmp_path, "--variable", "TOPOLOGY:/nonexistent/topology.yaml",

@@ -23,6 +23,7 @@ from ndrpdr.dut.dpdk.testpmd import TestpmdDriver
 from ndrpdr.dut.registry import make_dut_driver
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.topology.model import SshAccess, Topology
+from suite_sample import first_family_per_folder
 
 ROOT = robot_runner.ROOT
 TOPOLOGIES = ROOT / "topologies"
@@ -98,10 +99,13 @@ def test_example_loads_with_ssh_access_on_every_node(path: Path) -> None:
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
 def test_suites_dry_run_with_example(path: Path, tmp_path: Path) -> None:
+    """The 1-core rows of the smallest frame of one family per suites/ folder
+    (``suite_sample``: each kind's suites) dry-run with the example."""
+    chosen = [str(SUITES / s.path) for s in first_family_per_folder()]
     done = robot_runner.run_robot(
         ["--dryrun", "--outputdir", str(tmp_path), "--log", "NONE", "--report", "NONE",
          "--console", "dotted", "--variable", f"TOPOLOGY:{path}",
-         "--include", "64B AND 1C", "--include", "78B AND 1C", str(SUITES)]
+         "--include", "64B AND 1C", "--include", "78B AND 1C", *chosen]
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert "[ ERROR ]" not in done.stderr and "[ WARN ]" not in done.stderr, done.stderr
