@@ -81,6 +81,32 @@ def check_mode(family: str, mode: str, modes: tuple[str, ...]) -> None:
         )
 
 
+def check_scale(family: str, hosts: int, ports: int) -> None:
+    """FamilyDefinitionError naming ``family`` unless ``hosts`` is a power of two and ``ports``
+    at least one (the scales CSIT's stateful suites have)."""
+    if hosts < 1 or hosts & (hosts - 1) or ports < 1:
+        raise FamilyDefinitionError(
+            f"family {family}: {hosts} hosts of {ports} ports; give a power "
+            "of two hosts and at least one port"
+        )
+
+
+def l2_pair_commands(forwarding: str, pairs: tuple[tuple[str, str], ...]) -> list[str] | None:
+    """vppctl lines joining each pair of interfaces: cross-connected both ways (``l2xc``) or
+    bridged in domain 1, 2, ... (``l2bd``); None for another forwarding."""
+    if forwarding == "l2xc":
+        return [
+            f"set interface l2 xconnect {a} {b}" for one, other in pairs
+            for a, b in ((one, other), (other, one))
+        ]  # fmt: skip
+    if forwarding == "l2bd":
+        return [
+            f"set interface l2 bridge {name} {domain}"
+            for domain, pair in enumerate(pairs, start=1) for name in pair
+        ]  # fmt: skip
+    return None
+
+
 def host(prefix: str, number: int) -> str:
     """Address ``number`` of ``prefix`` ("198.18.1.0/24", 2 -> "198.18.1.2")."""
     network = ipaddress.ip_network(prefix)

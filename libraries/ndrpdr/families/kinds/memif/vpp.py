@@ -44,6 +44,7 @@ import dataclasses
 
 from ndrpdr.dut.accel import DsaDma, HardwareNeed
 from ndrpdr.dut.base import DutError, DutTestConfig
+from ndrpdr.families.build import l2_pair_commands
 from ndrpdr.families.model import FamilyDefinitionError
 from ndrpdr.families.vppsetup import FreshVpp
 
@@ -124,19 +125,8 @@ class MemifVpp(FreshVpp):
         """The DUT VPP's lines: memifs, then port 1 <-> memif1/1 and memif1/2 <-> port 2."""
         lines = [line.replace("{socket}", SOCKET) for line in memif_create("master", dma=self.dma)]
         lines += [f"set interface state {name} up" for name in (*names, *MEMIFS)]
-        pairs = ((names[0], MEMIFS[0]), (MEMIFS[1], names[1]))
-        if self.forwarding == "l2xc":
-            for one, other in pairs:
-                lines += [
-                    f"set interface l2 xconnect {one} {other}",
-                    f"set interface l2 xconnect {other} {one}",
-                ]
-            return lines
-        if self.forwarding == "l2bd":
-            for domain, pair in enumerate(pairs, start=1):
-                lines += [f"set interface l2 bridge {name} {domain}" for name in pair]
-            return lines
-        return lines + self._ip4(config, names)
+        joined = l2_pair_commands(self.forwarding, ((names[0], MEMIFS[0]), (MEMIFS[1], names[1])))
+        return lines + (self._ip4(config, names) if joined is None else joined)
 
     def _ip4(self, config: DutTestConfig, names: tuple[str, str]) -> list[str]:
         lines: list[str] = []

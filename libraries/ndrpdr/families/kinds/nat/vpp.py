@@ -57,7 +57,12 @@ import math
 import re
 
 from ndrpdr.dut.base import DutError, DutTestConfig, StateCheck, TrialReset
-from ndrpdr.families.build import check_mode, large_tables_startup, nat_heap_size_mult
+from ndrpdr.families.build import (
+    check_mode,
+    check_scale,
+    large_tables_startup,
+    nat_heap_size_mult,
+)
 from ndrpdr.families.model import FamilyDefinitionError
 from ndrpdr.families.vppsetup import FreshVpp
 
@@ -192,11 +197,7 @@ class NatVpp(FreshVpp):
                 f"family {self.family}: NAT44 protocol {self.protocol!r}; give one of "
                 f"{', '.join(PROTOCOLS)}"
             )
-        if self.hosts < 1 or self.hosts & (self.hosts - 1) or self.ports < 1:
-            raise FamilyDefinitionError(
-                f"family {self.family}: {self.hosts} hosts of {self.ports} ports; give a power "
-                "of two hosts and at least one port"
-            )
+        check_scale(self.family, self.hosts, self.ports)
 
     @property
     def sessions(self) -> int:

@@ -54,6 +54,7 @@ import math
 import re
 
 from ndrpdr.dut.base import DutError, DutTestConfig, StateCheck, TrialReset
+from ndrpdr.families.build import check_scale
 from ndrpdr.families.model import FamilyDefinitionError
 from ndrpdr.families.vppsetup import FreshVpp
 
@@ -128,11 +129,7 @@ class SfdpVpp(FreshVpp):
                 f"family {self.family}: SFDP services {self.services!r}; give one of "
                 f"{', '.join(SERVICES)}"
             )
-        if self.hosts < 1 or self.hosts & (self.hosts - 1) or self.ports < 1:
-            raise FamilyDefinitionError(
-                f"family {self.family}: {self.hosts} hosts of {self.ports} ports; give a power "
-                "of two hosts and at least one port"
-            )
+        check_scale(self.family, self.hosts, self.ports)
 
     @property
     def plugins(self) -> tuple[str, ...]:
