@@ -177,7 +177,7 @@ def keywords_page(library: str, resources: list[Path], root: Path) -> list[str]:
             f"Every keyword of ``{lib.name}`` (version {lib.version}) and of {names}: "
             "its arguments with their defaults, what it returns and the first paragraph "
             "of its documentation. The whole documentation of each keyword, with an "
-            "example, is its Libdoc: ``python3 -m robot.libdoc NdrPdrLibrary "
+            "example, is its Libdoc: ``python3 -m robot.libdoc libraries/NdrPdrLibrary "
             "NdrPdrLibrary.html`` writes it (the manual's build does, as "
             "``_static/NdrPdrLibrary.html``)."
         ),
@@ -192,7 +192,7 @@ def keywords_page(library: str, resources: list[Path], root: Path) -> list[str]:
     for init in lib.inits:
         for arg in init.args:
             lines += _wrap(_argument(arg, sections), "  ", "- ")
-        lines += ["", *_rst(init.doc, sections, first_only=True), ""]
+        lines += ["", *_rst(init.doc, sections), ""]  # one paragraph an argument: all
     lines += _keywords(lib, sections, "~")
     lines += _heading("Argument and return types", "-")
     lines += _types(lib, sections, "~")
