@@ -6,8 +6,8 @@ on each one that no longer resolves, naming the file, the line and the name.
 
 Where it looks: the comments and triple-quoted strings (docstrings, help
 texts) of ``libraries/**/*.py``, ``benchmarks/*.py`` and ``docs/_ext/*.py``,
-and the whole text of ``docs/*.rst``, ``README.rst`` and
-``resources/*.resource``.
+and the whole text of ``docs/**/*.rst`` (the generated reference pages too),
+``README.rst`` and ``resources/*.resource``.
 
 What it takes for a reference, and what that must resolve to (on disk,
 nothing is imported):
@@ -73,7 +73,7 @@ _POSSESSIVE = re.compile(r"\w's\s+(?:``|`|\*)?$")
 
 
 def _sources() -> list[Path]:
-    patterns = ("libraries/**/*.py", "benchmarks/*.py", "docs/_ext/*.py", "docs/*.rst")
+    patterns = ("libraries/**/*.py", "benchmarks/*.py", "docs/_ext/*.py", "docs/**/*.rst")
     found = [path for pattern in patterns for path in ROOT.glob(pattern)]
     return sorted([*found, ROOT / "README.rst", *ROOT.glob("resources/*.resource")])
 

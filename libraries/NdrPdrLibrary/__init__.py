@@ -37,100 +37,61 @@ class NdrPdrLibrary(DynamicCore):  # type: ignore[misc]
     """NdrPdrLibrary finds how fast a network data plane forwards packets without loss.
 
     It drives a traffic generator (TG) and the devices under test (DUTs)
-    described by a topology file, and runs one search that finds both
-    NDR (no drop rate, zero loss) and PDR (partial drop rate, loss ratio
-    at most 0.5 %), with short trials first and full-length trials only at
-    the end (MLRsearch, RFC 9971).
+    described by a topology file, and finds NDR (no drop rate, zero loss)
+    and PDR (partial drop rate, loss ratio at most 0.5 %) with one search:
+    short trials first, full-length trials only at the end (MLRsearch,
+    RFC 9971).
 
     %TOC%
 
     = Topology =
 
-    The library's one argument is the topology file, a YAML description of
-    the TG node, the DUT nodes and the links between them. The default,
-    ``topologies/sim.yaml``, is a simulator that runs anywhere in seconds.
-    ``topologies/local-*.yaml`` send real packets through network
-    namespaces on this machine (root needed); lab topologies reach a TRex
-    host and DUT hosts over SSH. The same suites run on all of them:
+    The library's main argument is the topology file (see
+    `Importing`): ``topologies/sim.yaml``, the default, is a simulator that
+    runs anywhere in seconds; ``topologies/local-*.yaml`` send real packets
+    through network namespaces (root needed); a lab file reaches a TRex host
+    and DUT hosts over SSH. The same suites run on all of them. Nothing is
+    read or connected when the library is imported (Libdoc and ``robot
+    --dryrun`` need no testbed): `Set Up Testbed`, or the first keyword that
+    needs the testbed, does it.
 
-    | ***** Settings *****
-    | Library    NdrPdrLibrary    ${TOPOLOGY}    nic=${NIC}
-    | ***** Variables *****
-    | ${TOPOLOGY}    topologies/sim.yaml
-    | ${NIC}         ${NONE}
+    = Keywords =
 
-    and ``robot --variable TOPOLOGY:topologies/local-linux.yaml suites/``.
-    Topologies may be 2-node (TG - DUT1 - TG) or 3-node (TG - DUT1 - DUT2 -
-    TG); a lab topology may cable several NICs: the optional ``nic``
-    argument (a NIC ``model`` of the file, e.g. ``Intel-E810CQ``) chooses
-    the ports the traffic crosses, as CSIT's ``${nic_name}`` does (default:
-    the first ports that make a whole path).
-    Nothing is read or connected when the library is imported (so Libdoc
-    and ``robot --dryrun`` need no testbed): the file is read and the
-    testbed set up by `Set Up Testbed`, or by the first keyword needing it.
+    - testbed: `Set Up Testbed`, `Tear Down Testbed`, `Set SSH Password`
+    - DUTs: `Configure DUTs For Traffic`, `Configure DUTs`, `DUT Thread Tags`,
+      `Stop DUTs`, `Show DUT Telemetry`
+    - searches: `Check Search Settings`, `Find NDR And PDR`, `Find Throughput
+      For Loss Ratios`, `Find Throughput With Binary Search`, `Find Critical
+      Load`
+    - traffic: `Measure MRR`, `Send Traffic At Rate For Duration`
+    - results: `Get Last Search Record`, `Read Result Record`, `Log Result Record`
 
-    = Rates, durations and frame sizes =
+    Rates (`Rate`: ``10Mpps``, ``10Gbps``, ``50%``), durations (`Duration`:
+    ``30s``, ``1 min``) and frame sizes (`FrameSize`: ``64``, ``IMIX``) are
+    given as users type them; a test family (`TrafficProfile`) by its CSIT
+    id.
 
-    Rates (`Rate`) are aggregate over the traffic's directions: ``10Mpps``,
-    ``250kpps``, ``10Gbps`` (on the wire, with 20 B of L1 overhead per
-    frame) or ``50%`` of the TG's maximum. Durations (`Duration`): ``30s``,
-    ``1 min``, ``250ms`` or a number of seconds. Frame sizes (`FrameSize`)
-    count bytes including the FCS (``64``, ``1518``, ``9000``) or are
-    ``IMIX`` (64, 570 and 1518 B in the ratio 7:4:1).
-
-    = Results =
-
-    Each search leaves, for its test:
-    - a test message with NDR and PDR (and any other loss ratio searched):
-      lower and upper bounds in Mpps and Gbps, and the conditional
-      throughput;
-    - test metadata with plain numbers in frames per second: ``NDR_LOWER``,
-      ``NDR_UPPER``, ``NDR_CONDITIONAL``, ``PDR_LOWER``, ``PDR_UPPER``,
-      ``PDR_CONDITIONAL`` (a bound that was not found is left out), read
-      from output.xml with ``robot.api.ExecutionResult``; other loss ratios
-      (`Find Throughput For Loss Ratios`) as ``LOSS_2PCT_LOWER`` (0.02),
-      ``LOSS_0P1PCT_LOWER`` (0.001), ...;
-    - a JSON record next to output.xml, named after the test and linked
-      from log.html, holding the settings, the bounds and every trial;
-    - in log.html, a plot of the search (load over time, each goal's
-      bounds) and a table of the trials;
-    - on the console, one line per trial while the search runs, with every
-      goal's bounds so far and their width (``upper / lower - 1``), and
-      every 10 trials an estimate of what is left (see `Importing`:
-      ``progress``; only with Robot's verbose console).
-
-    A search that fails (a TG or DUT error) fails its test with a message
-    that says why; traffic is stopped and the trials measured so far stay
-    in the record. So does an irregular result (a min load that already
-    loses frames, NDR above PDR, bounds limited by the TG, the time cap
-    hit), unless ``irregular=warn`` lets it pass with a warning; either way
-    the test is tagged ``IRREGULAR`` and the reason (`IrregularPolicy`).
-    Settings out of range fail before anything starts, naming the setting
-    (`Check Search Settings`).
-    A test whose traffic the testbed cannot carry (jumbo frames on local
-    veths) is skipped.
-
-    The output directory is the run's while it runs: the library locks it
-    (``.ndrpdr-run.lock``) when Robot imports it, as ``bin/run-suites`` does
-    before it starts robot (pabot's workers, and the robot run-suites
-    starts, share their parent's lock). A run into a directory another
-    live run holds stops at once: its first keyword fails naming that run
-    (pid, run id, start), and Robot stops the whole run. A record never
-    replaces another run's: a name taken by another run's file gets
-    ``-2``, ``-3``...
+    Each search leaves its bounds in the test's message and metadata, a JSON
+    record next to output.xml (linked from log.html) and, in log.html, a
+    plot of the search and a table of its trials; the console shows a line
+    per trial. What each holds, and what happens to failed, irregular and
+    incomplete results: the manual's "Reading the results"
+    (docs/results.rst). While it runs, a run holds its output directory (a
+    lock, ``.ndrpdr-run.lock``): the manual's "Getting started"
+    (docs/getting-started.rst).
 
     = Example =
 
-    | ***** Settings *****
-    | Library           NdrPdrLibrary
-    | Suite Setup       Set Up Testbed
-    | Suite Teardown    Tear Down Testbed
-    |
-    | ***** Test Cases *****
-    | 64B-1c-ethip4-ip4base-ndrpdr
-    |     Configure DUTs For Traffic    ethip4-ip4base    64
-    |     ${result} =    Find NDR And PDR    ethip4-ip4base    64
-    |     Should Be True    ${result}[ndr][lower] > 0
+    | ***** Settings ***** |
+    | Library | NdrPdrLibrary |
+    | Suite Setup | Set Up Testbed |
+    | Suite Teardown | Tear Down Testbed |
+    | |
+    | ***** Test Cases ***** |
+    | 64B-1c-ethip4-ip4base-ndrpdr |
+    | | Configure DUTs For Traffic | ethip4-ip4base | 64 |
+    | | ${result} = | Find NDR And PDR | ethip4-ip4base | 64 |
+    | | Should Be True | ${result}[ndr][lower] > 0 |
     """
 
     ROBOT_LIBRARY_SCOPE = "GLOBAL"

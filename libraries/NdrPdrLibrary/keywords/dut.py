@@ -30,16 +30,16 @@ class DutKeywords(Component):
     ) -> None:
         """Configure every DUT to forward between its two test ports, start it, check it.
 
-        ``mode`` is ``ip4base`` (IPv4 routing of the 198.18.0.0/15 test
-        networks) or ``l2xc`` (L2 cross-connect, or MAC swap where the data
-        plane has no cross-connect). ``cores`` is the number of data-plane
-        worker cores; ``max_frame_size`` the largest frame of the test (for
-        MTU settings). A DUT that is running is restarted with the new
-        configuration.
+        ``mode`` is a `DutMode`: ``ip4base`` (IPv4 routing of the
+        198.18.0.0/15 test networks) or ``l2xc`` (L2 cross-connect, or MAC
+        swap where the data plane has no cross-connect). ``cores`` is the
+        number of data-plane worker cores, ``max_frame_size`` the largest
+        frame of the test (for MTU settings). A running DUT is restarted with
+        the new configuration. `Configure DUTs For Traffic` configures a
+        test family instead.
 
         Example:
-        | Configure DUTs    l2xc
-        | Configure DUTs    ip4base    cores=2    max_frame_size=9000
+        | Configure DUTs | ip4base | cores=2 | max_frame_size=9000 |
         """
         size = _largest(max_frame_size)
         self.ctx.testbed.configure_duts(mode.value, cores=cores, max_frame_size_b=size)
@@ -52,17 +52,16 @@ class DutKeywords(Component):
         """Configure the DUTs the way test family ``profile`` needs, start and check them.
 
         Each DUT driver applies the family's set-up (``ethip6-ip6base``: IPv6
-        routes; ``eth-l2bdbasemaclrn``: a learning bridge...), with ``cores``
+        routes; ``eth-l2bdbasemaclrn``: a learning bridge...) with ``cores``
         physical cores of workers and the MTU for ``frame_size``. On a DUT
         with SMT each core gives all its hardware threads as workers (CSIT's
-        ``2T1C``), unless ``smt`` is false (CSIT's ``${smt_used}``): then one
-        thread a core. A testbed whose chain or DUT driver cannot run the
-        family skips the test, saying why.
+        ``2T1C``) unless ``smt`` is false (CSIT's ``${smt_used}``): one thread
+        a core. A testbed whose chain or DUT driver cannot run the family
+        skips the test, saying why. Details: "Running the suites" in the
+        manual (docs/running.rst, Threads, cores and SMT).
 
         Example:
-        | Configure DUTs For Traffic    ethip4-ip4base    IMIX
-        | Configure DUTs For Traffic    ethip6-ip6base    64    cores=2
-        | Configure DUTs For Traffic    ethip4-ip4base    64    smt=${False}
+        | Configure DUTs For Traffic | ethip6-ip6base | 64 | cores=2 | smt=${False} |
         """
         family = get_family(profile.value)
         size = _largest(frame_size)
@@ -82,8 +81,8 @@ class DutKeywords(Component):
         workers (sim, linux, ovs) counts one thread for each of ``cores``.
 
         Example:
-        | ${tags} =    DUT Thread Tags    ${cores}
-        | Set Tags    @{tags}
+        | ${tags} = | DUT Thread Tags | ${cores} |
+        | Set Tags | @{tags} |
         """
         testbed = self.ctx.testbed
         return testbed.threads.tags(testbed.path.duts, cores)
@@ -93,7 +92,7 @@ class DutKeywords(Component):
         """Stop the DUTs' data planes (their telemetry is kept first); the testbed stays up.
 
         Example:
-        | Stop DUTs
+        | Stop DUTs |
         """
         if self.ctx.is_set_up:
             self.ctx.testbed.stop_duts()
@@ -107,7 +106,7 @@ class DutKeywords(Component):
         testbed is not set up.
 
         Example:
-        | [Teardown]    Show DUT Telemetry
+        | [Teardown] | Show DUT Telemetry |
         """
         if not self.ctx.is_set_up:
             robotout.info("no testbed set up: no DUT telemetry")

@@ -32,12 +32,13 @@ class ResultsKeywords(Component):
         """The JSON result record of the last search, as a dictionary.
 
         Its format is described by ``results/schemas/result.schema.json``:
-        ``${record}[ndr][lower_bound]``, ``${record}[trials]``, ...
+        ``${record}[ndr][lower_bound]``, ``${record}[trials]``, ... (the
+        fields: "Reading the results" in the manual, docs/results.rst).
 
         Example:
-        | Find NDR And PDR    ethip4-ip4base    64
-        | ${record} =    Get Last Search Record
-        | Log    ${record}[search][trial_count] trials
+        | Find NDR And PDR | ethip4-ip4base | 64 |
+        | ${record} = | Get Last Search Record |
+        | Log | ${record}[search][trial_count] trials |
         """
         if self.ctx.last_record is None:
             raise NdrPdrError("no search has run yet: call Find NDR And PDR first")
@@ -50,7 +51,7 @@ class ResultsKeywords(Component):
         Fails with the field at fault when the file is not a valid record.
 
         Example:
-        | ${record} =    Read Result Record    ${OUTPUT DIR}/64B-1c-ethip4-ip4base-ndrpdr.json
+        | ${record} = | Read Result Record | ${OUTPUT DIR}/64B-1c-ethip4-ip4base-ndrpdr.json |
         """
         record = _read(path)
         validate_record(record)
@@ -61,10 +62,10 @@ class ResultsKeywords(Component):
         """Log a saved record as a search would: bounds, the plot of the search, the trial table.
 
         An MRR record logs its receive rates and its trial table, a soak
-        record its critical load (the message its test got) and its trial table.
-        Handy for looking at a record from an earlier run in a new log.
+        record its critical load (the message its test got) and its trial
+        table. Handy for looking at a record of an earlier run in a new log.
 
         Example:
-        | Log Result Record    old-results/64B-1c-ethip4-ip4base-ndrpdr.json
+        | Log Result Record | old-results/64B-1c-ethip4-ip4base-ndrpdr.json |
         """
         log_record(self.read_result_record(path))

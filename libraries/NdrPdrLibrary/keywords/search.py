@@ -211,103 +211,43 @@ class SearchKeywords(Component):
     ) -> SearchOutcome:
         """Find NDR (zero loss) and PDR (loss ratio <= 0.5 %) with one search.
 
-        The defaults are FD.io CSIT's production goals (RFC 9971 terms):
-        1 s trials, 21 s of full-length trials to settle a load, exceed
-        ratio 0.5, goal width 0.5 %. Short trials come first; full-length
-        trials only near the end.
+        Short trials first, full-length trials only near the end (MLRsearch,
+        RFC 9971); the defaults are FD.io CSIT's production goals. Returns a
+        `SearchOutcome`: each goal's bounds [frames per second, aggregate over
+        directions] and where the record is. The test gets the bounds as its
+        message and metadata, a JSON record, and in the log a plot and a table
+        of the trials. A failed search or an irregular result fails the
+        keyword; the trials measured so far stay in the record.
 
-        | =Argument= | =Meaning= |
-        | ``profile``, ``frame_size`` | the traffic (`TrafficProfile`, `FrameSize`) |
-        | ``loss_ratios`` | more goals: ``0, 0.005, 0.02`` or a list (default NDR and PDR) |
-        | ``final_trial_duration`` | a trial this long is full-length |
-        | ``initial_trial_duration`` | the shortest trials (default 1 s or the final one) |
-        | ``duration_sum`` | full-length seconds that settle a load (several trials) |
-        | ``goal_width`` | stop when upper / lower - 1 is at most this |
-        | ``exceed_ratio`` | share of seconds at a lower bound that may be lossy |
-        | ``pdr_loss_ratio`` | PDR's loss ratio (0.005 = 0.5 %) |
-        | ``min_rate`` | the lowest load (`Rate`); default max / 1000, at least 10 kpps |
-        | ``max_rate`` | the highest load (`Rate`); default the TG's maximum |
-        | ``max_search_time`` | cap on the sum of trial durations; ``None`` for no cap |
-        | ``bidirectional`` | both directions (default) or TG port 1 -> port 2 only |
-        | ``flows`` | flows per direction for multi-flow profiles |
-        | ``algorithm`` | ``mlr`` (default), ``binary`` or ``bswlv`` (`SearchAlgorithm`) |
-        | ``intermediate_trials`` | mlr: an intermediate-duration trial first (default ``False``) |
-        | ``latency`` | measure latency after the search (default ``True``) |
-        | ``latency_trial_duration`` | each latency trial's duration (default 5 s) |
-        | ``irregular`` | ``fail`` (default) or ``warn`` (`IrregularPolicy`) |
+        - ``profile``, ``frame_size``: the traffic (`TrafficProfile`, `FrameSize`)
+        - ``loss_ratios``: one goal per loss ratio, ``0, 0.005, 0.02`` or a
+          list (default NDR and PDR)
+        - ``final_trial_duration``, ``initial_trial_duration``,
+          ``duration_sum``, ``goal_width``, ``exceed_ratio``,
+          ``pdr_loss_ratio``: the goals, in RFC 9971's terms
+        - ``min_rate``, ``max_rate``: the loads tried (`Rate`); default max /
+          1000 (at least 10 kpps) and the TG's maximum
+        - ``max_search_time``: cap on the sum of trial durations (``None``: no cap)
+        - ``bidirectional``, ``flows``: both directions, or TG port 1 to port
+          2 only; flows per direction of a multi-flow family
+        - ``algorithm``: a `SearchAlgorithm`; ``intermediate_trials`` (``mlr``
+          only): an intermediate-duration trial before a load's first
+          full-length one
+        - ``latency``, ``latency_trial_duration``: latency after the search,
+          at 0, 10, 50 and 90 % of PDR, each trial this long
+        - ``irregular``: an `IrregularPolicy`, ``fail`` or ``warn``
 
-        ``loss_ratios`` searches one goal per loss ratio, all in the same
-        search (as `Find Throughput For Loss Ratios`); 0 is NDR and
-        ``pdr_loss_ratio`` is PDR, any others are named by their percent.
-
-        ``intermediate_trials=True`` (``mlr`` only) runs, before the first
-        full-length trial at a load, one trial of MLRsearch's intermediate
-        duration there (sqrt(initial duration x duration sum), when shorter
-        than the final duration: 5.5 s for 1 s .. 30 s trials): one more
-        chance to meet rare interrupts, at a cost in search time
-        (measured in the manual's search page).
-
-        Rates are aggregate over directions. The test gets a message with
-        each goal's bounds in Mpps and Gbps, metadata ``NDR_LOWER``,
-        ``NDR_UPPER``, ``NDR_CONDITIONAL``, ``PDR_...`` in frames per second
-        (other loss ratios: ``LOSS_2PCT_LOWER`` for 0.02, ``LOSS_0P1PCT_...``
-        for 0.001: the percent with ``P`` for the decimal point), suite
-        metadata named for the test with its bounds in one line
-        (``NDR_LOWER=... PDR_LOWER=...``: what ``robot --xunit`` files
-        carry), and a JSON record next to output.xml; log.html shows a plot of the search and a
-        table of its trials; the console a line per trial.
-
-        The keyword fails when the search fails (a TG or DUT error) or its
-        result is irregular: the min load already loses too much
-        (``MIN_LOAD_LOSSY``), bounds out of order such as NDR above PDR
-        (``BOUNDS_OUT_OF_ORDER``), bounds limited by the traffic generator
-        (``TG_LIMITED``), the time cap hit before the bounds were found
-        (``TIME_CAP``), a DUT's CPU shared with another run (``CPU_SHARED``),
-        a DUT whose capacity jumps between trials (``DUT_FLAPPING``);
-        the message says what happened and what to change.
-        With ``irregular=warn`` an irregular result passes with a warning;
-        either way the test is tagged ``IRREGULAR`` and the reason's tag,
-        and the record lists them in ``irregular``. The trials measured so
-        far stay in the record, with the bounds they support marked
-        incomplete (tag ``INCOMPLETE``, metadata ``INCOMPLETE``) when the
-        search stopped early, also after a Robot timeout. Settings out of
-        range (see `Check Search Settings`) fail before the first trial.
-
-        A stateful family (NAT44: ``ethip4udp-nat44det-h65536-p63-s4128758``)
-        first gets CSIT's ramp-up: one trial at its low rate sends every flow
-        about once, so the DUT makes its sessions; then DUT1's session count
-        must be one per flow sent (else the test fails before the search; a
-        short count is ramped up again at half the rate, three ramp-ups at
-        most), and a trial that might outlive the sessions (240 s) gets
-        another ramp-up first. The record's ``search.ramp_up`` keeps them;
-        a warning says when the TG sends only a sample of the flows.
-
-        Before the search one short trial at the max load checks what the
-        TG really sends; when it falls short, two more follow and a max load
-        (or ``max_rate``) above the slowest of the three is capped, with a
-        warning (a starved trial, far below the others, is not used: two
-        more run instead). Bounds resting on trials the TG could not offer in
-        full are flagged: tag ``TG_LIMITED``, metadata ``TG_LIMITED`` and
-        ``TG_MAX_OFFERED_PPS``, a message line "limited by the traffic
-        generator: sent at most X".
-
-        After a search that found a PDR lower bound, latency is measured at
-        0, 10, 50 and 90 % of it (CSIT's load points; 0 % is the latency
-        streams alone), one ``latency_trial_duration`` trial each, where
-        the TG can (TRex latency streams, the simulator's latency model):
-        min/avg/max, p50/p90/p99/p99.9 per direction [us] in the record's
-        ``latency``, a message line per load point ("Latency at 90 % PDR
-        (x Mpps): forward min/avg/max 5/12/80 us, p99 40 us; reverse
-        ..."), metadata ``LATENCY`` and ``LAT_90PDR_FWD_AVG_US`` etc.
-        (``MIN``, ``AVG``, ``MAX``, ``P50``, ``P99``; ``REV`` for the
-        reverse direction) and a latency plot in log.html. A TG without
-        latency (``local``) says "Latency: not measured", never zeros;
-        ``latency=False`` turns it off.
+        Settings out of range fail before the first trial, as in `Check
+        Search Settings`. Details are in the manual: the goals and algorithms
+        in "The search" (docs/search-engine.rst); the message, metadata,
+        record, irregular and incomplete results, the max-load calibration
+        and latency in "Reading the results" (docs/results.rst); a stateful
+        family's ramp-up in "Test families" (docs/families.rst).
 
         Example:
-        | ${result} =    Find NDR And PDR    ethip4-ip4base    64
-        | Find NDR And PDR    eth-l2xcbase    IMIX    final_trial_duration=10s    duration_sum=30s
-        | Should Be True    ${result}[ndr][lower] <= ${result}[pdr][lower]
+        | ${result} = | Find NDR And PDR | ethip4-ip4base | 64 |
+        | Find NDR And PDR | eth-l2xcbase | IMIX | final_trial_duration=10s | duration_sum=30s |
+        | Should Be True | ${result}[ndr][lower] <= ${result}[pdr][lower] |
         """
         values = {
             "final_trial_duration": final_trial_duration,
@@ -346,21 +286,20 @@ class SearchKeywords(Component):
         tags=("search",),
         doc="""Find the throughput for each of ``loss_ratios`` with one search.
 
+        `Find NDR And PDR` by a name that says what it does with
+        ``loss_ratios``: the same arguments, results and failures.
         ``loss_ratios`` are fractions (0.005 is 0.5 %), comma or space
-        separated (``0, 0.005, 0.02``) or a list; each becomes one goal with
-        the other settings shared, and one search serves them all (RFC 9971:
-        every trial informs every goal). 0 is called NDR, ``pdr_loss_ratio``
-        PDR, any other ``loss ≤ 2 %``; left out, they are NDR and PDR. This
-        is `Find NDR And PDR` by a name that says what it does with
-        ``loss_ratios``: the arguments, the results and failures are the
-        same. Each goal's bounds are in the message, in metadata (``NDR_*``,
-        ``PDR_*``, ``LOSS_2PCT_*`` for 0.02, ``LOSS_0P1PCT_*`` for 0.001)
-        and in the record's ``goals``; the returned ``goals`` list holds
-        them in order with their ``label`` and ``loss_ratio``.
+        separated (``0, 0.005, 0.02``) or a list; each is one goal, the other
+        settings shared, and one search serves them all (every trial informs
+        every goal). 0 is called NDR, ``pdr_loss_ratio`` PDR, any other
+        ``loss ≤ 2 %`` (metadata ``LOSS_2PCT_LOWER`` for 0.02,
+        ``LOSS_0P1PCT_LOWER`` for 0.001); left out, they are NDR and PDR. The
+        returned ``goals`` list holds each goal's bounds in order, with its
+        ``label`` and ``loss_ratio``.
 
         Example:
-        | ${result} =    Find Throughput For Loss Ratios    ethip4-ip4base    64    0, 0.005, 0.02
-        | Should Be True    ${result}[goals][0][lower] <= ${result}[goals][2][lower]
+        | ${result} = | Find Throughput For Loss Ratios | ethip4-ip4base | 64 | 0, 0.005, 0.02 |
+        | Should Be True | ${result}[goals][0][lower] <= ${result}[goals][2][lower] |
         """,
     )
 
@@ -383,20 +322,21 @@ class SearchKeywords(Component):
     ) -> SearchOutcome:
         """Find the throughput for one loss ratio with a classic binary search.
 
-        ``binary`` is RFC 2544's search: every trial ``trial_duration`` long
-        (RFC 2544 asks for 60 s), the interval halved until it is narrower
-        than ``goal_width``; one lossy trial makes a load an upper bound.
-        ``bswlv`` is ETSI GS NFV-TST 009 binary search with loss
-        verification: a lossy load is measured again before it is believed.
-        For comparison with `Find NDR And PDR`, which needs far fewer
-        seconds for the same answer. Results, logs and failures are as for
-        `Find NDR And PDR`; ``ndr`` is set when ``loss_ratio`` is 0 and
-        ``pdr`` when it is 0.005.
+        For comparison with `Find NDR And PDR`, which needs far fewer trial
+        seconds for the same answer. ``algorithm`` ``binary`` is RFC 2544's
+        search: every trial ``trial_duration`` long (RFC 2544 asks for 60 s),
+        the interval halved until it is narrower than ``goal_width``, one
+        lossy trial making a load an upper bound; ``bswlv`` is ETSI GS
+        NFV-TST 009's binary search with loss verification (a lossy load is
+        measured again before it is believed). Other arguments, results, logs
+        and failures are as for `Find NDR And PDR`; ``ndr`` is set when
+        ``loss_ratio`` is 0 and ``pdr`` when it is 0.005. Details: "The
+        search" in the manual (docs/search-engine.rst).
 
         Example:
-        | ${result} =    Find Throughput With Binary Search    ethip4-ip4base    64
-        | ...    trial_duration=10s
-        | Log    ${result}[goals][0][lower]
+        | ${result} = | Find Throughput With Binary Search | ethip4-ip4base | 64 |
+        | ... | trial_duration=10s |
+        | Log | ${result}[goals][0][lower] |
         """
         exceed = 0.5 if algorithm is BinaryAlgorithm.BSWLV else 0.0
         check_search_settings(

@@ -57,35 +57,22 @@ class SettingsKeywords(Component):
     def check_search_settings(self, **variables: object) -> None:
         """Check the search variables before anything starts; fail naming the bad one.
 
-        Give each variable by its name, ``MIN_RATE=${MIN_RATE}``, or by the
-        name of `Find NDR And PDR`'s argument it feeds (``min_rate=${MIN_RATE}``,
-        ``algorithm=${SEARCH_ALGORITHM}``): then one dictionary of settings
-        serves both keywords (``resources/performance.resource``'s
-        ``&{SEARCH_SETTINGS}``). Call it in
-        the suite setup before `Set Up Testbed`, so a bad value fails the
-        suite before any testbed is built, with a message naming the
-        variable, its value and the accepted range
-        (``${MIN_RATE}=0: must be more than 0; accepted: ...``). A rate in
-        % or bps is checked against the TG's maximum when the search
-        starts, before its first trial, still naming the variable.
-
-        | =Variable= | =Accepted= |
-        | ``FINAL_TRIAL_DURATION`` | more than 0, at most 600 s |
-        | ``INITIAL_TRIAL_DURATION`` | above 0, at most the final one (``NONE``: 1 s or less) |
-        | ``DURATION_SUM`` | from the final duration to 1000 times it, at most 3600 s |
-        | ``MAX_SEARCH_TIME`` | at least the final duration, at most 86400 s (``NONE``: no cap) |
-        | ``GOAL_WIDTH`` | above 0, below 1 |
-        | ``EXCEED_RATIO``, ``PDR_LOSS_RATIO`` | from 0 to below 1 |
-        | ``LOSS_RATIOS`` | loss ratios from 0 to below 1, each once |
-        | ``MIN_RATE``, ``MAX_RATE`` | a `Rate` above 0, min below max |
-        | ``LATENCY_TRIAL_DURATION`` | more than 0, at most 600 s |
-        | ``SEARCH_ALGORITHM`` | ``mlr``, ``binary``, ``bswlv`` |
-        | ``IRREGULAR`` | ``fail``, ``warn`` |
-        | ``LATENCY``, ``INTERMEDIATE_TRIALS`` | ``True``, ``False`` |
+        Call it in the suite setup before `Set Up Testbed`: a bad value fails
+        the suite before any testbed is built, with a message naming the
+        variable, its value and the accepted range (``${MIN_RATE}=0: must be
+        more than 0; accepted: ...``). Give each variable by its name,
+        ``MIN_RATE=${MIN_RATE}``, or by the name of the `Find NDR And PDR`
+        argument it feeds (``min_rate=${MIN_RATE}``,
+        ``algorithm=${SEARCH_ALGORITHM}``), so one dictionary of settings
+        serves both keywords (``&{SEARCH_SETTINGS}`` of
+        ``resources/performance.resource``). A rate in % or bps is checked
+        against the TG's maximum when the search starts, still naming the
+        variable. The variables and their accepted values: "Running the
+        suites" in the manual (docs/running.rst, The search settings).
 
         Example:
-        | Check Search Settings    MIN_RATE=${MIN_RATE}    MAX_RATE=${MAX_RATE}
-        | ...    FINAL_TRIAL_DURATION=${FINAL_TRIAL_DURATION}
+        | Check Search Settings | MIN_RATE=${MIN_RATE} | MAX_RATE=${MAX_RATE} |
+        | ... | FINAL_TRIAL_DURATION=${FINAL_TRIAL_DURATION} |
         """
         given: dict[str, Given] = {}
         for name, value in variables.items():

@@ -65,33 +65,29 @@ class SoakKeywords(Component):
     ) -> CriticalLoad:
         """Soak search: estimate the load the DUT takes for long at ``loss_ratio`` (1e-7).
 
-        CSIT's soak test type: ``soak_time`` (30 min by default) of trials
+        FD.io CSIT's soak test type, with an estimator of our own: trials
         whose durations grow as the search goes, each at the load where the
-        critical load most likely is; lost frames are fitted with a
-        loss-vs-load model (``ndrpdr.search.soak``). The time counts trial
-        seconds (on the simulator they pass in simulated time, so a soak
-        takes seconds). Loads stay between ``min_rate`` (default max / 1000,
-        at least 10 kpps) and ``max_rate`` (default the TG's maximum).
+        critical load most likely is, until ``soak_time`` of trial seconds is
+        spent (simulated time on the simulator: a soak takes seconds).
+        Returns a `CriticalLoad`; the test gets the estimate as its message
+        and metadata (``SOAK_AVG``...), a JSON record of kind ``soak`` (also
+        when a trial fails) and the trial table in the log.
 
-        The test gets the message ``SOAK critical load: ... Mpps, stdev ...``
-        with CSIT's bounds (average minus / plus one stdev) and the 95 %
-        interval, and the metadata ``SOAK_AVG``, ``SOAK_STDEV``,
-        ``SOAK_LOWER``, ``SOAK_UPPER`` (frames per second), ``SOAK_LOSS_RATIO``,
-        ``SOAK_TRIALS`` and ``SOAK_TIME`` (trial seconds); the log gets the
-        trial table, also when a trial fails. When the DUT's loss came in
-        bursts (trials that contradict a loss that grows with the load: the
-        estimate then reads how often trials lost, with a wide interval) the message says so,
-        the log gets a warning and the metadata ``SOAK_BURSTS``. A JSON record of kind ``soak``
-        (the target, the time budget and the time used, the estimate and its
-        bounds, every trial) is written next to output.xml as a search's
-        record is, and linked from the log; it is written also when a trial
-        fails or the traffic does not stop (``status`` "failed", the trials so
-        far). Returns a `CriticalLoad`. A stateful family (NAT44) first gets
-        its ramp-up and session check, as `Find NDR And PDR` does, and
-        ramp-ups again as its sessions age.
+        - ``profile``, ``frame_size``: the traffic (`TrafficProfile`, `FrameSize`)
+        - ``soak_time``: trial seconds to spend (default 30 min, CSIT's)
+        - ``loss_ratio``: the target, the long-run loss ratio at the critical load
+        - ``initial_trial_duration``: the first trials' duration
+        - ``min_rate``, ``max_rate``: the loads tried (`Rate`); default max /
+          1000 (at least 10 kpps) and the TG's maximum
+        - ``bidirectional``, ``flows``: as for `Find NDR And PDR`
+
+        Details are in the manual: the estimator and its accuracy in "The
+        search" (docs/search-engine.rst, Soak tests); the message, metadata,
+        record and loss in bursts in "Reading the results"
+        (docs/results.rst).
 
         Example:
-        | ${soak} =    Find Critical Load    ethip4-ip4base    64    soak_time=30 min
+        | ${soak} = | Find Critical Load | ethip4-ip4base | 64 | soak_time=30 min |
         """
         if not 0.0 < loss_ratio < 1.0:
             raise Given("loss_ratio", loss_ratio).bad("the soak's target", "a ratio in (0, 1)")

@@ -32,33 +32,20 @@ class TestbedKeywords(Component):
         """Read the topology file and set the testbed up: node access, DUT drivers, namespaces.
 
         ``topology``: another topology file to use instead of the library's,
-        until `Tear Down Testbed` (e.g. the ``topology`` of a PabotLib value
-        set: the suites' ``TESTBED_TAG``). Default: the library's.
-
-        Use it in ``Suite Setup``. On a local topology it creates the network
-        namespaces and veth pairs; on a lab topology it opens the SSH
-        connections. Keywords that need the testbed set it up on first use
-        anyway, so this keyword only makes the moment explicit (and its
-        errors belong to the suite setup).
-
-        Also sets suite metadata ``Topology``, ``TG``, ``DUTs`` and ``Path``
-        (the ports the traffic crosses) and tags every test of the suite as
-        CSIT does: the drivers (``TG_TREX``, ``DUT_TESTPMD``), the topology
-        (``2_NODE_SINGLE_LINK_TOPO`` or ``3_NODE_SINGLE_LINK_TOPO``), the NIC
-        (``NIC_Intel-E810CQ``, when the file names the model) and how the
-        DUTs reach their ports (``DRV_VFIO_PCI``, ``DRV_AF_PACKET``...). A TG
-        that runs a server (TRex) starts it here, once for the suite.
-
-        Run as root, it first removes what dead runs left on this machine
-        (namespaces, interfaces, processes, state files of runs whose
-        process is gone; never a live run's) and logs what it removed as a
-        warning.
+        until `Tear Down Testbed` (e.g. a PabotLib value set's ``topology``).
+        Use it in ``Suite Setup``: keywords that need the testbed set it up on
+        first use anyway, so this keyword makes the moment explicit and its
+        errors the suite setup's. It also sets the suite metadata
+        ``Topology``, ``TG``, ``DUTs`` and ``Path`` and tags every test of the
+        suite as CSIT does (drivers, topology, NIC, port drivers). What it
+        does on each kind of testbed: "Running the suites" in the manual
+        (docs/running.rst, The keywords).
 
         Example:
-        | ***** Settings *****
-        | Library           NdrPdrLibrary    topologies/local-linux.yaml
-        | Suite Setup       Set Up Testbed
-        | Suite Teardown    Tear Down Testbed
+        | ***** Settings ***** |
+        | Library | NdrPdrLibrary | topologies/local-linux.yaml |
+        | Suite Setup | Set Up Testbed |
+        | Suite Teardown | Tear Down Testbed |
         """
         if topology:
             self.ctx.use_topology(topology)
@@ -86,13 +73,13 @@ class TestbedKeywords(Component):
     def tear_down_testbed(self) -> None:
         """Stop traffic and the DUTs, close connections, remove local namespaces.
 
-        Safe to call more than once and when the setup failed half way. The
-        DUT telemetry collected on the way is logged. A topology file given
-        to `Set Up Testbed` is dropped: the library's own is used again. Use
-        it in ``Suite Teardown``.
+        Use it in ``Suite Teardown``. Safe to call more than once and after a
+        setup that failed half way. The DUT telemetry collected on the way is
+        logged; a topology file given to `Set Up Testbed` is dropped (the
+        library's is used again).
 
         Example:
-        | Suite Teardown    Tear Down Testbed
+        | Suite Teardown | Tear Down Testbed |
         """
         telemetry = self.ctx.teardown_testbed()
         for node, texts in telemetry.items():
@@ -108,8 +95,8 @@ class TestbedKeywords(Component):
         Call it before the testbed is set up.
 
         Example:
-        | Set SSH Password    DUT1    ${DUT1_PASSWORD}
-        | Set Up Testbed
+        | Set SSH Password | DUT1 | ${DUT1_PASSWORD} |
+        | Set Up Testbed |
         """
         value = password.value if hasattr(password, "value") else str(password)
         self.ctx.set_password(node, value)

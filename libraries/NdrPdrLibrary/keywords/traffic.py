@@ -82,12 +82,14 @@ class TrafficKeywords(Component):
         """Offer ``rate`` (aggregate) for ``duration`` and return the counts of that trial.
 
         A trial in the RFC 2544 sense: traffic for the duration, then the
-        counters are read once the last frames have arrived. Warnings of the
-        TG (for example that it could not keep up) are logged as warnings.
+        counters are read once the last frames have arrived. Returns a
+        `TrialSummary`. The TG's warnings (for example that it could not keep
+        up) are logged as warnings. ``profile``, ``frame_size``,
+        ``bidirectional`` and ``flows`` are as for `Find NDR And PDR`.
 
         Example:
-        | ${trial} =    Send Traffic At Rate For Duration    2Mpps    10s    ethip4-ip4base    64
-        | Should Be Equal As Numbers    ${trial}[lost]    0
+        | ${trial} = | Send Traffic At Rate For Duration | 2Mpps | 10s | ethip4-ip4base | 64 |
+        | Should Be Equal As Numbers | ${trial}[lost] | 0 |
         """
         traffic = open_traffic(
             self.ctx, profile, frame_size, bidirectional=bidirectional, flows=flows
@@ -114,23 +116,18 @@ class TrafficKeywords(Component):
     ) -> list[float]:
         """Maximum receive rate: ``trials`` trials at ``rate`` (default the TG's maximum).
 
-        CSIT's MRR test type: no search, just the rate the DUT forwards when
-        offered as much as the TG can send. Returns one receive rate per
-        trial [frames per second, aggregate]. The test gets the message
-        ``MRR: avg ... Mpps ...`` and metadata ``MRR_AVG``, ``MRR_STDEV``,
-        ``MRR_MIN``, ``MRR_MAX`` (frames per second) and ``MRR_RATES`` (every
-        trial's receive rate, comma separated); the suite gets metadata named
-        for the test with ``MRR_AVG=... MRR_STDEV=... MRR_MIN=... MRR_MAX=...``
-        (what ``robot --xunit`` files carry). A JSON record of kind
-        ``mrr`` (every trial, the receive rate's mean / stdev / min / max) is
-        written next to output.xml as a search's record is, and linked from
-        the log; it is written also when a trial fails or the traffic does not
-        stop (``status`` "failed", the error as a search's record says it).
-        A stateful family (NAT44) first gets its ramp-up and session check,
-        as `Find NDR And PDR` does (logged; a short count fails the keyword).
+        FD.io CSIT's MRR test type: no search, just the rate the DUT
+        forwards when offered as much as the TG can send. Returns one
+        receive rate per trial [frames per second, aggregate over
+        directions]; the test gets their average, stdev, min and max as its
+        message and metadata (``MRR_AVG``...) and a JSON record of kind
+        ``mrr`` (also when a trial fails). ``trial_duration`` is each trial's
+        duration; ``profile``, ``frame_size``, ``bidirectional`` and
+        ``flows`` are as for `Find NDR And PDR`. Details: "Reading the
+        results" in the manual (docs/results.rst).
 
         Example:
-        | ${rates} =    Measure MRR    ethip4-ip4base    64    trial_duration=1s    trials=10
+        | ${rates} = | Measure MRR | ethip4-ip4base | 64 | trial_duration=1s | trials=10 |
         """
         if trials < 1:
             raise Given("trials", trials).bad("Measure MRR needs a trial", "1 or more trials")

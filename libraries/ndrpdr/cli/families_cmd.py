@@ -42,7 +42,7 @@ def describe(family: Family) -> str:
 
 
 def families_table() -> str:
-    """The built-in families as an RST list-table (the manual's families page).
+    """The built-in families as an RST list-table (the manual's docs/reference/families.rst).
 
     One row per family, in the table's order: kind (the suites' folder), id, testbeds,
     the DUT drivers with a set-up for it, the VPP plugins beyond the base (or none), the traffic.

@@ -1,4 +1,4 @@
-"""The drivers as the manual (docs/drivers.rst) and ``ndrpdr drivers`` show them."""
+"""The drivers as the manual (docs/reference/drivers.rst) and ``ndrpdr drivers`` show them."""
 
 from __future__ import annotations
 
