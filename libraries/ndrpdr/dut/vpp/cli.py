@@ -10,6 +10,7 @@ tail of its output.
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable
 
@@ -202,6 +203,22 @@ def describe(result: CommandResult) -> str:
     output = "\n".join(t.rstrip() for t in (result.stdout, result.stderr) if t.strip())
     shown = tail(output) if output else "(no output)"
     return f"`{shlex.join(result.argv)}` exited {result.exit_code}; output tail:\n{shown}"
+
+
+#: A VPP release in ``vpp --version``'s line ("vpp v26.06-release built by ...").
+_RELEASE = re.compile(r"\bvpp (v[0-9]+\.[0-9]+\S*)")
+
+
+def vpp_installed_version(node: Node, access: NodeAccess) -> tuple[str, str]:
+    """``("v26.06-release", binary)`` from ``<binary> --version`` on the node, VPP running or
+    not (what ``ndrpdr check`` compares); DutError when the binary does not say."""
+    binary = parse_options(node).binary
+    result = access.run([binary, "--version"], check=False, timeout_s=30.0)
+    found = _RELEASE.search(result.stdout)
+    if result.exit_code != 0 or found is None:
+        said = tail(f"{result.stdout}{result.stderr}".strip(), 200) or "no output"
+        raise DutError(f"{binary} --version exited {result.exit_code}: {said}")
+    return found.group(1), binary
 
 
 def vpp_version(node: Node, access: NodeAccess) -> str | None:
