@@ -103,13 +103,15 @@ def ports_outcome(node: Node, facts: list[PortFacts]) -> Outcome:
 def macs_outcome(node: Node, facts: list[PortFacts]) -> Outcome:
     """``macs <node>``: each found port's MAC is the file's ``mac_address``."""
     step = f"macs {node.key}"
-    wrong, same, unread = [], [], []
+    wrong, same = [], []
+    unread: dict[str, list[str]] = {}  # why: the ports
     for fact in facts:
         expected = node.interfaces[fact.key].mac_address
         if expected is None:
             continue
         if fact.mac is None:
-            unread.append(f"{fact.key} not read ({fact.note or 'no MAC shown'})")
+            why = f"{fact.note}: no kernel interface shows the MAC" if fact.note else "no MAC shown"
+            unread.setdefault(why, []).append(fact.key)
         elif fact.mac != expected.lower():
             wrong.append((fact, expected))
         else:
@@ -126,7 +128,8 @@ def macs_outcome(node: Node, facts: list[PortFacts]) -> Outcome:
     if not same and not unread:
         return passed(step, "nothing to check: no port with a MAC in the file to read")
     parts = [f"{', '.join(same)} as in the file"] if same else []
-    return passed(step, "; ".join(parts + unread))
+    parts += [f"{', '.join(keys)} not read ({why})" for why, keys in unread.items()]
+    return passed(step, "; ".join(parts))
 
 
 def _is_pci(where: str) -> bool:
