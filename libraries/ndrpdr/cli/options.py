@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 
 from ndrpdr.activebed.testbed import ActiveTestbed
-from ndrpdr.cli.nicoption import add_nic_option
 from ndrpdr.cli.profileargs import frame_size_option, profile_option
+from ndrpdr.cli.searchargs import add_nic_option
 from ndrpdr.console.progress import ConsoleKind
 from ndrpdr.families import get_family
 from ndrpdr.profiles import FrameSize, Profile, frame_sizes
