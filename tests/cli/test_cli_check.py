@@ -12,8 +12,8 @@ SIM_LINES = [
     "PASS reach DUT1: this machine",
     "PASS version TG: nothing to check: the sim driver needs no given version",
     "PASS version DUT1: nothing to check: the sim driver needs no given version",
-    "PASS ports TG: nothing to check: no port on a link names an interface or PCI address",
-    "PASS ports DUT1: nothing to check: no port on a link names an interface or PCI address",
+    "PASS ports TG: nothing to check: no port on the path names an interface or PCI address",
+    "PASS ports DUT1: nothing to check: no port on the path names an interface or PCI address",
     "PASS macs TG: nothing to check: no port with a MAC in the file to read",
     "PASS macs DUT1: nothing to check: no port with a MAC in the file to read",
 ]

@@ -30,6 +30,7 @@ nodes:
     interfaces:
       port1: {pci_address: "0000:18:00.0", mac_address: "b4:96:91:00:00:50", link: link1}
       port2: {name: ens5, mac_address: "b4:96:91:00:00:51", link: link2}
+      port3: {pci_address: "0000:99:00.0", mac_address: "b4:96:91:00:00:52"}
 """
 
 TREX_HELP = "Starting  TRex v3.08 please wait  ... \n Usage: t-rex-64 [mode] <options>\n"

@@ -75,6 +75,8 @@ def test_a_healthy_lab_passes_every_step_in_order(tmp_path: Path) -> None:
     # as root through sudo -n, never a password; every connection closed
     assert (("true",), True) in accesses["DUT1"].calls
     assert all(access.closed for access in accesses.values())
+    # port3 is on no link: no run uses it, so it is not looked for
+    assert not any("0000:99:00.0" in " ".join(argv) for argv, _ in accesses["DUT1"].calls)
 
 
 def test_a_node_that_cannot_be_reached_fails_reach_and_skips_its_steps_and_the_trial(
@@ -136,9 +138,19 @@ def test_no_vpp_on_the_node_fails_version(tmp_path: Path) -> None:
     accesses["DUT1"].script[VPP_ARGV] = (127, "", "sh: 1: /usr/bin/vpp: not found\n")
     lines = check_lines(write_lab(tmp_path), accesses)
     assert _line(lines, "FAIL version DUT1") == (
-        "FAIL version DUT1: no VPP found: /usr/bin/vpp --version exited 127: sh: 1: "
-        "/usr/bin/vpp: not found — fix: install VPP v26.06 on the node (see Preparing a lab "
-        "host) and set nodes.DUT1.options.binary to where it is"
+        "FAIL version DUT1: cannot read the VPP version: /usr/bin/vpp --version: exit status "
+        "127: sh: 1: /usr/bin/vpp: not found — fix: install VPP v26.06 on the node (see "
+        "Preparing a lab host) and set nodes.DUT1.options.binary to where it is"
+    )
+
+
+def test_a_vpp_that_dies_on_this_cpu_fails_version_naming_the_signal(tmp_path: Path) -> None:
+    accesses = healthy_lab()
+    accesses["DUT1"].script[VPP_ARGV] = (132, "", "Illegal instruction (core dumped)\n")
+    lines = check_lines(write_lab(tmp_path), accesses)
+    assert _line(lines, "FAIL version DUT1").startswith(
+        "FAIL version DUT1: cannot read the VPP version: /usr/bin/vpp --version: killed by "
+        "SIGILL (exit status 132): Illegal instruction (core dumped) — fix: "
     )
 
 
@@ -149,9 +161,9 @@ def test_no_trex_in_the_install_dir_fails_version(tmp_path: Path) -> None:
     accesses["TG"].script[TREX_HELP_O_ARGV] = (127, "", "env: './_t-rex-64-o': No such file\n")
     lines = check_lines(write_lab(tmp_path), accesses)
     assert _line(lines, "FAIL version TG") == (
-        "FAIL version TG: no TRex found: no TRex version from /opt/trex/v3.08: "
-        "/opt/trex/v3.08/_t-rex-64 --help exited 127: env: './_t-rex-64': No such file or "
-        "directory; /opt/trex/v3.08/_t-rex-64-o --help exited 127: env: './_t-rex-64-o': "
+        "FAIL version TG: cannot read the TRex version: /opt/trex/v3.08/_t-rex-64 --help: "
+        "exit status 127: env: './_t-rex-64': No such file or directory; "
+        "/opt/trex/v3.08/_t-rex-64-o --help: exit status 127: env: './_t-rex-64-o': "
         "No such file — fix: install TRex v3.08 on the node (see Preparing a lab host) and "
         "set nodes.TG.options.install_dir to where it is"
     )

@@ -3,18 +3,21 @@
 A port is looked up by its PCI address when the file gives one (the
 device in ``/sys/bus/pci/devices``; its MAC from its kernel interface,
 none while a user-space driver such as vfio-pci holds it), else by its
-interface ``name`` (``ip -o link show dev NAME``). Only ports on a link
-are checked (the ones a test can use); memif ports are made by the run.
+interface ``name`` (``ip -o link show dev NAME``). Only the ports on the
+traffic path are checked (the ones a run uses: ``ndrpdr validate --plan``
+shows them); memif ports are made by the run.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.labcheck.outcome import Outcome, failed, passed
 from ndrpdr.topology.model import Interface, Node
+from ndrpdr.topology.path import TrafficPath
 
 PCI_DEVICES = "/sys/bus/pci/devices"
 _LINK_ETHER = re.compile(r"link/ether ([0-9a-fA-F:]{17})")
@@ -32,14 +35,23 @@ class PortFacts:
     note: str = ""
 
 
-def checked_ports(node: Node) -> list[Interface]:
-    """The node's ports on a link that name a PCI address or an interface (not memif)."""
+def path_ports(path: TrafficPath) -> dict[str, list[str]]:
+    """{node key: the keys of its ports on ``path``}, in the order traffic crosses them."""
+    ports: dict[str, list[str]] = {}
+    for link in path.links:
+        for end in (link.tx, link.rx):
+            ports.setdefault(end.node, []).append(end.interface)
+    return ports
+
+
+def checked_ports(node: Node, keys: Sequence[str]) -> list[Interface]:
+    """The node's ports ``keys`` (those on the path) that name a PCI address or an
+    interface; not memif ports (their sockets are made by the run)."""
+    ports = [node.interfaces[key] for key in keys]
     return [
         port
-        for port in node.interfaces.values()
-        if port.link is not None
-        and not port.is_memif
-        and (port.pci_address is not None or port.name is not None)
+        for port in ports
+        if not port.is_memif and (port.pci_address is not None or port.name is not None)
     ]
 
 
@@ -67,10 +79,10 @@ def _name_facts(access: NodeAccess, port: Interface, name: str) -> PortFacts:
     return PortFacts(port.key, name, found=True, mac=None if mac is None else mac.group(1).lower())
 
 
-def read_ports(node: Node, access: NodeAccess) -> list[PortFacts]:
-    """What the node has for each port ``checked_ports`` gives."""
+def read_ports(node: Node, access: NodeAccess, keys: Sequence[str]) -> list[PortFacts]:
+    """What the node has for each of its ports ``keys`` that ``checked_ports`` keeps."""
     facts = []
-    for port in checked_ports(node):
+    for port in checked_ports(node, keys):
         if port.pci_address is not None:
             facts.append(_pci_facts(access, port, port.pci_address))
         else:
@@ -83,7 +95,9 @@ def ports_outcome(node: Node, facts: list[PortFacts]) -> Outcome:
     """``ports <node>``: every port the file names is there."""
     step = f"ports {node.key}"
     if not facts:
-        return passed(step, "nothing to check: no port on a link names an interface or PCI address")
+        return passed(
+            step, "nothing to check: no port on the path names an interface or PCI address"
+        )
     missing = [f for f in facts if not f.found]
     if missing:
         what = "; ".join(f"{f.key} ({f.where}): {f.note}" for f in missing)

@@ -20,13 +20,19 @@ from ndrpdr.activebed.nodes import check_path_drivers, uses_local_testbed
 from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.labcheck.outcome import Outcome, error_text, failed, passed, skipped
-from ndrpdr.labcheck.ports import PortFacts, macs_outcome, ports_outcome, read_ports
+from ndrpdr.labcheck.ports import (
+    PortFacts,
+    macs_outcome,
+    path_ports,
+    ports_outcome,
+    read_ports,
+)
 from ndrpdr.labcheck.reach import check_reach
 from ndrpdr.labcheck.versions import check_version
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.topology.model import Node, Topology
-from ndrpdr.topology.path import compute_path
+from ndrpdr.topology.path import TrafficPath, compute_path
 
 #: One trial on a set-up testbed (what ``ndrpdr trial`` does): what was sent, in words
 #: ("10 kpps for 1 s (ethip4-ip4base, 64 B)"), and the trial.
@@ -72,12 +78,12 @@ def run_check(settings: CheckSettings) -> Iterator[Outcome]:
     nodes = ", ".join(f"{n.key} ({n.driver})" for n in topology.nodes.values())
     yield passed("topology", f"{settings.topology}: {nodes}; {path.node_count}-node path")
     if uses_local_testbed(topology):
-        yield from _check_built(topology, settings)
+        yield from _check_built(topology, path, settings)
     else:
-        yield from _check_lab(topology, settings)
+        yield from _check_lab(topology, path, settings)
 
 
-def _check_lab(topology: Topology, settings: CheckSettings) -> Iterator[Outcome]:
+def _check_lab(topology: Topology, path: TrafficPath, settings: CheckSettings) -> Iterator[Outcome]:
     """Node steps through each node's own access, then the trial on a testbed of its own."""
     accesses: dict[str, NodeAccess] = {}
 
@@ -87,7 +93,7 @@ def _check_lab(topology: Topology, settings: CheckSettings) -> Iterator[Outcome]
         return accesses[key]
 
     try:
-        all_passed = yield from _node_steps(topology, access)
+        all_passed = yield from _node_steps(topology, path, access)
     finally:
         for opened in accesses.values():
             opened.close()
@@ -97,7 +103,9 @@ def _check_lab(topology: Topology, settings: CheckSettings) -> Iterator[Outcome]
     yield from _trial_step(settings, lambda: settings.make_testbed(topology, settings.nic))
 
 
-def _check_built(topology: Topology, settings: CheckSettings) -> Iterator[Outcome]:
+def _check_built(
+    topology: Topology, path: TrafficPath, settings: CheckSettings
+) -> Iterator[Outcome]:
     """Set the testbed up (its nodes are made for the run), then node steps and trial on it."""
     testbed = settings.make_testbed(topology, settings.nic)
     try:
@@ -116,7 +124,7 @@ def _check_built(topology: Topology, settings: CheckSettings) -> Iterator[Outcom
         return
     try:
         yield passed("build", "the nodes made for the run are up (network namespaces)")
-        all_passed = yield from _node_steps(testbed.topology, testbed.access)
+        all_passed = yield from _node_steps(testbed.topology, path, testbed.access)
         if not all_passed:
             yield skipped("trial", "an earlier step failed")
             return
@@ -126,20 +134,22 @@ def _check_built(topology: Topology, settings: CheckSettings) -> Iterator[Outcom
 
 
 def _node_steps(
-    topology: Topology, access: Callable[[str], NodeAccess]
+    topology: Topology, path: TrafficPath, access: Callable[[str], NodeAccess]
 ) -> Generator[Outcome, None, bool]:
-    """reach, version, ports and macs of every node (file order), each step over every node;
-    returns True when all passed. A node that cannot be reached has its other steps skipped,
-    and one whose ports are missing its macs step."""
+    """reach, version, ports and macs of the nodes on ``path`` (file order), each step over
+    every node; returns True when all passed. A node that cannot be reached has its other
+    steps skipped, and one whose ports are missing its macs step."""
+    used = path_ports(path)
+    nodes = {key: node for key, node in topology.nodes.items() if key in used}
     reached: list[str] = []
-    for key, node in topology.nodes.items():
+    for key, node in nodes.items():
         outcome = check_reach(node, access(key))
         if outcome.status == "PASS":
             reached.append(key)
         yield outcome
-    all_passed = len(reached) == len(topology.nodes)
-    unreached = {key: f"reach {key} failed" for key in topology.nodes if key not in reached}
-    for key, node in topology.nodes.items():
+    all_passed = len(reached) == len(nodes)
+    unreached = {key: f"reach {key} failed" for key in nodes if key not in reached}
+    for key, node in nodes.items():
         outcome = (
             skipped(f"version {key}", unreached[key])
             if key in unreached
@@ -148,15 +158,15 @@ def _node_steps(
         all_passed &= outcome.status != "FAIL"
         yield outcome
     facts: dict[str, list[PortFacts]] = {}
-    for key, node in topology.nodes.items():
+    for key, node in nodes.items():
         if key in unreached:
             yield skipped(f"ports {key}", unreached[key])
             continue
-        facts[key] = read_ports(node, access(key))
+        facts[key] = read_ports(node, access(key), used[key])
         outcome = ports_outcome(node, facts[key])
         all_passed &= outcome.status != "FAIL"
         yield outcome
-    for key, node in topology.nodes.items():
+    for key, node in nodes.items():
         if key in unreached:
             yield skipped(f"macs {key}", unreached[key])
         elif any(not fact.found for fact in facts[key]):

@@ -44,7 +44,7 @@ def check_version(node: Node, access: NodeAccess) -> Outcome:
         version, where = software.installed(node, access)
     except (NdrPdrError, OSError) as exc:
         first, rest = error_text(exc)
-        return failed(step, f"no {software.name} found: {first}", fix, rest)
+        return failed(step, f"cannot read the {software.name} version: {first}", fix, rest)
     if not is_supported(version, software.supported):
         return failed(
             step,

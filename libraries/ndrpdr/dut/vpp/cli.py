@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from ndrpdr.access.base import CommandResult, NodeAccess, tail
 from ndrpdr.access.processlog import LOG_TAIL_LINES, bounded_log, log_tail
+from ndrpdr.access.procstate import describe_exit
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.vpp import family as vpp_family
@@ -217,7 +218,8 @@ def vpp_installed_version(node: Node, access: NodeAccess) -> tuple[str, str]:
     found = _RELEASE.search(result.stdout)
     if result.exit_code != 0 or found is None:
         said = tail(f"{result.stdout}{result.stderr}".strip(), 200) or "no output"
-        raise DutError(f"{binary} --version exited {result.exit_code}: {said}")
+        status = describe_exit(result.exit_code, shell=True)
+        raise DutError(f"{binary} --version: {status}: {said}")
     return found.group(1), binary
 
 

@@ -6,6 +6,7 @@ import re
 from pathlib import PurePosixPath
 
 from ndrpdr.access.base import NodeAccess
+from ndrpdr.access.procstate import describe_exit
 from ndrpdr.drivers import DriverDescription, Software
 from ndrpdr.topology.model import Node
 from ndrpdr.trafficgen.base import TrafficContext, TrafficGeneratorError
@@ -71,8 +72,9 @@ def trex_installed_version(node: Node, access: NodeAccess) -> tuple[str, str]:
         if found is not None:
             return found.group(1), directory
         output = f"{result.stdout}{result.stderr}".strip().splitlines()
-        said.append(f"{binary} --help exited {result.exit_code}: {output[-1] if output else ''}")
-    raise TrafficGeneratorError(f"no TRex version from {directory}: {'; '.join(said)}")
+        status = describe_exit(result.exit_code, shell=True)
+        said.append(f"{binary} --help: {status}: {output[-1] if output else 'no output'}")
+    raise TrafficGeneratorError("; ".join(said))
 
 
 DESCRIPTION = DriverDescription(
