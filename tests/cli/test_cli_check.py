@@ -49,7 +49,7 @@ def test_a_trial_that_loses_frames_exits_1(cli: CliCall) -> None:
     assert last.endswith(
         " — fix: check that the file's links are the cables (ndrpdr validate --plan "
         "topologies/sim.yaml prints the path) and that the DUTs forward "
-        "(ndrpdr -v trial --topology topologies/sim.yaml --rate 10kpps)"
+        "(ndrpdr -v trial --topology topologies/sim.yaml with the same options)"
     )
 
 

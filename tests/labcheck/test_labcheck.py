@@ -20,18 +20,22 @@ from labcheck_helpers import (
     FakeTestbed,
     ScriptedAccess,
     check_lines,
+    good_trial,
     healthy_lab,
     trex_help,
     write_lab,
 )
 
+from ndrpdr.activebed.testbed import TestbedError
 from ndrpdr.dut.vpp.cli import vpp_installed_version
 from ndrpdr.errors import NdrPdrError
+from ndrpdr.labcheck import CheckSettings, run_check
 from ndrpdr.labcheck.versions import is_supported
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.trex.description import trex_installed_version
 
+ROOT = Path(__file__).resolve().parents[2]
 TREX_HELP_ARGV = ("env", "-C", "/opt/trex/v3.08", "./_t-rex-64", "--help")
 TREX_HELP_O_ARGV = ("env", "-C", "/opt/trex/v3.08", "./_t-rex-64-o", "--help")
 VPP_ARGV = ("/usr/bin/vpp", "--version")
@@ -43,7 +47,7 @@ SSH_FIX = (
 )
 TRIAL_FIX = (
     "check that the file's links are the cables (ndrpdr validate --plan {file} prints the "
-    "path) and that the DUTs forward (ndrpdr -v trial --topology {file} --rate 10kpps)"
+    "path) and that the DUTs forward (ndrpdr -v trial --topology {file} with the same options)"
 )
 
 
@@ -222,9 +226,33 @@ def test_a_trial_that_raises_fails_with_the_first_line_of_the_error(tmp_path: Pa
 
     lines = check_lines(lab, healthy_lab(), trial=broken)
     assert lines[-1] == (
-        "FAIL trial: TG: TRex server did not start — fix: see the whole error with: "
-        f"ndrpdr -v trial --topology {lab} --rate 10kpps"
+        "FAIL trial: TG: TRex server did not start — fix: see the set-up step by step with: "
+        f"ndrpdr -v trial --topology {lab} with the same options"
     )
+
+
+def test_nodes_the_run_makes_that_cannot_be_built_fail_build_and_skip_the_rest() -> None:
+    topology = ROOT / "topologies" / "local-linux.yaml"
+
+    class Unbuildable(FakeTestbed):
+        def setup(self) -> None:
+            raise TestbedError("local testbed: ip netns add: Operation not permitted\nip: ...")
+
+        def teardown(self) -> None:
+            raise AssertionError("nothing was built, nothing to tear down")
+
+    settings = CheckSettings(topology, trial=good_trial, make_testbed=lambda t, n: Unbuildable())
+    lines = [outcome.line for outcome in run_check(settings)]
+    assert lines[1:] == [
+        "FAIL build: local testbed: ip netns add: Operation not permitted — fix: run ndrpdr as "
+        f"root (it makes network namespaces); ndrpdr -v trial --topology {topology} shows the "
+        "set-up step by step",
+        "SKIP reach: the nodes made for the run could not be built",
+        "SKIP version: the nodes made for the run could not be built",
+        "SKIP ports: the nodes made for the run could not be built",
+        "SKIP macs: the nodes made for the run could not be built",
+        "SKIP trial: the nodes made for the run could not be built",
+    ]
 
 
 def test_no_trial_says_so_and_sends_nothing(tmp_path: Path) -> None:

@@ -115,8 +115,8 @@ def _check_built(
         yield failed(
             "build",
             first,
-            f"see the whole error with: ndrpdr -v trial --topology {settings.topology} "
-            "--rate 10kpps (root is needed for network namespaces)",
+            "run ndrpdr as root (it makes network namespaces); ndrpdr -v trial --topology "
+            f"{settings.topology} shows the set-up step by step",
             rest,
         )
         for step in (*NODE_STEPS, "trial"):
@@ -184,13 +184,13 @@ def _trial_step(settings: CheckSettings, testbed: Callable[[], ActiveTestbed]) -
     if settings.trial is None:
         yield skipped("trial", "--no-trial")
         return
-    again = f"ndrpdr -v trial --topology {settings.topology} --rate 10kpps"
+    again = f"ndrpdr -v trial --topology {settings.topology} with the same options"
     try:
         with testbed() as active:
             sent, trial = settings.trial(active)
     except NdrPdrError as exc:
         first, rest = error_text(exc)
-        yield failed("trial", first, f"see the whole error with: {again}", rest)
+        yield failed("trial", first, f"see the set-up step by step with: {again}", rest)
         return
     intended = trial.intended_count
     received = trial.forwarded_count
