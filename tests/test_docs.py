@@ -23,6 +23,7 @@ PAGES = (
     "running",
     "topologies",
     "lab",
+    "lab-host",
     "families",
     "csit",
     "search-engine",

@@ -31,6 +31,11 @@ COMMANDS: dict[str, Command] = {
         "ndrpdr.cli.validate_cmd",
         "check topology files (and show the ports and links a test uses)",
     ),
+    "check": Command(
+        "ndrpdr.cli.check_cmd",
+        "smoke-test a testbed before a run: nodes reached, VPP / TRex versions, ports, MACs, "
+        "one short trial; a PASS / FAIL / SKIP line per step",
+    ),
     "trial": Command("ndrpdr.cli.trial_cmd", "one trial at a rate, counts printed"),
     "search": Command(
         "ndrpdr.cli.search_cmd",

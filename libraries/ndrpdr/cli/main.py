@@ -24,7 +24,7 @@ from ndrpdr.errors import NdrPdrError
 from ndrpdr.interrupts import acknowledge, handle_interrupts
 
 #: Commands that build a testbed: they remove dead runs' leftovers before anything else.
-BUILDS_TESTBED = frozenset({"search", "soak", "trial"})
+BUILDS_TESTBED = frozenset({"check", "search", "soak", "trial"})
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 
 from ndrpdr.activebed.testbed import ActiveTestbed
-from ndrpdr.cli.nicoption import add_nic_option
 from ndrpdr.cli.profileargs import frame_size_option, profile_option
+from ndrpdr.cli.searchargs import add_nic_option
 from ndrpdr.console.progress import ConsoleKind
 from ndrpdr.families import get_family
 from ndrpdr.profiles import FrameSize, Profile, frame_sizes
@@ -20,14 +20,20 @@ DEFAULT_TOPOLOGY = "topologies/sim.yaml"
 DEFAULT_PROFILE = "ethip4-ip4base"
 
 
-def add_traffic_options(parser: argparse.ArgumentParser) -> None:
-    """--topology, --profile, --cores, --frame-size, --flows, --unidirectional."""
-    parser.add_argument(
-        "--topology",
-        default=DEFAULT_TOPOLOGY,
-        metavar="FILE",
-        help=f"topology file (default {DEFAULT_TOPOLOGY}, the simulator)",
-    )
+def add_traffic_options(
+    parser: argparse.ArgumentParser, *, topology_required: bool = False
+) -> None:
+    """--topology (the simulator's unless ``topology_required``), --profile, --cores,
+    --frame-size, --flows, --unidirectional."""
+    if topology_required:
+        parser.add_argument("--topology", required=True, metavar="FILE", help="topology file")
+    else:
+        parser.add_argument(
+            "--topology",
+            default=DEFAULT_TOPOLOGY,
+            metavar="FILE",
+            help=f"topology file (default {DEFAULT_TOPOLOGY}, the simulator)",
+        )
     parser.add_argument(
         "--profile",
         default=DEFAULT_PROFILE,

@@ -2,7 +2,10 @@
 
 ``search_settings(args)`` runs right after argument parsing, before any
 testbed exists; ``usage_error`` reports a bad value as argparse does
-(``ndrpdr search: error: --min-rate 0: ...``, exit status 2).
+(``ndrpdr search: error: --min-rate 0: ...``, exit status 2). Also
+``--nic MODEL``, which validate, trial, search and check share (here, not
+in ``options``: validate needs nothing else of the traffic options, and
+none of their imports).
 """
 
 from __future__ import annotations
@@ -42,3 +45,14 @@ def usage_error(command: str, error: Exception) -> int:
     """Print ``ndrpdr COMMAND: error: MESSAGE`` to stderr as argparse does; return 2."""
     print(f"ndrpdr {command}: error: {error}", file=sys.stderr, flush=True)
     return 2
+
+
+def add_nic_option(parser: argparse.ArgumentParser) -> None:
+    """--nic MODEL: the NIC whose ports the traffic crosses."""
+    parser.add_argument(
+        "--nic",
+        default=None,
+        metavar="MODEL",
+        help="NIC model of the DUT ports to test, e.g. Intel-E810CQ (default: the first "
+        "ports that make a whole path)",
+    )

@@ -7,6 +7,8 @@ import argparse
 from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.cli.options import add_traffic_options, configured_tg, traffic_from
 from ndrpdr.cli.searchargs import usage_error
+from ndrpdr.profiles import FrameSize, Profile
+from ndrpdr.search.trial import TrialResult
 from ndrpdr.searchlimits import (
     FINAL_TRIAL_DURATION_MAX_S,
     BadSettingError,
@@ -29,6 +31,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(run=run)
 
 
+def measure_one(
+    testbed: ActiveTestbed,
+    args: argparse.Namespace,
+    profile: Profile,
+    frame_size: FrameSize,
+    rate_given: Given,
+    duration: float,
+) -> tuple[float, TrialResult]:
+    """Configure ``testbed``'s DUTs for the traffic options, check ``rate_given`` against the
+    TG's maximum (BadSettingError) and measure one trial: ``(rate [pps], trial)``. What
+    ``ndrpdr trial`` does on its testbed, and ``ndrpdr check``'s trial step."""
+    tg = configured_tg(testbed, args, profile, frame_size)
+    _, rate = check_load_range(None, rate_given, tg_max_pps=tg.max_load_pps, frame_size=frame_size)
+    return rate, tg.measure(duration, rate)
+
+
 def run(args: argparse.Namespace) -> int:
     """Print intended, offered, received and loss of one trial; 0 on success, 2 for a bad
     --rate or --duration (checked before the testbed is set up, the rate against the TG's
@@ -40,14 +58,10 @@ def run(args: argparse.Namespace) -> int:
     except BadSettingError as exc:
         return usage_error("trial", exc)
     with ActiveTestbed(topology, nic=args.nic) as testbed:
-        tg = configured_tg(testbed, args, profile, frame_size)
         try:
-            _, rate = check_load_range(
-                None, rate_given, tg_max_pps=tg.max_load_pps, frame_size=frame_size
-            )
+            rate, trial = measure_one(testbed, args, profile, frame_size, rate_given, duration)
         except BadSettingError as exc:
             return usage_error("trial", exc)
-        trial = tg.measure(duration, rate)
     lost = (trial.loss_count or 0) + trial.unsent_count
     print(f"rate:      {format_rate(rate)} for {duration:g} s ({profile.name}, {frame_size} B)")
     print(f"intended:  {trial.intended_count:.0f} frames")

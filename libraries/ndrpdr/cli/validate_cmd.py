@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ndrpdr.cli.nicoption import add_nic_option
+from ndrpdr.cli.searchargs import add_nic_option
 from ndrpdr.drivers import describe
 from ndrpdr.dut.plan import plan_duts
 from ndrpdr.errors import NdrPdrError

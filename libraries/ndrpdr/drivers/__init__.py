@@ -10,6 +10,7 @@ from ndrpdr.drivers.description import (
     AccessKind,
     DriverDescription,
     FamilySetupKind,
+    Software,
 )
 from ndrpdr.drivers.options import option, option_docs, option_names, options_schema, read_options
 from ndrpdr.drivers.registry import describe, descriptions, driver_names, find, register
@@ -20,6 +21,7 @@ __all__ = [
     "AccessKind",
     "DriverDescription",
     "FamilySetupKind",
+    "Software",
     "describe",
     "descriptions",
     "driver_names",

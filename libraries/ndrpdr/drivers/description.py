@@ -49,6 +49,25 @@ FAMILY_SETUP_KINDS: tuple[FamilySetupKind, ...] = ("every", "vpp", "mode")
 
 
 @dataclasses.dataclass(frozen=True)
+class Software:
+    """The versioned software a driver runs on its node, as ``ndrpdr check`` checks it.
+
+    ``name`` ("VPP", "TRex"); ``supported``: the releases the driver is
+    written and checked against ("v26.06"; a build of the same release,
+    "v26.06-release", "v26.06.1", matches); ``installed(node, access)``
+    reads the version installed on the node, whether it runs or not, as
+    ``(version, where)`` ("v26.06-release", "/usr/bin/vpp"), and raises an
+    NdrPdrError (or OSError) saying what is missing; ``option`` is the node
+    option that says where the software is ("binary", "install_dir").
+    """
+
+    name: str
+    supported: tuple[str, ...]
+    installed: Callable[[Any, Any], tuple[str, str]]
+    option: str
+
+
+@dataclasses.dataclass(frozen=True)
 class DriverDescription:
     """One TG or DUT driver.
 
@@ -63,6 +82,8 @@ class DriverDescription:
     is shared by every test (a TRex server and its connection), or None.
     ``port_driver`` says how a DUT node's data plane reaches its ports
     (``vfio-pci``, ``af_packet``, ``kernel``...), for CSIT's ``DRV_*`` tags.
+    ``software`` is what ``ndrpdr check`` compares with the node's (None: a
+    driver whose software has no version to check: the simulator, Linux).
     ``threads`` (DUT only) gives, from ``(node, DutTestConfig)``, which CPU
     each data-plane thread of the test gets, as the driver places them
     (``ndrpdr.dut.smt.ThreadPlan``: CSIT's ``2T1C`` tags, the record's
@@ -82,6 +103,7 @@ class DriverDescription:
     port_driver: Callable[[Any], str] | None = None
     threads: Callable[[Any, Any], Any] | None = None
     version: Callable[[Any, Any], str | None] | None = None
+    software: Software | None = None
     family_setup: FamilySetupKind = "mode"
 
     def __post_init__(self) -> None:

@@ -23,6 +23,12 @@ def driver_text(description: DriverDescription) -> list[str]:
         f"{description.kinds_text} (access kind {', '.join(description.access)}); "
         f"{_shapes(description)} testbeds."
     )
+    software = description.software
+    if software is not None:
+        about += (
+            f" Supports {software.name} {', '.join(software.supported)} (``ndrpdr check`` "
+            "compares the node's)."
+        )
     lines += textwrap.wrap(
         about, _WIDTH, initial_indent="    ", subsequent_indent="    ", break_on_hyphens=False
     )

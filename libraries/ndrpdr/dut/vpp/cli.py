@@ -10,11 +10,13 @@ tail of its output.
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable
 
 from ndrpdr.access.base import CommandResult, NodeAccess, tail
 from ndrpdr.access.processlog import LOG_TAIL_LINES, bounded_log, log_tail
+from ndrpdr.access.procstate import describe_exit
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.vpp import family as vpp_family
@@ -202,6 +204,23 @@ def describe(result: CommandResult) -> str:
     output = "\n".join(t.rstrip() for t in (result.stdout, result.stderr) if t.strip())
     shown = tail(output) if output else "(no output)"
     return f"`{shlex.join(result.argv)}` exited {result.exit_code}; output tail:\n{shown}"
+
+
+#: A VPP release in ``vpp --version``'s line ("vpp v26.06-release built by ...").
+_RELEASE = re.compile(r"\bvpp (v[0-9]+\.[0-9]+\S*)")
+
+
+def vpp_installed_version(node: Node, access: NodeAccess) -> tuple[str, str]:
+    """``("v26.06-release", binary)`` from ``<binary> --version`` on the node, VPP running or
+    not (what ``ndrpdr check`` compares); DutError when the binary does not say."""
+    binary = parse_options(node).binary
+    result = access.run([binary, "--version"], check=False, timeout_s=30.0)
+    found = _RELEASE.search(result.stdout)
+    if result.exit_code != 0 or found is None:
+        said = tail(f"{result.stdout}{result.stderr}".strip(), 200) or "no output"
+        status = describe_exit(result.exit_code, shell=True)
+        raise DutError(f"{binary} --version: {status}: {said}")
+    return found.group(1), binary
 
 
 def vpp_version(node: Node, access: NodeAccess) -> str | None:

@@ -31,7 +31,7 @@ from collections.abc import Callable
 
 from ndrpdr.access.base import BackgroundProcess, NodeAccess
 from ndrpdr.access.processlog import bounded_log, log_tail
-from ndrpdr.drivers import DriverDescription
+from ndrpdr.drivers import DriverDescription, Software
 from ndrpdr.dut.accel import Prepared
 from ndrpdr.dut.base import DutDriver, DutError, DutTestConfig
 from ndrpdr.dut.guest.plan import VHOST_INTERFACES, GuestPlan
@@ -40,7 +40,7 @@ from ndrpdr.dut.health import check_process
 from ndrpdr.dut.nodesteps import NodeSteps
 from ndrpdr.dut.vpp import afpacket as vpp_afpacket
 from ndrpdr.dut.vpp import family as vpp_family
-from ndrpdr.dut.vpp.cli import VppCli, vpp_version
+from ndrpdr.dut.vpp.cli import VppCli, vpp_installed_version, vpp_version
 from ndrpdr.dut.vpp.config import VppOptions, parse_options
 from ndrpdr.dut.vpp.health import PortHealth
 from ndrpdr.dut.vpp.layout import cpu_layout, port_driver, thread_plan
@@ -427,6 +427,9 @@ class VppDriver(DutDriver):
         return "" if config is None else cpu_layout(self._node, self.options, config, self._queues)
 
 
+#: The VPP releases the driver is written and checked against (its CLI commands, startup.conf).
+SUPPORTED_VPP = ("v26.06",)
+
 DESCRIPTION = DriverDescription(
     name="vpp",
     role="DUT",
@@ -439,5 +442,8 @@ DESCRIPTION = DriverDescription(
     port_driver=port_driver,
     threads=thread_plan,
     version=vpp_version,
+    software=Software(
+        name="VPP", supported=SUPPORTED_VPP, installed=vpp_installed_version, option="binary"
+    ),
     family_setup="vpp",
 )

@@ -6,7 +6,8 @@ import re
 from pathlib import PurePosixPath
 
 from ndrpdr.access.base import NodeAccess
-from ndrpdr.drivers import DriverDescription
+from ndrpdr.access.procstate import describe_exit
+from ndrpdr.drivers import DriverDescription, Software
 from ndrpdr.topology.model import Node
 from ndrpdr.trafficgen.base import TrafficContext, TrafficGeneratorError
 from ndrpdr.trafficgen.trex.astf.driver import TrexAstfTrafficGenerator, check_astf_server
@@ -49,6 +50,33 @@ def trex_version(node: Node, access: NodeAccess) -> str | None:
     return None if match is None else f"TRex {match.group(0)}"
 
 
+#: The TRex releases the driver is written and checked against (server and its own client).
+SUPPORTED_TREX = ("v3.08",)
+#: The server binaries of an install directory: the one for CPUs with AVX, then the other.
+_SERVERS = ("_t-rex-64", "_t-rex-64-o")
+#: The version line of ``_t-rex-64 --help`` ("Version : v3.08").
+_HELP_VERSION = re.compile(r"^\s*Version\s*:\s*(v[0-9]+\.[0-9]+\S*)", re.MULTILINE)
+
+
+def trex_installed_version(node: Node, access: NodeAccess) -> tuple[str, str]:
+    """``("v3.08", install_dir)`` from what the server binary of ``install_dir`` prints with
+    ``--help`` (what ``ndrpdr check`` compares; nothing is started, no root needed);
+    TrafficGeneratorError when neither binary says."""
+    directory = str(node.options.get("install_dir") or DEFAULT_INSTALL_DIR)
+    said = []
+    for name in _SERVERS:
+        binary = f"{directory}/{name}"
+        # run from the install directory: the binaries find their libraries (so/<arch>) from it
+        result = access.run(["env", "-C", directory, f"./{name}", "--help"], check=False)
+        found = _HELP_VERSION.search(result.stdout)
+        if found is not None:
+            return found.group(1), directory
+        output = f"{result.stdout}{result.stderr}".strip().splitlines()
+        status = describe_exit(result.exit_code, shell=True)
+        said.append(f"{binary} --help: {status}: {output[-1] if output else 'no output'}")
+    raise TrafficGeneratorError("; ".join(said))
+
+
 DESCRIPTION = DriverDescription(
     name="trex",
     role="TG",
@@ -58,4 +86,10 @@ DESCRIPTION = DriverDescription(
     access=("ssh", "labbox", "netns", "local"),
     session=TrexSession,
     version=trex_version,
+    software=Software(
+        name="TRex",
+        supported=SUPPORTED_TREX,
+        installed=trex_installed_version,
+        option="install_dir",
+    ),
 )
