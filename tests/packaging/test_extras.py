@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import configparser
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -135,3 +136,18 @@ def test_the_cli_says_an_unwrapped_missing_part_in_one_line(
     err = capsys.readouterr().err
     assert err == missing_message("scapy", "ndrpdr summary") + "\n"
     assert err == "ndrpdr summary needs scapy: pip install 'ndrpdr[local]'\n"
+
+
+def test_a_missing_postgresql_driver_names_the_store_extra(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """psycopg not installed (None in sys.modules: importing it fails as for a missing one);
+    the store is opened before any record is read, so an empty directory will do."""
+    for module in [m for m in sys.modules if m.partition(".")[0] == "psycopg"] + ["psycopg"]:
+        monkeypatch.setitem(sys.modules, module, None)
+    url = "postgresql://ndrpdr:hunter2@db.invalid/ndrpdr"
+    assert main(["ingest", str(tmp_path), "--store", url]) == 1
+    assert capsys.readouterr().err == (
+        "ndrpdr ingest: store postgresql+psycopg://ndrpdr:***@db.invalid/ndrpdr needs psycopg: "
+        "pip install 'ndrpdr[store]'\n"
+    )
