@@ -23,7 +23,8 @@ from store_helpers import (
 )
 
 from ndrpdr.results.schema import validate_record
-from ndrpdr.store import RunSummary, open_store
+from ndrpdr.store import open_store
+from ndrpdr.store.store import RunSummary
 from ndrpdr.trend.history import sample_from_record
 from ndrpdr.trend.trendseries import Latency
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.access.local import LocalTransport
 from ndrpdr.access.netns import NetnsTransport
-from ndrpdr.access.ssh import SshTransport
+from ndrpdr.optionaldeps import optional_part
 from ndrpdr.topology.model import LocalAccess, NetnsAccess, Node, SshAccess
 
 
@@ -15,7 +15,8 @@ def open_access(node: Node, *, namespace: str | None = None) -> NodeAccess:
     ``namespace`` replaces the logical namespace of a netns node (the local
     testbed maps logical names to per-run names); it is an error for other
     access kinds. A netns transport runs ``ip netns exec`` through ``sudo``
-    when not root (a no-op as root).
+    when not root (a no-op as root). An SSH node needs paramiko (the ``lab``
+    extra): without it, MissingPartError says so.
     """
     access = node.access
     if isinstance(access, NetnsAccess):
@@ -26,5 +27,8 @@ def open_access(node: Node, *, namespace: str | None = None) -> NodeAccess:
     if isinstance(access, LocalAccess):
         return LocalTransport(node.key, sudo=access.sudo)
     if isinstance(access, SshAccess):
+        with optional_part(f"node {node.key}'s SSH access"):
+            from ndrpdr.access.ssh import SshTransport  # noqa: PLC0415 - paramiko is optional
+
         return SshTransport(node.key, access)
     raise TypeError(f"{node.key}: unknown access {access!r}")

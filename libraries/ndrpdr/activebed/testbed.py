@@ -58,6 +58,7 @@ from ndrpdr.families import Family, get_family
 from ndrpdr.localbed import LocalTestbed
 from ndrpdr.localbed.cpuclaim import CpuClaims
 from ndrpdr.localbed.naming import new_run_id
+from ndrpdr.optionaldeps import require
 from ndrpdr.profiles import FrameSize, Profile
 from ndrpdr.topology.model import NetnsAccess, Topology
 from ndrpdr.topology.path import TrafficPath, compute_path
@@ -150,6 +151,8 @@ class ActiveTestbed:
         if not uses_local_testbed(self.topology):
             return
         hosts = labbox_namespaces(self.topology)
+        if hosts:  # said before the namespaces are made: its hosts are reached over SSH
+            require(("paramiko", "cryptography"), "a lab in a box", extra="lab")
         run_id = self._claims.run_id if self._claims is not None else self._run_id
         self._localbed = LocalTestbed(self.topology, run_id=run_id, host_namespaces=hosts)
         self._localbed.setup()

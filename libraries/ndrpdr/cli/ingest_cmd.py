@@ -19,7 +19,7 @@ from ndrpdr.console.lines import print_to
 from ndrpdr.outdir.runfiles import RunFilesError
 from ndrpdr.store import open_store
 from ndrpdr.store.ingest import ingest_path
-from ndrpdr.store.urls import STORE_ENV, default_store_url
+from ndrpdr.store.location import STORE_ENV, default_store_url
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

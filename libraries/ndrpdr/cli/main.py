@@ -1,7 +1,8 @@
 """Entry point of ``ndrpdr`` / ``python -m ndrpdr``.
 
-Known failures (a bad topology, a DUT that does not start, a TG error)
-print one message and exit 1; bad usage exits 2; Ctrl-C or SIGTERM tears
+Known failures (a bad topology, a DUT that does not start, a TG error, an
+optional part not installed: ``ndrpdr.optionaldeps``) print one message and
+exit 1; bad usage exits 2; Ctrl-C or SIGTERM tears
 the testbed down and exits 130. A reader that stops early
 (``ndrpdr summary output.xml | head``) ends the command quietly with 141
 (128 + SIGPIPE, as a shell reports a command a closed pipe stopped), no
@@ -83,6 +84,15 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_BROKEN_PIPE
     except NdrPdrError as exc:
         print(f"ndrpdr {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except ModuleNotFoundError as exc:
+        # An optional part imported where no optional_part(...) says what needs it.
+        from ndrpdr.optionaldeps import missing_message, missing_module  # noqa: PLC0415
+
+        module = missing_module(exc)
+        if module is None:
+            raise
+        print(missing_message(module, f"ndrpdr {args.command}"), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         acknowledge()

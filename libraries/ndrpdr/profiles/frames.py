@@ -51,6 +51,7 @@ import struct
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ndrpdr.optionaldeps import optional_part
 from ndrpdr.profiles.addressing import check_direction
 from ndrpdr.profiles.checksum import checksum_of_sum, ones_complement_sum
 from ndrpdr.profiles.errors import ProfileError
@@ -174,10 +175,11 @@ def _packet(
     headers: Headers, layout: FrameLayout, src_mac: str, dst_mac: str, payload: bytes
 ) -> bytes:
     """The frame scapy builds from ``headers`` (base values) and ``payload``."""
-    from scapy.layers.inet import IP, UDP  # noqa: PLC0415 - scapy takes ~0.5 s to import
-    from scapy.layers.inet6 import IPv6  # noqa: PLC0415
-    from scapy.layers.l2 import Dot1Q, Ether  # noqa: PLC0415
-    from scapy.packet import Raw  # noqa: PLC0415
+    with optional_part("building the TG's frames"):  # scapy: optional, ~0.5 s to import
+        from scapy.layers.inet import IP, UDP  # noqa: PLC0415
+        from scapy.layers.inet6 import IPv6  # noqa: PLC0415
+        from scapy.layers.l2 import Dot1Q, Ether  # noqa: PLC0415
+        from scapy.packet import Raw  # noqa: PLC0415
 
     packet: Packet = Ether(src=headers.eth_src or src_mac, dst=headers.eth_dst or dst_mac)
     if headers.vlan is not None:

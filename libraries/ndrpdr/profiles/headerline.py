@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ndrpdr.optionaldeps import optional_part
+
 if TYPE_CHECKING:
     from scapy.packet import Packet
 
@@ -46,8 +48,9 @@ def _layer_words(layer: Packet) -> str | None:
 
 def header_line(frame: bytes) -> str:
     """The headers of Ethernet ``frame`` (no FCS) in one line (module docstring)."""
-    from scapy.contrib.geneve import GENEVE  # noqa: PLC0415, F401 - binds UDP port 6081 to it
-    from scapy.layers.l2 import Ether  # noqa: PLC0415 - scapy takes ~0.5 s to import
+    with optional_part("reading a frame's headers"):  # scapy: optional, ~0.5 s to import
+        from scapy.contrib.geneve import GENEVE  # noqa: PLC0415, F401 - binds UDP port 6081
+        from scapy.layers.l2 import Ether  # noqa: PLC0415
 
     words: list[str] = []
     layer: Packet = Ether(frame)

@@ -16,11 +16,13 @@ import datetime
 import hashlib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ndrpdr.outdir.runfiles import read_run
-from ndrpdr.store.store import Store
 from ndrpdr.trend.history import parse_time
+
+if TYPE_CHECKING:
+    from ndrpdr.store.store import Store
 
 
 @dataclasses.dataclass(frozen=True)

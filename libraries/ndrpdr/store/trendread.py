@@ -8,8 +8,12 @@ both from records on disk.
 
 from __future__ import annotations
 
-from ndrpdr.store.store import Store
+from typing import TYPE_CHECKING
+
 from ndrpdr.trend.trendruns import RunSamples
+
+if TYPE_CHECKING:
+    from ndrpdr.store.store import Store
 
 
 def read_store(store: Store, *, test: str | None = None) -> RunSamples:

@@ -10,7 +10,6 @@ replaced by ``***``.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -20,12 +19,9 @@ from sqlalchemy import event
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
+from ndrpdr.optionaldeps import missing_message, missing_module
 from ndrpdr.store.errors import StoreError
-
-#: The environment variable naming the default store of ``ndrpdr ingest``.
-STORE_ENV = "NDRPDR_STORE"
-#: The default store's file name, beside the first results directory.
-DEFAULT_FILE = "ndrpdr-results.sqlite"
+from ndrpdr.store.location import sqlite_url
 
 _USERINFO_PASSWORD = re.compile(r"(://[^:/?#@]*:)[^@/]*@")
 _QUERY_PASSWORD = re.compile(r"(?i)([?&]password=)[^&]*")
@@ -37,25 +33,6 @@ def redact(url: str | URL) -> str:
     text = url.render_as_string(hide_password=True) if isinstance(url, URL) else str(url)
     text = _USERINFO_PASSWORD.sub(r"\1***@", text)
     return _QUERY_PASSWORD.sub(r"\1***", text)
-
-
-def sqlite_url(path: str | os.PathLike[str]) -> str:
-    """The URL of the SQLite file ``path`` (made absolute)."""
-    return "sqlite:///" + Path(path).absolute().as_posix()
-
-
-def default_store_url(first_input: Path, environ: dict[str, str] | None = None) -> str:
-    """``$NDRPDR_STORE``, else ``ndrpdr-results.sqlite`` beside the first results directory.
-
-    ``first_input`` is a results directory (the file goes in its parent) or
-    an output.xml (the file goes in the parent of its directory): beside
-    the results, not among them, so clearing a results directory keeps it.
-    """
-    env = os.environ if environ is None else environ
-    if env.get(STORE_ENV):
-        return env[STORE_ENV]
-    directory = first_input if first_input.is_dir() else first_input.parent
-    return sqlite_url(directory.absolute().parent / DEFAULT_FILE)
 
 
 def parse_url(text: str) -> URL:
@@ -113,9 +90,11 @@ def make_engine(url: URL) -> sa.Engine:
             "(use sqlite:///FILE or postgresql+psycopg://USER@HOST/DATABASE)"
         ) from None
     except ImportError as exc:
+        missing = missing_module(exc) if isinstance(exc, ModuleNotFoundError) else None
+        if missing is not None:  # psycopg: the store's optional part
+            raise StoreError(missing_message(missing, f"store {redact(url)}")) from None
         raise StoreError(
-            f"store {redact(url)}: the database driver is not installed ({exc.name or exc}); "
-            "for PostgreSQL: pip install 'psycopg[binary]'"
+            f"store {redact(url)}: the database driver is not installed ({exc.name or exc})"
         ) from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_settings)

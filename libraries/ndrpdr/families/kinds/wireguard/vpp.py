@@ -39,15 +39,17 @@ import base64
 import dataclasses
 import hashlib
 import ipaddress
-
-from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from typing import TYPE_CHECKING
 
 from ndrpdr.dut.accel import HardwareNeed, QatCrypto
 from ndrpdr.dut.base import DutTestConfig
 from ndrpdr.families.kinds.vxlan.vpp import three_node_sides
 from ndrpdr.families.model import FamilyDefinitionError
 from ndrpdr.families.vppsetup import FreshVpp
+from ndrpdr.optionaldeps import optional_part
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 #: CSIT's WireGuard port and persistent keepalive [s].
 LISTEN_PORT = 51820
@@ -73,12 +75,26 @@ def _add(address: str, number: int) -> str:
 
 
 def private_key(seed: str) -> X25519PrivateKey:
-    """The X25519 private key derived from ``seed`` (the same wherever it is rendered)."""
+    """The X25519 private key derived from ``seed`` (the same wherever it is rendered).
+
+    cryptography is an optional part (the ``local`` extra): imported here, so
+    the family table loads without it.
+    """
+    with optional_part("the WireGuard families' keys"):
+        from cryptography.hazmat.primitives.asymmetric.x25519 import (  # noqa: PLC0415
+            X25519PrivateKey,
+        )
+
     return X25519PrivateKey.from_private_bytes(hashlib.sha256(seed.encode()).digest())
 
 
 def key_text(key: X25519PrivateKey, *, public: bool) -> str:
     """``key``'s private or public half in base64, as VPP's CLI takes it."""
+    from cryptography.hazmat.primitives.serialization import (  # noqa: PLC0415 - optional part
+        Encoding,
+        PublicFormat,
+    )
+
     raw = (
         key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
         if public
