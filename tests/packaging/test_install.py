@@ -243,9 +243,37 @@ def test_the_simulator_searches_and_validates_on_the_base(installed: Installed) 
     valid = _ndrpdr(installed, "validate", *sorted(topologies.glob("*.yaml")))
     assert valid.returncode == 0, valid.stderr
     args = ["--frame-size", "64", "--final-trial-duration", "0.2s", "--duration-sum", "2s"]
-    done = _ndrpdr(installed, "search", "--topology", topologies / "sim.yaml", *args)
+    done = _ndrpdr(installed, "search", *args)  # the default topology, outside any checkout
     assert done.returncode == 0, done.stderr
     assert "PDR: lower" in done.stdout
+
+
+def _readme_suite(readme: str) -> str:
+    """The literal block of README's "A first suite" section (its lines, unindented)."""
+    block = readme.split("\nA first suite\n", 1)[1].split("::\n\n", 1)[1]
+    lines = []
+    for line in block.splitlines():
+        if line and not line.startswith("    "):
+            break
+        lines.append(line.removeprefix("    "))
+    return "\n".join(lines).strip() + "\n"
+
+
+def test_readmes_first_suite_passes_from_any_directory(installed: Installed) -> None:
+    """README's five-line suite, as a user runs it after ``pip install .``: in a directory of
+    its own, no topology file at hand (the library's default is the packaged simulator)."""
+    suite_dir = installed.venv.parent / "first-suite"
+    suite_dir.mkdir(exist_ok=True)
+    readme = (installed.source / "README.rst").read_text(encoding="utf-8")
+    (suite_dir / "first.robot").write_text(_readme_suite(readme), encoding="utf-8")
+    args = ["-m", "robot", "--console", "none", "--outputdir", "out", "first.robot"]
+    done = _run([installed.venv / "bin/python", *args], installed.env, suite_dir, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    test = ElementTree.parse(suite_dir / "out" / "output.xml").getroot().find(".//test")
+    assert test is not None and test.get("name") == "64B-1c-ethip4-ip4base-ndrpdr"
+    message = test.find("status")
+    assert message is not None and message.get("status") == "PASS"
+    assert "NDR: lower" in (message.text or "") and "PDR: lower" in (message.text or "")
 
 
 def test_a_suite_runs_on_the_simulator_with_the_installed_library(installed: Installed) -> None:

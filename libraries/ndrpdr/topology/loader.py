@@ -29,6 +29,7 @@ from typing import Any
 
 from ndrpdr.drivers import DriverDescription, describe, read_options
 from ndrpdr.drivers.description import KIND_NAMES
+from ndrpdr.topology.builtin import builtin
 from ndrpdr.topology.errors import TopologyError
 from ndrpdr.topology.memif import memif_link_problem
 from ndrpdr.topology.model import (
@@ -72,10 +73,13 @@ def load_topology(path: str | os.PathLike[str]) -> Topology:
 
     Raises TopologyError (message ``<path>:<line>: <field>: <problem>``,
     with ``path`` as given) if the file is missing, unreadable, not safe
-    YAML or not a valid topology.
+    YAML or not a valid topology. ``topologies/sim.yaml`` and
+    ``topologies/sim-3n.yaml`` load the package's own copy where no such
+    file exists (``topology.builtin``): the default testbed is found from
+    any directory.
     """
     shown = os.fspath(path)
-    document = load_yaml(shown, error=TopologyError)
+    document = load_yaml(builtin(shown) or shown, error=TopologyError)
     return topology_from_document(document, path=shown)
 
 
