@@ -168,3 +168,19 @@ def test_csit_example_objects() -> None:
 def test_password_is_not_in_repr() -> None:
     topology = load_topology(TOPOLOGIES / "csit-2n-example.yaml")
     assert "example-password" not in repr(topology)
+
+
+def test_the_simulators_topologies_are_found_from_any_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An installed ndrpdr run outside a checkout: the defaults' paths load the package's copy,
+    the same file the checkout's topologies/ links to; any other missing path is an error
+    naming the path as given."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("sim.yaml", "sim-3n.yaml"):
+        assert (TOPOLOGIES / name).resolve().parent.name == "builtin"
+        found, shipped = load_topology(f"topologies/{name}"), load_topology(TOPOLOGIES / name)
+        assert found.nodes == shipped.nodes and found.links == shipped.links
+        assert found.source == Path(f"topologies/{name}")  # messages name the path as given
+    with pytest.raises(Exception, match=r"topologies/local-linux\.yaml"):
+        load_topology("topologies/local-linux.yaml")
