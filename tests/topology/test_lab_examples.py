@@ -244,3 +244,19 @@ def test_drivers_take_the_example_options(path: Path) -> None:
     options = pytest.importorskip("ndrpdr.trafficgen.trex.options")
     parsed = options.parse_options(topology)
     assert parsed.client_path is not None
+
+
+def test_the_manual_shows_the_message_validate_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/topologies.rst shows what validate prints for a copy of 2n-trex-vpp.yaml.example."""
+    manual = (ROOT / "docs" / "topologies.rst").read_text()
+    shown = [line[4:] for line in manual.splitlines() if line.startswith("    lab/dut1.yaml")]
+    shown += [line[4:] for line in manual.splitlines() if line.startswith("      lab/dut1.yaml:")]
+    assert len(shown) >= 3, "docs/topologies.rst no longer shows the placeholder message"
+    (tmp_path / "lab").mkdir()
+    shutil.copy(TOPOLOGIES / "2n-trex-vpp.yaml.example", tmp_path / "lab" / "dut1.yaml")
+    monkeypatch.chdir(tmp_path)
+    assert main(["validate", "lab/dut1.yaml"]) == 1
+    printed = capsys.readouterr().err.splitlines()
+    assert [line for line in shown if line not in printed] == []
