@@ -1,4 +1,4 @@
-"""The lab in a box: suites/ethip4-ip4base-ndrpdr.robot on labbox-2n.yaml and labbox-3n.yaml.
+"""The lab in a box: suites/ip4/ethip4-ip4base-ndrpdr.robot on labbox-2n.yaml and labbox-3n.yaml.
 
 Real parts only: the hosts are network namespaces with their own sshd,
 reached over SSH; the TG host runs the real TRex v3.08 (software mode,

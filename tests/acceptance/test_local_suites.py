@@ -1,4 +1,4 @@
-"""suites/ethip4-ip4base-ndrpdr.robot on the local testbed: real packets through namespaces.
+"""suites/ip4/ethip4-ip4base-ndrpdr.robot on the local testbed: real packets through namespaces.
 
 Needs root, tcpreplay, ip and nft (skipped otherwise). Only the 1-core 64B and
 9000B tests run, with a short duration sum: 64B must find its bounds and

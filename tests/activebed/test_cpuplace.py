@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from example_topologies import filled
 from ndrpdr.activebed.cpuplace import (
     CpuPlacement,
     choose_cpu,
@@ -57,7 +58,7 @@ def test_which_nodes_are_placed() -> None:
     assert (cpu_option_default(local.tg), cpu_option_default(local.nodes["DUT1"])) == (0, 1)
     labbox = load_topology(TOPOLOGIES / "labbox-2n.yaml")
     assert placed_nodes(labbox, ["TG", "DUT1"]) == ["DUT1"]  # TRex has no cpu option
-    lab = load_topology(TOPOLOGIES / "2n-trex-testpmd.yaml.example")
+    lab = load_topology(filled("2n-trex-testpmd.yaml.example"))
     assert placed_nodes(lab, ["TG", "DUT1"]) == []  # SSH lab hosts: other machines
     sim = load_topology(TOPOLOGIES / "sim.yaml")
     assert placed_nodes(sim, ["TG", "DUT1"]) == []

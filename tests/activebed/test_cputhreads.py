@@ -11,13 +11,14 @@ from typing import Any, cast
 
 import pytest
 
+from example_topologies import filled
 from ndrpdr.access.base import CommandError, CommandResult, NodeAccess
 from ndrpdr.activebed.cputhreads import DutThreads, read_node_cpus
 from ndrpdr.dut.plan import plan_dut
 from ndrpdr.topology.loader import load_topology
 
 ROOT = Path(__file__).resolve().parents[2]
-CSIT = load_topology(ROOT / "topologies" / "csit-2n-example.yaml")
+CSIT = load_topology(filled("csit-2n-example.yaml"))
 SIM = load_topology(ROOT / "topologies" / "sim.yaml")
 #: 2 sockets x 4 cores x 2 threads (NUMA 0: CPUs 0-3 and 8-11, NUMA 1: 4-7 and 12-15).
 LSCPU = "# CPU,Core,Socket,Node\n" + "".join(

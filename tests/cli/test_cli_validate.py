@@ -7,14 +7,15 @@ from pathlib import Path
 import pytest
 from cli_helpers import INVALID, TOPOLOGIES, error_line
 
+from example_topologies import RUNNABLE
 from ndrpdr.cli.main import main
 
-SHIPPED = sorted(TOPOLOGIES.glob("*.yaml"))
+SHIPPED = RUNNABLE
 
 
 def test_shipped_topologies_exist() -> None:
     names = {p.name for p in SHIPPED}
-    assert {"sim.yaml", "local-linux.yaml", "csit-2n-example.yaml"} <= names
+    assert {"sim.yaml", "local-linux.yaml", "labbox-2n.yaml"} <= names
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)

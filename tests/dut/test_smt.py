@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from example_topologies import filled
 from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.dut.plan import plan_dut
 from ndrpdr.dut.smt import (
@@ -38,7 +39,7 @@ from ndrpdr.dut.vpp.startup import startup_conf
 from ndrpdr.topology.loader import load_topology
 
 ROOT = Path(__file__).resolve().parents[2]
-CSIT = load_topology(ROOT / "topologies" / "csit-2n-example.yaml")
+CSIT = load_topology(filled("csit-2n-example.yaml"))
 
 
 def lscpu(rows: list[tuple[int, int, int, int]]) -> str:

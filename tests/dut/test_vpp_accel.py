@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from test_vpp_driver import Clock, RecordingAccess, make
 
+from example_topologies import filled
 from ndrpdr.activebed.nodes import family_problem
 from ndrpdr.dut.accel import DsaDma, FlowOffload, QatCrypto, dsa_info
 from ndrpdr.dut.base import DutTestConfig, UnsupportedFamilyError
@@ -186,7 +187,7 @@ def test_dsas_get_a_work_queue_per_worker_as_csits_enable_dma_device(spr: Topolo
          "DUT1 (vpp): ethip4gtpuhw-ip4base needs a NIC with GTP-U flow offload: DUT1's VPP "
          "drives its ports as af_packet (options.port_kind): GTP-U flow offload goes to VPP's "
          "DPDK plugin with the NICs (port_kind: dpdk, a lab node)"),
-        ("eth-l2bdbasemaclrn-eth-2memif-dma-1dcr", "topologies/csit-2n-example.yaml",
+        ("eth-l2bdbasemaclrn-eth-2memif-dma-1dcr", str(filled("csit-2n-example.yaml")),
          "DUT1 (vpp): eth-l2bdbasemaclrn-eth-2memif-dma-1dcr needs a DSA DMA device: DUT1 has "
          "no DSA DMA device (nodes.DUT1.bus lists none; CSIT's field: bus: {device1: "
          "{pci_address, driver: idxd, model: Intel-DSA}})"),
@@ -210,7 +211,7 @@ def test_the_sim_and_a_node_with_the_device_run_them(spr: Topology) -> None:
 
 def test_the_driver_skips_too_before_writing_anything() -> None:
     """The driver checks as well (a caller that skips ``family_problem``)."""
-    csit = load_topology(ROOT / "topologies" / "csit-2n-example.yaml")
+    csit = load_topology(filled("csit-2n-example.yaml"))
     access, clock = RecordingAccess(), Clock()
     driver = make(csit, access, clock)
     family = get_family("eth-l2bdbasemaclrn-eth-2memif-dma-1dcr")

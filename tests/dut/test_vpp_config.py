@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from example_topologies import filled
 from ndrpdr.dut.base import DutError, DutTestConfig, ForwardingMode
 from ndrpdr.dut.cores import UnsupportedCoresError, corelist
 from ndrpdr.dut.plan import plan_dut, plan_duts
@@ -47,7 +48,7 @@ SECTIONS = {
 
 @pytest.fixture(scope="module")
 def csit() -> Topology:
-    return load_topology(ROOT / "topologies" / "csit-2n-example.yaml")
+    return load_topology(filled("csit-2n-example.yaml"))
 
 
 def dut(topology: Topology, **options: Any) -> Node:
@@ -283,7 +284,7 @@ def test_cli_error(output: str, found: str | None) -> None:
 @pytest.mark.parametrize("mode", ["ip4base", "l2xc"])
 def test_three_node_chain_goes_through_the_dut_to_dut_link(mode: ForwardingMode) -> None:
     """3n-trex-vpp.yaml.example: each VPP routes (or cross-connects) towards its next hop."""
-    topology = load_topology(ROOT / "topologies" / "3n-trex-vpp.yaml.example")
+    topology = load_topology(filled("3n-trex-vpp.yaml.example"))
     configs = plan_duts(topology, compute_path(topology), mode)
     dut1, dut2 = cli_commands(configs["DUT1"]), cli_commands(configs["DUT2"])
     if mode == "l2xc":

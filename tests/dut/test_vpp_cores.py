@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from example_topologies import filled
 from ndrpdr.dut.base import DutError, UnsupportedFamilyError
 from ndrpdr.dut.cores import UnsupportedCoresError, main_cpu, queue_placement
 from ndrpdr.dut.plan import plan_dut
@@ -26,7 +27,7 @@ from ndrpdr.topology.model import Node
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCAL = load_topology(ROOT / "topologies" / "local-vpp.yaml")
-CSIT = load_topology(ROOT / "topologies" / "csit-2n-example.yaml")
+CSIT = load_topology(filled("csit-2n-example.yaml"))
 
 
 def node(topology: Any = LOCAL, **options: Any) -> Node:

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from test_vpp_cores import node as cores_node
 
+from example_topologies import filled
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.plan import plan_dut
 from ndrpdr.dut.vpp.afpacket import VppRunPaths
@@ -32,7 +33,7 @@ from ndrpdr.topology.model import Node, Topology
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = Path(__file__).resolve().parent / "expected"
 LOCAL = load_topology(ROOT / "topologies" / "local-vpp-dpdk.yaml")
-CSIT = load_topology(ROOT / "topologies" / "csit-2n-example.yaml")
+CSIT = load_topology(filled("csit-2n-example.yaml"))
 PATHS = VppRunPaths("/tmp/ndrpdr-vpp-dut1-0a1b2c3d")
 PREFIX = "ndrpdr-dut1-0a1b2c3d"
 

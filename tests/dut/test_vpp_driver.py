@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from example_topologies import filled
 from ndrpdr.access.base import (
     CommandError,
     CommandResult,
@@ -174,7 +175,7 @@ class Clock:
 
 @pytest.fixture(scope="module")
 def csit() -> Topology:
-    return load_topology(ROOT / "topologies" / "csit-2n-example.yaml")
+    return load_topology(filled("csit-2n-example.yaml"))
 
 
 def make(topology: Topology, access: RecordingAccess, clock: Clock, **options: Any) -> VppDriver:

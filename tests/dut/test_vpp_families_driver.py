@@ -12,8 +12,9 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from test_vpp_driver import ROOT, VERSION, Clock, RecordingAccess, make, port_checked, vppctl
+from test_vpp_driver import VERSION, Clock, RecordingAccess, make, port_checked, vppctl
 
+from example_topologies import filled
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.plan import plan_dut
 from ndrpdr.dut.vpp.config import interface_name
@@ -32,7 +33,7 @@ PLUGINS = """ Plugin path is: /usr/lib/x86_64-linux-gnu/vpp_plugins, plugins sho
 
 @pytest.fixture(scope="module")
 def csit() -> Topology:
-    return load_topology(ROOT / "topologies" / "csit-2n-example.yaml")
+    return load_topology(filled("csit-2n-example.yaml"))
 
 
 def family_config(topology: Topology, family_id: str) -> DutTestConfig:

@@ -16,6 +16,7 @@ import json
 import pytest
 from test_vpp_driver import VERSION, Clock, RecordingAccess, make, vppctl
 
+from example_topologies import filled
 from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.dut.plan import plan_dut
 from ndrpdr.dut.smt import NodeCpus, parse_lscpu
@@ -32,9 +33,7 @@ SHOW_MEMIF = "sockets\n  id  listener    filename\n  1   yes (2)     /run/vpp/nd
 
 @pytest.fixture(scope="module")
 def csit() -> Topology:
-    from test_vpp_driver import ROOT
-
-    return load_topology(ROOT / "topologies" / "csit-2n-example.yaml")
+    return load_topology(filled("csit-2n-example.yaml"))
 
 
 def lscpu(cores: int) -> NodeCpus:

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from example_topologies import filled
 from ndrpdr.dut.base import DutTestConfig, UnsupportedFamilyError
 from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.dut.plan import plan_dut
@@ -35,7 +36,7 @@ from ndrpdr.topology.model import Node
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCAL = load_topology(ROOT / "topologies" / "local-vpp.yaml")
-CSIT = load_topology(ROOT / "topologies" / "csit-2n-example.yaml")
+CSIT = load_topology(filled("csit-2n-example.yaml"))
 FAMILY = "eth-l2xcbase-eth-2memif-1dcr"
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from test_vpp_driver import Clock, RecordingAccess, make
 
+from example_topologies import filled
 from ndrpdr.dut.plan import plan_dut
 from ndrpdr.dut.smt import NodeCpus, parse_lscpu
 from ndrpdr.dut.vpp.afpacket import VppRunPaths
@@ -56,7 +57,7 @@ Hugepagesize:       2048 kB
 
 @pytest.fixture(scope="module")
 def csit() -> Topology:
-    return load_topology(ROOT / "topologies" / "csit-2n-example.yaml")
+    return load_topology(filled("csit-2n-example.yaml"))
 
 
 @pytest.fixture(scope="module")

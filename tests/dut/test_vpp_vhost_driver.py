@@ -19,6 +19,7 @@ import pytest
 from test_vpp_driver import VERSION, Clock, RecordingAccess, make, vppctl
 from test_vpp_peer_driver import lscpu
 
+from example_topologies import filled
 from ndrpdr.dut.base import DutError, UnsupportedFamilyError
 from ndrpdr.dut.cores import UnsupportedCoresError
 from ndrpdr.dut.guest import run as guest_run
@@ -36,9 +37,7 @@ FIND = ("sh", "-c", 'command -v -- "$1" >/dev/null', "sh")
 
 @pytest.fixture(scope="module")
 def csit() -> Topology:
-    from test_vpp_driver import ROOT
-
-    return load_topology(ROOT / "topologies" / "csit-2n-example.yaml")
+    return load_topology(filled("csit-2n-example.yaml"))
 
 
 @pytest.fixture(autouse=True)

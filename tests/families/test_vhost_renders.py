@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from example_topologies import filled
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.guest import qemu, testpmd, vpp
 from ndrpdr.dut.guest.plan import GuestPlan, QemuImage
@@ -251,11 +252,11 @@ def test_vhost_interfaces_are_up_when_show_hardware_says_so() -> None:
 
 
 def test_a_guest_vm_needs_qemu_kernel_and_initrd(tmp_path: Path) -> None:
-    topology = load_topology(ROOT / "topologies" / "csit-2n-example.yaml")
+    topology = load_topology(filled("csit-2n-example.yaml"))
     node = dataclasses.replace(topology.duts[0], options={"guest_qemu": "/usr/bin/qemu"})
     with pytest.raises(DutError, match=r"nodes\.DUT1\.options\.guest_kernel: guest_kernel missing"):
         parse_options(node)
-    text = (ROOT / "topologies" / "csit-2n-example.yaml").read_text()
+    text = (filled("csit-2n-example.yaml")).read_text()
     path = tmp_path / "lab.yaml"
     path.write_text(
         text.replace("  DUT1:\n", "  DUT1:\n    options: {guest_kernel: /vmlinuz}\n", 1)

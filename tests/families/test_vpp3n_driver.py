@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from example_topologies import filled
 from ndrpdr.access.base import CommandResult, NodeAccessError
 from ndrpdr.dut.base import DutError, DutTestConfig
 from ndrpdr.dut.plan import plan_dut
@@ -69,13 +70,13 @@ class Access:
 
 
 def config(family: str) -> DutTestConfig:
-    topology = load_topology(ROOT / "topologies" / "csit-2n-example.yaml")
+    topology = load_topology(filled("csit-2n-example.yaml"))
     planned = plan_dut(topology, "ip4base")
     return dataclasses.replace(planned, family=get_family(family).setup, position=0, chain=2)
 
 
 def driver(access: Access) -> VppDriver:
-    topology = load_topology(ROOT / "topologies" / "csit-2n-example.yaml")
+    topology = load_topology(filled("csit-2n-example.yaml"))
     node = dataclasses.replace(topology.duts[0], options={})
     return VppDriver(node, access, sleep=lambda _: None)  # type: ignore[arg-type]
 

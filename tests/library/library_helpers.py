@@ -8,11 +8,12 @@ from pathlib import Path
 from robot.api import ExecutionResult
 from robot.result import TestCase
 
+from example_topologies import filled
 from robot_runner import ROOT, robot_output
 
 TOPOLOGIES = ROOT / "topologies"
 SIM = TOPOLOGIES / "sim.yaml"
-CSIT = TOPOLOGIES / "csit-2n-example.yaml"
+CSIT = filled("csit-2n-example.yaml")
 
 
 def run_robot(

@@ -15,11 +15,11 @@ from ndrpdr.topology.model import SshAccess
 from NdrPdrLibrary.context import DEFAULT_TOPOLOGY, LibraryContext, resolve_topology_path
 
 #: CSIT's DUT1 login lines, replaced by an access block with a password environment variable.
-_CSIT_DUT1_LOGIN = """    host: 10.0.0.2
+_CSIT_DUT1_LOGIN = """    host: "10.0.0.2"
     port: 22
     arch: x86_64
-    username: testuser
-    password: example-password
+    username: "testuser"
+    password: "example-password"
 """
 _DUT1_ACCESS = """    arch: x86_64
     access: {kind: ssh, host: 10.0.0.2, username: testuser, password_env: DUT1_PASSWORD}
@@ -34,7 +34,7 @@ def _ssh_access(ctx: LibraryContext, node: str) -> SshAccess:
 
 @pytest.fixture
 def env_topology(tmp_path: Path) -> Path:
-    """csit-2n-example.yaml whose DUT1 reads its password from $DUT1_PASSWORD."""
+    """csit-2n-example.yaml (filled in) whose DUT1 reads its password from $DUT1_PASSWORD."""
     text = CSIT.read_text()
     start = text.index("  DUT1:")
     assert _CSIT_DUT1_LOGIN in text[start:], "csit-2n-example.yaml changed: update this test"
@@ -75,7 +75,7 @@ def test_default_falls_back_to_the_checkout(
     assert resolved == ROOT / "topologies" / "sim.yaml"
     assert resolved.is_absolute()
     # and the other files of the checkout too
-    assert resolve_topology_path("topologies/csit-2n-example.yaml") == CSIT
+    assert resolve_topology_path("topologies/sim-3n.yaml") == ROOT / "topologies" / "sim-3n.yaml"
     assert LibraryContext().topology.tg.driver == "sim"
 
 

@@ -8,6 +8,7 @@ import pytest
 from library_helpers import CSIT, SIM, TOPOLOGIES, run_robot
 from robot.api import ExecutionResult
 
+from example_topologies import filled
 from ndrpdr.activebed.testbed import TestbedError
 from NdrPdrLibrary.context import LibraryContext
 
@@ -46,7 +47,7 @@ def test_ssh_passwords_follow_to_the_chosen_file() -> None:
 
 
 def test_a_password_for_a_node_the_chosen_file_lacks() -> None:
-    ctx = LibraryContext(TOPOLOGIES / "3n-trex-vpp.yaml.example")
+    ctx = LibraryContext(filled("3n-trex-vpp.yaml.example"))
     ctx.set_password("DUT2", "s3cret")
     ctx.use_topology(CSIT)  # 2-node: no DUT2
     with pytest.raises(TestbedError, match=r"no node 'DUT2' \(Set SSH Password named it\)"):

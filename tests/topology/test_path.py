@@ -124,26 +124,6 @@ def test_rendered_cloud_template_loads_with_a_path(tmp_path: Path) -> None:
     assert chain.nic == "Amazon-Nitro-50G" and chain.tg_ports == ("port1", "port2")
 
 
-def test_placeholder_addresses_are_named_as_such() -> None:
-    with pytest.raises(TopologyError) as raised:
-        _load("3n_hw_testbed1.yaml.example")
-    assert str(raised.value) == (
-        f"{CSIT / '3n_hw_testbed1.yaml.example'}:20: nodes.TG.interfaces.port1.mac_address: "
-        "'00:00:00:00:00:00' is a placeholder, not a real address: fill in the real address "
-        "of this port"
-    )
-
-
-def test_placeholder_pci_address(tmp_path: Path) -> None:
-    text = (CSIT / "3n_hw_testbed1.yaml.example").read_text()
-    text = re.sub(r'mac_address: "00:00:00:00:00:00"', 'mac_address: "02:00:00:00:00:00"', text)
-    text = text.replace('pci_address: "0000:00:01.0"', 'pci_address: "0000:00:00.0"', 1)
-    path = tmp_path / "pci.yaml"
-    path.write_text(text)
-    with pytest.raises(TopologyError, match=r"pci_address: '0000:00:00\.0' is a placeholder"):
-        load_topology(path)
-
-
 def test_a_dut_may_not_be_cabled_to_itself(tmp_path: Path) -> None:
     path = tmp_path / "self.yaml"
     path.write_text(

@@ -33,6 +33,7 @@ from typing import Any
 
 import pytest
 
+from example_topologies import filled
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.profiles import build_frames
 from ndrpdr.topology.loader import load_topology
@@ -682,7 +683,7 @@ def test_driver_over_a_child_client_reports_a_refusal(
     client_path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The driver with its default client factory: a child importing the stand-in."""
-    csit = load_topology(Path(__file__).resolve().parents[2] / "topologies/csit-2n-example.yaml")
+    csit = load_topology(filled("csit-2n-example.yaml"))
     options = {"start_server": False, "client_path": client_path, "max_rate_pps": 1e6}
     tg_node = dataclasses.replace(csit.tg, options=options)
     topology = dataclasses.replace(csit, nodes={**csit.nodes, "TG": tg_node})

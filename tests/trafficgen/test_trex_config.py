@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
+from example_topologies import filled
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.topology.model import Interface, Link, LinkEnd, LocalAccess, Node, Topology
 from ndrpdr.trafficgen.base import TrafficGeneratorError
@@ -23,7 +24,7 @@ from ndrpdr.trafficgen.trex.config import config_text, render_config, trex_ports
 from ndrpdr.trafficgen.trex.options import OPTION_KEYS, TrexOptions, parse_options
 
 ROOT = Path(__file__).resolve().parents[2]
-CSIT = ROOT / "topologies" / "csit-2n-example.yaml"
+CSIT = filled("csit-2n-example.yaml")
 EXPECTED = Path(__file__).resolve().parent / "expected"
 
 

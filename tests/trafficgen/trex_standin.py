@@ -31,6 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from example_topologies import filled
 from ndrpdr.access.base import CommandResult
 from ndrpdr.families import profile_of as get_profile
 from ndrpdr.profiles import max_load_pps
@@ -42,7 +43,7 @@ from ndrpdr.trafficgen.trex.session import TrexSession
 from ndrpdr.trafficgen.trex.streams import StreamSpec
 
 ROOT = Path(__file__).resolve().parents[2]
-CSIT = ROOT / "topologies" / "csit-2n-example.yaml"
+CSIT = filled("csit-2n-example.yaml")
 EXPECTED = Path(__file__).resolve().parent / "expected"
 PROFILE = get_profile("ethip4-ip4base")
 LINE_64_10GE = max_load_pps(10e9, 64)

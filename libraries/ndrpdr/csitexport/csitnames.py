@@ -71,7 +71,7 @@ def default_suite(test_name: str) -> str:
     """The suite a test of ours belongs to, from its name: ``ethip4-ip4base-ndrpdr``.
 
     Our suite files are named as the test names without frame size and cores
-    (``suites/ethip4-ip4base-ndrpdr.robot`` holds ``64B-1c-ethip4-ip4base-ndrpdr``),
+    (``suites/ip4/ethip4-ip4base-ndrpdr.robot`` holds ``64B-1c-ethip4-ip4base-ndrpdr``),
     so this is the suite Robot names when it runs that file alone. A name
     not of that pattern gives "" (the caller must name the suite).
     """

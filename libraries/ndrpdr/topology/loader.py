@@ -1,20 +1,23 @@
 """Topology files (YAML) -> validated, typed ``Topology`` objects.
 
-Three steps, each stopping at the first problem in file order:
+Four steps, each stopping at the first problem in file order:
 
 1. ``yamlsafe`` reads the file safely and remembers the line of every field;
-2. the JSON Schema (``ndrpdr.topology.schema``: a base plus the drivers'
+2. ``placeholders`` lists, in one message, every value still to fill in
+   (``<...>`` in a copied example, an unrendered ``{{ name }}``, an
+   all-zero MAC or PCI address);
+3. the JSON Schema (``ndrpdr.topology.schema``: a base plus the drivers'
    descriptions; written to ``schemas/topology.schema.json`` for editors)
    checks the shape, including each driver's options; its errors are
    rewritten into plain sentences;
-3. the checks a schema cannot express: node keys against types, drivers
+4. the checks a schema cannot express: node keys against types, drivers
    against access (from the drivers' descriptions), each driver's own
    option rules, links with exactly two ends (two TG ports may be cabled
-   to each other), addresses that are placeholders, unique addresses and
-   names.
+   to each other), unique addresses and names.
 
 Every problem is a ``TopologyError`` reading
-``<path>:<line>: <field.path>: <what is wrong>``.
+``<path>:<line>: <field.path>: <what is wrong>``; placeholders are one
+``PlaceholderError`` with a line like that for each.
 """
 
 from __future__ import annotations
@@ -45,15 +48,10 @@ from ndrpdr.topology.model import (
     SshAccess,
     Topology,
 )
+from ndrpdr.topology.placeholders import check_placeholders
 from ndrpdr.topology.schemaerrors import describe_value, first_schema_problem
 from ndrpdr.topology.yamlsafe import FieldPath, YamlDocument, dotted, load_yaml
 from ndrpdr.units import UnitError, parse_bitrate
-
-PLACEHOLDER_MACS = frozenset({"00:00:00:00:00:00"})
-"""MAC addresses example files carry where the real one goes (CSIT's examples)."""
-
-PLACEHOLDER_PCI = frozenset({"0000:00:00.0"})
-"""PCI addresses that stand for "fill this in"."""
 
 CSIT_SSH_FIELDS = ("host", "port", "username", "password", "priv_key")
 """CSIT's flat node fields that mean SSH access."""
@@ -94,6 +92,7 @@ def topology_from_document(document: YamlDocument, *, path: str) -> Topology:
     if not isinstance(document.data, dict):
         found = describe_value(document.data)
         raise checker.fail((), f"a topology is a mapping with 'nodes:' at the top, not {found}")
+    check_placeholders(document, path=path)
     checker.check_schema()
     return checker.build()
 
@@ -299,17 +298,6 @@ class _Checker:
                 (*where, "name"),
                 f"{name!r} is not an interface name (1 to 15 characters, no '/', no whitespace)",
             )
-        for field, placeholders in (
-            ("mac_address", PLACEHOLDER_MACS),
-            ("pci_address", PLACEHOLDER_PCI),
-        ):
-            value = spec.get(field)
-            if isinstance(value, str) and value.lower() in placeholders:
-                raise self.fail(
-                    (*where, field),
-                    f"{value!r} is a placeholder, not a real address: fill in the real address "
-                    "of this port",
-                )
         ip4 = spec.get("ip4_address")
         if ip4 is not None:
             try:
