@@ -35,6 +35,7 @@ from xml.etree import ElementTree
 
 import pytest
 
+from example_topologies import RUNNABLE, filled
 from ndrpdr.cli.commands import COMMANDS
 from ndrpdr.optionaldeps import OPTIONAL_PARTS
 
@@ -240,7 +241,7 @@ def test_python_m_ndrpdr_is_the_same_command(installed: Installed) -> None:
 
 def test_the_simulator_searches_and_validates_on_the_base(installed: Installed) -> None:
     topologies = installed.source / "topologies"
-    valid = _ndrpdr(installed, "validate", *sorted(topologies.glob("*.yaml")))
+    valid = _ndrpdr(installed, "validate", *(topologies / path.name for path in RUNNABLE))
     assert valid.returncode == 0, valid.stderr
     args = ["--frame-size", "64", "--final-trial-duration", "0.2s", "--duration-sum", "2s"]
     done = _ndrpdr(installed, "search", *args)  # the default topology, outside any checkout
@@ -295,7 +296,7 @@ def test_a_suite_runs_on_the_simulator_with_the_installed_library(installed: Ins
         (("trend", "--store", "{cwd}/store.sqlite", "-o", "{cwd}/trend.html"), "store"),
         (("frames", "--profile", "ethip4-ip4base", "--count", "1", "--pcap", "{cwd}/a.pcap"),
          "local"),
-        (("search", "--topology", "{source}/topologies/csit-2n-example.yaml"), "lab"),
+        (("search", "--topology", "{csit_example}"), "lab"),
     ],
     ids=["ingest", "trend-store", "frames", "search-ssh-node"],
 )  # fmt: skip
@@ -304,8 +305,9 @@ def test_a_command_that_needs_an_optional_part_says_which_extra(
 ) -> None:
     cwd = installed.venv.parent / "cwd"
     cwd.mkdir(exist_ok=True)
-    filled = [a.format(cwd=cwd, source=installed.source) for a in args]
-    done = _ndrpdr(installed, *filled)
+    example = filled("csit-2n-example.yaml")  # its placeholders filled in: an SSH lab
+    given = [a.format(cwd=cwd, csit_example=example) for a in args]
+    done = _ndrpdr(installed, *given)
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1, done.stderr
     assert done.stderr.startswith(f"ndrpdr {args[0]}: ")
