@@ -8,9 +8,12 @@ the inline literals (````ndrpdr search --no-latency````) that begin with one.
 What a line becomes: a ``$`` prompt is dropped, a line ending in ``\\`` goes on
 on the next, the words are split as the shell does (quotes, ``#`` comments),
 and the line is cut at ``|``, ``&&``, ``||`` and ``;`` into commands. Of each
-command, leading ``NAME=value`` settings and ``sudo`` go; what is left is ours
-when it starts with ``ndrpdr`` (also ``.venv-ndrpdr/bin/ndrpdr``), ``python3 -m
-ndrpdr``, ``bin/run-suites``, ``robot`` (``python3 -m robot``) or ``pabot``.
+command, leading ``NAME=value`` settings (kept aside), ``sudo`` and ``env`` go;
+what is left is ours when it starts with ``ndrpdr`` (also
+``.venv-ndrpdr/bin/ndrpdr``), ``python3 -m ndrpdr``, ``bin/run-suites``,
+``robot`` (``python3 -m robot``), ``pabot``, or is a benchmark
+(``python3 -m benchmarks.efficiency``, ``python3 benchmarks/heldout.py``: kind
+``benchmarks``, the module's name first).
 Lines of output in a block start with none of these and are left alone; a
 block whose first line is neither one of ours nor a ``$`` prompt is a listing
 (a folder tree, a table), not commands.
@@ -62,9 +65,10 @@ class Command:
     file: Path
     line: int  # where it starts (1-based)
     text: str  # the line as written (continuations joined)
-    kind: str  # ndrpdr, run-suites, robot, pabot
-    args: tuple[str, ...]  # the words after the program
+    kind: str  # ndrpdr, run-suites, robot, pabot, benchmarks
+    args: tuple[str, ...]  # the words after the program (a benchmark's: its module first)
     inline: bool  # an inline literal (a mention), not a line of a literal block
+    settings: tuple[str, ...] = ()  # the environment it sets: ``PYTHONPATH=libraries:.``
 
     @property
     def synopsis(self) -> bool:
@@ -154,15 +158,29 @@ def _commands(path: Path, line: int, text: str, *, inline: bool) -> Iterator[Com
     except ValueError:
         words = text.split()  # an unbalanced quote: a line of output or prose, split plainly
     for split in _split(words):
-        part = split
-        while part and (_SETTING.match(part[0]) or part[0] == "sudo"):
+        part, settings = split, []
+        while part and (_SETTING.match(part[0]) or part[0] in ("sudo", "env")):
+            settings += part[:1] if _SETTING.match(part[0]) else []
             part = part[1:]
         if part and part[0].endswith("/bin/ndrpdr"):
             part = ["ndrpdr", *part[1:]]  # the virtual environment's ndrpdr
-        for start, kind in KINDS.items():
-            if tuple(part[: len(start)]) == start:
-                yield Command(path, line, text, kind, tuple(part[len(start) :]), inline)
-                break
+        found = _kind(part)
+        if found is not None:
+            kind, args = found
+            yield Command(path, line, text, kind, args, inline, tuple(settings))
+
+
+def _kind(words: list[str]) -> tuple[str, tuple[str, ...]] | None:
+    """(kind, the words after the program) of a command of ours; None for another's."""
+    for start, kind in KINDS.items():
+        if tuple(words[: len(start)]) == start:
+            return kind, tuple(words[len(start) :])
+    if words[:1] in (["python3"], ["python"]) and len(words) > 1:
+        if words[1] == "-m" and words[2:3] and words[2].startswith("benchmarks."):
+            return "benchmarks", tuple(words[2:])
+        if words[1].startswith("benchmarks/") and words[1].endswith(".py"):
+            return "benchmarks", (words[1][: -len(".py")].replace("/", "."), *words[2:])
+    return None
 
 
 def _split(words: list[str]) -> Iterator[list[str]]:
