@@ -51,8 +51,8 @@ from pabot.arguments import parse_args as pabot_parse_args
 from robot.api import TestSuiteBuilder
 from robot.errors import DataError
 from robot.model import TagPatterns
-from robot.result import TestSuite
 from robot.run import USAGE
+from robot.running import TestSuite
 from robot.utils.argumentparser import ArgumentParser
 
 from manual_commands import MANUAL, ROOT, Command, manual_commands
