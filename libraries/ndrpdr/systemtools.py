@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from ndrpdr.access.base import NodeAccess
 from ndrpdr.errors import NdrPdrError
 
-#: Each tool -> how to install it (Debian / Ubuntu package, or the repo's install script).
+#: Each tool -> how to install it (a Debian / Ubuntu package, or where the topologies look for it).
 INSTALL: dict[str, str] = {
     "ip": "apt-get install iproute2",
     "nft": "apt-get install nftables",
@@ -26,8 +26,8 @@ INSTALL: dict[str, str] = {
     "dpdk-testpmd": "apt-get install dpdk-dev",  # Debian 12: the dpdk package has only scripts
     "ovs-vswitchd": "apt-get install openvswitch-switch",
     "sshd": "apt-get install openssh-server",
-    "t-rex-64": "../shared/trex/install (installs TRex into /opt/trex/v3.08)",
-    "vpp": "../shared/vpp/install",
+    "t-rex-64": "TRex v3.08's release unpacked in /opt/trex/v3.08 (docs/lab.rst)",
+    "vpp": "VPP v26.06 built from source, installed in /opt/vpp/v26.06 (docs/drivers.rst)",
 }
 
 #: How long a check on a node may take [s].

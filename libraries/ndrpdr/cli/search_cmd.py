@@ -81,7 +81,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "the final duration); one more chance to see rare interrupts, at the cost of time "
         "(off; binary and bswlv ignore it)",
     )
-    parser.add_argument("--min-rate", default=None, help="lowest load (default max/1000)")
+    parser.add_argument(
+        "--min-rate", default=None, help="lowest load (default max / 1000, at least 10 kpps)"
+    )
     parser.add_argument("--max-rate", default=None, help="highest load (default the TG's max)")
     parser.add_argument(
         "--max-search-time",
