@@ -49,7 +49,7 @@ from typing import Any
 import pytest
 from pabot.arguments import parse_args as pabot_parse_args
 from robot.api import TestSuiteBuilder
-from robot.errors import DataError
+from robot.errors import DataError, Information
 from robot.model import TagPatterns
 from robot.run import USAGE
 from robot.running import TestSuite
@@ -214,6 +214,8 @@ def _selected(command: Command) -> dict[str, list[str]]:
         if found is None and not is_placeholder(source):
             raise AssertionError(f"{source}: not a suite file or folder of suites/")
         roots.extend([found] if found is not None else [])
+    if not roots:  # only the user's own suites (``robot first.robot``): nothing of ours to select
+        return {}
     include = [str(p) for p in options.get("include") or []]
     exclude = [str(p) for p in options.get("exclude") or []]
     with warnings.catch_warnings(record=True) as said:
@@ -259,18 +261,20 @@ def test_every_robot_command_has_its_options_suites_and_tests() -> None:
 def _has_sources(command: Command) -> bool:
     try:
         return bool(_robot_options(command)[1])
-    except DataError:
+    except (DataError, Information):  # Information: ``robot --help`` (its text, not an error)
         return False
 
 
 def _robot_option_names(command: Command) -> None:
     parser = _robot_parser()
     for option in _options_named(command.args):
-        with contextlib.suppress(DataError):
+        with contextlib.suppress(DataError, Information):  # Information: --help, --version
             parser.parse_args([option, "x"])
             continue
         try:
             parser.parse_args([option])
+        except Information:  # an option that prints and exits: it exists
+            continue
         except DataError as exc:
             raise AssertionError(str(exc)) from None
 
