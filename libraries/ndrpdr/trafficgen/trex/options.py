@@ -36,7 +36,7 @@ class TrexOptions:
     """The trex driver's options.
 
     The server runs on the TG node, reached through its node access; the
-    client runs on this machine (``client_path``: TRex's own client, which
+    client runs where ndrpdr runs (``client_path``: TRex's own client, which
     must match the server). ``software_mode`` runs TRex on Linux interfaces
     (their ``name``) instead of DPDK ports (``pci_address``).
     """
@@ -86,8 +86,9 @@ class TrexOptions:
     client_path: str | None = option(
         None,
         "the directory holding TRex's own client package trex (<TRex>/automation/"
-        "trex_control_plane/interactive) on this machine; not set: PyPI trex_stl_lib, which "
-        "only TRex v2.28..v2.8x servers accept",
+        "trex_control_plane/interactive) where ndrpdr runs; not set: PyPI's trex_stl_lib "
+        "(not installed with ndrpdr: pip install trex-stl-lib), which only TRex v2.28..v2.8x "
+        "servers accept",
         pattern=_PATH,
         what="an absolute path",
     )
