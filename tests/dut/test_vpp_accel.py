@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from test_vpp_driver import Clock, RecordingAccess, make
 
-from example_topologies import filled
+from example_topologies import EXAMPLES, filled
 from ndrpdr.activebed.nodes import family_problem
 from ndrpdr.dut.accel import DsaDma, FlowOffload, QatCrypto, dsa_info
 from ndrpdr.dut.base import DutTestConfig, UnsupportedFamilyError
@@ -31,6 +31,8 @@ from ndrpdr.topology.model import Topology
 from ndrpdr.topology.path import compute_path
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The example topologies' file names (loaded filled in: ``example_topologies.filled``).
+EXAMPLE_NAMES = frozenset(path.name for path in EXAMPLES)
 SPR = ROOT / "tests" / "topology" / "csit" / "lf_3na_spr_testbed21.yaml"
 IPSEC = "ethip4ipsec4tnlhwasync-ip4base-int-aes256gcm"
 PF = "/sys/bus/pci/devices/0000:76:00.0"
@@ -187,7 +189,7 @@ def test_dsas_get_a_work_queue_per_worker_as_csits_enable_dma_device(spr: Topolo
          "DUT1 (vpp): ethip4gtpuhw-ip4base needs a NIC with GTP-U flow offload: DUT1's VPP "
          "drives its ports as af_packet (options.port_kind): GTP-U flow offload goes to VPP's "
          "DPDK plugin with the NICs (port_kind: dpdk, a lab node)"),
-        ("eth-l2bdbasemaclrn-eth-2memif-dma-1dcr", str(filled("csit-2n-example.yaml")),
+        ("eth-l2bdbasemaclrn-eth-2memif-dma-1dcr", "topologies/csit-2n-example.yaml",
          "DUT1 (vpp): eth-l2bdbasemaclrn-eth-2memif-dma-1dcr needs a DSA DMA device: DUT1 has "
          "no DSA DMA device (nodes.DUT1.bus lists none; CSIT's field: bus: {device1: "
          "{pci_address, driver: idxd, model: Intel-DSA}})"),
@@ -196,7 +198,9 @@ def test_dsas_get_a_work_queue_per_worker_as_csits_enable_dma_device(spr: Topolo
 def test_a_node_without_the_device_skips_naming_it(
     family: str, topology: str, missing: str
 ) -> None:
-    loaded = load_topology(ROOT / topology)
+    # An example topology is loaded filled in (its copy's path differs by process: not an id).
+    example = topology.removeprefix("topologies/")
+    loaded = load_topology(filled(example) if example in EXAMPLE_NAMES else ROOT / topology)
     problem = family_problem(loaded, compute_path(loaded), get_family(family))
     assert problem is not None and problem.startswith(missing), problem
 
