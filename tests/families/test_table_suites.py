@@ -8,6 +8,7 @@ left-over generated suite is found, a hand-written suite is left alone.
 from __future__ import annotations
 
 import filecmp
+import os
 from pathlib import Path
 
 import pytest
@@ -88,7 +89,10 @@ def test_three_node_family_defaults_to_the_three_node_simulator() -> None:
     text = render(suite(get_family("ethip6ip6-ip6base-srv6enc1sid"), "ndrpdr"))
     line = next(line for line in text.splitlines() if line.startswith("${TOPOLOGY}"))
     relative = line.split("${CURDIR}/")[1].split()[0]
-    assert (COMMITTED / "srv6" / relative).resolve() == ROOT / "topologies" / "sim-3n.yaml"
+    # normpath, not resolve: topologies/sim-3n.yaml is a link to the package's copy
+    assert (
+        Path(os.path.normpath(COMMITTED / "srv6" / relative)) == ROOT / "topologies" / "sim-3n.yaml"
+    )
     assert "${TOPOLOGY}" not in render(suite(get_family("ethip4-ip4base"), "ndrpdr"))
 
 
