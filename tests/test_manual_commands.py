@@ -297,9 +297,17 @@ def _distinct(commands: list[Command], *, values: bool) -> dict[tuple[str, ...],
     return distinct
 
 
+def _runs_our_suites(command: Command) -> bool:
+    """Whether the command runs a suite of the repository: not only the user's own
+    (``bin/run-suites lab-suites``, suites a lab writes: nothing to dry-run here)."""
+    sources = _robot_options(command)[1]
+    return not sources or not all(is_placeholder(source) for source in sources)
+
+
 #: The dry runs of CI's run (a variable's value aside) and of the slow one (as written).
-DRY_RUNS = _distinct(_robot_commands(blocks_only=True), values=False)
-WHOLE_DRY_RUNS = _distinct(_robot_commands(blocks_only=True), values=True)
+_DRY_RUNNABLE = [c for c in _robot_commands(blocks_only=True) if _runs_our_suites(c)]
+DRY_RUNS = _distinct(_DRY_RUNNABLE, values=False)
+WHOLE_DRY_RUNS = _distinct(_DRY_RUNNABLE, values=True)
 
 
 def _venv(directory: Path) -> Path:

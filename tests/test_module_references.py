@@ -25,7 +25,7 @@ nothing is imported):
   (``search.ramp_up``) and a table's name (``store.samples``) look the same.
 - A Python file's path or name (``libraries/ndrpdr/families/table.py``,
   ``families/registry.py``, ``astf/child.py``, ``child.py``): the path, or
-  the end of the path, of a file under ``libraries/``, ``bin/``,
+  the end of the path, of a file under ``libraries/``, ``bin/``, ``examples/``,
   ``tests/``, ``benchmarks/`` or ``docs/``; one that begins with ``../``
   or ``./``, relative to the folder of the file that names it. A short
   path or a bare name does not say which folder it means, so any will do.
@@ -50,7 +50,7 @@ LIBRARIES = ROOT / "libraries"
 #: Our packages, by the folder that holds each: a dotted name beginning with one is ours.
 PACKAGES = {"ndrpdr": LIBRARIES, "NdrPdrLibrary": LIBRARIES, "benchmarks": ROOT}
 #: Where a Python file a path or a bare name names must be.
-FILE_FOLDERS = ("libraries", "bin", "tests", "benchmarks", "docs")
+FILE_FOLDERS = ("libraries", "bin", "tests", "benchmarks", "docs", "examples")
 #: File suffixes that make a dotted name a file's name, not a module's.
 FILE_SUFFIXES = frozenset(
     {"html", "json", "robot", "resource", "xml", "yaml", "yml", "rst", "txt", "log", "csv", "db"}

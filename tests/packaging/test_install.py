@@ -12,9 +12,10 @@ in one line.
 
 pip takes the packages from the indexes its configuration names, as tox
 does when it installs the project (on CI: PyPI; nothing here downloads
-anything else). The environments are made once per test run and shared by
-pytest-xdist's workers (a lock file), so the module costs one build and
-two installs (about 25 s).
+anything else). The environments are made once per test run (about 25 s):
+the module's tests are one xdist group, so with ``--dist loadgroup`` (CI's
+unit run) one worker builds and runs them while the other goes on with
+other tests; without it, a lock file makes the workers share one build.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ import pytest
 from example_topologies import RUNNABLE, filled
 from ndrpdr.cli.commands import COMMANDS
 from ndrpdr.optionaldeps import OPTIONAL_PARTS
+
+pytestmark = pytest.mark.xdist_group("packaging-install")
 
 ROOT = Path(__file__).resolve().parents[2]
 #: What builds the sdist and the wheel (setuptools: pyproject.toml's build-system).
