@@ -182,21 +182,23 @@ def generated_texts() -> dict[str, str]:
     return {**page_texts(), **{name: text() for name, text in FIGURES.items()}}
 
 
-def stale_pages(directory: Path = REFERENCE) -> list[str]:
-    """The files of ``directory`` that are missing or differ from the code, by file name."""
+def stale_pages(directory: Path = REFERENCE, texts: dict[str, str] | None = None) -> list[str]:
+    """The files of ``directory`` that are missing or differ from the code (or from ``texts``,
+    ``generated_texts()`` made once by the caller), by file name."""
     return [
         name
-        for name, text in generated_texts().items()
+        for name, text in (texts or generated_texts()).items()
         if not (directory / name).is_file()
         or (directory / name).read_text(encoding="utf-8") != text
     ]
 
 
-def write_pages(directory: Path = REFERENCE) -> list[str]:
-    """Write the pages that differ into ``directory``; their file names."""
+def write_pages(directory: Path = REFERENCE, texts: dict[str, str] | None = None) -> list[str]:
+    """Write the files that differ (from the code, or from ``texts``) into ``directory``;
+    their file names."""
     directory.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, text in generated_texts().items():
+    for name, text in (texts or generated_texts()).items():
         path = directory / name
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
