@@ -130,6 +130,7 @@ def test_scouting_follows_the_fit_then_steps_down_geometrically_while_the_bound_
     assert len(result.trials) < 120, result.describe()
 
 
+@pytest.mark.many_searches
 def test_after_a_contradiction_the_scout_goes_to_the_fitted_knee_below() -> None:
     # Three trials pass up to 2 x capacity, the rest fail above capacity: the
     # scout (3 of 5 trials) is fooled where the goal (11 of 21) is not. The

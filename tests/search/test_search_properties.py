@@ -87,6 +87,7 @@ def check_goal_result(dut: Dut, goal: Goal, result: GoalResult, low: float, high
     assert lower >= edge * (1.0 - goal.relative_width) * (1.0 - TOLERANCE)
 
 
+@pytest.mark.many_searches
 @pytest.mark.parametrize(("algorithm", "intermediate"), VARIANTS)
 @given(data=st.data(), goal_list=goal_lists, loads=load_ranges)
 def test_bounds_are_true_for_monotone_duts(
@@ -121,6 +122,7 @@ def test_bounds_are_true_for_monotone_duts(
             )
 
 
+@pytest.mark.many_searches
 @pytest.mark.parametrize(("algorithm", "intermediate"), VARIANTS)
 @given(goal_list=goal_lists, loads=load_ranges)
 def test_max_load_is_a_lower_bound_when_nothing_is_lost(
@@ -150,6 +152,7 @@ def test_max_load_is_a_lower_bound_when_nothing_is_lost(
     assert all(trial.load == high for trial in result.trials)
 
 
+@pytest.mark.many_searches
 @pytest.mark.parametrize(("algorithm", "intermediate"), VARIANTS)
 @given(goal_list=goal_lists, loads=load_ranges)
 def test_min_load_is_an_upper_bound_when_everything_fails(

@@ -33,6 +33,7 @@ def test_lands_near_the_truth_with_an_honest_spread(model: str, seed: int) -> No
     assert result.limited_by is None and result.stopped is None
 
 
+@pytest.mark.many_searches
 def test_spread_shrinks_with_the_budget() -> None:
     spreads = [_soak("gradual", 3, budget)[0].stdev for budget in (30.0, 300.0, 1800.0)]
     assert spreads[0] > spreads[1] > spreads[2]
@@ -105,6 +106,7 @@ def test_bad_inputs_are_named(kwargs: dict[str, object], message: str) -> None:
         soak_search(**args)  # type: ignore[arg-type]
 
 
+@pytest.mark.many_searches
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_a_buffer_that_fools_short_trials_is_outvoted_by_long_ones(seed: int) -> None:
     """The duration model: a buffer hides overload from short trials (up to 30 % above the
