@@ -102,7 +102,7 @@ def ports_outcome(node: Node, facts: list[PortFacts]) -> Outcome:
     if missing:
         what = "; ".join(f"{f.key} ({f.where}): {f.note}" for f in missing)
         first = missing[0].key
-        field = "pci_address" if _is_pci(missing[0].where) else "name"
+        field = "pci_address" if node.interfaces[first].pci_address is not None else "name"
         return failed(
             step,
             what,
@@ -144,7 +144,3 @@ def macs_outcome(node: Node, facts: list[PortFacts]) -> Outcome:
     parts = [f"{', '.join(same)} as in the file"] if same else []
     parts += [f"{', '.join(keys)} not read ({why})" for why, keys in unread.items()]
     return passed(step, "; ".join(parts))
-
-
-def _is_pci(where: str) -> bool:
-    return re.fullmatch(r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]", where) is not None
