@@ -14,11 +14,12 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 from robot import errors as robot_errors
 from robot.run import USAGE as ROBOT_USAGE
+
+from standin_venv import standin_venv
 
 ROOT = Path(__file__).resolve().parents[1]
 JENKINSFILE = (ROOT / "examples" / "Jenkinsfile").read_text()
@@ -109,18 +110,6 @@ def test_the_stage_acts_on_the_outcome_of_run_suites_status() -> None:
     assert "README" not in JENKINSFILE  # its explanations are in docs/lab.rst
 
 
-def _venv(directory: Path, python: str) -> Path:
-    """A stand-in for .venv-ndrpdr whose bin/python runs ``python`` (a shell command)."""
-    venv = directory / "venv"
-    (venv / "bin").mkdir(parents=True)
-    for name in ("python", "pip"):
-        script = venv / "bin" / name
-        script.write_text(f"#!/bin/sh\n{python}\n")
-        script.chmod(0o755)
-    (venv / ".ndrpdr-installed").touch()  # newer than requirements.txt and pyproject.toml
-    return venv
-
-
 def _run_suites(venv: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {
         **os.environ,
@@ -139,13 +128,13 @@ def _run_suites(venv: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_run_suites_bad_option_is_252(tmp_path: Path) -> None:
-    done = _run_suites(_venv(tmp_path, "exit 99"), "--pabot", "two")  # python never runs
+    done = _run_suites(standin_venv(tmp_path, "exit 99"), "--pabot", "two")  # python never runs
     assert done.returncode == 252, done.stderr
     assert "run-suites: --pabot two: not a number of processes" in done.stderr
 
 
 def test_run_suites_failing_set_up_is_254(tmp_path: Path) -> None:
-    venv = _venv(tmp_path, "exit 3")  # the requirements' pip install fails
+    venv = standin_venv(tmp_path, "exit 3")  # the requirements' pip install fails
     (venv / ".ndrpdr-installed").unlink()
     done = _run_suites(venv, "--outputdir", str(tmp_path / "out"))
     assert done.returncode == 254, done.stdout + done.stderr
@@ -161,7 +150,7 @@ def test_run_suites_passes_robots_failed_count_through(tmp_path: Path) -> None:
         + "".join(f"Fails {n}\n    Fail    number {n}\n" for n in (1, 2, 3))
         + "Passes\n    No Operation\n"
     )
-    venv = _venv(tmp_path, f'exec "{sys.executable}" "$@"')
+    venv = standin_venv(tmp_path)
     done = _run_suites(venv, "--outputdir", str(tmp_path / "out"), "--console", "none", str(suite))
     assert done.returncode == 3, done.stdout + done.stderr
     assert outcome_of(done.returncode) == "tests failed"

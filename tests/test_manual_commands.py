@@ -59,6 +59,7 @@ from manual_commands import MANUAL, ROOT, Command, manual_commands
 from manual_placeholders import has_placeholder_mark, is_placeholder
 from ndrpdr.cli.commands import COMMANDS, load_command
 from ndrpdr.cli.main import build_parser
+from standin_venv import THIS_PYTHON, standin_venv
 
 SUITES = ROOT / "suites"
 #: What stands in for a user's value-set file where ``bin/run-suites`` reads it.
@@ -313,16 +314,7 @@ WHOLE_DRY_RUNS = _distinct(_DRY_RUNNABLE, values=True)
 def _venv(directory: Path) -> Path:
     """A stand-in for bin/run-suites' .venv-ndrpdr: bin/python runs this interpreter;
     ``python -m ndrpdr cleanup`` (run as root) does nothing, as there is nothing to clean."""
-    venv = directory / "venv"
-    (venv / "bin").mkdir(parents=True)
-    for name in ("python", "pip"):
-        script = venv / "bin" / name
-        script.write_text(
-            f'#!/bin/sh\n[ "$*" = "-m ndrpdr cleanup" ] && exit 0\nexec "{sys.executable}" "$@"\n'
-        )
-        script.chmod(0o755)
-    (venv / ".ndrpdr-installed").touch()  # newer than requirements.txt and pyproject.toml
-    return venv
+    return standin_venv(directory, f'[ "$*" = "-m ndrpdr cleanup" ] && exit 0\n{THIS_PYTHON}')
 
 
 def _dry_run_argv(command: Command, outdir: Path, *, whole: bool) -> list[str]:

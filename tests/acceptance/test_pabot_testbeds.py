@@ -46,6 +46,7 @@ from ndrpdr.outdir.runfiles import read_run
 from ndrpdr.profiles import parse_frame_size
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
+from standin_venv import standin_venv
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The value sets: name -> (tags, topology file).
@@ -83,18 +84,6 @@ class PabotRun:
     seconds: float
 
 
-def _venv(directory: Path) -> Path:
-    """A stand-in for .venv-ndrpdr: bin/python and bin/pip run this interpreter."""
-    venv = directory / "venv"
-    (venv / "bin").mkdir(parents=True)
-    for name in ("python", "pip"):
-        script = venv / "bin" / name
-        script.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
-        script.chmod(0o755)
-    (venv / ".ndrpdr-installed").touch()  # newer than requirements.txt and pyproject.toml
-    return venv
-
-
 def _value_sets(path: Path) -> Path:
     lines = ["# PabotLib value sets of test_pabot_testbeds.py"]
     for name, (tags, topology) in TESTBEDS.items():
@@ -118,7 +107,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> PabotRun:
     _earlier_pabot_run(outdir)
     env = {
         **os.environ,
-        "NDRPDR_VENV": str(_venv(directory)),
+        "NDRPDR_VENV": str(standin_venv(directory)),
         "PYTHONPATH": os.pathsep.join([str(ROOT / "libraries"), str(ROOT)]),
     }
     command = [

@@ -21,20 +21,9 @@ from acceptance_helpers import suite_test_name
 
 from ndrpdr.outdir.outdirlock import LOCK_NAME, holder
 from ndrpdr.results.schema import validate_record
+from standin_venv import standin_venv
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _venv(directory: Path) -> Path:
-    """A stand-in for .venv-ndrpdr: bin/python and bin/pip run this interpreter."""
-    venv = directory / "venv"
-    (venv / "bin").mkdir(parents=True)
-    for name in ("python", "pip"):
-        script = venv / "bin" / name
-        script.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
-        script.chmod(0o755)
-    (venv / ".ndrpdr-installed").touch()  # newer than requirements.txt and pyproject.toml
-    return venv
 
 
 def _run_suites(venv: Path, outdir: Path) -> subprocess.CompletedProcess[str]:
@@ -69,7 +58,7 @@ def _run_suites(venv: Path, outdir: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_second_run_keeps_only_its_records_and_unrelated_files(tmp_path: Path) -> None:
-    venv = _venv(tmp_path)
+    venv = standin_venv(tmp_path)
     outdir = tmp_path / "results"
     outdir.mkdir()
     old = outdir / "Old_Test_From_Last_Week.json"
@@ -105,7 +94,7 @@ def test_a_run_into_a_directory_a_live_run_holds_writes_beside_it_and_says_so(
 ) -> None:
     """The live run is this test holding the directory's lock (as a running run-suites does):
     its files stay as they are; the second run's outputs go to <dir>-<run id>."""
-    venv = _venv(tmp_path)
+    venv = standin_venv(tmp_path)
     outdir = tmp_path / "results"
     outdir.mkdir()
     theirs = outdir / "output.xml"
