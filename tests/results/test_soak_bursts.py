@@ -90,6 +90,13 @@ def bursty_record(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return sim_soak_record(load_topology(path), soak_time_s=600.0)
 
 
+def test_a_few_frames_lost_per_trial_whatever_its_length_are_no_bursts() -> None:
+    """30 frames lost in a 1 s trial, none in a 100 s trial at a higher load that allowed 60:
+    a few frames per trial vanish from the long-run average (``per_trial_frames``)."""
+    assert find_bursts([_trial(1.0, 5e6, 30), _trial(100.0, 6e6, 0)], TARGET) is None
+    assert find_bursts([_trial(1.0, 5e6, 30), _trial(20.0, 6e6, 0)], TARGET) is not None
+
+
 def test_a_bursty_duts_soak_record_says_so(bursty_record: dict[str, Any]) -> None:
     validate_record(bursty_record)
     assert bursty_record["version"] == "1.13.0"

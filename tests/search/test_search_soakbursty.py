@@ -55,3 +55,35 @@ def test_the_posterior_switches_to_the_bursty_model_on_bursts_only() -> None:
     assert 0.0 < bursty.chance <= 0.5
     estimate = bursty.estimate()
     assert estimate.low < 5e6  # lossy trials at 5 Mpps: the critical load lies below
+
+
+def test_a_few_frames_per_trial_are_taken_off_once_a_longer_trial_allows_them() -> None:
+    short = Observation(5e6, 5e6, 30.0, 1.0)  # 1 s: 60x its allowance of 0.5 frames
+    allows_it = Observation(6e6, 6e8, 0.0, 100.0)  # allows 60 frames, at a higher load
+    assert soakbursty.per_trial_frames([short, allows_it], TARGET) == 30.0
+    # The same pair is then no burst: the longer trial would have kept within its allowance.
+    assert soakbursty.contradicted([short, allows_it], TARGET) == []
+
+
+def test_no_frames_per_trial_without_a_longer_trial_at_a_load_no_lower_that_allows_them() -> None:
+    short = Observation(5e6, 5e6, 30.0, 1.0)
+    too_few = Observation(6e6, 1.2e8, 0.0, 20.0)  # allows 12 frames only: a burst
+    lower = Observation(4e6, 4e8, 0.0, 100.0)  # allows 40 frames, but at a lower load
+    assert soakbursty.per_trial_frames([short, too_few, lower], TARGET) == 0.0
+    assert soakbursty.contradicted([short, too_few], TARGET) == [(0, 1)]
+    # A loss within ten allowances (or ten frames) is noise around the target, not excused.
+    near = Observation(5e6, 5e7, 40.0, 10.0)  # allowance 5: 8x
+    assert soakbursty.per_trial_frames([near, Observation(6e6, 6e8, 0.0, 100.0)], TARGET) == 0.0
+
+
+def test_frames_per_trial_turn_the_bursty_model_off_again() -> None:
+    posterior = Posterior(TARGET, 1e5, 3e7)
+    posterior.add(_trial(1.0, 5e6, 30.0))
+    posterior.add(_trial(2.0, 5e6, 0.0))  # allows 1 frame: the 30 look like a burst
+    assert posterior.bursty and posterior.per_trial == 0.0
+    posterior.add(_trial(100.0, 6e6, 0.0))  # allows 60: 30 frames a trial are no burst
+    assert not posterior.bursty and posterior.per_trial == 30.0
+    assert posterior.coarse is not None
+    assert (posterior.coarse.bursty, posterior.coarse.per_trial) == (False, 30.0)
+    # The 30 frames lost at 5 Mpps no longer put the critical load below it.
+    assert posterior.estimate().low > 5e6

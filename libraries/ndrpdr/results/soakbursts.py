@@ -6,7 +6,9 @@ what no smooth curve does: one trial loses far more than the target allows
 while another, with at least as many frames and at a load at least as high,
 stays within it (``ndrpdr.search.soakbursty.contradicted``). A deep buffer
 cannot give such a pair either (at a load no lower, as many frames or more
-are as many excess frames or more over any capacity). From the first such
+are as many excess frames or more over any capacity), nor can a few frames
+lost per trial whatever its length, once a longer trial allows them
+(``per_trial_frames``: they vanish from the long-run average). From the first such
 trial on (``MIN_CONTRADICTED``), the soak's fit changes model
 (``ndrpdr.search.soakfit``): it reads how often trials lost rather than how
 much, since a Poisson count of frames would take every clean trial as proof
@@ -23,8 +25,13 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ndrpdr.search.soakbursty import BURST_TARGETS, MIN_CONTRADICTED, contradicted
-from ndrpdr.search.soakfit import Observation
+from ndrpdr.search.soakbursty import (
+    BURST_TARGETS,
+    MIN_CONTRADICTED,
+    contradicted,
+    per_trial_frames,
+)
+from ndrpdr.search.soakfit import Observation, less_per_trial
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.units import format_rate
 
@@ -74,7 +81,9 @@ def _said(number: int, trial: TrialResult) -> str:
 def find_bursts(trials: Sequence[TrialResult], loss_ratio: float) -> Bursts | None:
     """The evidence of bursty loss (see the module), None when there is too little."""
     # As the soak fit reads them: frames meant to be sent, unsent ones counted as lost.
-    found = contradicted([Observation.of(trial) for trial in trials], loss_ratio)
+    # A few frames lost per trial whatever its length are no bursts (``per_trial_frames``).
+    seen = [Observation.of(trial) for trial in trials]
+    found = contradicted(less_per_trial(seen, per_trial_frames(seen, loss_ratio)), loss_ratio)
     if len(found) < MIN_CONTRADICTED:
         return None
     lossy, clean = found[0]

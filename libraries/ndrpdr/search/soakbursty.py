@@ -63,8 +63,10 @@ class Counted(Protocol):
 def contradicted(seen: Sequence[Counted], loss_ratio: float) -> list[tuple[int, int]]:
     """Pairs (a trial that lost over ``BURST_TARGETS`` x its allowance and ``MIN_FRAMES``,
     a trial of as many frames or more at a load no lower, within the target as a relative
-    tolerance, that lost at most its allowance): no smooth loss curve gives such a pair,
-    and no deep buffer does (as many excess frames or more over any capacity)."""
+    tolerance, that lost at most its allowance, an allowance below the first one's loss):
+    no smooth loss curve gives such a pair, and no deep buffer does (as many excess frames
+    or more over any capacity). Where the second allows as many frames as the first lost,
+    a few frames lost per trial whatever its length explain both (``per_trial_frames``)."""
     found: list[tuple[int, int]] = []
     for index, trial in enumerate(seen):
         if trial.lost <= max(BURST_TARGETS * loss_ratio * trial.frames, MIN_FRAMES):
@@ -73,10 +75,36 @@ def contradicted(seen: Sequence[Counted], loss_ratio: float) -> list[tuple[int, 
         for other_index, other in enumerate(seen):
             if other_index == index or other.load < floor or other.frames < trial.frames:
                 continue
-            if other.lost <= loss_ratio * other.frames:
+            allowance = loss_ratio * other.frames
+            if other.lost <= allowance < trial.lost:
                 found.append((index, other_index))
                 break
     return found
+
+
+def per_trial_frames(seen: Sequence[Counted], loss_ratio: float) -> float:
+    """Frames a trial may lose whatever its length (0 when the trials show none): the most
+    lost by a trial far beyond its allowance (as ``contradicted`` reads it) when a trial of
+    as many frames or more, at a load no lower, allowed that many and lost within its
+    allowance.
+
+    Loss that does not grow with a trial's length (a task preempting a worker now and then,
+    a stray frame at a trial's start) vanishes from the long-run average a soak estimates;
+    the fit takes this many frames off every trial's loss. No smooth loss curve gives such
+    a trial: its loss ratio would be lower in the longer trial at a higher load.
+    """
+    most = 0.0
+    for trial in seen:
+        if trial.lost <= max(most, BURST_TARGETS * loss_ratio * trial.frames, MIN_FRAMES):
+            continue
+        for other in seen:
+            if other.load < trial.load or other.frames < trial.frames:
+                continue
+            allowance = loss_ratio * other.frames
+            if other.lost <= allowance and trial.lost <= allowance:
+                most = trial.lost
+                break
+    return most
 
 
 def lossy(lost: float, frames: float, target: float) -> bool:

@@ -3,8 +3,13 @@
 Two models: this module's (Poisson counts around a smooth loss-ratio
 curve), and once the trials show bursts (``soakbursty.contradicted``: a trial
 lost far beyond the target while one of as many frames at a load no lower
-did not), ``soakbursty``'s model of how often trials lose; the switch rebuilds
-the grids from every trial.
+did not), ``soakbursty``'s model of how often trials lose. Before either
+reads a trial, the frames a trial may lose whatever its length
+(``soakbursty.per_trial_frames``: a longer trial at a load no lower allowed
+that many and kept within its allowance) are taken off its loss: they vanish
+from the long-run average, and read as loss they pulled the estimate down,
+or read as bursts. A change of either (more such frames, or bursts seen or
+explained away) rebuilds the grids from every trial.
 
 Model (ours): a trial that was meant to send ``n`` frames at load ``L``
 [pps] loses a Poisson number of frames of mean ``n * f(L)``, where the
@@ -92,6 +97,14 @@ class Observation:
         return cls(trial.load, frames, trial.loss_ratio * frames, trial.duration)
 
 
+def less_per_trial(seen: Sequence[Observation], per_trial: float) -> list[Observation]:
+    """The observations with ``per_trial`` frames (``soakbursty.per_trial_frames``) taken
+    off each loss: loss that does not grow with a trial's length is no long-run loss."""
+    if per_trial <= 0.0:
+        return list(seen)
+    return [dataclasses.replace(o, lost=max(0.0, o.lost - per_trial)) for o in seen]
+
+
 @dataclasses.dataclass(frozen=True)
 class Estimate:
     """The posterior of the critical load: mean and stdev [pps], and quantiles [pps]."""
@@ -151,6 +164,7 @@ class Posterior:
         self.observations: list[Observation] = []
         self.bursty = False  # the trials showed bursts: the model of lossy trials (soakbursty)
         self.chance = 1.0  # bursty: the chance of a lossy trial at the critical load
+        self.per_trial = 0.0  # frames any trial may lose whatever its length (taken off each)
         self.longest = 0.0  # the longest trial so far [s]: weights are durations over it
         self.rebuilds = 0
         self.coarse = Posterior(target, min_load, max_load, coarse=False) if coarse else None
@@ -177,20 +191,19 @@ class Posterior:
         self.add_fixed(obs)
         if self.coarse is not None:
             self.coarse.add_fixed(obs)
-            if not self.bursty and (
-                len(soakbursty.contradicted(self.observations, self.target))
-                >= soakbursty.MIN_CONTRADICTED
-            ):
+            per_trial = soakbursty.per_trial_frames(self.observations, self.target)
+            seen = less_per_trial(self.observations, per_trial)
+            bursty = len(soakbursty.contradicted(seen, self.target)) >= soakbursty.MIN_CONTRADICTED
+            chance = self.chance
+            if bursty:
+                chance = min(0.5, self.target / soakbursty.burst_ratio(seen, self.target))
+            if (per_trial, bursty) != (self.per_trial, self.bursty) or abs(
+                math.log(chance / self.chance)
+            ) > math.log(2.0):
                 for posterior in (self, self.coarse):
-                    posterior.bursty = True
-            if self.bursty:
-                chance = min(
-                    0.5, self.target / soakbursty.burst_ratio(self.observations, self.target)
-                )
-                if abs(math.log(chance / self.chance)) > math.log(2.0):
-                    for posterior in (self, self.coarse):
-                        posterior.chance = chance
-                        posterior._build(posterior.loads[0], posterior.loads[-1])
+                    posterior.per_trial, posterior.bursty = per_trial, bursty
+                    posterior.chance = chance
+                    posterior._build(posterior.loads[0], posterior.loads[-1])
             self._regrid()
 
     def add_fixed(self, obs: Observation) -> None:
@@ -205,6 +218,7 @@ class Posterior:
     def _fold(self, obs: Observation, fade: float, weight: float) -> None:
         """Every grid value becomes ``fade`` x itself + ``weight`` x the observation's term."""
         target = self.target
+        obs = less_per_trial([obs], self.per_trial)[0]
         for load, row in zip(self.loads, self._log, strict=True):
             if self.bursty:
                 is_lossy = soakbursty.lossy(obs.lost, obs.frames, target)
