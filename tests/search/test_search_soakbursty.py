@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from ndrpdr.search import soakbursty
 from ndrpdr.search.soakfit import Observation, Posterior
 from ndrpdr.search.trial import TrialResult
@@ -29,10 +31,36 @@ def test_above_the_critical_load_a_lossy_trial_is_likely_on_a_cliff() -> None:
     assert math.exp(cliff) > 0.99
 
 
-def test_the_burst_size_is_the_median_lossy_ratio() -> None:
+def test_the_burst_size_is_the_median_lossy_ratio_when_bursts_keep_their_size() -> None:
     seen = [Observation(1e6, 1e6, lost, 1.0) for lost in (0.0, 10.0, 100.0, 1000.0)]
-    assert soakbursty.burst_ratio(seen, TARGET) == 1e-4
-    assert soakbursty.burst_ratio(seen[:1], TARGET) == 1.0
+    log_s, slope, lowest = soakbursty.burst_size(seen, TARGET)
+    assert (slope, lowest) == (0.0, math.log(1e6))
+    assert math.exp(log_s) == pytest.approx(1e-4)
+    assert soakbursty.burst_size(seen[:1], TARGET) == (0.0, 0.0, 0.0)  # no lossy trial
+    assert soakbursty.chance_at((log_s, slope, lowest), 5e5, TARGET) == pytest.approx(1e-3)
+
+
+def test_bursts_that_shrink_as_the_load_falls_make_a_lossy_trial_likelier_below() -> None:
+    """Spells of a slower capacity: at 9 Mpps a spell costs 100x the frames it costs at
+    8.1 Mpps; the size is a power of the load through them, taken as at the lowest burst
+    below it, and overload above every clean trial (20 Mpps) is no burst."""
+    seen = [
+        Observation(9e6, 9e8, 9e4, 100.0),  # ratio 1e-4
+        Observation(8.1e6, 8.1e8, 8.1e2, 100.0),  # ratio 1e-6
+        Observation(9.5e6, 9.5e8, 0.0, 100.0),  # clean: the top clean load
+        Observation(2e7, 2e7, 1e6, 1.0),  # overload, far above: left out
+    ]
+    log_s, slope, lowest = soakbursty.burst_size(seen, TARGET)
+    assert slope == pytest.approx(math.log(100.0) / math.log(9e6 / 8.1e6))
+    assert lowest == pytest.approx(math.log(8.1e6))
+    size = (log_s, slope, lowest)
+    # The median burst (1e-4 of the frames, the upper of two) at their mean log load.
+    middle = math.sqrt(9e6 * 8.1e6)
+    assert math.exp(log_s + slope * math.log(middle)) == pytest.approx(1e-4)
+    low, high = (soakbursty.chance_at(size, load, TARGET) for load in (8.1e6, 9e6))
+    assert low / high == pytest.approx(100.0)  # a lossy trial is 100x likelier at 8.1 Mpps
+    assert soakbursty.chance_at(size, 4e6, TARGET) == soakbursty.chance_at(size, 8.1e6, TARGET)
+    assert soakbursty.chance_at((math.log(1e-9), 0.0, 0.0), 1e6, TARGET) == 0.5  # at most
 
 
 def test_contradicted_pairs_a_lossy_trial_with_a_clean_one_no_lower() -> None:
@@ -52,7 +80,7 @@ def test_the_posterior_switches_to_the_bursty_model_on_bursts_only() -> None:
         bursty.add(_trial(10.0, 5e6, 5000.0))
         bursty.add(_trial(20.0, 5e6, 0.0))
     assert bursty.bursty and bursty.coarse is not None and bursty.coarse.bursty
-    assert 0.0 < bursty.chance <= 0.5
+    assert 0.0 < soakbursty.chance_at(bursty.size, 4e6, TARGET) <= 0.5
     estimate = bursty.estimate()
     assert estimate.low < 5e6  # lossy trials at 5 Mpps: the critical load lies below
 

@@ -13,9 +13,11 @@ the simulator: the truth in 0-35 % of the intervals, the estimate losing
 This model (used once a soak's trials show bursts: ``contradicted``) reads
 each trial as lossy (it lost more than the target allows) or clean. The
 average loss ratio is the chance of a lossy trial times the loss ratio of a
-lossy trial, and the latter is taken from the trials (``burst_ratio``: the
-median of the lossy ones); so the critical load is where the chance of a
-lossy trial is ``chance = target / burst_ratio``, and the chance is a power
+lossy trial, and the latter is taken from the trials (``burst_size``: a
+power of the load fitted to the bursts, so that bursts that shrink as the
+load falls, as in spells of a slower capacity, count as such); so the
+critical load ``c`` is where the chance of a lossy trial is
+``chance = target / size(c)`` (``chance_at``), and the chance is a power
 of the load through it, ``chance (L / c)^(1 / w)`` (at most 1), its
 steepness ``w`` over ``WIDTHS`` (a cliff to a chance that grows tenfold
 over a quarter of the load) with a flat prior in ``log w``. The trials
@@ -42,6 +44,8 @@ MIN_FRAMES = 10.0
 MIN_CONTRADICTED = 1
 
 _INVERSE_WIDTHS = tuple(1.0 / w for w in WIDTHS)
+#: The least chance of a lossy trial at the critical load (a float's).
+_LOG_TINY = math.log(1e-300)
 #: Widths above this are less likely a priori, as ``(WIDE / w) ** WIDE_POWER``.
 WIDE = 0.03
 WIDE_POWER = 4.0
@@ -112,12 +116,45 @@ def lossy(lost: float, frames: float, target: float) -> bool:
     return lost > target * frames
 
 
-def burst_ratio(seen: Sequence[Counted], target: float) -> float:
-    """The median loss ratio of the lossy trials (1 when none): the size of a burst."""
-    ratios = sorted(
-        o.lost / o.frames for o in seen if o.frames > 0 and lossy(o.lost, o.frames, target)
-    )
-    return ratios[len(ratios) // 2] if ratios else 1.0
+def burst_size(seen: Sequence[Counted], target: float) -> tuple[float, float, float]:
+    """The size of a burst as a power of the load, ``(log_s, slope, lowest)``: a lossy trial
+    at load ``L`` loses a share ``exp(log_s + slope * log(max(L, lowest)))`` of its frames.
+
+    Bursts are the lossy trials at loads where a trial also stayed clean (at most the
+    highest clean trial's load; all lossy trials when none is that low): above every clean
+    trial the DUT is overloaded, and what it loses there is no burst. The slope is the
+    least-squares one of the bursts' log loss ratios over their log loads (never below 0;
+    0 with bursts at one load only); the level puts their median ratio at their mean log
+    load. Below the lowest burst (``lowest``, a log load) the size is taken as there: no
+    trial tells how much smaller bursts get further down. On a DUT whose loss comes in
+    spells of a slower capacity, bursts shrink towards it as the load falls while their
+    chance stays; where bursts keep their size (a noisy knee), the slope is near 0.
+    """
+    lossy_trials = [o for o in seen if o.frames > 0 and lossy(o.lost, o.frames, target)]
+    if not lossy_trials:
+        return 0.0, 0.0, 0.0
+    clean_loads = [o.load for o in seen if o.frames > 0 and not lossy(o.lost, o.frames, target)]
+    top = max(clean_loads, default=0.0)
+    bursts = [o for o in lossy_trials if o.load <= top] or lossy_trials
+    xs = [math.log(o.load) for o in bursts]
+    ys = [math.log(o.lost / o.frames) for o in bursts]
+    mean_x = sum(xs) / len(xs)
+    mean_y = sum(ys) / len(ys)
+    spread = sum((x - mean_x) ** 2 for x in xs)
+    slope = 0.0
+    if spread > 1e-12:
+        covariance = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True))
+        slope = max(0.0, covariance / spread)
+    median = sorted(ys)[len(ys) // 2]
+    return median - slope * mean_x, slope, min(xs)
+
+
+def chance_at(size: tuple[float, float, float], critical: float, target: float) -> float:
+    """The chance of a lossy trial at ``critical`` that makes the average loss ratio
+    (chance times the burst size there, ``burst_size``) the target; at most 0.5."""
+    log_s, slope, lowest = size
+    log_chance = math.log(target) - log_s - slope * max(lowest, math.log(critical))
+    return math.exp(min(math.log(0.5), max(_LOG_TINY, log_chance)))
 
 
 def bursty_row(load: float, is_lossy: bool, critical: float, chance: float) -> list[float]:

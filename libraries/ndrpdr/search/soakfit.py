@@ -163,7 +163,7 @@ class Posterior:
         self.max_load = max_load
         self.observations: list[Observation] = []
         self.bursty = False  # the trials showed bursts: the model of lossy trials (soakbursty)
-        self.chance = 1.0  # bursty: the chance of a lossy trial at the critical load
+        self.size = (0.0, 0.0, 0.0)  # bursty: the burst size as a power of the load (burst_size)
         self.per_trial = 0.0  # frames any trial may lose whatever its length (taken off each)
         self.longest = 0.0  # the longest trial so far [s]: weights are durations over it
         self.rebuilds = 0
@@ -194,17 +194,19 @@ class Posterior:
             per_trial = soakbursty.per_trial_frames(self.observations, self.target)
             seen = less_per_trial(self.observations, per_trial)
             bursty = len(soakbursty.contradicted(seen, self.target)) >= soakbursty.MIN_CONTRADICTED
-            chance = self.chance
-            if bursty:
-                chance = min(0.5, self.target / soakbursty.burst_ratio(seen, self.target))
-            if (per_trial, bursty) != (self.per_trial, self.bursty) or abs(
-                math.log(chance / self.chance)
-            ) > math.log(2.0):
+            size = soakbursty.burst_size(seen, self.target) if bursty else self.size
+            if (per_trial, bursty) != (self.per_trial, self.bursty) or self._size_moved(size):
                 for posterior in (self, self.coarse):
                     posterior.per_trial, posterior.bursty = per_trial, bursty
-                    posterior.chance = chance
+                    posterior.size = size
                     posterior._build(posterior.loads[0], posterior.loads[-1])
             self._regrid()
+
+    def _size_moved(self, size: tuple[float, float, float]) -> bool:
+        """The burst size at the posterior's median moved by over 2x (rebuild the grids)."""
+        median = self.quantile(0.5)
+        old = soakbursty.chance_at(self.size, median, self.target)
+        return abs(math.log(soakbursty.chance_at(size, median, self.target) / old)) > math.log(2.0)
 
     def add_fixed(self, obs: Observation) -> None:
         """Fold one observation into this grid, never rebuilding it."""
@@ -222,7 +224,8 @@ class Posterior:
         for load, row in zip(self.loads, self._log, strict=True):
             if self.bursty:
                 is_lossy = soakbursty.lossy(obs.lost, obs.frames, target)
-                terms = soakbursty.bursty_row(obs.load, is_lossy, load, self.chance)
+                chance = soakbursty.chance_at(self.size, load, target)
+                terms = soakbursty.bursty_row(obs.load, is_lossy, load, chance)
             else:
                 terms = log_likelihood_row(obs, load, target)
             if fade == 1.0:  # fade x old is old: the same sum, one multiplication less
