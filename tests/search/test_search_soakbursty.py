@@ -115,3 +115,18 @@ def test_frames_per_trial_turn_the_bursty_model_off_again() -> None:
     assert (posterior.coarse.bursty, posterior.coarse.per_trial) == (False, 30.0)
     # The 30 frames lost at 5 Mpps no longer put the critical load below it.
     assert posterior.estimate().low > 5e6
+
+
+def test_switching_to_bursts_rebuilds_the_grids_whatever_the_chance() -> None:
+    """Lossy trials barely over their allowance make the bursts small, so the chance of a
+    lossy trial at the critical load is the most allowed (0.5): the switch must still
+    rebuild the grids with the bursty model's columns (it once skipped that and crashed)."""
+    posterior = Posterior(TARGET, 1e5, 3e7)
+    for _ in range(3):
+        posterior.add(_trial(10.0, 4e6, 6.0))  # allowance 4 frames: barely lossy
+    posterior.add(_trial(10.0, 5e6, 5000.0))
+    posterior.add(_trial(20.0, 5e6, 0.0))  # contradicts the 5000 frames: bursts
+    assert posterior.bursty
+    assert soakbursty.chance_at(posterior.size, 4e6, TARGET) == 0.5
+    estimate = posterior.estimate()
+    assert 1e5 <= estimate.low <= estimate.high <= 5e6
