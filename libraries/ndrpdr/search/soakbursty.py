@@ -95,7 +95,7 @@ def per_trial_frames(seen: Sequence[Counted], loss_ratio: float) -> float:
     Loss that does not grow with a trial's length (a task preempting a worker now and then,
     a stray frame at a trial's start) vanishes from the long-run average a soak estimates;
     the fit takes this many frames off every trial's loss. No smooth loss curve gives such
-    a trial: its loss ratio would be lower in the longer trial at a higher load.
+    a pair: the longer trial, at a load no lower, kept a far lower loss ratio.
     """
     most = 0.0
     for trial in seen:
