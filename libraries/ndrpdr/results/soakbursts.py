@@ -25,13 +25,8 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ndrpdr.search.soakbursty import (
-    BURST_TARGETS,
-    MIN_CONTRADICTED,
-    contradicted,
-    per_trial_frames,
-)
-from ndrpdr.search.soakfit import Observation, less_per_trial
+from ndrpdr.search.soakbursty import BURST_TARGETS, MIN_CONTRADICTED, contradicted
+from ndrpdr.search.soakfit import Observation, as_read
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.units import format_rate
 
@@ -82,8 +77,8 @@ def find_bursts(trials: Sequence[TrialResult], loss_ratio: float) -> Bursts | No
     """The evidence of bursty loss (see the module), None when there is too little."""
     # As the soak fit reads them: frames meant to be sent, unsent ones counted as lost.
     # A few frames lost per trial whatever its length are no bursts (``per_trial_frames``).
-    seen = [Observation.of(trial) for trial in trials]
-    found = contradicted(less_per_trial(seen, per_trial_frames(seen, loss_ratio)), loss_ratio)
+    _, seen = as_read([Observation.of(trial) for trial in trials], loss_ratio)
+    found = contradicted(seen, loss_ratio)
     if len(found) < MIN_CONTRADICTED:
         return None
     lossy, clean = found[0]

@@ -64,6 +64,11 @@ class Counted(Protocol):
     def lost(self) -> float: ...
 
 
+def far_beyond(trial: Counted, loss_ratio: float) -> bool:
+    """The trial lost over ``BURST_TARGETS`` x its allowance and over ``MIN_FRAMES``."""
+    return trial.lost > max(BURST_TARGETS * loss_ratio * trial.frames, MIN_FRAMES)
+
+
 def contradicted(seen: Sequence[Counted], loss_ratio: float) -> list[tuple[int, int]]:
     """Pairs (a trial that lost over ``BURST_TARGETS`` x its allowance and ``MIN_FRAMES``,
     a trial of as many frames or more at a load no lower, within the target as a relative
@@ -73,7 +78,7 @@ def contradicted(seen: Sequence[Counted], loss_ratio: float) -> list[tuple[int, 
     a few frames lost per trial whatever its length explain both (``per_trial_frames``)."""
     found: list[tuple[int, int]] = []
     for index, trial in enumerate(seen):
-        if trial.lost <= max(BURST_TARGETS * loss_ratio * trial.frames, MIN_FRAMES):
+        if not far_beyond(trial, loss_ratio):
             continue
         floor = trial.load * (1.0 - loss_ratio)
         for other_index, other in enumerate(seen):
@@ -99,7 +104,7 @@ def per_trial_frames(seen: Sequence[Counted], loss_ratio: float) -> float:
     """
     most = 0.0
     for trial in seen:
-        if trial.lost <= max(most, BURST_TARGETS * loss_ratio * trial.frames, MIN_FRAMES):
+        if trial.lost <= most or not far_beyond(trial, loss_ratio):
             continue
         for other in seen:
             if other.load < trial.load or other.frames < trial.frames:

@@ -105,6 +105,13 @@ def less_per_trial(seen: Sequence[Observation], per_trial: float) -> list[Observ
     return [dataclasses.replace(o, lost=max(0.0, o.lost - per_trial)) for o in seen]
 
 
+def as_read(seen: Sequence[Observation], target: float) -> tuple[float, list[Observation]]:
+    """How the fit reads the trials: the frames a trial may lose whatever its length
+    (``soakbursty.per_trial_frames``) and the observations with those taken off."""
+    per_trial = soakbursty.per_trial_frames(seen, target)
+    return per_trial, less_per_trial(seen, per_trial)
+
+
 @dataclasses.dataclass(frozen=True)
 class Estimate:
     """The posterior of the critical load: mean and stdev [pps], and quantiles [pps]."""
@@ -191,11 +198,12 @@ class Posterior:
         self.add_fixed(obs)
         if self.coarse is not None:
             self.coarse.add_fixed(obs)
-            per_trial = soakbursty.per_trial_frames(self.observations, self.target)
-            seen = less_per_trial(self.observations, per_trial)
+            per_trial, seen = as_read(self.observations, self.target)
             bursty = len(soakbursty.contradicted(seen, self.target)) >= soakbursty.MIN_CONTRADICTED
             size = soakbursty.burst_size(seen, self.target) if bursty else self.size
-            if (per_trial, bursty) != (self.per_trial, self.bursty) or self._size_moved(size):
+            if (per_trial, bursty) != (self.per_trial, self.bursty) or (
+                bursty and self._size_moved(size)
+            ):
                 for posterior in (self, self.coarse):
                     posterior.per_trial, posterior.bursty = per_trial, bursty
                     posterior.size = size
