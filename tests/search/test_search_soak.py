@@ -109,11 +109,15 @@ def test_bad_inputs_are_named(kwargs: dict[str, object], message: str) -> None:
 
 @pytest.mark.many_searches
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_a_buffer_that_fools_short_trials_is_outvoted_by_long_ones(seed: int) -> None:
-    """The duration model: a buffer hides overload from short trials (up to 30 % above the
-    capacity in a 1 s trial); the long trials that follow bring the estimate within 1 %."""
-    result, truth = _soak("duration", seed, 1800.0)
-    assert abs(result.critical_load / truth - 1) < 0.01
+def test_a_buffer_that_fools_every_trial_is_read_and_seen_through(seed: int) -> None:
+    """The duration model: a buffer hides overload from every trial (up to 30 % above the
+    capacity in a 1 s trial, 0.1 % in a 3-minute one). Its lossy trials' forwarded frames
+    tell the buffer (``soakbuffer``), and the estimate lands on the long-run critical load
+    (before, the fit read the trials' loss ratios: 0.4 % above it, the interval missing)."""
+    result, _ = _soak("duration", seed, 1800.0)
+    truth = critical_load(make_model("duration", seed), TARGET)
+    assert abs(result.critical_load / truth - 1) < 1e-6
+    assert result.low <= truth <= result.high
 
 
 def test_a_cliff_between_coarse_grid_points_keeps_the_fine_estimate() -> None:
@@ -134,6 +138,20 @@ def test_a_few_frames_lost_per_trial_do_not_pull_the_estimate_down() -> None:
     result = soak_search(SimulatedMeasurer(dut, overhead_s=0.5, seed=10), 1e4, MAX_LOAD)
     truth = critical_load(dut, TARGET)
     assert abs(result.critical_load / truth - 1) < 1e-4
+    assert result.low <= truth <= result.high
+
+
+def test_a_few_frames_lost_within_the_allowance_neither_pull_down_nor_push_up() -> None:
+    """Seed 7002 of ``sporadic``: its few frames also land in long trials, within their
+    allowance, and a smooth curve read them as loss just below the cliff: the estimate
+    came 5e-4 below the truth, its interval missing it. Taken off once a longer trial at
+    a load no lower lost far fewer (``soakbursty.per_trial_frames``), and read as maybe
+    lost (``soakfit.log_likelihood_row``'s slack; taken off every trial, the estimate went
+    above the truth and the interval missed it again)."""
+    dut = make_model("sporadic", 7002)
+    result = soak_search(SimulatedMeasurer(dut, overhead_s=0.5, seed=7002), 1e4, MAX_LOAD)
+    truth = critical_load(dut, TARGET)
+    assert abs(result.critical_load / truth - 1) < 1e-6
     assert result.low <= truth <= result.high
 
 

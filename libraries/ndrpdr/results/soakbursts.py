@@ -7,8 +7,8 @@ while another, with at least as many frames and at a load at least as high,
 stays within it (``ndrpdr.search.soakbursty.contradicted``). A deep buffer
 cannot give such a pair either (at a load no lower, as many frames or more
 are as many excess frames or more over any capacity), nor can a few frames
-lost per trial whatever its length, once a longer trial allows them
-(``per_trial_frames``: they vanish from the long-run average). From the first such
+lost per trial whatever its length, once a longer trial allows them and
+loses far fewer (``per_trial_frames``: they vanish from the long-run average). From the first such
 trial on (``MIN_CONTRADICTED``), the soak's fit changes model
 (``ndrpdr.search.soakfit``): it reads how often trials lost rather than how
 much, since a Poisson count of frames would take every clean trial as proof

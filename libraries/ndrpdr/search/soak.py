@@ -12,8 +12,10 @@ definition. Our design (``soakfit``): every trial's lost frames update a
 posterior of the critical load ``c`` (where the average loss-ratio curve
 crosses the target) over a grid; loss that comes in bursts switches the
 model to one of how often trials lose (``soakbursty``); the next trial
-runs at the posterior median, so the first trials bisect and later ones
-gather around ``c``; trial durations grow
+runs at the posterior median (or, once the trials show a buffer that hides
+the first excess frames of every trial, ``soakbuffer``, above it by what
+the buffer hides from a trial of its length), so the first trials bisect
+and later ones gather around ``c``; trial durations grow
 with the time spent (each trial lasts ``growth`` times the trial seconds
 so far, at least ``initial_duration``), so late trials, at loads already
 close to ``c``, send enough frames to see losses of the target's size.
@@ -182,10 +184,9 @@ def soak_search(
     stopped = None
     estimate = posterior.estimate()
     while (duration := _next_duration(session, budget, first, step)) is not None:
-        load = estimate.median
-        reason = TrialReason(
-            ALGORITHM, "soak", "posterior-median", detail=f"estimate {estimate.mean:.6g}"
-        )
+        load = posterior.trial_load(duration, estimate.median)
+        strategy = "posterior-median" if load == estimate.median else "median-past-buffer"
+        reason = TrialReason(ALGORITHM, "soak", strategy, detail=f"estimate {estimate.mean:.6g}")
         try:
             trial = session.measure(duration, load, reason)
         except SearchTimeLimitError as exc:

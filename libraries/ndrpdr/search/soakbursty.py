@@ -93,9 +93,12 @@ def contradicted(seen: Sequence[Counted], loss_ratio: float) -> list[tuple[int, 
 
 def per_trial_frames(seen: Sequence[Counted], loss_ratio: float) -> float:
     """Frames a trial may lose whatever its length (0 when the trials show none): the most
-    lost by a trial far beyond its allowance (as ``contradicted`` reads it) when a trial of
-    as many frames or more, at a load no lower, allowed that many and lost within its
-    allowance.
+    lost by a trial when a trial of as many frames or more, at a load no lower, allowed that
+    many, lost within its allowance, and lost far less than the first trial's loss ratio
+    gives on its frames: the first lost far beyond its own allowance (as ``contradicted``
+    reads it), or a smooth loss curve would have the second lose at least
+    ``lost x its frames / the first's frames``, of which it lost so few that a Poisson count
+    does it less than once in ``1 / IMPLAUSIBLE`` times (``implausibly_few``).
 
     Loss that does not grow with a trial's length (a task preempting a worker now and then,
     a stray frame at a trial's start) vanishes from the long-run average a soak estimates;
@@ -104,16 +107,34 @@ def per_trial_frames(seen: Sequence[Counted], loss_ratio: float) -> float:
     """
     most = 0.0
     for trial in seen:
-        if trial.lost <= most or not far_beyond(trial, loss_ratio):
+        if trial.lost <= most or trial.frames <= 0:
             continue
+        beyond = far_beyond(trial, loss_ratio)
         for other in seen:
             if other.load < trial.load or other.frames < trial.frames:
                 continue
             allowance = loss_ratio * other.frames
-            if other.lost <= allowance and trial.lost <= allowance:
+            if other.lost > allowance or trial.lost > allowance:
+                continue
+            if beyond or implausibly_few(other.lost, trial.lost * other.frames / trial.frames):
                 most = trial.lost
                 break
     return most
+
+
+#: ``implausibly_few``: a Poisson count this unlikely (or less) is no chance.
+IMPLAUSIBLE = 1e-3
+_LOG_IMPLAUSIBLE = math.log(IMPLAUSIBLE)
+
+
+def implausibly_few(count: float, mean: float) -> bool:
+    """A Poisson count of ``mean`` is at most ``count`` less often than ``IMPLAUSIBLE`` (by
+    the Chernoff bound ``exp(count - mean + count log(mean / count))``, which is above the
+    chance: so it says so only when the chance is lower still)."""
+    if count >= mean:
+        return False
+    log_bound = count - mean + (count * math.log(mean / count) if count > 0 else 0.0)
+    return log_bound < _LOG_IMPLAUSIBLE
 
 
 def lossy(lost: float, frames: float, target: float) -> bool:

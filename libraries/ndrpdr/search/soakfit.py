@@ -3,13 +3,24 @@
 Two models: this module's (Poisson counts around a smooth loss-ratio
 curve), and once the trials show bursts (``soakbursty.contradicted``: a trial
 lost far beyond the target while one of as many frames at a load no lower
-did not), ``soakbursty``'s model of how often trials lose. Before either
-reads a trial, the frames a trial may lose whatever its length
-(``soakbursty.per_trial_frames``: a longer trial at a load no lower allowed
-that many and kept within its allowance) are taken off its loss: they vanish
-from the long-run average, and read as loss they pulled the estimate down,
-or read as bursts. A change of either (more such frames, or bursts seen or
-explained away) rebuilds the grids from every trial.
+did not), ``soakbursty``'s model of how often trials lose. Both know the
+frames a trial may lose whatever its length (``soakbursty.per_trial_frames``:
+a longer trial at a load no lower allowed that many, kept within its
+allowance and lost far fewer than a smooth curve gives it): they vanish from
+the long-run average, and read as loss they pulled the estimate down, or
+read as bursts. The bursty model takes them off every trial's loss before
+it asks whether the trial lost; this one reads up to that many frames of
+each trial as maybe lost (``log_likelihood_row``'s slack: taken off every
+trial, a trial spared them would read as losing less than it did, and the
+estimate went above the truth). A change of either (more such frames, or
+bursts seen or explained away) rebuilds the grids from every trial.
+
+Once the trials show a buffer that hides the first excess frames of every
+trial (``soakbuffer.estimate``: the lossy trials forwarded the capacity
+times their duration plus one buffer), this model reads them as a cliff
+past which the loss grows linearly with the load, less that buffer, alone:
+no trial of a soak's length sees the long-run capacity, and an exponential
+curve fitted to what they see extrapolates it too far down.
 
 Model (ours): a trial that was meant to send ``n`` frames at load ``L``
 [pps] loses a Poisson number of frames of mean ``n * f(L)``, where the
@@ -54,7 +65,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
-from ndrpdr.search import soakbursty
+from ndrpdr.search import soakbuffer, soakbursty
 from ndrpdr.search.trial import TrialResult
 
 #: Relative widths ``w`` of the loss-ratio curve the prior spans: 1e-9 (a cliff) .. 1e-1.
@@ -74,6 +85,9 @@ EDGE_MASS = 1e-3
 #: The fine grid starts over when the coarse grid's best point explains the trials better
 #: than the fine grid's best by more than this [log-likelihood, nats].
 COARSE_BETTER_BY = 3.0
+#: The mean [frames] a curve gives where it expects none (a frame lost there costs 30 nats).
+_LOG_FLOOR = -30.0
+_FLOOR = math.exp(_LOG_FLOOR)
 #: No grid narrower than this relative width (float steps of loads).
 MIN_RELATIVE_SPAN = 1e-9
 
@@ -123,24 +137,63 @@ class Estimate:
     high: float  # 97.5 % quantile
 
 
-def log_likelihood_row(obs: Observation, critical: float, target: float) -> list[float]:
-    """log P(obs | c=critical, w) for every ``w`` of ``WIDTHS``, up to a constant of the
-    observation alone (one row of the grid: the observation's terms are worked out once)."""
+def log_likelihood_row(
+    obs: Observation,
+    critical: float,
+    target: float,
+    slack: float = 0.0,
+    buffer: soakbuffer.Buffer | None = None,
+) -> list[float]:
+    """log P(obs | c=critical, w) for every ``w`` of ``WIDTHS`` (or, given a ``buffer``,
+    of the one cliff less that buffer), up to a constant of the observation alone (one row
+    of the grid: the observation's terms are worked out once).
+
+    slack: up to this many of the frames lost may be lost whatever the trial's length
+    (``soakbursty.per_trial_frames``): the curve's loss is then any count from
+    ``lost - slack`` to ``lost``, and each ``w`` is given the likeliest of them. Taking the
+    slack off every trial would read a trial that was spared those frames as losing less
+    than it did, and put the estimate above the truth.
+    """
     if obs.frames <= 0 or obs.load <= 0:
-        return [0.0] * len(WIDTHS)
+        return [0.0] * (1 if buffer is not None else len(WIDTHS))
     cap = max(CAP_MIN_FRAMES, CAP_TARGETS * target * obs.frames)
     log_cap, log_frames, lost = math.log(cap), math.log(obs.frames), min(obs.lost, cap)
     log_target, excess = math.log(target), (obs.load - critical) / critical
-    exp = math.exp
     # min(log_frames + min(0.0, shift), log_cap) spelt out: the soak's hottest loop
     # (13 widths x 64 loads x every trial at every regrid), the same values.
-    row = []
-    for inverse in _INVERSE_WIDTHS:
+    log_means = []
+    for inverse in _INVERSE_WIDTHS if buffer is None else ():
         shift = log_target + excess * inverse
         log_mean = log_frames + shift if shift < 0.0 else log_frames + 0.0
-        log_mean = log_cap if log_cap < log_mean else log_mean
-        row.append(lost * log_mean - exp(log_mean))
+        log_means.append(log_cap if log_cap < log_mean else log_mean)
+    if buffer is not None:
+        log_means.append(_buffered_log_mean(obs, critical, target, buffer, lost, log_cap))
+    exp = math.exp
+    if slack <= 0.0:
+        return [lost * log_mean - exp(log_mean) for log_mean in log_means]
+    fewest = min(max(0.0, obs.lost - slack), cap)
+    lgamma, log_lost_factorial = math.lgamma, math.lgamma(lost + 1.0)
+    row = []
+    for log_mean in log_means:
+        mean = exp(log_mean)
+        count = lost if mean >= lost else max(mean, fewest)
+        row.append(count * log_mean - mean - lgamma(count + 1.0) + log_lost_factorial)
     return row
+
+
+def _buffered_log_mean(
+    obs: Observation,
+    critical: float,
+    target: float,
+    buffer: soakbuffer.Buffer,
+    lost: float,
+    log_cap: float,
+) -> float:
+    """The log mean [frames] of a cliff at ``critical`` past which the loss grows linearly
+    with the load, less ``buffer`` (the one in its range nearest the count ``lost``)."""
+    beyond = (obs.load - critical * (1.0 - target)) * obs.frames / obs.load
+    mean = min(max(lost, beyond - buffer.high), beyond - buffer.low)
+    return min(math.log(mean) if mean > _FLOOR else _LOG_FLOOR, log_cap)
 
 
 def _log_sum_exp(values: Sequence[float]) -> float:
@@ -170,8 +223,9 @@ class Posterior:
         self.max_load = max_load
         self.observations: list[Observation] = []
         self.bursty = False  # the trials showed bursts: the model of lossy trials (soakbursty)
+        self.buffer: soakbuffer.Buffer | None = None  # the trials showed one (soakbuffer)
         self.size = (0.0, 0.0, 0.0)  # bursty: the burst size as a power of the load (burst_size)
-        self.per_trial = 0.0  # frames any trial may lose whatever its length (taken off each)
+        self.per_trial = 0.0  # frames any trial may lose whatever its length (maybe lost)
         self.longest = 0.0  # the longest trial so far [s]: weights are durations over it
         self.rebuilds = 0
         self.coarse = Posterior(target, min_load, max_load, coarse=False) if coarse else None
@@ -185,8 +239,11 @@ class Posterior:
             self._fold(obs, 1.0, obs.duration / self.longest)
 
     def columns(self) -> int:
-        """Columns of a grid row: widths, or (width, shape) pairs of the bursty model."""
-        return soakbursty.columns() if self.bursty else len(WIDTHS)
+        """Columns of a grid row: widths, the bursty model's widths, or the one cliff less a
+        buffer."""
+        if self.bursty:
+            return soakbursty.columns()
+        return 1 if self.buffer is not None else len(WIDTHS)
 
     def add(self, trial: TrialResult) -> None:
         """Fold one trial in (and rebuild the grid when the posterior has moved or narrowed).
@@ -201,11 +258,16 @@ class Posterior:
             per_trial, seen = as_read(self.observations, self.target)
             bursty = len(soakbursty.contradicted(seen, self.target)) >= soakbursty.MIN_CONTRADICTED
             size = soakbursty.burst_size(seen, self.target) if bursty else self.size
-            if (per_trial, bursty) != (self.per_trial, self.bursty) or (
-                bursty and self._size_moved(size)
+            buffer = None if bursty else soakbuffer.estimate(seen, self.target)
+            if (
+                (per_trial, bursty) != (self.per_trial, self.bursty)
+                or (bursty and self._size_moved(size))
+                or ((buffer is None) != (self.buffer is None))
+                or (buffer is not None and not buffer.near(self.buffer))
             ):
                 for posterior in (self, self.coarse):
                     posterior.per_trial, posterior.bursty = per_trial, bursty
+                    posterior.buffer = buffer
                     posterior.size = size
                     posterior._build(posterior.loads[0], posterior.loads[-1])
             self._regrid()
@@ -228,14 +290,13 @@ class Posterior:
     def _fold(self, obs: Observation, fade: float, weight: float) -> None:
         """Every grid value becomes ``fade`` x itself + ``weight`` x the observation's term."""
         target = self.target
-        obs = less_per_trial([obs], self.per_trial)[0]
+        is_lossy = soakbursty.lossy(max(0.0, obs.lost - self.per_trial), obs.frames, target)
         for load, row in zip(self.loads, self._log, strict=True):
             if self.bursty:
-                is_lossy = soakbursty.lossy(obs.lost, obs.frames, target)
                 chance = soakbursty.chance_at(self.size, load, target)
                 terms = soakbursty.bursty_row(obs.load, is_lossy, load, chance)
             else:
-                terms = log_likelihood_row(obs, load, target)
+                terms = log_likelihood_row(obs, load, target, self.per_trial, self.buffer)
             if fade == 1.0:  # fade x old is old: the same sum, one multiplication less
                 row[:] = [old + weight * term for old, term in zip(row, terms, strict=True)]
             else:
@@ -275,6 +336,16 @@ class Posterior:
                 )
             below += mass
         return self.loads[-1]
+
+    def trial_load(self, duration: float, critical: float) -> float:
+        """The load [pps] at which a trial of ``duration`` [s] tells most about a critical
+        load ``critical`` [pps]: there, or once the trials show a buffer, above it by what
+        the buffer hides from such a trial (below that load the trial would lose nothing
+        whatever the critical load nearby)."""
+        if self.buffer is None:
+            return critical
+        hidden = (self.buffer.low + self.buffer.high) / 2.0 / duration
+        return min(self.max_load, critical + hidden / (1.0 - self.target))
 
     def estimate(self) -> Estimate:
         """Mean, stdev, median and the 95 % central interval of the critical load [pps]."""
