@@ -21,6 +21,7 @@ import os
 import re
 import shutil
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -40,6 +41,11 @@ pytestmark = [
         reason="needs dpdk-testpmd on PATH, root and 2 CPUs",
     ),
 ]
+
+#: What the host side's testpmd prints once a vhost-user connection is ready, and how long
+#: both may take.
+READY = "virtio is now ready for processing"
+READY_S = 60.0
 
 
 def _forwarded(text: str) -> dict[int, tuple[int, int]]:
@@ -76,14 +82,24 @@ def test_the_testpmd_stand_in_forwards_between_its_two_vhost_user_ports(tmp_path
              "--total-num-mbufs=8192"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )  # fmt: skip
-        assert host.stdin is not None
-        time.sleep(5)  # both connections made (the guest opens its second socket after the first)
+        assert host.stdin is not None and host.stdout is not None
+        lines: list[str] = []
+        reader = threading.Thread(target=lines.extend, args=(host.stdout,), daemon=True)
+        reader.start()
+        # Both connections made (the guest opens its second socket after the first is met):
+        # on a loaded machine that took more than the 5 s once given, and nothing was sent.
+        deadline = time.monotonic() + READY_S
+        while "".join(lines).count(READY) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert "".join(lines).count(READY) >= 2, "".join(lines)[-2000:]
         host.stdin.write("start\n")
         host.stdin.flush()
         time.sleep(4)
         host.stdin.write("stop\nshow port stats all\nquit\n")
         host.stdin.flush()
-        out, _ = host.communicate(timeout=30)
+        host.wait(timeout=30)
+        reader.join(timeout=30)
+        out = "".join(lines)
         host = None
         sent = [int(n) for n in re.findall(r"TX-packets:\s+(\d+)", out)]
         assert len(sent) >= 2 and all(sent[-2:]), out[-2000:]
