@@ -10,9 +10,10 @@ allowance and lost far fewer than a smooth curve gives it): they vanish from
 the long-run average, and read as loss they pulled the estimate down, or
 read as bursts. The bursty model takes them off every trial's loss before
 it asks whether the trial lost; this one reads up to that many frames of
-each trial as maybe lost (``log_likelihood_row``'s slack: taken off every
-trial, a trial spared them would read as losing less than it did, and the
-estimate went above the truth). A change of either (more such frames, or
+each trial as maybe lost, at the cost of the chance of that count
+(``log_likelihood_row``'s slack: taken off every trial, a trial spared them
+would read as losing less than it did, and the estimate went above the
+truth). A change of either (more such frames, or
 bursts seen or explained away) rebuilds the grids from every trial.
 
 Once the trials show a buffer that hides the first excess frames of every
@@ -150,9 +151,10 @@ def log_likelihood_row(
 
     slack: up to this many of the frames lost may be lost whatever the trial's length
     (``soakbursty.per_trial_frames``): the curve's loss is then any count from
-    ``lost - slack`` to ``lost``, and each ``w`` is given the likeliest of them. Taking the
-    slack off every trial would read a trial that was spared those frames as losing less
-    than it did, and put the estimate above the truth.
+    ``lost - slack`` to ``lost``, and each ``w`` is given the likeliest of them, less the
+    chance of the count spared (one in ``slack + 1``) unless that is ``lost`` itself.
+    Taking the slack off every trial would read a trial that was spared those frames as
+    losing less than it did, and put the estimate above the truth.
     """
     if obs.frames <= 0 or obs.load <= 0:
         return [0.0] * (1 if buffer is not None else len(WIDTHS))
@@ -172,12 +174,20 @@ def log_likelihood_row(
     if slack <= 0.0:
         return [lost * log_mean - exp(log_mean) for log_mean in log_means]
     fewest = min(max(0.0, obs.lost - slack), cap)
-    lgamma, log_lost_factorial = math.lgamma, math.lgamma(lost + 1.0)
+    lgamma = math.lgamma
+    # Taking a count below ``lost`` costs the chance of that many frames lost per trial
+    # (one in slack + 1): a trial that was spared them reads best as it is.
+    log_lost_factorial = lgamma(lost + 1.0) - math.log(slack + 1.0)
     row = []
     for log_mean in log_means:
         mean = exp(log_mean)
-        count = lost if mean >= lost else max(mean, fewest)
-        row.append(count * log_mean - mean - lgamma(count + 1.0) + log_lost_factorial)
+        as_is = lost * log_mean - mean
+        if mean >= lost:
+            row.append(as_is)
+            continue
+        count = max(mean, fewest)
+        spared = count * log_mean - mean - lgamma(count + 1.0) + log_lost_factorial
+        row.append(max(as_is, spared))
     return row
 
 
