@@ -16,7 +16,7 @@ least-squares line of the lossy trials' forwarded frames over their
 durations (``estimate``) has the capacity for its slope and the buffer
 for its intercept, and it reads the trials as that model or not at all:
 it must fit every lossy trial within ``FIT_SHARE`` of its frames and tell
-the buffer (of ``MIN_FRAMES`` or more) within ``BUFFER_SHARE`` of it,
+the buffer (of ``MIN_BUFFER_FRAMES`` or more) within ``BUFFER_SHARE`` of it,
 every lossy trial must lie above the capacity, and no trial may have lost
 far beyond its allowance fewer frames than the line says. Loss that comes in bursts
 (a random share of the frames) fails the fit; a cliff without a buffer has
@@ -42,7 +42,7 @@ FIT_SHARE = 1e-5
 BUFFER_SHARE = 0.1
 #: ... a buffer of at least this many frames (fewer hide at most the 1e-7 allowance of a trial
 #: of 1e10 frames, 17 minutes at 10 Mpps: the smooth curve reads them) ...
-MIN_FRAMES = 1000.0
+MIN_BUFFER_FRAMES = 1000.0
 #: ... from lossy trials of this many durations (each a thousandth or more from the others:
 #: two durations a line always fits), their longest at least LONGER x their shortest.
 MIN_DURATIONS = 3
@@ -93,7 +93,7 @@ def estimate(seen: Sequence[Counted], loss_ratio: float) -> Buffer | None:
         capacity <= 0
         or misfit > FIT_SHARE * min(forwarded)
         or misfit + 1.0 > BUFFER_SHARE * buffer
-        or buffer < MIN_FRAMES
+        or buffer < MIN_BUFFER_FRAMES
         or any(o.load <= capacity for o in lossy)
     ):
         return None
