@@ -34,7 +34,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
-from ndrpdr.search.soakbursty import Counted, far_beyond
+from ndrpdr.search.soakbursty import Counted, far_beyond, least_squares_slope, lost_far_beyond
 
 #: The line must fit every lossy trial's forwarded frames within this share of them ...
 FIT_SHARE = 1e-5
@@ -57,18 +57,11 @@ class Buffer:
     high: float
 
     def near(self, other: Buffer | None) -> bool:
-        """``other`` says the same within a hundredth of this one's width or level."""
+        """``other`` says the same within a hundredth of this one's level."""
         if other is None:
             return False
-        slack = 0.01 * max(self.high - self.low, self.high)
+        slack = 0.01 * self.high
         return abs(other.low - self.low) <= slack and abs(other.high - self.high) <= slack
-
-
-@dataclasses.dataclass(frozen=True)
-class _Count:
-    load: float
-    frames: float
-    lost: float
 
 
 def estimate(seen: Sequence[Counted], loss_ratio: float) -> Buffer | None:
@@ -81,13 +74,8 @@ def estimate(seen: Sequence[Counted], loss_ratio: float) -> Buffer | None:
     if max(durations) < LONGER * min(durations):
         return None
     forwarded = [o.frames - o.lost for o in lossy]
-    mean_d = sum(durations) / len(durations)
-    mean_f = sum(forwarded) / len(forwarded)
-    spread = sum((d - mean_d) ** 2 for d in durations)
-    capacity = (
-        sum((d - mean_d) * (f - mean_f) for d, f in zip(durations, forwarded, strict=True)) / spread
-    )
-    buffer = mean_f - capacity * mean_d
+    capacity = least_squares_slope(durations, forwarded)
+    buffer = sum(forwarded) / len(forwarded) - capacity * (sum(durations) / len(durations))
     misfit = max(abs(f - capacity * d - buffer) for d, f in zip(durations, forwarded, strict=True))
     if (
         capacity <= 0
@@ -102,6 +90,6 @@ def estimate(seen: Sequence[Counted], loss_ratio: float) -> Buffer | None:
         if other.frames <= 0 or other.load <= 0:
             continue
         said = other.frames - capacity * other.frames / other.load - low
-        if far_beyond(_Count(other.load, other.frames, said - other.lost), loss_ratio):
+        if lost_far_beyond(said - other.lost, other.frames, loss_ratio):
             return None
     return Buffer(low, high)

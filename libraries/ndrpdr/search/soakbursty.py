@@ -66,7 +66,13 @@ class Counted(Protocol):
 
 def far_beyond(trial: Counted, loss_ratio: float) -> bool:
     """The trial lost over ``BURST_TARGETS`` x its allowance and over ``MIN_FRAMES``."""
-    return trial.lost > max(BURST_TARGETS * loss_ratio * trial.frames, MIN_FRAMES)
+    return lost_far_beyond(trial.lost, trial.frames, loss_ratio)
+
+
+def lost_far_beyond(lost: float, frames: float, loss_ratio: float) -> bool:
+    """``lost`` frames are over ``BURST_TARGETS`` x the allowance of ``frames`` and over
+    ``MIN_FRAMES`` (``far_beyond`` of a count that is no trial's)."""
+    return lost > max(BURST_TARGETS * loss_ratio * frames, MIN_FRAMES)
 
 
 def contradicted(seen: Sequence[Counted], loss_ratio: float) -> list[tuple[int, int]]:
@@ -164,15 +170,20 @@ def burst_size(seen: Sequence[Counted], target: float) -> tuple[float, float, fl
     bursts = [o for o in lossy_trials if o.load <= top] or lossy_trials
     xs = [math.log(o.load) for o in bursts]
     ys = [math.log(o.lost / o.frames) for o in bursts]
+    slope = max(0.0, least_squares_slope(xs, ys))
+    median = sorted(ys)[len(ys) // 2]
+    return median - slope * (sum(xs) / len(xs)), slope, min(xs)
+
+
+def least_squares_slope(xs: Sequence[float], ys: Sequence[float]) -> float:
+    """The slope of the least-squares line through the points (0 with the ``xs`` all
+    alike, within float rounding)."""
     mean_x = sum(xs) / len(xs)
     mean_y = sum(ys) / len(ys)
     spread = sum((x - mean_x) ** 2 for x in xs)
-    slope = 0.0
-    if spread > 1e-12:
-        covariance = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True))
-        slope = max(0.0, covariance / spread)
-    median = sorted(ys)[len(ys) // 2]
-    return median - slope * mean_x, slope, min(xs)
+    if spread <= 1e-12:
+        return 0.0
+    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True)) / spread
 
 
 def chance_at(size: tuple[float, float, float], critical: float, target: float) -> float:

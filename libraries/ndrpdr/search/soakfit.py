@@ -163,13 +163,14 @@ def log_likelihood_row(
     log_target, excess = math.log(target), (obs.load - critical) / critical
     # min(log_frames + min(0.0, shift), log_cap) spelt out: the soak's hottest loop
     # (13 widths x 64 loads x every trial at every regrid), the same values.
-    log_means = []
-    for inverse in _INVERSE_WIDTHS if buffer is None else ():
-        shift = log_target + excess * inverse
-        log_mean = log_frames + shift if shift < 0.0 else log_frames + 0.0
-        log_means.append(log_cap if log_cap < log_mean else log_mean)
     if buffer is not None:
-        log_means.append(_buffered_log_mean(obs, critical, target, buffer, lost, log_cap))
+        log_means = [_buffered_log_mean(obs, critical, target, buffer, lost, log_cap)]
+    else:
+        log_means = []
+        for inverse in _INVERSE_WIDTHS:
+            shift = log_target + excess * inverse
+            log_mean = log_frames + shift if shift < 0.0 else log_frames + 0.0
+            log_means.append(log_cap if log_cap < log_mean else log_mean)
     exp = math.exp
     if slack <= 0.0:
         return [lost * log_mean - exp(log_mean) for log_mean in log_means]
