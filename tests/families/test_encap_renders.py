@@ -64,10 +64,10 @@ def test_lacp_bonds_the_dut_link_alone_and_cross_connects_the_tg_port() -> None:
     assert vpp is not None and vpp.plugins == ("lacp",) and vpp.settle_s > 0
     dut1, dut2 = render(family.id)
     for lines, tg, link in ((dut1, NAMES[0], NAMES[1]), (dut2, NAMES[1], NAMES[0])):
-        assert lines[:2] == [
+        assert lines[:2] == (
             "create bond mode lacp load-balance l34",
             f"bond add BondEthernet0 {link}",
-        ]
+        )
         assert [line for line in lines if line.startswith("bond add")] == [lines[1]]  # one link
         assert f"set interface l2 xconnect {tg} BondEthernet0" in lines
         assert f"set interface l2 xconnect BondEthernet0 {tg}" in lines

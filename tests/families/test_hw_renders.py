@@ -110,7 +110,7 @@ def test_gtpu_offload_asks_the_port_facing_the_other_dut_after_the_routes() -> N
     family = "ethip4gtpuhw-ip4base"
     ours, theirs = render(family), render("ethip4gtpusw-ip4base")
     for dut, link in ((0, "eth1"), (1, "eth0")):  # DUT1's second port, DUT2's first (CSIT's)
-        assert ours[dut] == [*theirs[dut], f"set flow-offload gtpu hw {link} rx gtpu_tunnel0"]
+        assert ours[dut] == (*theirs[dut], f"set flow-offload gtpu hw {link} rx gtpu_tunnel0")
     vpp = get_family(family).setup.vpp
     assert vpp is not None
     jumbo = dataclasses.replace(configs(family)[0], max_frame_size_b=9018)
