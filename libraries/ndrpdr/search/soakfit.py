@@ -28,8 +28,15 @@ Model (ours): a trial that was meant to send ``n`` frames at load ``L``
 loss-ratio curve is ``f(L) = min(1, r * exp((L - c) / (w * c)))``: it
 passes the target loss ratio ``r`` exactly at the critical load ``c``
 [pps] and grows by a factor ``e`` every ``w * c`` pps above it (``w`` is the
-curve's relative width). Prior: ``c`` log-uniform over [min load, max
-load], ``w`` log-uniform over ``WIDTHS`` (a cliff to a slope of 10 %).
+curve's relative width); or the capacity cliff itself, ``f(L) = 1 - C / L``
+above ``C = c (1 - r)``, 0 below (``_cliff_log_mean``): a real DUT's loss
+grows linearly past its capacity, not exponentially, and no width of the
+exponential curve fits both a trial at ``c`` that lost its allowance and
+one a few targets above it that lost that much again (on a cliff with a
+few frames lost per trial, sim ``sporadic``, every interval ended 1e-8 to
+4e-8 above the truth). Prior: ``c`` log-uniform over [min load, max load],
+the curve one of ``WIDTHS`` (a cliff to a slope of 10 %, log-uniform) or
+the capacity cliff, each alike.
 The posterior is summed exactly over a grid (no sampling, so the same
 trials always give the same answer).
 
@@ -145,9 +152,9 @@ def log_likelihood_row(
     slack: float = 0.0,
     buffer: soakbuffer.Buffer | None = None,
 ) -> list[float]:
-    """log P(obs | c=critical, w) for every ``w`` of ``WIDTHS`` (or, given a ``buffer``,
-    of the one cliff less that buffer), up to a constant of the observation alone (one row
-    of the grid: the observation's terms are worked out once).
+    """log P(obs | c=critical, w) for every ``w`` of ``WIDTHS`` and the capacity cliff (or,
+    given a ``buffer``, of the one cliff less that buffer), up to a constant of the
+    observation alone (one row of the grid: the observation's terms are worked out once).
 
     slack: up to this many of the frames lost may be lost whatever the trial's length
     (``soakbursty.per_trial_frames``): the curve's loss is then any count from
@@ -157,7 +164,7 @@ def log_likelihood_row(
     losing less than it did, and put the estimate above the truth.
     """
     if obs.frames <= 0 or obs.load <= 0:
-        return [0.0] * (1 if buffer is not None else len(WIDTHS))
+        return [0.0] * (1 if buffer is not None else len(WIDTHS) + 1)
     cap = max(CAP_MIN_FRAMES, CAP_TARGETS * target * obs.frames)
     log_cap, log_frames, lost = math.log(cap), math.log(obs.frames), min(obs.lost, cap)
     log_target, excess = math.log(target), (obs.load - critical) / critical
@@ -171,6 +178,7 @@ def log_likelihood_row(
             shift = log_target + excess * inverse
             log_mean = log_frames + shift if shift < 0.0 else log_frames + 0.0
             log_means.append(log_cap if log_cap < log_mean else log_mean)
+        log_means.append(_cliff_log_mean(obs, critical, target, log_cap))
     exp = math.exp
     if slack <= 0.0:
         return [lost * log_mean - exp(log_mean) for log_mean in log_means]
@@ -192,6 +200,19 @@ def log_likelihood_row(
     return row
 
 
+def _beyond_capacity(obs: Observation, critical: float, target: float) -> float:
+    """Frames the trial sent beyond the capacity ``critical x (1 - target)`` of a cliff
+    that loses the target ratio at ``critical`` (negative below it)."""
+    return (obs.load - critical * (1.0 - target)) * obs.frames / obs.load
+
+
+def _cliff_log_mean(obs: Observation, critical: float, target: float, log_cap: float) -> float:
+    """The log mean [frames] of a capacity cliff: a trial above the capacity loses what it
+    sends beyond it, below it nothing."""
+    beyond = _beyond_capacity(obs, critical, target)
+    return min(math.log(beyond) if beyond > _FLOOR else _LOG_FLOOR, log_cap)
+
+
 def _buffered_log_mean(
     obs: Observation,
     critical: float,
@@ -202,7 +223,7 @@ def _buffered_log_mean(
 ) -> float:
     """The log mean [frames] of a cliff at ``critical`` past which the loss grows linearly
     with the load, less ``buffer`` (the one in its range nearest the count ``lost``)."""
-    beyond = (obs.load - critical * (1.0 - target)) * obs.frames / obs.load
+    beyond = _beyond_capacity(obs, critical, target)
     mean = min(max(lost, beyond - buffer.high), beyond - buffer.low)
     return min(math.log(mean) if mean > _FLOOR else _LOG_FLOOR, log_cap)
 
@@ -250,11 +271,11 @@ class Posterior:
             self._fold(obs, 1.0, obs.duration / self.longest)
 
     def columns(self) -> int:
-        """Columns of a grid row: widths, the bursty model's widths, or the one cliff less a
-        buffer."""
+        """Columns of a grid row: widths and the capacity cliff, the bursty model's widths,
+        or the one cliff less a buffer."""
         if self.bursty:
             return soakbursty.columns()
-        return 1 if self.buffer is not None else len(WIDTHS)
+        return 1 if self.buffer is not None else len(WIDTHS) + 1
 
     def add(self, trial: TrialResult) -> None:
         """Fold one trial in (and rebuild the grid when the posterior has moved or narrowed).
