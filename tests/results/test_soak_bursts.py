@@ -55,7 +55,9 @@ def test_one_is_enough() -> None:
     ("clean", "why"),
     [
         (_trial(5.0, 5e6, 0), "shorter: a buffer may have hidden the loss"),
-        (_trial(20.0, 5e6 * (1 - 2 * TARGET), 0), "at a lower load, beyond the tolerance"),
+        # A loss ratio of 1e-4 lets a cliff STEEPEST times as steep start 1.25e-5 below:
+        # looked for no further than NEAREST_TARGETS (1e-5).
+        (_trial(20.0, 5e6 * (1 - 2e-5), 0), "at a lower load, beyond the tolerance"),
         (_trial(20.0, 5e6, 1000), "lost too: 1e-5 is over the target"),
     ],
 )
@@ -67,6 +69,12 @@ def test_what_a_smooth_curve_or_a_buffer_explains_is_no_burst(clean: TrialResult
 def test_a_load_within_the_target_of_the_lossy_one_is_the_same_load() -> None:
     same = _trial(20.0, 5e6 * (1 - 0.5 * TARGET), 0)  # a soak converges to loads this close
     assert find_bursts([_trial(10.0, 5e6, 5000), same] * MIN_CONTRADICTED, TARGET) is not None
+
+
+def test_a_clean_trial_closer_below_than_a_steep_loss_allows_shows_bursts() -> None:
+    """5000 of 5e7 frames lost: no loss curve up to 8 cliffs steep is clean 5 targets below."""
+    below = _trial(20.0, 5e6 * (1 - 5 * TARGET), 0)
+    assert find_bursts([_trial(10.0, 5e6, 5000), below] * MIN_CONTRADICTED, TARGET) is not None
 
 
 def test_a_loss_too_small_to_count_is_no_burst() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import statistics
+
 import pytest
 
 from ndrpdr.search import SearchInputError, TrialResult
@@ -36,8 +38,15 @@ def test_lands_near_the_truth_with_an_honest_spread(model: str, seed: int) -> No
 
 @pytest.mark.many_searches
 def test_spread_shrinks_with_the_budget() -> None:
-    spreads = [_soak("gradual", 3, budget)[0].stdev for budget in (30.0, 300.0, 1800.0)]
-    assert spreads[0] > spreads[1] > spreads[2]
+    """The median spread over five seeds, from 30 s to CSIT's 30 min. Not at 300 s: there
+    the posterior of three of these seeds still holds both a smooth curve and a capacity
+    cliff (``soakfit``'s cliff column), some 1e-3 apart, and is wider than at 30 s, where
+    the short trials cannot tell the two apart."""
+    spreads = [
+        statistics.median(_soak("gradual", seed, budget)[0].stdev for seed in range(1, 6))
+        for budget in (30.0, 1800.0)
+    ]
+    assert spreads[0] > 10.0 * spreads[1]
 
 
 def test_uses_the_budget_and_never_more() -> None:
@@ -155,6 +164,32 @@ def test_a_few_frames_lost_within_the_allowance_neither_pull_down_nor_push_up() 
     truth = critical_load(dut, TARGET)
     assert abs(result.critical_load / truth - 1) < 1e-6
     assert result.low <= truth <= result.high
+
+
+def test_a_cliff_with_a_few_frames_per_trial_is_read_as_a_cliff() -> None:
+    """Seed 9031 of ``sporadic``: the last trials, 4e-8 above the truth, lost 1.4 times
+    their allowance, as the cliff gives. No exponential curve through them stays clean a
+    target below: the interval ended 3.7e-8 above the truth. The fit's capacity cliff
+    (``soakfit._cliff_log_mean``) reads them as they are."""
+    dut = make_model("sporadic", 9031)
+    result = soak_search(SimulatedMeasurer(dut, overhead_s=0.5, seed=9031), 1e4, MAX_LOAD)
+    truth = critical_load(dut, TARGET)
+    assert abs(result.critical_load / truth - 1) < 1e-8
+    assert result.low <= truth <= result.high
+
+
+def test_interrupts_move_the_soak_off_the_capacity() -> None:
+    """Seed 9030 of ``transient``: a soak's trials at its median, on the capacity cliff,
+    kept losing to interrupts; each moved the median down by a few targets, so every later
+    clean trial sat just below the lossy ones and no pair showed the bursts
+    (``soakbursty.contradicted`` looked within one target). The estimate stayed at the
+    capacity, 11 times the truth. Looking ``steepest_share`` below, the bursts show and the
+    interval holds the truth."""
+    dut = make_model("transient", 9030)
+    result = soak_search(SimulatedMeasurer(dut, overhead_s=0.5, seed=9030), 1e4, MAX_LOAD)
+    truth = critical_load(dut, TARGET)
+    assert result.low <= truth <= result.high
+    assert result.critical_load < dut.parameters()["capacity_pps"] / 2
 
 
 def test_spells_of_a_slower_capacity_do_not_pull_the_estimate_far_below() -> None:

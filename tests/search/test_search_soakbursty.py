@@ -142,17 +142,18 @@ def test_frames_per_trial_turn_the_bursty_model_off_again() -> None:
 
 
 def test_switching_to_bursts_rebuilds_the_grids_whatever_the_chance() -> None:
-    """Lossy trials barely over their allowance make the bursts small, so the chance of a
-    lossy trial at the critical load is the most allowed (0.5): the switch must still
-    rebuild the grids with the bursty model's columns (it once skipped that and crashed)."""
+    """Lossy trials barely over twice their allowance make the bursts small, so the chance
+    of a lossy trial at the critical load is near the most allowed (0.5): the switch must
+    still rebuild the grids with the bursty model's columns (it once skipped that and
+    crashed)."""
     posterior = Posterior(TARGET, 1e5, 3e7)
     for _ in range(3):
-        posterior.add(_trial(10.0, 4e6, 6.0))  # allowance 4 frames: barely lossy
+        posterior.add(_trial(10.0, 4e6, 9.0))  # allowance 4 frames: barely bursts
     posterior.add(_trial(10.0, 5e6, 5000.0))
-    # Contradicts the 5000 frames (bursts); allows 5 frames, fewer than the 6 lost at 4 Mpps.
+    # Contradicts the 5000 frames (bursts); allows 5 frames, fewer than the 9 lost at 4 Mpps.
     posterior.add(_trial(10.0, 5e6, 0.0))
     assert posterior.bursty and posterior.per_trial == 0.0
-    assert soakbursty.chance_at(posterior.size, 4e6, TARGET) == 0.5
+    assert 0.4 < soakbursty.chance_at(posterior.size, 4e6, TARGET) <= 0.5
     estimate = posterior.estimate()
     assert 1e5 <= estimate.low <= estimate.high <= 5e6
 
@@ -166,7 +167,7 @@ def test_slack_reads_up_to_that_many_frames_as_maybe_lost() -> None:
     for critical in (4.9e6, 5e6, 5.1e6):
         plain = log_likelihood_row(trial, critical, TARGET)
         slack = log_likelihood_row(trial, critical, TARGET, 30.0)
-        assert len(slack) == len(plain) == len(WIDTHS)
+        assert len(slack) == len(plain) == len(WIDTHS) + 1  # and the capacity cliff
         for with_slack, without in zip(slack, plain, strict=True):
             assert with_slack >= without - 1e-9
     # Curves expecting 50 frames or more (the trial is at or above the critical load): alike.
@@ -177,3 +178,42 @@ def test_slack_reads_up_to_that_many_frames_as_maybe_lost() -> None:
     # at the cost of their chance (one count in 31): a trial spared them reads best as it is.
     far_below = log_likelihood_row(trial, 6e6, TARGET, 30.0)
     assert max(far_below) == pytest.approx(math.lgamma(31.0) - math.log(31.0), rel=1e-3)
+
+
+def test_a_heavy_loss_rules_out_a_clean_trial_a_few_targets_below_it() -> None:
+    """No DUT loses more steeply than ``STEEPEST`` cliffs: a trial that lost 1e-3 of its
+    frames cannot have a longer clean trial 5 targets below it, however its loss curve
+    bends; only so far down (``NEAREST_TARGETS``) is such a pair looked for."""
+    assert soakbursty.steepest_share(Observation(5e6, 5e7, 5e4, 10.0), TARGET) == pytest.approx(
+        soakbursty.NEAREST_TARGETS * TARGET
+    )
+    assert soakbursty.steepest_share(Observation(5e6, 5e7, 100.0, 10.0), TARGET) == (
+        pytest.approx((2e-6 - TARGET) / soakbursty.STEEPEST)
+    )
+    heavy = Observation(5e6, 5e7, 5e4, 10.0)
+    near = Observation(5e6 * (1 - 5 * TARGET), 2e8, 0.0, 40.0)
+    far = Observation(5e6 * (1 - 2 * soakbursty.NEAREST_TARGETS * TARGET), 2e8, 0.0, 40.0)
+    assert soakbursty.contradicted([heavy, near], TARGET) == [(0, 1)]
+    assert soakbursty.contradicted([heavy, far], TARGET) == []
+
+
+def test_a_cliff_between_a_light_loss_and_a_clean_trial_below_is_no_burst() -> None:
+    """A trial that lost 20 times its allowance (2e-6) on a cliff is 2e-6 above the capacity:
+    a clean trial 1e-6 below it may sit just under the capacity."""
+    light = Observation(5e6, 5e7, 100.0, 10.0)
+    below = Observation(5e6 * (1 - 1e-6), 2e8, 0.0, 40.0)
+    assert soakbursty.far_beyond(light, TARGET)
+    assert soakbursty.contradicted([light, below], TARGET) == []
+
+
+def test_trials_barely_over_their_allowance_are_no_bursts() -> None:
+    """Trials that lost 1.5 times their allowance sit on a capacity cliff: the burst size is
+    the one that lost 1e-3, not the median of the three."""
+    seen = [
+        Observation(4e6, 4e7, 6.0, 10.0),  # allowance 4
+        Observation(4e6, 4e7, 6.0, 10.0),
+        Observation(4e6, 4e7, 4e4, 10.0),
+        Observation(4.1e6, 4.1e7, 0.0, 10.0),
+    ]
+    log_s, slope, _ = soakbursty.burst_size(seen, TARGET)
+    assert slope == 0.0 and math.exp(log_s) == pytest.approx(1e-3)

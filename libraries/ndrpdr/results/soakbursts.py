@@ -3,8 +3,9 @@
 A DUT whose loss comes in bursts (rare interrupts, loss at random near a
 knee, a capacity that moves from trial to trial, spells of contention) does
 what no smooth curve does: one trial loses far more than the target allows
-while another, with at least as many frames and at a load at least as high,
-stays within it (``ndrpdr.search.soakbursty.contradicted``). A deep buffer
+while another, with at least as many frames and at a load at least as high
+(or a few targets below: no loss grows that steeply with the load), stays
+within it (``ndrpdr.search.soakbursty.contradicted``). A deep buffer
 cannot give such a pair either (at a load no lower, as many frames or more
 are as many excess frames or more over any capacity), nor can a few frames
 lost per trial whatever its length, once a longer trial allows them and
@@ -62,7 +63,7 @@ def bursts_text(section: Mapping[str, Any]) -> str:
     return (
         f"loss came in bursts: {section['contradicted']} of {section['trials']} trials lost "
         f"over {BURST_TARGETS:g}x the target while a trial of as many frames or more at a load "
-        f"as high or higher did not ({section['example']}); the estimate reads how often "
+        f"as high or nearly did not ({section['example']}); the estimate reads how often "
         "trials lost, not how much, and its interval is wide"
     )
 
