@@ -26,6 +26,14 @@ def _soak(model: str, seed: int, budget_s: float, **kwargs: object) -> tuple[Soa
     return result, dut.true_throughput(budget_s, TARGET)
 
 
+def _long_run_soak(model: str, seed: int) -> tuple[SoakResult, float]:
+    """The soak as ``benchmarks.soak`` runs it (0.5 s overhead a trial, loads from 1e4 pps)
+    and the model's long-run critical load."""
+    dut = make_model(model, seed)
+    result = soak_search(SimulatedMeasurer(dut, overhead_s=0.5, seed=seed), 1e4, MAX_LOAD)
+    return result, critical_load(dut, TARGET)
+
+
 @pytest.mark.parametrize("model", ["sharp", "gradual", "overload"])
 @pytest.mark.parametrize("seed", [1, 2])
 def test_lands_near_the_truth_with_an_honest_spread(model: str, seed: int) -> None:
@@ -145,9 +153,7 @@ def test_a_few_frames_lost_per_trial_do_not_pull_the_estimate_down() -> None:
     the critical load 8.6 % below its truth, its interval missing it. Now the interval
     ends within the target ratio above the truth (the frames read as maybe lost
     leave the cliff known to within that many frames of the longest trials)."""
-    dut = make_model("sporadic", 10)
-    result = soak_search(SimulatedMeasurer(dut, overhead_s=0.5, seed=10), 1e4, MAX_LOAD)
-    truth = critical_load(dut, TARGET)
+    result, truth = _long_run_soak("sporadic", 10)
     assert abs(result.critical_load / truth - 1) < 1e-6
     assert result.low <= truth * (1.0 + TARGET) and truth <= result.high
 
@@ -159,9 +165,7 @@ def test_a_few_frames_lost_within_the_allowance_neither_pull_down_nor_push_up() 
     a load no lower lost far fewer (``soakbursty.per_trial_frames``), and read as maybe
     lost (``soakfit.log_likelihood_row``'s slack; taken off every trial, the estimate went
     above the truth and the interval missed it again)."""
-    dut = make_model("sporadic", 7002)
-    result = soak_search(SimulatedMeasurer(dut, overhead_s=0.5, seed=7002), 1e4, MAX_LOAD)
-    truth = critical_load(dut, TARGET)
+    result, truth = _long_run_soak("sporadic", 7002)
     assert abs(result.critical_load / truth - 1) < 1e-6
     assert result.low <= truth <= result.high
 
@@ -171,9 +175,7 @@ def test_a_cliff_with_a_few_frames_per_trial_is_read_as_a_cliff() -> None:
     their allowance, as the cliff gives. No exponential curve through them stays clean a
     target below: the interval ended 3.7e-8 above the truth. The fit's capacity cliff
     (``soakfit._cliff_log_mean``) reads them as they are."""
-    dut = make_model("sporadic", 9031)
-    result = soak_search(SimulatedMeasurer(dut, overhead_s=0.5, seed=9031), 1e4, MAX_LOAD)
-    truth = critical_load(dut, TARGET)
+    result, truth = _long_run_soak("sporadic", 9031)
     assert abs(result.critical_load / truth - 1) < 1e-8
     assert result.low <= truth <= result.high
 
@@ -185,11 +187,9 @@ def test_interrupts_move_the_soak_off_the_capacity() -> None:
     (``soakbursty.contradicted`` looked within one target). The estimate stayed at the
     capacity, 11 times the truth. Looking ``steepest_share`` below, the bursts show and the
     interval holds the truth."""
-    dut = make_model("transient", 9030)
-    result = soak_search(SimulatedMeasurer(dut, overhead_s=0.5, seed=9030), 1e4, MAX_LOAD)
-    truth = critical_load(dut, TARGET)
+    result, truth = _long_run_soak("transient", 9030)
     assert result.low <= truth <= result.high
-    assert result.critical_load < dut.parameters()["capacity_pps"] / 2
+    assert result.critical_load < make_model("transient", 9030).parameters()["capacity_pps"] / 2
 
 
 def test_spells_of_a_slower_capacity_do_not_pull_the_estimate_far_below() -> None:
@@ -198,8 +198,6 @@ def test_spells_of_a_slower_capacity_do_not_pull_the_estimate_far_below() -> Non
     does not. The bursty model fits the bursts' size as a power of the load
     (``soakbursty.burst_size``); with one size for every load, seed 3 put the critical load
     30 % below its truth and its interval missed it."""
-    dut = make_model("spells", 3)
-    result = soak_search(SimulatedMeasurer(dut, overhead_s=0.5, seed=3), 1e4, MAX_LOAD)
-    truth = critical_load(dut, TARGET)
+    result, truth = _long_run_soak("spells", 3)
     assert result.low <= truth <= result.high
     assert result.critical_load / truth - 1 > -0.2

@@ -171,14 +171,14 @@ def log_likelihood_row(
     # min(log_frames + min(0.0, shift), log_cap) spelt out: the soak's hottest loop
     # (13 widths x 64 loads x every trial at every regrid), the same values.
     if buffer is not None:
-        log_means = [_buffered_log_mean(obs, critical, target, buffer, lost, log_cap)]
+        log_means = [_cliff_log_mean(obs, critical, target, lost, log_cap, buffer)]
     else:
         log_means = []
         for inverse in _INVERSE_WIDTHS:
             shift = log_target + excess * inverse
             log_mean = log_frames + shift if shift < 0.0 else log_frames + 0.0
             log_means.append(log_cap if log_cap < log_mean else log_mean)
-        log_means.append(_cliff_log_mean(obs, critical, target, log_cap))
+        log_means.append(_cliff_log_mean(obs, critical, target, lost, log_cap))
     exp = math.exp
     if slack <= 0.0:
         return [lost * log_mean - exp(log_mean) for log_mean in log_means]
@@ -200,30 +200,23 @@ def log_likelihood_row(
     return row
 
 
-def _beyond_capacity(obs: Observation, critical: float, target: float) -> float:
-    """Frames the trial sent beyond the capacity ``critical x (1 - target)`` of a cliff
-    that loses the target ratio at ``critical`` (negative below it)."""
-    return (obs.load - critical * (1.0 - target)) * obs.frames / obs.load
+#: A cliff that hides nothing (``_cliff_log_mean`` of the plain capacity cliff).
+_NO_BUFFER = soakbuffer.Buffer(0.0, 0.0)
 
 
-def _cliff_log_mean(obs: Observation, critical: float, target: float, log_cap: float) -> float:
-    """The log mean [frames] of a capacity cliff: a trial above the capacity loses what it
-    sends beyond it, below it nothing."""
-    beyond = _beyond_capacity(obs, critical, target)
-    return min(math.log(beyond) if beyond > _FLOOR else _LOG_FLOOR, log_cap)
-
-
-def _buffered_log_mean(
+def _cliff_log_mean(
     obs: Observation,
     critical: float,
     target: float,
-    buffer: soakbuffer.Buffer,
     lost: float,
     log_cap: float,
+    buffer: soakbuffer.Buffer = _NO_BUFFER,
 ) -> float:
     """The log mean [frames] of a cliff at ``critical`` past which the loss grows linearly
-    with the load, less ``buffer`` (the one in its range nearest the count ``lost``)."""
-    beyond = _beyond_capacity(obs, critical, target)
+    with the load (a trial loses what it sends beyond the capacity ``critical x (1 -
+    target)``, below it nothing), less ``buffer`` (the one in its range nearest the count
+    ``lost``)."""
+    beyond = (obs.load - critical * (1.0 - target)) * obs.frames / obs.load
     mean = min(max(lost, beyond - buffer.high), beyond - buffer.low)
     return min(math.log(mean) if mean > _FLOOR else _LOG_FLOOR, log_cap)
 
