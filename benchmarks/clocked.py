@@ -1,10 +1,12 @@
-"""The measurer shape the benchmarks need: a Measurer with a simulated clock."""
+"""The measurer shape the benchmarks need: a Measurer with a clock (simulated, or the wall's)."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Protocol
 
-from ndrpdr.search.trial import TrialResult
+from ndrpdr.search.trial import Measurer, TrialResult
 
 
 class ClockedMeasurer(Protocol):
@@ -21,3 +23,28 @@ class ClockedMeasurer(Protocol):
     def measure(self, duration: float, load: float) -> TrialResult:
         """Run one trial of ``duration`` seconds at ``load`` frames/s per direction."""
         ...
+
+
+class WallClockMeasurer:
+    """A real Measurer (a TG) whose clock is the wall's: a ClockedMeasurer for a real DUT.
+
+    ``clock_s`` is the wall time since it was made, so a search's time is
+    what its user waits: trials, the TG's start and stop around each, and
+    the controller's own work between them. ``trials`` keeps every trial.
+    """
+
+    def __init__(self, inner: Measurer, clock: Callable[[], float] = time.monotonic) -> None:
+        self.inner, self._clock = inner, clock
+        self._start = clock()
+        self.trials: list[TrialResult] = []
+
+    @property
+    def clock_s(self) -> float:
+        """Wall seconds since this measurer was made."""
+        return self._clock() - self._start
+
+    def measure(self, duration: float, load: float) -> TrialResult:
+        """The inner measurer's trial, kept in ``trials``."""
+        trial = self.inner.measure(duration, load)
+        self.trials.append(trial)
+        return trial

@@ -12,6 +12,7 @@ import importlib.metadata
 import importlib.util
 from collections.abc import Sequence
 
+from benchmarks.clocked import ClockedMeasurer
 from benchmarks.cputime import CpuTimedMeasurer, run_timed
 from benchmarks.goalsets import GOAL_LABELS, MAX_LOAD, MIN_LOAD, make_goals
 from benchmarks.outcome import GoalOutcome, SearchOutcome
@@ -112,12 +113,14 @@ class Row:
 
 def run_ours(
     algorithm: str,
-    measurer: SimulatedMeasurer,
+    measurer: ClockedMeasurer,
     goals: Sequence[Goal],
     *,
     intermediate_trials: bool = False,
+    min_load: float = MIN_LOAD,
+    max_load: float = MAX_LOAD,
 ) -> SearchOutcome:
-    """Search ``goals`` with our engine's ``algorithm`` over ``measurer``."""
+    """Search ``goals`` with our engine's ``algorithm`` over ``measurer`` (loads [frames/s])."""
     clock_before = measurer.clock_s
     timed = CpuTimedMeasurer(measurer)
 
@@ -126,8 +129,8 @@ def run_ours(
             found = search(
                 through,
                 list(goals),
-                min_load=MIN_LOAD,
-                max_load=MAX_LOAD,
+                min_load=min_load,
+                max_load=max_load,
                 algorithm=algorithm,
                 intermediate_trials=intermediate_trials,
             )
@@ -153,21 +156,29 @@ def run_ours(
 
 
 def run_algorithm(
-    algorithm: str, measurer: SimulatedMeasurer, goals: Sequence[Goal]
+    algorithm: str,
+    measurer: ClockedMeasurer,
+    goals: Sequence[Goal],
+    *,
+    min_load: float = MIN_LOAD,
+    max_load: float = MAX_LOAD,
 ) -> SearchOutcome:
-    """Search ``goals`` with ``algorithm`` (ours, MLR_INTERMEDIATE, MLRSEARCH) over ``measurer``."""
+    """Search ``goals`` with ``algorithm`` (ours, MLR_INTERMEDIATE, MLRSEARCH) over ``measurer``,
+    loads from ``min_load`` to ``max_load`` [frames/s] (the sim models' range unless given)."""
     if algorithm == MLR_INTERMEDIATE:
-        return run_ours("mlr", measurer, goals, intermediate_trials=True)
+        return run_ours(
+            "mlr", measurer, goals, intermediate_trials=True, min_load=min_load, max_load=max_load
+        )
     if algorithm == MLRSEARCH:
         # Optional dependency: imported only when asked for.
         from benchmarks.mlrsearch_adapter import run_mlrsearch  # noqa: PLC0415
 
-        return run_mlrsearch(measurer, goals, MIN_LOAD, MAX_LOAD)
+        return run_mlrsearch(measurer, goals, min_load, max_load)
     if algorithm not in OUR_ALGORITHMS:
         raise ValueError(
             f"unknown algorithm {algorithm!r}; choose from {', '.join(KNOWN_ALGORITHMS)}"
         )
-    return run_ours(algorithm, measurer, goals)
+    return run_ours(algorithm, measurer, goals, min_load=min_load, max_load=max_load)
 
 
 def run_case(case: Case, algorithm: str) -> Row:

@@ -1,0 +1,263 @@
+"""Our search beside MLRsearch 1.2.1 on a real data plane: the lab in a box, in turn.
+
+Run as root with TRex v3.08 in /opt/trex/v3.08, VPP v26.06 in
+/opt/vpp/v26.06 (``../shared/trex/install``, ``../shared/vpp/install``)
+and MLRsearch 1.2.1 (the ``bench`` extra):
+
+    python3 -m benchmarks.real_dut [--topology T ...] [--runs 5] [--goal-sets csit,strict]
+        [--strict-final 10] [--json OUT]
+
+Per topology (default: ``labbox-2n-vpp.yaml``, VPP on af_packet, and
+``labbox-2n-vpp-memif.yaml``, TRex's DPDK path over memif) the lab in a box
+is set up once: VPP configured for ethip4-ip4base, the TRex TG at 64 B in
+both directions, its max load calibrated once (as ``ndrpdr search`` does).
+Then, ``--runs`` times and for each goal set (``benchmarks.goalsets``:
+CSIT's defaults, and RFC 2544 strict with ``--strict-final`` s final
+trials), our engine (``mlr``) and MLRsearch 1.2.1 search the same loads
+through the same TG measurer, the one first that went second the run before,
+so a busy spell on the shared machine falls on both alike. The real DUT is
+the model no one tuned to: there is no truth, only each search's time
+(wall seconds, TRex's start and stop around every trial included), trials
+and bounds, and their spread over the runs.
+
+Exit status 1 when a search failed, lacked a bound, or found NDR > PDR.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from benchmarks.clocked import WallClockMeasurer
+from benchmarks.goalsets import GOAL_SET_NAMES, make_goals
+from benchmarks.outcome import SearchOutcome
+from benchmarks.runner import MLRSEARCH, mlrsearch_problem, run_algorithm
+from ndrpdr.activebed.testbed import ActiveTestbed
+from ndrpdr.families import get_family, profile_of
+from ndrpdr.profiles import parse_frame_size
+from ndrpdr.search.trial import Measurer
+from ndrpdr.searchlimits import default_min_load
+from ndrpdr.topology.loader import load_topology
+from ndrpdr.trafficgen.calibrate import calibrate_max_load
+
+ROOT = Path(__file__).resolve().parent.parent
+TOPOLOGIES = ("topologies/labbox-2n-vpp.yaml", "topologies/labbox-2n-vpp-memif.yaml")
+PROFILE = "ethip4-ip4base"
+FRAME_SIZE = "64"
+OURS = "mlr"
+#: (algorithm, label) in the order of the table.
+SEARCHERS: tuple[tuple[str, str], ...] = ((OURS, "ndrpdr mlr"), (MLRSEARCH, "MLRsearch 1.2.1"))
+GOALS = ("NDR", "PDR")
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+    """One search on the real DUT: where, which, its time, trials and bounds [frames/s]."""
+
+    topology: str
+    goal_set: str
+    algorithm: str
+    run: int
+    wall_s: float
+    trials: int
+    trial_s: float
+    lower: tuple[float | None, ...]
+    upper: tuple[float | None, ...]
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """Every bound found, NDR's lower bound not above PDR's, and no note."""
+        ndr, pdr = self.lower
+        return not self.note and ndr is not None and pdr is not None and ndr <= pdr
+
+    def to_json(self) -> dict[str, object]:
+        """A flat JSON-ready dict."""
+        return dataclasses.asdict(self)
+
+
+def order(run: int) -> tuple[str, ...]:
+    """The algorithms in the order they search in run ``run``: the first goes second next."""
+    names = tuple(name for name, _ in SEARCHERS)
+    return names if run % 2 == 0 else names[::-1]
+
+
+def from_outcome(
+    topology: str,
+    goal_set: str,
+    algorithm: str,
+    run: int,
+    outcome: SearchOutcome,
+    measurer: WallClockMeasurer,
+) -> Run:
+    """The Run of one search's outcome over ``measurer`` (which kept its trials)."""
+    return Run(
+        topology=topology,
+        goal_set=goal_set,
+        algorithm=algorithm,
+        run=run,
+        wall_s=outcome.simulated_time_s,
+        trials=outcome.trial_count,
+        trial_s=sum(trial.duration for trial in measurer.trials),
+        lower=tuple(goal.lower_bound for goal in outcome.goals),
+        upper=tuple(goal.upper_bound for goal in outcome.goals),
+        note=outcome.note,
+    )
+
+
+def search_in_turn(
+    tg: Measurer,
+    topology: str,
+    goal_sets: Sequence[str],
+    runs: int,
+    loads: tuple[float, float],
+    strict_final_s: float,
+    said: Callable[[Run], None] = lambda _run: None,
+) -> list[Run]:
+    """Every run, goal set and algorithm over ``tg``, in turn (``order``); ``said`` hears of
+    each search as it ends."""
+    done: list[Run] = []
+    for run in range(runs):
+        for goal_set in goal_sets:
+            goals = make_goals(goal_set, strict_final_s)
+            for algorithm in order(run):
+                measurer = WallClockMeasurer(tg)
+                outcome = run_algorithm(
+                    algorithm, measurer, goals, min_load=loads[0], max_load=loads[1]
+                )
+                done.append(from_outcome(topology, goal_set, algorithm, run, outcome, measurer))
+                said(done[-1])
+    return done
+
+
+def on_testbed(path: str, goal_sets: Sequence[str], runs: int, strict_final_s: float) -> list[Run]:
+    """Set up the testbed of ``path``, calibrate its TG's max load, search in turn."""
+    topology = load_topology(ROOT / path)
+    profile, frame_size = profile_of(PROFILE), parse_frame_size(FRAME_SIZE)
+    with ActiveTestbed(topology) as testbed:
+        testbed.configure_family(get_family(profile.name), max_frame_size_b=int(FRAME_SIZE))
+        tg = testbed.traffic_generator(profile, frame_size, bidirectional=True)
+        cap = calibrate_max_load(tg, tg.max_load_pps, 1.0)
+        high = cap.max_load_pps
+        loads = (default_min_load(high), high)
+        print(f"{path}: {cap.describe()}; loads {loads[0]:.6g} to {high:.6g} pps", flush=True)
+        return search_in_turn(
+            tg, Path(path).stem, goal_sets, runs, loads, strict_final_s, said=_print_run
+        )
+
+
+def _kpps(value: float | None) -> str:
+    return "-" if value is None else f"{value / 1000:.1f}"
+
+
+def _print_run(run: Run) -> None:
+    bounds = ", ".join(
+        f"{label} {_kpps(low)} kpps" for label, low in zip(GOALS, run.lower, strict=True)
+    )
+    note = f" ({run.note})" if run.note else ""
+    print(
+        f"{run.topology} {run.goal_set} run {run.run + 1} {run.algorithm}: {run.wall_s:.1f} s, "
+        f"{run.trials} trials ({run.trial_s:.0f} s of traffic), {bounds}{note}",
+        flush=True,
+    )
+
+
+def _spread(values: Sequence[float]) -> str:
+    """Median [min-max] of ``values``."""
+    return f"{statistics.median(values):.1f} [{min(values):.1f}-{max(values):.1f}]"
+
+
+def _bound_spread(values: Sequence[float | None]) -> str:
+    """Median [min-max] kpps and the range over the median, or '-' when one is missing."""
+    if not values or any(value is None for value in values):
+        return "-"
+    known = [float(value) / 1000 for value in values if value is not None]
+    middle = statistics.median(known)
+    share = (max(known) - min(known)) / middle * 100 if middle > 0 else 0.0
+    return f"{middle:.1f} [{min(known):.1f}-{max(known):.1f}] {share:.1f} %"
+
+
+def table(runs: Sequence[Run]) -> list[str]:
+    """Per topology, goal set and algorithm: medians and ranges; then ours over MLRsearch's."""
+    labels = dict(SEARCHERS)
+    lines = [
+        "topology / goals / search: runs, wall s, traffic s, trials, NDR kpps, PDR kpps "
+        "(median [min-max], range / median)"
+    ]
+    keys = dict.fromkeys((run.topology, run.goal_set) for run in runs)
+    for topology, goal_set in keys:
+        medians: dict[str, float] = {}
+        for algorithm, label in labels.items():
+            chosen = [
+                r
+                for r in runs
+                if (r.topology, r.goal_set, r.algorithm) == (topology, goal_set, algorithm)
+            ]
+            if not chosen:
+                continue
+            medians[algorithm] = statistics.median(r.wall_s for r in chosen)
+            bounds = "; ".join(
+                f"{goal} {_bound_spread([r.lower[index] for r in chosen])}"
+                for index, goal in enumerate(GOALS)
+            )
+            failed = sum(not r.ok for r in chosen)
+            lines.append(
+                f"{topology} / {goal_set} / {label}: {len(chosen)} runs"
+                f"{f' ({failed} failed)' if failed else ''}, "
+                f"{_spread([r.wall_s for r in chosen])} s, "
+                f"{_spread([r.trial_s for r in chosen])} s of traffic, "
+                f"{_spread([float(r.trials) for r in chosen])} trials, {bounds}"
+            )
+        if OURS in medians and medians.get(MLRSEARCH):
+            lines.append(
+                f"{topology} / {goal_set}: ours / MLRsearch median wall time "
+                f"{medians[OURS] / medians[MLRSEARCH]:.2f}"
+            )
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Search on each topology in turn, print every search and the table; 1 on a failure."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument(
+        "--topology", action="append", help=f"repeat for more (default {', '.join(TOPOLOGIES)})"
+    )
+    parser.add_argument("--runs", type=int, default=5, help="searches per algorithm, goal set")
+    parser.add_argument(
+        "--goal-sets", default=",".join(GOAL_SET_NAMES), help="comma-separated goal sets"
+    )
+    parser.add_argument(
+        "--strict-final", type=float, default=10.0, help="strict goals' final trial [s]"
+    )
+    parser.add_argument("--json", type=Path, default=None, help="every search's row")
+    args = parser.parse_args(argv)
+    problem = mlrsearch_problem()
+    if problem is not None:
+        print(f"benchmarks.real_dut: {problem}", file=sys.stderr)
+        return 1
+    goal_sets = [name.strip() for name in args.goal_sets.split(",") if name.strip()]
+    started = time.monotonic()
+    runs: list[Run] = []
+    try:
+        for path in args.topology or TOPOLOGIES:
+            runs += on_testbed(path, goal_sets, args.runs, args.strict_final)
+    finally:  # what was measured stays, also when a testbed failed
+        if args.json is not None:
+            args.json.write_text(json.dumps([run.to_json() for run in runs], indent=1))
+        print(
+            f"\n{PROFILE} {FRAME_SIZE}B both directions, strict final trials "
+            f"{args.strict_final:g} s, {time.monotonic() - started:.0f} s in all:"
+        )
+        for line in table(runs):
+            print(line)
+    return int(not runs or any(not run.ok for run in runs))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

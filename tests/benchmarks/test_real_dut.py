@@ -1,0 +1,116 @@
+"""benchmarks/real_dut.py: our search and MLRsearch 1.2.1 in turn over one measurer.
+
+The benchmark's point is a real DUT (the lab in a box, run by hand); here
+the same code runs over the simulator (a sim model, and the embedded sim
+testbed through ``ActiveTestbed``), where the truth is known, so the
+alternation, the bookkeeping and the table can be checked.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from benchmarks.clocked import WallClockMeasurer
+from benchmarks.real_dut import OURS, Run, main, order, search_in_turn, table
+from benchmarks.runner import MLRSEARCH, mlrsearch_problem
+
+from ndrpdr.trafficgen.sim import SimulatedMeasurer, make_model
+
+pytestmark = pytest.mark.skipif(mlrsearch_problem() is not None, reason=mlrsearch_problem() or "")
+
+
+def _run(algorithm: str, run: int, ndr: float | None, pdr: float | None, wall: float) -> Run:
+    return Run("bed", "csit", algorithm, run, wall, 20, 21.0, (ndr, pdr), (None, None))
+
+
+def test_the_first_to_search_goes_second_the_next_run() -> None:
+    assert order(0) == (OURS, MLRSEARCH)
+    assert order(1) == (MLRSEARCH, OURS)
+    assert order(2) == order(0)
+
+
+def test_the_wall_clock_is_the_measurers_and_it_keeps_every_trial() -> None:
+    ticks = iter([100.0, 103.5])
+    inner = SimulatedMeasurer(make_model("sharp", seed=1), seed=1)
+    measurer = WallClockMeasurer(inner, clock=lambda: next(ticks))
+    trial = measurer.measure(1.0, 1e6)
+    assert measurer.trials == [trial]
+    assert measurer.clock_s == pytest.approx(3.5)
+
+
+def test_both_search_the_same_measurer_in_turn_and_find_the_truth() -> None:
+    """On a sharp sim DUT both find NDR within a goal width below the truth, every run."""
+    model = make_model("sharp", seed=3)
+    inner = SimulatedMeasurer(model, seed=3)
+    heard: list[Run] = []
+    runs = search_in_turn(inner, "sim", ["csit", "strict"], 2, (1e4, 29.76e6), 1.0, heard.append)
+    assert heard == runs
+    assert [(r.run, r.goal_set, r.algorithm) for r in runs] == [
+        (0, "csit", OURS), (0, "csit", MLRSEARCH), (0, "strict", OURS),
+        (0, "strict", MLRSEARCH), (1, "csit", MLRSEARCH), (1, "csit", OURS),
+        (1, "strict", MLRSEARCH), (1, "strict", OURS),
+    ]  # fmt: skip
+    truth = float(model.true_throughput(1.0, 0.0))
+    for run in runs:
+        assert run.ok, run
+        ndr = run.lower[0]
+        assert ndr is not None and truth * (1 - 0.006) <= ndr <= truth, run
+        assert run.trials > 0 and run.trial_s >= run.trials * 1.0 - 1e-9
+    # The same trials went to the one measurer: its count is every search's sum.
+    assert len(inner.trials) == sum(run.trials for run in runs)
+
+
+def test_the_table_gives_medians_ranges_and_the_time_ratio() -> None:
+    runs = [
+        _run(OURS, 0, 100e3, 110e3, 40.0),
+        _run(OURS, 1, 104e3, 112e3, 60.0),
+        _run(OURS, 2, 102e3, 111e3, 50.0),
+        _run(MLRSEARCH, 0, 101e3, 110e3, 100.0),
+    ]
+    lines = table(runs)
+    ours = next(line for line in lines if "ndrpdr mlr" in line)
+    assert "3 runs, 50.0 [40.0-60.0] s" in ours
+    assert "NDR 102.0 [100.0-104.0] 3.9 %" in ours
+    assert "bed / csit: ours / MLRsearch median wall time 0.50" in lines
+
+
+def test_a_missing_bound_or_ndr_above_pdr_is_a_failure() -> None:
+    assert _run(OURS, 0, 1e5, 1.1e5, 1.0).ok
+    assert not _run(OURS, 0, None, 1.1e5, 1.0).ok
+    assert not _run(OURS, 0, 1.2e5, 1.1e5, 1.0).ok
+    line = next(line for line in table([_run(OURS, 0, None, 1e5, 1.0)]) if "ndrpdr" in line)
+    assert "(1 failed)" in line and "NDR -" in line
+
+
+def test_main_on_the_embedded_sim_testbed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The whole command, set-up and calibration included, on the sim testbed: exit 0, a row
+    per search in the JSON, a line per search and the table."""
+    out = tmp_path / "rows.json"
+    argv = ["--topology", "topologies/sim.yaml", "--runs", "1", "--strict-final", "2"]
+    assert main([*argv, "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())
+    assert {(row["goal_set"], row["algorithm"]) for row in rows} == {
+        (goal_set, name) for goal_set in ("csit", "strict") for name in (OURS, MLRSEARCH)
+    }
+    said = capsys.readouterr().out
+    assert "sim strict run 1 mlr: " in said
+    assert "sim / strict: ours / MLRsearch median wall time" in said
+
+
+def test_a_failed_search_fails_the_command(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The rows measured are written and the table printed, and the exit status is 1."""
+
+    def one_bad_run(*_args: object) -> list[Run]:
+        return [_run(OURS, 0, 1.2e5, 1.1e5, 5.0)]
+
+    monkeypatch.setattr("benchmarks.real_dut.on_testbed", one_bad_run)
+    out = tmp_path / "rows.json"
+    assert main(["--topology", "x.yaml", "--json", str(out)]) == 1
+    assert len(json.loads(out.read_text())) == 1
+    assert "(1 failed)" in capsys.readouterr().out
