@@ -70,6 +70,8 @@ class Run:
     lower: tuple[float | None, ...]
     upper: tuple[float | None, ...]
     note: str = ""
+    trial_log: tuple[tuple[float, float, float, float], ...] = ()
+    """Every trial in order: (duration [s], load, offered frames, lost frames)."""
 
     @property
     def ok(self) -> bool:
@@ -108,6 +110,10 @@ def from_outcome(
         lower=tuple(goal.lower_bound for goal in outcome.goals),
         upper=tuple(goal.upper_bound for goal in outcome.goals),
         note=outcome.note,
+        trial_log=tuple(
+            (trial.duration, trial.load, trial.offered_count, trial.loss_count or 0.0)
+            for trial in measurer.trials
+        ),
     )
 
 

@@ -58,8 +58,10 @@ def test_both_search_the_same_measurer_in_turn_and_find_the_truth() -> None:
         ndr = run.lower[0]
         assert ndr is not None and truth * (1 - 0.006) <= ndr <= truth, run
         assert run.trials > 0 and run.trial_s >= run.trials * 1.0 - 1e-9
-    # The same trials went to the one measurer: its count is every search's sum.
+    # The same trials went to the one measurer, in turn: each search's log is its share.
     assert len(inner.trials) == sum(run.trials for run in runs)
+    logged = [entry for run in runs for entry in run.trial_log]
+    assert logged == [(t.duration, t.load, t.offered_count, t.loss_count) for t in inner.trials]
 
 
 def test_the_table_gives_medians_ranges_and_the_time_ratio() -> None:
