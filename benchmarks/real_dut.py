@@ -7,10 +7,13 @@ and MLRsearch 1.2.1 (the ``bench`` extra):
     python3 -m benchmarks.real_dut [--topology T ...] [--runs 5] [--goal-sets csit,strict]
         [--strict-final 10] [--json OUT]
 
-Per topology (default: ``labbox-2n-vpp.yaml``, VPP on af_packet, and
-``labbox-2n-vpp-memif.yaml``, TRex's DPDK path over memif) the lab in a box
-is set up once: VPP configured for ethip4-ip4base, the TRex TG at 64 B in
-both directions, its max load calibrated once (as ``ndrpdr search`` does).
+Per topology (default: ``labbox-2n.yaml``, the Linux kernel forwarding;
+``labbox-2n-vpp.yaml``, VPP on af_packet; ``labbox-2n-vpp-memif.yaml``,
+TRex's DPDK path over memif to VPP) the lab in a box is set up once: the
+DUT configured for ethip4-ip4base, the TRex TG at 64 B in both directions,
+its max load calibrated once (as ``ndrpdr search`` does). A testbed that
+fails (a VPP this CPU cannot run) ends the command; the rows so far are
+kept, written and tabled.
 Then, ``--runs`` times and for each goal set (``benchmarks.goalsets``:
 CSIT's defaults, and RFC 2544 strict with ``--strict-final`` s final
 trials), our engine (``mlr``) and MLRsearch 1.2.1 search the same loads
@@ -39,6 +42,7 @@ from benchmarks.goalsets import GOAL_SET_NAMES, make_goals
 from benchmarks.outcome import SearchOutcome
 from benchmarks.runner import MLRSEARCH, mlrsearch_problem, run_algorithm
 from ndrpdr.activebed.testbed import ActiveTestbed
+from ndrpdr.errors import NdrPdrError
 from ndrpdr.families import get_family, profile_of
 from ndrpdr.profiles import parse_frame_size
 from ndrpdr.search.trial import Measurer
@@ -47,7 +51,11 @@ from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.calibrate import calibrate_max_load
 
 ROOT = Path(__file__).resolve().parent.parent
-TOPOLOGIES = ("topologies/labbox-2n-vpp.yaml", "topologies/labbox-2n-vpp-memif.yaml")
+TOPOLOGIES = (
+    "topologies/labbox-2n.yaml",
+    "topologies/labbox-2n-vpp.yaml",
+    "topologies/labbox-2n-vpp-memif.yaml",
+)
 PROFILE = "ethip4-ip4base"
 FRAME_SIZE = "64"
 OURS = "mlr"
@@ -142,8 +150,15 @@ def search_in_turn(
     return done
 
 
-def on_testbed(path: str, goal_sets: Sequence[str], runs: int, strict_final_s: float) -> list[Run]:
-    """Set up the testbed of ``path``, calibrate its TG's max load, search in turn."""
+def on_testbed(
+    path: str,
+    goal_sets: Sequence[str],
+    runs: int,
+    strict_final_s: float,
+    said: Callable[[Run], None] = lambda _run: None,
+) -> None:
+    """Set up the testbed of ``path``, calibrate its TG's max load, search in turn; ``said``
+    hears of each search as it ends (so a testbed that fails later loses none)."""
     topology = load_topology(ROOT / path)
     profile, frame_size = profile_of(PROFILE), parse_frame_size(FRAME_SIZE)
     with ActiveTestbed(topology) as testbed:
@@ -153,9 +168,7 @@ def on_testbed(path: str, goal_sets: Sequence[str], runs: int, strict_final_s: f
         high = cap.max_load_pps
         loads = (default_min_load(high), high)
         print(f"{path}: {cap.describe()}; loads {loads[0]:.6g} to {high:.6g} pps", flush=True)
-        return search_in_turn(
-            tg, Path(path).stem, goal_sets, runs, loads, strict_final_s, said=_print_run
-        )
+        search_in_turn(tg, Path(path).stem, goal_sets, runs, loads, strict_final_s, said=said)
 
 
 def _kpps(value: float | None) -> str:
@@ -250,9 +263,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     goal_sets = [name.strip() for name in args.goal_sets.split(",") if name.strip()]
     started = time.monotonic()
     runs: list[Run] = []
+    failed: list[str] = []
+
+    def said(run: Run) -> None:
+        runs.append(run)
+        _print_run(run)
+
     try:
         for path in args.topology or TOPOLOGIES:
-            runs += on_testbed(path, goal_sets, args.runs, args.strict_final)
+            try:
+                on_testbed(path, goal_sets, args.runs, args.strict_final, said)
+            except NdrPdrError as exc:  # the next testbed may run (a VPP this CPU cannot)
+                failed.append(path)
+                print(f"{path}: {exc}", file=sys.stderr, flush=True)
     finally:  # what was measured stays, also when a testbed failed
         if args.json is not None:
             args.json.write_text(json.dumps([run.to_json() for run in runs], indent=1))
@@ -262,7 +285,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         for line in table(runs):
             print(line)
-    return int(not runs or any(not run.ok for run in runs))
+        for path in failed:
+            print(f"{path}: FAILED (its error is above)")
+    return int(bool(failed) or not runs or any(not run.ok for run in runs))
 
 
 if __name__ == "__main__":

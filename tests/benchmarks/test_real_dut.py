@@ -16,6 +16,7 @@ from benchmarks.clocked import WallClockMeasurer
 from benchmarks.real_dut import OURS, Run, main, order, search_in_turn, table
 from benchmarks.runner import MLRSEARCH, mlrsearch_problem
 
+from ndrpdr.errors import NdrPdrError
 from ndrpdr.trafficgen.sim import SimulatedMeasurer, make_model
 
 pytestmark = pytest.mark.skipif(mlrsearch_problem() is not None, reason=mlrsearch_problem() or "")
@@ -103,16 +104,27 @@ def test_main_on_the_embedded_sim_testbed(
     assert "sim / strict: ours / MLRsearch median wall time" in said
 
 
-def test_a_failed_search_fails_the_command(
+def test_a_failed_search_or_testbed_fails_the_command(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The rows measured are written and the table printed, and the exit status is 1."""
+    """The rows measured before are written and tabled, the next testbed still runs, and the
+    exit status is 1."""
+    tried: list[str] = []
 
-    def one_bad_run(*_args: object) -> list[Run]:
-        return [_run(OURS, 0, 1.2e5, 1.1e5, 5.0)]
+    def testbed(path: str, *args: object) -> None:
+        tried.append(path)
+        said = args[-1]
+        assert callable(said)
+        said(_run(OURS, 0, 1.2e5 if path == "a.yaml" else 1e5, 1.1e5, 5.0))
+        if path == "b.yaml":
+            raise NdrPdrError("DUT1 (vpp): start: killed by SIGABRT")
 
-    monkeypatch.setattr("benchmarks.real_dut.on_testbed", one_bad_run)
+    monkeypatch.setattr("benchmarks.real_dut.on_testbed", testbed)
     out = tmp_path / "rows.json"
-    assert main(["--topology", "x.yaml", "--json", str(out)]) == 1
-    assert len(json.loads(out.read_text())) == 1
-    assert "(1 failed)" in capsys.readouterr().out
+    argv = ["--topology", "a.yaml", "--topology", "b.yaml", "--topology", "c.yaml"]
+    assert main([*argv, "--json", str(out)]) == 1
+    assert tried == ["a.yaml", "b.yaml", "c.yaml"]
+    assert len(json.loads(out.read_text())) == 3
+    captured = capsys.readouterr()
+    assert "(1 failed)" in captured.out and "b.yaml: FAILED" in captured.out
+    assert "b.yaml: DUT1 (vpp): start: killed by SIGABRT" in captured.err
