@@ -36,6 +36,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from benchmarks.clocked import WallClockMeasurer
 from benchmarks.goalsets import GOAL_SET_NAMES, make_goals
@@ -90,6 +91,18 @@ class Run:
     def to_json(self) -> dict[str, object]:
         """A flat JSON-ready dict."""
         return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, row: dict[str, Any]) -> Run:
+        """The Run ``to_json`` gave ``row`` of."""
+        return cls(
+            **{
+                **row,
+                "lower": tuple(row["lower"]),
+                "upper": tuple(row["upper"]),
+                "trial_log": tuple(tuple(entry) for entry in row["trial_log"]),
+            }
+        )
 
 
 def order(run: int) -> tuple[str, ...]:
@@ -234,11 +247,26 @@ def table(runs: Sequence[Run]) -> list[str]:
                 f"{_spread([float(r.trials) for r in chosen])} trials, {bounds}"
             )
         if OURS in medians and medians.get(MLRSEARCH):
+            paired = paired_ratios(
+                [r for r in runs if (r.topology, r.goal_set) == (topology, goal_set)]
+            )
+            each = f"; per run: {', '.join(f'{ratio:.2f}' for ratio in paired)}" if paired else ""
             lines.append(
                 f"{topology} / {goal_set}: ours / MLRsearch median wall time "
-                f"{medians[OURS] / medians[MLRSEARCH]:.2f}"
+                f"{medians[OURS] / medians[MLRSEARCH]:.2f}{each}"
             )
     return lines
+
+
+def paired_ratios(runs: Sequence[Run]) -> list[float]:
+    """Ours over MLRsearch's wall time, run by run (both searched, one after the other), in
+    run order: the machine's drift between runs cancels in each."""
+    walls = {(r.run, r.algorithm): r.wall_s for r in runs}
+    return [
+        walls[(run, OURS)] / walls[(run, MLRSEARCH)]
+        for run in sorted({r.run for r in runs})
+        if (run, OURS) in walls and walls.get((run, MLRSEARCH))
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -255,7 +283,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--strict-final", type=float, default=10.0, help="strict goals' final trial [s]"
     )
     parser.add_argument("--json", type=Path, default=None, help="every search's row")
+    parser.add_argument(
+        "--table-of", type=Path, default=None, help="print the table of a --json file; run nothing"
+    )
     args = parser.parse_args(argv)
+    if args.table_of is not None:
+        saved = [Run.from_json(row) for row in json.loads(args.table_of.read_text())]
+        for line in table(saved):
+            print(line)
+        return int(not saved or any(not run.ok for run in saved))
     problem = mlrsearch_problem()
     if problem is not None:
         print(f"benchmarks.real_dut: {problem}", file=sys.stderr)

@@ -76,7 +76,7 @@ def test_the_table_gives_medians_ranges_and_the_time_ratio() -> None:
     ours = next(line for line in lines if "ndrpdr mlr" in line)
     assert "3 runs, 50.0 [40.0-60.0] s" in ours
     assert "NDR 102.0 [100.0-104.0] 3.9 %" in ours
-    assert "bed / csit: ours / MLRsearch median wall time 0.50" in lines
+    assert "bed / csit: ours / MLRsearch median wall time 0.50; per run: 0.40" in lines
 
 
 def test_a_missing_bound_or_ndr_above_pdr_is_a_failure() -> None:
@@ -102,6 +102,10 @@ def test_main_on_the_embedded_sim_testbed(
     said = capsys.readouterr().out
     assert "sim strict run 1 mlr: " in said
     assert "sim / strict: ours / MLRsearch median wall time" in said
+    # The table again from the file, nothing run: the same lines.
+    assert main(["--table-of", str(out)]) == 0
+    again = capsys.readouterr().out
+    assert again.strip() and again in said
 
 
 def test_a_failed_search_or_testbed_fails_the_command(
