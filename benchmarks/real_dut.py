@@ -258,6 +258,13 @@ def table(runs: Sequence[Run]) -> list[str]:
     return lines
 
 
+def _write(path: Path, runs: Sequence[Run]) -> None:
+    """Every search's row to ``path`` (whole: written aside, then renamed over it)."""
+    aside = path.with_name(f".{path.name}.tmp")
+    aside.write_text(json.dumps([run.to_json() for run in runs], indent=1))
+    aside.replace(path)
+
+
 def paired_ratios(runs: Sequence[Run]) -> list[float]:
     """Ours over MLRsearch's wall time, run by run (both searched, one after the other), in
     run order: the machine's drift between runs cancels in each."""
@@ -304,6 +311,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     def said(run: Run) -> None:
         runs.append(run)
         _print_run(run)
+        if args.json is not None:  # after every search: a kill loses none of them
+            _write(args.json, runs)
 
     try:
         for path in args.topology or TOPOLOGIES:
@@ -314,7 +323,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"{path}: {exc}", file=sys.stderr, flush=True)
     finally:  # what was measured stays, also when a testbed failed
         if args.json is not None:
-            args.json.write_text(json.dumps([run.to_json() for run in runs], indent=1))
+            _write(args.json, runs)
         print(
             f"\n{PROFILE} {FRAME_SIZE}B both directions, strict final trials "
             f"{args.strict_final:g} s, {time.monotonic() - started:.0f} s in all:"

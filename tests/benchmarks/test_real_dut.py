@@ -114,17 +114,18 @@ def test_a_failed_search_or_testbed_fails_the_command(
     """The rows measured before are written and tabled, the next testbed still runs, and the
     exit status is 1."""
     tried: list[str] = []
+    out = tmp_path / "rows.json"
 
     def testbed(path: str, *args: object) -> None:
         tried.append(path)
         said = args[-1]
         assert callable(said)
         said(_run(OURS, 0, 1.2e5 if path == "a.yaml" else 1e5, 1.1e5, 5.0))
+        assert len(json.loads(out.read_text())) == len(tried)  # written as each search ends
         if path == "b.yaml":
             raise NdrPdrError("DUT1 (vpp): start: killed by SIGABRT")
 
     monkeypatch.setattr("benchmarks.real_dut.on_testbed", testbed)
-    out = tmp_path / "rows.json"
     argv = ["--topology", "a.yaml", "--topology", "b.yaml", "--topology", "c.yaml"]
     assert main([*argv, "--json", str(out)]) == 1
     assert tried == ["a.yaml", "b.yaml", "c.yaml"]
