@@ -33,8 +33,14 @@ class WallClockMeasurer:
     the controller's own work between them. ``trials`` keeps every trial.
     """
 
-    def __init__(self, inner: Measurer, clock: Callable[[], float] = time.monotonic) -> None:
-        self.inner, self._clock = inner, clock
+    def __init__(
+        self,
+        inner: Measurer,
+        clock: Callable[[], float] = time.monotonic,
+        heard: Callable[[TrialResult], None] | None = None,
+    ) -> None:
+        """``heard``, if given, hears of every trial as it ends (a console's progress)."""
+        self.inner, self._clock, self._heard = inner, clock, heard
         self._start = clock()
         self.trials: list[TrialResult] = []
 
@@ -47,4 +53,6 @@ class WallClockMeasurer:
         """The inner measurer's trial, kept in ``trials``."""
         trial = self.inner.measure(duration, load)
         self.trials.append(trial)
+        if self._heard is not None:
+            self._heard(trial)
         return trial

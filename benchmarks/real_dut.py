@@ -39,14 +39,14 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.clocked import WallClockMeasurer
-from benchmarks.goalsets import GOAL_SET_NAMES, make_goals
+from benchmarks.goalsets import GOAL_SET_NAMES, check_goal_set, make_goals
 from benchmarks.outcome import SearchOutcome
 from benchmarks.runner import MLRSEARCH, mlrsearch_problem, run_algorithm
 from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.families import get_family, profile_of
 from ndrpdr.profiles import parse_frame_size
-from ndrpdr.search.trial import Measurer
+from ndrpdr.search.trial import Measurer, TrialResult
 from ndrpdr.searchlimits import default_min_load
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.calibrate import calibrate_max_load
@@ -146,15 +146,16 @@ def search_in_turn(
     loads: tuple[float, float],
     strict_final_s: float,
     said: Callable[[Run], None] = lambda _run: None,
+    heard: Callable[[TrialResult], None] | None = None,
 ) -> list[Run]:
     """Every run, goal set and algorithm over ``tg``, in turn (``order``); ``said`` hears of
-    each search as it ends."""
+    each search as it ends, ``heard`` of each trial."""
     done: list[Run] = []
     for run in range(runs):
         for goal_set in goal_sets:
             goals = make_goals(goal_set, strict_final_s)
             for algorithm in order(run):
-                measurer = WallClockMeasurer(tg)
+                measurer = WallClockMeasurer(tg, heard=heard)
                 outcome = run_algorithm(
                     algorithm, measurer, goals, min_load=loads[0], max_load=loads[1]
                 )
@@ -169,9 +170,11 @@ def on_testbed(
     runs: int,
     strict_final_s: float,
     said: Callable[[Run], None] = lambda _run: None,
+    heard: Callable[[TrialResult], None] | None = None,
 ) -> None:
     """Set up the testbed of ``path``, calibrate its TG's max load, search in turn; ``said``
-    hears of each search as it ends (so a testbed that fails later loses none)."""
+    hears of each search as it ends (so a testbed that fails later loses none), ``heard``
+    of each trial."""
     topology = load_topology(ROOT / path)
     profile, frame_size = profile_of(PROFILE), parse_frame_size(FRAME_SIZE)
     with ActiveTestbed(topology) as testbed:
@@ -181,7 +184,26 @@ def on_testbed(
         high = cap.max_load_pps
         loads = (default_min_load(high), high)
         print(f"{path}: {cap.describe()}; loads {loads[0]:.6g} to {high:.6g} pps", flush=True)
-        search_in_turn(tg, Path(path).stem, goal_sets, runs, loads, strict_final_s, said=said)
+        search_in_turn(tg, Path(path).stem, goal_sets, runs, loads, strict_final_s, said, heard)
+
+
+class _Dots:
+    """A real search takes minutes: a dot per trial on the console while it runs, the line
+    ended before the next one is printed."""
+
+    def __init__(self) -> None:
+        self.open_line = False
+
+    def trial(self, _trial: TrialResult) -> None:
+        """One more dot."""
+        print(".", end="", flush=True)
+        self.open_line = True
+
+    def end_line(self) -> None:
+        """End the line of dots, if one is open."""
+        if self.open_line:
+            print()
+            self.open_line = False
 
 
 def _kpps(value: float | None) -> str:
@@ -304,12 +326,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"benchmarks.real_dut: {problem}", file=sys.stderr)
         return 1
     goal_sets = [name.strip() for name in args.goal_sets.split(",") if name.strip()]
+    try:  # before any testbed is set up
+        for name in goal_sets:
+            check_goal_set(name)
+        if args.runs < 1 or not goal_sets:
+            raise ValueError(f"--runs {args.runs} --goal-sets {args.goal_sets!r}: nothing to run")
+    except ValueError as exc:
+        parser.error(str(exc))
     started = time.monotonic()
     runs: list[Run] = []
     failed: list[str] = []
 
+    dots = _Dots()
+
     def said(run: Run) -> None:
         runs.append(run)
+        dots.end_line()
         _print_run(run)
         if args.json is not None:  # after every search: a kill loses none of them
             _write(args.json, runs)
@@ -317,8 +349,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         for path in args.topology or TOPOLOGIES:
             try:
-                on_testbed(path, goal_sets, args.runs, args.strict_final, said)
+                on_testbed(path, goal_sets, args.runs, args.strict_final, said, dots.trial)
             except NdrPdrError as exc:  # the next testbed may run (a VPP this CPU cannot)
+                dots.end_line()
                 failed.append(path)
                 print(f"{path}: {exc}", file=sys.stderr, flush=True)
     finally:  # what was measured stays, also when a testbed failed

@@ -87,6 +87,18 @@ def test_a_missing_bound_or_ndr_above_pdr_is_a_failure() -> None:
     assert "(1 failed)" in line and "NDR -" in line
 
 
+def test_goal_sets_and_runs_are_checked_before_any_testbed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("benchmarks.real_dut.on_testbed", pytest.fail)
+    for argv in (["--goal-sets", "csit,rfc"], ["--runs", "0"]):
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+        assert exited.value.code == 2
+    said = capsys.readouterr().err
+    assert "unknown goal set 'rfc'" in said and "--runs 0" in said
+
+
 def test_main_on_the_embedded_sim_testbed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -118,8 +130,9 @@ def test_a_failed_search_or_testbed_fails_the_command(
 
     def testbed(path: str, *args: object) -> None:
         tried.append(path)
-        said = args[-1]
-        assert callable(said)
+        said, heard = args[-2:]
+        assert callable(said) and callable(heard)
+        heard(None)  # a dot
         said(_run(OURS, 0, 1.2e5 if path == "a.yaml" else 1e5, 1.1e5, 5.0))
         assert len(json.loads(out.read_text())) == len(tried)  # written as each search ends
         if path == "b.yaml":
@@ -132,4 +145,5 @@ def test_a_failed_search_or_testbed_fails_the_command(
     assert len(json.loads(out.read_text())) == 3
     captured = capsys.readouterr()
     assert "(1 failed)" in captured.out and "b.yaml: FAILED" in captured.out
+    assert ".\nbed csit run 1 mlr: 5.0 s" in captured.out  # the dots' line ends first
     assert "b.yaml: DUT1 (vpp): start: killed by SIGABRT" in captured.err
