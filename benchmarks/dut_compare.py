@@ -99,7 +99,8 @@ def _median(values: Sequence[float | None]) -> float | None:
     return statistics.median(known) if known else None
 
 
-def _kpps(value: float | None) -> str:
+def kpps(value: float | None) -> str:
+    """A rate [frames/s] in kpps, one decimal; '-' when there is none."""
     return "-" if value is None else f"{value / 1000:.1f}"
 
 
@@ -127,7 +128,7 @@ def table(results: dict[str, list[Outcome]]) -> list[str]:
         ok = sum(o.ok for o in outcomes)
         irregular = sorted({tag for o in outcomes for tag in o.irregular})
         lines.append(
-            f"{label:<9} {_kpps(ndr):>9} {_kpps(pdr):>9} {_ratio(ndr, ref_ndr):>{width}} "
+            f"{label:<9} {kpps(ndr):>9} {kpps(pdr):>9} {_ratio(ndr, ref_ndr):>{width}} "
             f"{_ratio(pdr, ref_pdr):>{width}} {trials:>6g} {wall:>7.1f} {ok:>2}/{len(outcomes)}  "
             f"{', '.join(irregular) or '-'}"
         )
@@ -168,7 +169,7 @@ def run_rounds(
                 said = f" (irregular: {', '.join(outcome.irregular)})" if outcome.irregular else ""
                 print(
                     f"round {round_index + 1} {label}: exit {outcome.exit_code}, "
-                    f"NDR {_kpps(outcome.ndr_pps)} kpps, PDR {_kpps(outcome.pdr_pps)} kpps, "
+                    f"NDR {kpps(outcome.ndr_pps)} kpps, PDR {kpps(outcome.pdr_pps)} kpps, "
                     f"{outcome.trials} trials, {outcome.wall_s:.1f} s{said}",
                     flush=True,
                 )

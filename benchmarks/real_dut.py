@@ -39,7 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.clocked import WallClockMeasurer
-from benchmarks.goalsets import GOAL_SET_NAMES, check_goal_set, make_goals
+from benchmarks.dut_compare import kpps
+from benchmarks.goalsets import GOAL_LABELS, GOAL_SET_NAMES, check_goal_set, make_goals
 from benchmarks.outcome import SearchOutcome
 from benchmarks.runner import MLRSEARCH, mlrsearch_problem, run_algorithm
 from ndrpdr.activebed.testbed import ActiveTestbed
@@ -62,7 +63,6 @@ FRAME_SIZE = "64"
 OURS = "mlr"
 #: (algorithm, label) in the order of the table.
 SEARCHERS: tuple[tuple[str, str], ...] = ((OURS, "ndrpdr mlr"), (MLRSEARCH, "MLRsearch 1.2.1"))
-GOALS = ("NDR", "PDR")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -206,13 +206,9 @@ class _Dots:
             self.open_line = False
 
 
-def _kpps(value: float | None) -> str:
-    return "-" if value is None else f"{value / 1000:.1f}"
-
-
 def _print_run(run: Run) -> None:
     bounds = ", ".join(
-        f"{label} {_kpps(low)} kpps" for label, low in zip(GOALS, run.lower, strict=True)
+        f"{label} {kpps(low)} kpps" for label, low in zip(GOAL_LABELS, run.lower, strict=True)
     )
     note = f" ({run.note})" if run.note else ""
     print(
@@ -234,7 +230,7 @@ def _bound_spread(values: Sequence[float | None]) -> str:
     known = [float(value) / 1000 for value in values if value is not None]
     middle = statistics.median(known)
     share = (max(known) - min(known)) / middle * 100 if middle > 0 else 0.0
-    return f"{middle:.1f} [{min(known):.1f}-{max(known):.1f}] {share:.1f} %"
+    return f"{_spread(known)} {share:.1f} %"
 
 
 def table(runs: Sequence[Run]) -> list[str]:
@@ -258,7 +254,7 @@ def table(runs: Sequence[Run]) -> list[str]:
             medians[algorithm] = statistics.median(r.wall_s for r in chosen)
             bounds = "; ".join(
                 f"{goal} {_bound_spread([r.lower[index] for r in chosen])}"
-                for index, goal in enumerate(GOALS)
+                for index, goal in enumerate(GOAL_LABELS)
             )
             failed = sum(not r.ok for r in chosen)
             lines.append(
