@@ -13,10 +13,12 @@ probe waits until VPP shows it or dies.
 
 A test that needs the real VPP asks ``vpp_problem()`` and skips with its
 text (or fails, under NDRPDR_REQUIRE_VPP=1). ``.ci/run`` runs this file
-(``python3 tests/vpp_build.py``: the problem on stderr, exit status 1) and
-sets NDRPDR_REQUIRE_VPP=1 only where it passes, and says so where it does
-not, so a CI on such a CPU runs every other test and names the reason for
-the skips instead of failing on a build that cannot run here.
+(``python3 tests/vpp_build.py``: the problem on stderr, exit status
+``CANNOT_RUN``) and sets NDRPDR_REQUIRE_VPP=1 only where it passes, and says
+so where it names a problem, so a CI on such a CPU runs every other test and
+names the reason for the skips instead of failing on a build that cannot run
+here. Any other exit status (the probe itself broke: a traceback exits 1)
+fails ``.ci/run``: a broken probe must not turn every VPP test into a skip.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ PROBE_ADDRESS = "10.255.255.1/24"
 #: How long the probe's VPP has to show the address [s] (it takes well under one).
 PROBE_TIMEOUT_S = 30.0
 _FRAME = re.compile(r"#0\s+0x[0-9a-f]+\s+(\S+)")
+#: The exit status of ``python3 tests/vpp_build.py`` when the VPP cannot run here.
+CANNOT_RUN = 3
 
 
 @functools.cache
@@ -143,4 +147,4 @@ if __name__ == "__main__":
     PROBLEM = vpp_problem()
     if PROBLEM is not None:
         print(PROBLEM, file=sys.stderr)
-    sys.exit(0 if PROBLEM is None else 1)
+    sys.exit(0 if PROBLEM is None else CANNOT_RUN)
