@@ -41,6 +41,14 @@ RANGES = {
         "spell_drop": (0.05, 0.20),
     },
     "jitter": {"capacity_pps": (2e6, 20e6), "jitter": (0.003, 0.02)},
+    "plateau": {
+        "capacity_pps": (2e6, 20e6),
+        "onset_fraction": (0.25, 0.5),
+        "ramp_fraction": (0.05, 0.3),
+        "level": (0.0005, 0.003),
+        "burst_share": (0.3, 0.95),
+        "spread": (0.2, 0.6),
+    },
     # Zeros: the trait is off for that seed (tests/trafficgen/test_sim_randomized.py).
     "randomized": {
         "capacity_pps": (2e6, 20e6),
@@ -84,6 +92,7 @@ def test_names() -> None:
         "noisyknee",
         "spells",
         "jitter",
+        "plateau",
         "randomized",
         "dead",
         "flapping",

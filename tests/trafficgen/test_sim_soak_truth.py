@@ -30,6 +30,7 @@ BEHAVIOURS = (
     "noisyknee",
     "spells",
     "jitter",
+    "plateau",
 )
 #: (factor below, factor above, trial seconds, trials) of the sides check per model.
 SIDES = {
@@ -61,18 +62,26 @@ def test_the_critical_load_meets_the_target(name: str, seed: int) -> None:
     assert mean_loss_ratio(model, load * 0.999) < TARGET < mean_loss_ratio(model, load * 1.001)
 
 
-@pytest.mark.parametrize("name", ["transient", "noisyknee", "spells", "jitter", "gradual"])
+@pytest.mark.parametrize(
+    "name", ["transient", "noisyknee", "spells", "jitter", "gradual", "plateau"]
+)
 def test_the_formula_matches_long_simulation(name: str) -> None:
     """Where the loss ratio is measurable (1e-3 by the formula), the pooled ratio of simulated
     trials (long enough for hundreds of lossy events) is the formula's, within 15 %."""
     model = make_model(name, 3)
     load = critical_load(model, 1e-3)
-    seconds, trials = {"transient": (600.0, 300), "spells": (100.0, 500)}.get(name, (1.0, 5_000))
+    seconds, trials = {
+        "transient": (600.0, 300),
+        "spells": (100.0, 500),
+        "plateau": (1000.0, 20),
+    }.get(name, (1.0, 5_000))
     pooled = pooled_ratio(name, 3, load, seconds, trials)
     assert pooled == pytest.approx(mean_loss_ratio(model, load), rel=0.15)
 
 
-@pytest.mark.parametrize("name", ["sharp", "gradual", "duration", "overload", "sporadic"])
+@pytest.mark.parametrize(
+    "name", ["sharp", "gradual", "duration", "overload", "sporadic", "plateau"]
+)
 def test_long_trials_fall_on_each_side_of_the_target(name: str) -> None:
     """A 1000 s trial at 0.98 x the truth loses less than the target (sporadic's few frames,
     duration's buffer included), at 1.02 x more."""

@@ -27,6 +27,7 @@ from ndrpdr.simdut.models import (
     DurationDependent,
     DutModel,
     GradualLoss,
+    LossPlateau,
     LossSpells,
     NoisyKnee,
     OverloadCollapse,
@@ -88,7 +89,8 @@ def mean_loss_ratio(model: DutModel, load: float) -> float:
 
     Sharp, duration (its buffer is absorbed once per trial) and sporadic (a
     few frames per trial, whatever its length): the capacity cliff; gradual
-    and overload: their loss ratio curve. Raises SoakTruthError for a model
+    and overload: their loss ratio curve; plateau: its own
+    ``long_run_loss_ratio`` (the per-second part of its plateau). Raises SoakTruthError for a model
     without one.
     """
     if load <= 0:
@@ -105,6 +107,8 @@ def mean_loss_ratio(model: DutModel, load: float) -> float:
         return _spells(model, load)
     if isinstance(model, CapacityJitter):
         return _jitter(model, load)
+    if isinstance(model, LossPlateau):
+        return model.long_run_loss_ratio(load)
     raise SoakTruthError(f"model {model.name!r} has no long-run average loss ratio")
 
 

@@ -12,6 +12,7 @@ from ndrpdr.simdut.models.gradual import GradualLoss as GradualLoss
 from ndrpdr.simdut.models.jitter import CapacityJitter as CapacityJitter
 from ndrpdr.simdut.models.noisyknee import NoisyKnee as NoisyKnee
 from ndrpdr.simdut.models.overload import OverloadCollapse as OverloadCollapse
+from ndrpdr.simdut.models.plateau import LossPlateau as LossPlateau
 from ndrpdr.simdut.models.protocol import DutModel as DutModel
 from ndrpdr.simdut.models.randomized import RandomizedDut as RandomizedDut
 from ndrpdr.simdut.models.registry import MODEL_NAMES as MODEL_NAMES

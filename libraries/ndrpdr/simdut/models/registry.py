@@ -22,6 +22,7 @@ from ndrpdr.simdut.models.gradual import GradualLoss
 from ndrpdr.simdut.models.jitter import CapacityJitter
 from ndrpdr.simdut.models.noisyknee import NoisyKnee
 from ndrpdr.simdut.models.overload import OverloadCollapse
+from ndrpdr.simdut.models.plateau import LossPlateau
 from ndrpdr.simdut.models.protocol import DutModel
 from ndrpdr.simdut.models.randomized import draw_randomized
 from ndrpdr.simdut.models.sharp import SharpCliff
@@ -109,6 +110,20 @@ def _jitter(rng: random.Random, capacity_pps: float) -> DutModel:
     return CapacityJitter(capacity_pps=capacity_pps, jitter=rng.uniform(0.003, 0.02))
 
 
+def _plateau(rng: random.Random, capacity_pps: float) -> DutModel:
+    # The Linux kernel on the lab in a box: loss from a quarter to a half of
+    # the capacity on, rising to 0.05 .. 0.3 % and staying there up to the
+    # cliff, mostly once per trial (its start), varying from trial to trial.
+    return LossPlateau(
+        capacity_pps=capacity_pps,
+        onset_fraction=rng.uniform(0.25, 0.5),
+        ramp_fraction=rng.uniform(0.05, 0.3),
+        level=rng.uniform(0.0005, 0.003),
+        burst_share=rng.uniform(0.3, 0.95),
+        spread=rng.uniform(0.2, 0.6),
+    )
+
+
 _FACTORIES: dict[str, Callable[[random.Random, float], DutModel]] = {
     "sharp": _sharp,
     "gradual": _gradual,
@@ -119,6 +134,7 @@ _FACTORIES: dict[str, Callable[[random.Random, float], DutModel]] = {
     "noisyknee": _noisyknee,
     "spells": _spells,
     "jitter": _jitter,
+    "plateau": _plateau,
     "randomized": draw_randomized,
     **EDGE_FACTORIES,
 }
