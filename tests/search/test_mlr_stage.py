@@ -12,6 +12,7 @@ from mlr_states import TOP, bounds, measured, planned, state, track
 from ndrpdr.search.mlr import stage as rules
 from ndrpdr.search.mlr.names import Direction, Expect, Phase, Rule, Stage
 from ndrpdr.search.mlr.plan import Plan
+from ndrpdr.search.mlr.state import MlrState
 from ndrpdr.search.mlr.strategy import Handover, Nomination, Strategy, select
 from ndrpdr.search.mlr.view import BoundsView
 
@@ -86,16 +87,46 @@ def test_min_load_goes_straight_down_when_the_estimate_is_below_it() -> None:
     assert rules.MinLoad().nominate(dataclasses.replace(below, low=2)) is None
 
 
+def _cliff_failures(mlr: MlrState, capacity: float, indices: tuple[int, ...]) -> None:
+    """Short trials at ``indices`` of a DUT that forwards ``capacity`` at most."""
+    for index in indices:
+        measured(mlr, index, 1.0 - capacity / mlr.grid.load(index), duration=1.0)
+
+
 def test_hint_verified_hands_over_once_the_estimate_survived_the_failure_above_it() -> None:
     mlr = state()
     made = track(mlr, Stage.SHORT, last_plan=_last(12, Phase.SHORT, Rule.EXPECT_FAIL, hint=10))
     view = bounds(mlr, made, 5, 12, hint=10, short=True)
+    # A cliff: the failure just above the estimate forwarded what the max load did.
+    _cliff_failures(mlr, 1.05 * mlr.grid.load(10), (TOP, 12))
+    assert mlr.short_cliff(made)
     assert rules.HintVerified().nominate(view) is Handover.NEXT_STAGE
-    measured(mlr, TOP, 0.5, duration=1.0)  # past the max load probe
     assert select(rules.SHORT_STAGE, view) is None
     moved = bounds(mlr, made, 5, 12, hint=11, short=True)
     assert rules.HintVerified().nominate(moved) is None
     assert rules.HintVerified().nominate(bounds(mlr, made, 5, 20, hint=10, short=True)) is None
+    made.short_reopened = True  # a full-length trial refuted a hand-over before
+    assert rules.HintVerified().nominate(view) is None
+
+
+def test_hint_verified_waits_for_a_pass_on_a_plateau_of_small_loss() -> None:
+    """Failures that forwarded nearly all they were offered (0.3 % lost at each
+    load) say nothing of where the loss stops: no hand-over, and the short
+    stage tries the estimate (expecting it to pass) instead."""
+    mlr = state()
+    last = _last(12, Phase.SHORT, Rule.EXPECT_FAIL, hint=10, span=20)  # it halved the bracket
+    made = track(mlr, Stage.SHORT, last_plan=last)
+    for index in (TOP, 12):
+        measured(mlr, index, 0.003 + 0.01, duration=1.0)  # above the goal's 1 %
+    assert not mlr.short_cliff(made)
+    view = bounds(mlr, made, 5, 12, hint=10, short=True)
+    assert rules.HintVerified().nominate(view) is None
+    plan = planned(select(rules.SHORT_STAGE, view))
+    assert (plan.index, plan.strategy, plan.expect) == (10, Rule.EXPECT_PASS, Expect.PASS)
+    # One failure alone is no cliff either.
+    lone = state()
+    _cliff_failures(lone, 1.05 * lone.grid.load(10), (12,))
+    assert not lone.short_cliff(track(lone, Stage.SHORT))
 
 
 def test_stalled_bisect_halves_a_bracket_the_estimate_did_not_halve() -> None:
@@ -107,6 +138,11 @@ def test_stalled_bisect_halves_a_bracket_the_estimate_did_not_halve() -> None:
     assert rules.StalledBisect().nominate(bounds(mlr, made, 2, 20, short=True)) is None
     made.last_plan = _last(3, Phase.SHORT, Rule.BISECT, span=20)  # not estimate-guided
     assert rules.StalledBisect().nominate(bounds(mlr, made, 2, 20, short=True)) is None
+    # Once a short trial at the estimate failed, it bisects whatever the last trial did.
+    made.short_misses = 1
+    plan = planned(rules.StalledBisect().nominate(bounds(mlr, made, 2, 20, hint=18, short=True)))
+    assert (plan.index, plan.strategy) == (11, Rule.BISECT)
+    assert rules.StalledBisect().nominate(bounds(mlr, made, 2, 8, hint=7, short=True)) is None
 
 
 def test_confirm_below_upper_tries_an_estimate_within_a_width_of_the_failure() -> None:
@@ -230,12 +266,20 @@ def test_expand_up_one_width_above_the_lower_bound_is_the_last_resort() -> None:
     )
 
 
-def test_final_stage_steps_grow_while_a_bound_keeps_moving_one_way() -> None:
+def test_steps_grow_while_a_bound_keeps_moving_one_way() -> None:
     mlr = state()
-    made = track(mlr, Stage.SHORT, direction=Direction.UP, run=3)
-    # The short stage never grows its steps.
+    made = track(mlr, Stage.SHORT, direction=Direction.UP, run=1)
+    # The short stage grows its steps from the second move on (one width
+    # after one move), doubling per move: 2 moves 2 widths, 3 moves 4.
     short = planned(rules.ExpandUp().nominate(bounds(mlr, made, 5, TOP + 1, short=True)))
     assert (short.index, short.strategy) == (8, Rule.EXPAND_UP)
+    made.run = 2
+    short = planned(rules.ExpandUp().nominate(bounds(mlr, made, 5, TOP + 1, short=True)))
+    assert (short.index, short.strategy) == (5 + 3 * 2, Rule.EXPAND_UP_GROWN)
+    made.run = 3
+    short = planned(rules.ExpandUp().nominate(bounds(mlr, made, 5, TOP + 1, short=True)))
+    assert (short.index, short.strategy) == (5 + 3 * 4, Rule.EXPAND_UP_GROWN)
+    # The final stage from the third move on.
     made.stage = Stage.FINAL
     mlr.trust_short = False  # no short trial settles the upper bound
     plan = planned(rules.ExpandUp().nominate(bounds(mlr, made, 5, TOP + 1)))

@@ -107,8 +107,12 @@ class ShallowLossDut:
 def test_short_trials_never_jump_far_below_the_forwarding_rate() -> None:
     knee = 3e6
     result = search(ShallowLossDut(knee), STRICT_GOALS[:1], MIN_LOAD, MAX_LOAD)
-    # After the max load, every trial stays near the knee: unguarded, the
-    # short stage's secant went to a small fraction of it first.
-    assert min(t.load for t in result.trials) >= 0.85 * knee, result.describe()
+    # Unguarded, the short stage's secant went to a small fraction of the
+    # knee first. Guarded, the estimate creeps down a few widths a trial and
+    # the step grows while the upper bound keeps moving down, so the walk
+    # from the max load takes a handful of trials and passes the knee by at
+    # most its last step (one width at a time took 30 trials).
+    assert min(t.load for t in result.trials) >= 0.5 * knee, result.describe()
+    assert len(result.trials) <= 22, result.describe()
     lower = result.goal_results[0].lower_bound
     assert lower is not None and knee * 0.995 <= lower <= knee, result.describe()

@@ -220,9 +220,39 @@ class MlrController:
                 contradicted = True
             elif verdict is Classification.LOWER:
                 track.pass_misses = 0
+        if plan.phase is Phase.SHORT and plan.expect is Expect.PASS:
+            criterion = self.state.criterion(track, short=True)
+            verdict = self.session.db.classification(criterion, trial.load)
+            if verdict is Classification.UPPER:
+                track.short_misses += 1
+            elif verdict is Classification.LOWER:
+                track.short_misses = 0
+        if self._refutes_hint_handover(track, plan, trial):
+            track.reopen_short()
+            return
         if (track.stage is Stage.SHORT) != (plan.phase is Phase.SHORT):
             return  # the stage changed (distrust): its moves start afresh
         self._track_moves(track, plan, contradicted)
+
+    def _refutes_hint_handover(self, track: Track, plan: Plan, trial: TrialResult) -> bool:
+        """Did this full-length trial fail the goal below the short stage's upper
+        bound while the short stage has no lower bound?
+
+        The short stage then handed the goal over on a cliff's estimate
+        (``stage.HintVerified``) that the DUT does not bear out: a plateau of
+        small loss above a cliff looks like the cliff to the two short
+        trials that decided it. Searching on down in short trials costs a
+        second each; in full-length trials, the whole final duration.
+        """
+        goal = track.goal
+        if track.stage is Stage.SHORT or track.short_reopened or not self.state.trust_short:
+            return False
+        if plan.phase not in (Phase.SCOUT, Phase.FINAL) or track.short_criterion is None:
+            return False
+        if trial.duration < goal.final_trial_duration or trial.loss_ratio <= goal.loss_ratio:
+            return False
+        lower, upper = self.session.db.relevant_bounds(track.short_criterion)
+        return lower is None and upper is not None and trial.load <= upper
 
     def _track_moves(self, track: Track, plan: Plan, contradicted: bool) -> None:
         """Count how many times in a row a bound moved the same way.

@@ -51,7 +51,12 @@ class MinLoad(BoundsStrategy):
 
 class HintVerified(BoundsStrategy):
     """Short stage: hand over once a failure just above the estimate left the
-    estimate where it was; the final stage verifies it at full length."""
+    estimate where it was and forwarded what the failure above it did (a
+    capacity cliff, see ``MlrState.short_cliff``); the final stage verifies
+    the estimate at full length. Elsewhere (a plateau of small loss), and
+    once a full-length trial refuted such a hand-over (see
+    ``Track.reopen_short``), the short stage goes on down to a short trial
+    that passes."""
 
     def nominate(self, view: BoundsView) -> Nomination:
         last = view.track.last_plan
@@ -59,21 +64,26 @@ class HintVerified(BoundsStrategy):
             return None
         if last.phase != view.phase or last.hint != view.hint:
             return None
+        if view.track.short_reopened or not view.state.short_cliff(view.track):
+            return None
         return Handover.NEXT_STAGE
 
 
 class StalledBisect(BoundsStrategy):
     """Short stage: bisect a bracket wider than two goal widths when the last
-    estimate-guided trial of this stage did not halve it."""
+    estimate-guided trial of this stage did not halve it, or once a short
+    trial at the estimate failed where it was expected to pass (the
+    estimate, a cliff's, only creeps down a plateau of small loss)."""
 
     def nominate(self, view: BoundsView) -> Nomination:
         if not view.bracketed or view.span <= 2 * view.track.width:
             return None
-        last = view.track.last_plan
-        if last is None or last.phase != view.phase or not last.strategy.guided:
-            return None
-        if 2 * view.span <= last.span:
-            return None
+        if view.track.short_misses == 0:
+            last = view.track.last_plan
+            if last is None or last.phase != view.phase or not last.strategy.guided:
+                return None
+            if 2 * view.span <= last.span:
+                return None
         return view.plan((view.low + view.high) // 2, Rule.BISECT, None)
 
 

@@ -124,6 +124,34 @@ class MlrState:
         rate = bad[0].cliff_threshold(goal.loss_ratio)
         return max(estimate, rate * (1.0 - goal.relative_width) ** FAR_OFF_WIDTHS)
 
+    def short_cliff(self, track: Track) -> bool:
+        """Is the DUT saturated between the two lowest loads where short trials
+        failed the goal's loss ratio: did the higher one forward less than half
+        the extra load?
+
+        A capacity cliff forwards its capacity at every load above it, so a
+        failure just above the estimate that forwarded what a failure further
+        up forwarded confirms the estimate. A DUT that loses a few frames in
+        1000 from far below its capacity on (a loss plateau) forwards nearly
+        all of any extra load: its failures say nothing of where the loss
+        stops, and only a short trial that passes does.
+        """
+        goal = track.goal
+        ranked = sorted(
+            (
+                t
+                for t in self.session.trials
+                if t.duration <= goal.initial_trial_duration and t.loss_ratio > goal.loss_ratio
+            ),
+            key=lambda t: t.load,
+        )
+        lowest = ranked[0] if ranked else None
+        above = next((t for t in ranked if t.load > ranked[0].load), None) if ranked else None
+        if lowest is None or above is None:
+            return False
+        extra_forwarded = above.forwarding_rate - lowest.forwarding_rate
+        return extra_forwarded <= 0.5 * (above.load - lowest.load)
+
     def short_lower(self, track: Track, low: int, high: int) -> int | None:
         """The short stage's lower bound, if it lies inside the bracket."""
         if track.short_criterion is None or not self.trust_short:

@@ -17,7 +17,9 @@ class Track:
     the goal's short and scout stages (None when it has no such stage);
     ``width``: the goal width in grid steps; ``direction`` / ``run``: the
     way the last bound moved and how many times in a row; ``pass_misses``:
-    full-length trials in a row expected to pass that did not.
+    full-length trials in a row expected to pass that did not;
+    ``short_misses``: the same for the short stage's trials;
+    ``short_reopened``: the short stage was taken up again (``reopen_short``).
     """
 
     goal_index: int
@@ -29,6 +31,8 @@ class Track:
     direction: Direction | None = None
     run: int = 0
     pass_misses: int = 0
+    short_misses: int = 0
+    short_reopened: bool = False
     last_plan: Plan | None = None
 
     def next_stage(self) -> None:
@@ -37,4 +41,12 @@ class Track:
             self.stage = Stage.SCOUT
         else:
             self.stage = Stage.FINAL
+        self.direction, self.run = None, 0
+
+    def reopen_short(self) -> None:
+        """Back to the short stage, once: a full-length trial failed below where
+        the short stage, handing over without a short trial that passed, put
+        the threshold. Short trials now go on down to one that passes."""
+        self.stage = Stage.SHORT
+        self.short_reopened = True
         self.direction, self.run = None, 0

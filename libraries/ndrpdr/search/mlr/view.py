@@ -13,9 +13,10 @@ import dataclasses
 
 from ndrpdr.search.mlr.names import Expect, Phase, Rule
 from ndrpdr.search.mlr.plan import Plan
-from ndrpdr.search.mlr.state import MlrState
+from ndrpdr.search.mlr.state import GROW_AFTER_MOVES, MlrState
 from ndrpdr.search.mlr.track import Track
 
+SHORT_GROW_AFTER_MOVES = 2
 SCOUT_WIDTHS = 2
 """The scout stage ends once its bounds are this many goal widths apart."""
 
@@ -109,7 +110,8 @@ class BoundsView:
         """A trial at ``index``, in the final stage with the step grown (see
         ``MlrState.grown``) and short when one failing short trial settles it."""
         state, track = self.state, self.track
-        grown = index if self.short else state.grown(track, index, self.low, self.high)
+        after = SHORT_GROW_AFTER_MOVES if self.short else GROW_AFTER_MOVES
+        grown = state.grown(track, index, self.low, self.high, after)
         if grown != index:
             index, rule = grown, rule.grown
         plan = self.exact(index, rule, expect)
