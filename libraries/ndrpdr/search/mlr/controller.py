@@ -235,8 +235,9 @@ class MlrController:
         self._track_moves(track, plan, contradicted)
 
     def _refutes_hint_handover(self, track: Track, plan: Plan, trial: TrialResult) -> bool:
-        """Did this full-length trial fail the goal below the short stage's upper
-        bound while the short stage has no lower bound?
+        """Did this full-length trial (or the intermediate one standing before it)
+        fail the goal below the short stage's upper bound while the short stage
+        has no lower bound?
 
         The short stage then handed the goal over on a cliff's estimate
         (``stage.HintVerified``) that the DUT does not bear out: a plateau of
@@ -249,7 +250,10 @@ class MlrController:
             return False
         if plan.phase not in (Phase.SCOUT, Phase.FINAL) or track.short_criterion is None:
             return False
-        if trial.duration < goal.final_trial_duration or trial.loss_ratio <= goal.loss_ratio:
+        longer = trial.duration > goal.initial_trial_duration  # an intermediate one too
+        if not (longer or trial.duration >= goal.final_trial_duration):
+            return False  # a short trial the final stage took to settle an upper bound
+        if trial.loss_ratio <= goal.loss_ratio:
             return False
         lower, upper = self.session.db.relevant_bounds(track.short_criterion)
         return lower is None and upper is not None and trial.load <= upper
