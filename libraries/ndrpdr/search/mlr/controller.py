@@ -4,7 +4,15 @@ Per goal, up to three stages instead of MLRsearch's chain of coarser targets:
 
 1. short: trials at the goal's initial duration, each one deciding a load
    (duration sum = initial duration), until a short high-loss trial sits
-   within one goal width above the predicted threshold;
+   within one goal width above the predicted threshold and the DUT looks
+   saturated there (a cliff: the two lowest failures forwarded the same
+   rate), or else until a short trial passes. A plateau of small loss far
+   below the capacity (the Linux kernel on the lab in a box) forwards
+   nearly all it is offered at every failing load and looks like a cliff
+   to its first failure; once the estimate misses there, the stage bisects.
+   A full-length (or intermediate) trial that fails below the short upper
+   bound of a goal handed over without a short pass reopens its short
+   stage, once: short trials search on down at a second each;
 2. scout (goals whose duration sum holds at least ``SCOUT_MIN_TRIALS``
    final trials, e.g. CSIT's 21 x 1 s): full-length trials, a load decided
    by sqrt(duration sum x final duration) of them (3 of 5 where the goal
@@ -28,7 +36,8 @@ Per goal, up to three stages instead of MLRsearch's chain of coarser targets:
    trials have not been caught overstating the DUT.
 
 Steps on a noisy knee: while a bound keeps moving the same way the step
-doubles (in the scout stage from the first move, in the final stage from
+doubles (in the scout stage from the first move, in the short stage from
+``view.SHORT_GROW_AFTER_MOVES``, in the final stage from
 ``state.GROW_AFTER_MOVES`` moves), as MLRsearch's expansion does, instead of one
 goal width per load; a full-length contradiction of a predicted pass counts
 as two moves down; a min load that already lost (or an estimate below it)
@@ -243,7 +252,11 @@ class MlrController:
         (``stage.HintVerified``) that the DUT does not bear out: a plateau of
         small loss above a cliff looks like the cliff to the two short
         trials that decided it. Searching on down in short trials costs a
-        second each; in full-length trials, the whole final duration.
+        second each; in full-length trials, the whole final duration. A
+        trial that lost far more (two goal widths below what the goal
+        needs) is the other story, short trials that overstate the DUT (a
+        buffer): more short trials would not help, and ``_check_agreement``
+        stops trusting them.
         """
         goal = track.goal
         if track.stage is Stage.SHORT or track.short_reopened or not self.state.trust_short:
@@ -253,8 +266,8 @@ class MlrController:
         longer = trial.duration > goal.initial_trial_duration  # an intermediate one too
         if not (longer or trial.duration >= goal.final_trial_duration):
             return False  # a short trial the final stage took to settle an upper bound
-        if trial.loss_ratio <= goal.loss_ratio:
-            return False
+        if trial.loss_ratio <= goal.loss_ratio or _lost_far_more(trial, goal):
+            return False  # passed, or lost as a DUT whose short trials overstate it
         lower, upper = self.session.db.relevant_bounds(track.short_criterion)
         return lower is None and upper is not None and trial.load <= upper
 
@@ -340,7 +353,15 @@ def _far_below(trial: TrialResult, goal: Goal) -> bool:
     little about short trials; one that forwards far less than it was
     offered while short trials passed means short trials overstate the DUT.
     """
-    if trial.duration < goal.final_trial_duration or trial.loss_ratio <= goal.loss_ratio:
+    if trial.duration < goal.final_trial_duration:
+        return False
+    return _lost_far_more(trial, goal)
+
+
+def _lost_far_more(trial: TrialResult, goal: Goal) -> bool:
+    """Did this trial forward two goal widths or more below what the goal needs
+    at its load (whatever its duration)?"""
+    if trial.loss_ratio <= goal.loss_ratio:
         return False
     needed = trial.load * (1.0 - goal.relative_width) ** 2
     return trial.forwarding_rate / (1.0 - goal.loss_ratio) < needed

@@ -3,8 +3,8 @@
 Both stages decide loads by one criterion (the short one: the goal's loss
 ratio at the initial trial duration; the final one: the goal itself) from
 the view in ``view.BoundsView``. The estimate (``hint``) steers; without
-one the bracket is bisected or extended by one goal width. In the final
-stage a step grows while a bound keeps moving one way (``BoundsView.plan``).
+one the bracket is bisected or extended by one goal width. In both stages
+a step grows while a bound keeps moving one way (``BoundsView.plan``).
 """
 
 from __future__ import annotations
