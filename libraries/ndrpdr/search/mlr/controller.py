@@ -5,8 +5,8 @@ Per goal, up to three stages instead of MLRsearch's chain of coarser targets:
 1. short: trials at the goal's initial duration, each one deciding a load
    (duration sum = initial duration), until a short high-loss trial sits
    within one goal width above the predicted threshold and the DUT looks
-   saturated there (a cliff: the two lowest failures forwarded the same
-   rate), or else until a short trial passes. A plateau of small loss far
+   saturated there (a cliff: the two lowest failures forwarded nearly the
+   same rate), or else until a short trial passes. A plateau of small loss far
    below the capacity (the Linux kernel on the lab in a box) forwards
    nearly all it is offered at every failing load and looks like a cliff
    to its first failure; once the estimate misses there, the stage bisects.
@@ -37,7 +37,7 @@ Per goal, up to three stages instead of MLRsearch's chain of coarser targets:
 
 Steps on a noisy knee: while a bound keeps moving the same way the step
 doubles (in the scout stage from the first move, in the short stage from
-``view.SHORT_GROW_AFTER_MOVES``, in the final stage from
+``state.SHORT_GROW_AFTER_MOVES``, in the final stage from
 ``state.GROW_AFTER_MOVES`` moves), as MLRsearch's expansion does, instead of one
 goal width per load; a full-length contradiction of a predicted pass counts
 as two moves down; a min load that already lost (or an estimate below it)

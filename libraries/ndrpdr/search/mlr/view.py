@@ -13,12 +13,9 @@ import dataclasses
 
 from ndrpdr.search.mlr.names import Expect, Phase, Rule
 from ndrpdr.search.mlr.plan import Plan
-from ndrpdr.search.mlr.state import GROW_AFTER_MOVES, MlrState
+from ndrpdr.search.mlr.state import GROW_AFTER_MOVES, SHORT_GROW_AFTER_MOVES, MlrState
 from ndrpdr.search.mlr.track import Track
 
-SHORT_GROW_AFTER_MOVES = 2
-"""From this many moves of a bound in a row on, the short stage's step doubles per move
-(from the first, the sim's loss spells at 60 s took 1.007x MLRsearch's time)."""
 SCOUT_WIDTHS = 2
 """The scout stage ends once its bounds are this many goal widths apart."""
 
