@@ -5,20 +5,22 @@ Run as root with TRex v3.08 in /opt/trex/v3.08, VPP v26.06 in
 and MLRsearch 1.2.1 (the ``bench`` extra):
 
     python3 -m benchmarks.real_dut [--topology T ...] [--runs 5] [--goal-sets csit,strict]
-        [--strict-final 10] [--json OUT]
+        [--strict-final 10] [--ours mlr,mlr-intermediate] [--json OUT]
 
 Per topology (default: ``labbox-2n.yaml``, the Linux kernel forwarding;
 ``labbox-2n-vpp.yaml``, VPP on af_packet; ``labbox-2n-vpp-memif.yaml``,
 TRex's DPDK path over memif to VPP) the lab in a box is set up once: the
 DUT configured for ethip4-ip4base, the TRex TG at 64 B in both directions,
 its max load calibrated once (as ``ndrpdr search`` does). A testbed that
-fails (a VPP this CPU cannot run) ends the command; the rows so far are
-kept, written and tabled.
+fails (a VPP this CPU cannot run) is named and skipped, the next one still
+runs; the rows so far are kept, written and tabled.
 Then, ``--runs`` times and for each goal set (``benchmarks.goalsets``:
 CSIT's defaults, and RFC 2544 strict with ``--strict-final`` s final
-trials), our engine (``mlr``) and MLRsearch 1.2.1 search the same loads
-through the same TG measurer, the one first that went second the run before,
-so a busy spell on the shared machine falls on both alike. The real DUT is
+trials), our engine (``mlr``; with ``--ours`` also or instead ``mlr`` with
+intermediate trials) and MLRsearch 1.2.1 search the same loads through the
+same TG measurer, in an order that turns by one each run (with two: the one
+first went second the run before), so a busy spell on the shared machine
+falls on each alike. The real DUT is
 the model no one tuned to: there is no truth, only each search's time
 (wall seconds, TRex's start and stop around every trial included), trials
 and bounds, and their spread over the runs.
@@ -42,7 +44,7 @@ from benchmarks.clocked import WallClockMeasurer
 from benchmarks.dut_compare import kpps
 from benchmarks.goalsets import GOAL_LABELS, GOAL_SET_NAMES, check_goal_set, make_goals
 from benchmarks.outcome import SearchOutcome
-from benchmarks.runner import MLRSEARCH, mlrsearch_problem, run_algorithm
+from benchmarks.runner import MLR_INTERMEDIATE, MLRSEARCH, mlrsearch_problem, run_algorithm
 from ndrpdr.activebed.testbed import ActiveTestbed
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.families import get_family, profile_of
@@ -61,8 +63,14 @@ TOPOLOGIES = (
 PROFILE = "ethip4-ip4base"
 FRAME_SIZE = "64"
 OURS = "mlr"
-#: (algorithm, label) in the order of the table.
-SEARCHERS: tuple[tuple[str, str], ...] = ((OURS, "ndrpdr mlr"), (MLRSEARCH, "MLRsearch 1.2.1"))
+#: Each searcher's label, in the order of the table.
+LABELS: dict[str, str] = {
+    OURS: "ndrpdr mlr",
+    MLR_INTERMEDIATE: "ndrpdr mlr, intermediate trials",
+    MLRSEARCH: "MLRsearch 1.2.1",
+}
+#: What ``--ours`` may name: our search, as it is or with intermediate trials.
+OUR_SEARCHERS = (OURS, MLR_INTERMEDIATE)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,10 +113,12 @@ class Run:
         )
 
 
-def order(run: int) -> tuple[str, ...]:
-    """The algorithms in the order they search in run ``run``: the first goes second next."""
-    names = tuple(name for name, _ in SEARCHERS)
-    return names if run % 2 == 0 else names[::-1]
+def order(run: int, ours: Sequence[str] = (OURS,)) -> tuple[str, ...]:
+    """``ours`` and MLRsearch in the order they search in run ``run``: turned by one each
+    run, so each is first as often (with two: the first goes second next)."""
+    names = (*ours, MLRSEARCH)
+    turn = run % len(names)
+    return names[turn:] + names[:turn]
 
 
 def from_outcome(
@@ -147,14 +157,15 @@ def search_in_turn(
     strict_final_s: float,
     said: Callable[[Run], None] = lambda _run: None,
     heard: Callable[[TrialResult], None] | None = None,
+    ours: Sequence[str] = (OURS,),
 ) -> list[Run]:
-    """Every run, goal set and algorithm over ``tg``, in turn (``order``); ``said`` hears of
-    each search as it ends, ``heard`` of each trial."""
+    """Every run, goal set and algorithm (``ours`` and MLRsearch) over ``tg``, in turn
+    (``order``); ``said`` hears of each search as it ends, ``heard`` of each trial."""
     done: list[Run] = []
     for run in range(runs):
         for goal_set in goal_sets:
             goals = make_goals(goal_set, strict_final_s)
-            for algorithm in order(run):
+            for algorithm in order(run, ours):
                 measurer = WallClockMeasurer(tg, heard=heard)
                 outcome = run_algorithm(
                     algorithm, measurer, goals, min_load=loads[0], max_load=loads[1]
@@ -171,8 +182,10 @@ def on_testbed(
     strict_final_s: float,
     said: Callable[[Run], None] = lambda _run: None,
     heard: Callable[[TrialResult], None] | None = None,
+    ours: Sequence[str] = (OURS,),
 ) -> None:
-    """Set up the testbed of ``path``, calibrate its TG's max load, search in turn; ``said``
+    """Set up the testbed of ``path``, calibrate its TG's max load, search in turn (``ours``
+    and MLRsearch); ``said``
     hears of each search as it ends (so a testbed that fails later loses none), ``heard``
     of each trial."""
     topology = load_topology(ROOT / path)
@@ -184,7 +197,9 @@ def on_testbed(
         high = cap.max_load_pps
         loads = (default_min_load(high), high)
         print(f"{path}: {cap.describe()}; loads {loads[0]:.6g} to {high:.6g} pps", flush=True)
-        search_in_turn(tg, Path(path).stem, goal_sets, runs, loads, strict_final_s, said, heard)
+        search_in_turn(
+            tg, Path(path).stem, goal_sets, runs, loads, strict_final_s, said, heard, ours
+        )
 
 
 class _Dots:
@@ -234,8 +249,8 @@ def _bound_spread(values: Sequence[float | None]) -> str:
 
 
 def table(runs: Sequence[Run]) -> list[str]:
-    """Per topology, goal set and algorithm: medians and ranges; then ours over MLRsearch's."""
-    labels = dict(SEARCHERS)
+    """Per topology, goal set and algorithm: medians and ranges; then each of ours over
+    MLRsearch's."""
     lines = [
         "topology / goals / search: runs, wall s, traffic s, trials, NDR kpps, PDR kpps "
         "(median [min-max], range / median)"
@@ -243,7 +258,7 @@ def table(runs: Sequence[Run]) -> list[str]:
     keys = dict.fromkeys((run.topology, run.goal_set) for run in runs)
     for topology, goal_set in keys:
         medians: dict[str, float] = {}
-        for algorithm, label in labels.items():
+        for algorithm, label in LABELS.items():
             chosen = [
                 r
                 for r in runs
@@ -264,14 +279,17 @@ def table(runs: Sequence[Run]) -> list[str]:
                 f"{_spread([r.trial_s for r in chosen])} s of traffic, "
                 f"{_spread([float(r.trials) for r in chosen])} trials, {bounds}"
             )
-        if OURS in medians and medians.get(MLRSEARCH):
+        for ours in OUR_SEARCHERS:
+            if ours not in medians or not medians.get(MLRSEARCH):
+                continue
             paired = paired_ratios(
-                [r for r in runs if (r.topology, r.goal_set) == (topology, goal_set)]
+                [r for r in runs if (r.topology, r.goal_set) == (topology, goal_set)], ours
             )
             each = f"; per run: {', '.join(f'{ratio:.2f}' for ratio in paired)}" if paired else ""
+            name = "ours" if ours == OURS else ours
             lines.append(
-                f"{topology} / {goal_set}: ours / MLRsearch median wall time "
-                f"{medians[OURS] / medians[MLRSEARCH]:.2f}{each}"
+                f"{topology} / {goal_set}: {name} / MLRsearch median wall time "
+                f"{medians[ours] / medians[MLRSEARCH]:.2f}{each}"
             )
     return lines
 
@@ -283,14 +301,14 @@ def _write(path: Path, runs: Sequence[Run]) -> None:
     aside.replace(path)
 
 
-def paired_ratios(runs: Sequence[Run]) -> list[float]:
-    """Ours over MLRsearch's wall time, run by run (both searched, one after the other), in
-    run order: the machine's drift between runs cancels in each."""
+def paired_ratios(runs: Sequence[Run], ours: str = OURS) -> list[float]:
+    """``ours``'s over MLRsearch's wall time, run by run (both searched, one after the other),
+    in run order: the machine's drift between runs cancels in each."""
     walls = {(r.run, r.algorithm): r.wall_s for r in runs}
     return [
-        walls[(run, OURS)] / walls[(run, MLRSEARCH)]
+        walls[(run, ours)] / walls[(run, MLRSEARCH)]
         for run in sorted({r.run for r in runs})
-        if (run, OURS) in walls and walls.get((run, MLRSEARCH))
+        if (run, ours) in walls and walls.get((run, MLRSEARCH))
     ]
 
 
@@ -307,6 +325,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--strict-final", type=float, default=10.0, help="strict goals' final trial [s]"
     )
+    parser.add_argument(
+        "--ours",
+        default=OURS,
+        help=f"comma-separated: which of {', '.join(OUR_SEARCHERS)} search beside MLRsearch "
+        f"(default {OURS})",
+    )
     parser.add_argument("--json", type=Path, default=None, help="every search's row")
     parser.add_argument(
         "--table-of", type=Path, default=None, help="print the table of a --json file; run nothing"
@@ -322,9 +346,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"benchmarks.real_dut: {problem}", file=sys.stderr)
         return 1
     goal_sets = [name.strip() for name in args.goal_sets.split(",") if name.strip()]
+    ours = [name.strip() for name in args.ours.split(",") if name.strip()]
     try:  # before any testbed is set up
         for name in goal_sets:
             check_goal_set(name)
+        unknown = [name for name in ours if name not in OUR_SEARCHERS]
+        if unknown or not ours or len(set(ours)) != len(ours):
+            raise ValueError(
+                f"--ours {args.ours!r}: name each of {', '.join(OUR_SEARCHERS)} at most once"
+            )
         if args.runs < 1 or not goal_sets:
             raise ValueError(f"--runs {args.runs} --goal-sets {args.goal_sets!r}: nothing to run")
     except ValueError as exc:
@@ -345,7 +375,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         for path in args.topology or TOPOLOGIES:
             try:
-                on_testbed(path, goal_sets, args.runs, args.strict_final, said, dots.trial)
+                on_testbed(path, goal_sets, args.runs, args.strict_final, said, dots.trial, ours)
             except NdrPdrError as exc:  # the next testbed may run (a VPP this CPU cannot)
                 dots.end_line()
                 failed.append(path)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from benchmarks.clocked import WallClockMeasurer
 from benchmarks.real_dut import OURS, Run, main, order, search_in_turn, table
-from benchmarks.runner import MLRSEARCH, mlrsearch_problem
+from benchmarks.runner import MLR_INTERMEDIATE, MLRSEARCH, mlrsearch_problem
 
 from ndrpdr.errors import NdrPdrError
 from ndrpdr.trafficgen.sim import SimulatedMeasurer, make_model
@@ -30,6 +30,12 @@ def test_the_first_to_search_goes_second_the_next_run() -> None:
     assert order(0) == (OURS, MLRSEARCH)
     assert order(1) == (MLRSEARCH, OURS)
     assert order(2) == order(0)
+    # Three searchers: the order turns by one, each is first once in three runs.
+    three = (OURS, MLR_INTERMEDIATE)
+    assert order(0, three) == (OURS, MLR_INTERMEDIATE, MLRSEARCH)
+    assert order(1, three) == (MLR_INTERMEDIATE, MLRSEARCH, OURS)
+    assert order(2, three) == (MLRSEARCH, OURS, MLR_INTERMEDIATE)
+    assert order(3, three) == order(0, three)
 
 
 def test_the_wall_clock_is_the_measurers_and_it_keeps_every_trial() -> None:
@@ -65,6 +71,35 @@ def test_both_search_the_same_measurer_in_turn_and_find_the_truth() -> None:
     assert logged == [(t.duration, t.load, t.offered_count, t.loss_count) for t in inner.trials]
 
 
+def test_intermediate_trials_search_as_a_third_in_turn() -> None:
+    """``--ours mlr,mlr-intermediate``: three searches per goal set and run over the one
+    measurer; the one with intermediate trials ran some, the others none of its length."""
+    model = make_model("transient", seed=3)
+    inner = SimulatedMeasurer(model, seed=3)
+    runs = search_in_turn(
+        inner, "sim", ["strict"], 2, (1e4, 29.76e6), 10.0, ours=(OURS, MLR_INTERMEDIATE)
+    )
+    assert [(r.run, r.algorithm) for r in runs] == [
+        (0, OURS), (0, MLR_INTERMEDIATE), (0, MLRSEARCH),
+        (1, MLR_INTERMEDIATE), (1, MLRSEARCH), (1, OURS),
+    ]  # fmt: skip
+    middle = 10.0**0.5  # MLRsearch's middle target: sqrt(1 s x 10 s)
+    for run in runs:
+        assert run.ok, run
+        durations = {round(entry[0], 6) for entry in run.trial_log}
+        if run.algorithm == OURS:
+            assert round(middle, 6) not in durations, run
+        if run.algorithm == MLR_INTERMEDIATE:
+            assert round(middle, 6) in durations, run
+    lines = table(runs)
+    assert any(line.startswith("sim / strict: ours / MLRsearch median wall time") for line in lines)
+    assert any(
+        line.startswith("sim / strict: mlr-intermediate / MLRsearch median wall time")
+        for line in lines
+    )
+    assert any("ndrpdr mlr, intermediate trials: 2 runs" in line for line in lines)
+
+
 def test_the_table_gives_medians_ranges_and_the_time_ratio() -> None:
     runs = [
         _run(OURS, 0, 100e3, 110e3, 40.0),
@@ -91,12 +126,14 @@ def test_goal_sets_and_runs_are_checked_before_any_testbed(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr("benchmarks.real_dut.on_testbed", pytest.fail)
-    for argv in (["--goal-sets", "csit,rfc"], ["--runs", "0"]):
+    bad_ours = (["--ours", "mlr,binary"], ["--ours", "mlr,mlr"], ["--ours", ","])
+    for argv in (["--goal-sets", "csit,rfc"], ["--runs", "0"], *bad_ours):
         with pytest.raises(SystemExit) as exited:
             main(argv)
         assert exited.value.code == 2
     said = capsys.readouterr().err
     assert "unknown goal set 'rfc'" in said and "--runs 0" in said
+    assert "--ours 'mlr,binary': name each of mlr, mlr-intermediate at most once" in said
 
 
 def test_main_on_the_embedded_sim_testbed(
@@ -130,7 +167,8 @@ def test_a_failed_search_or_testbed_fails_the_command(
 
     def testbed(path: str, *args: object) -> None:
         tried.append(path)
-        said, heard = args[-2:]
+        said, heard, ours = args[-3:]
+        assert ours == [OURS]
         assert callable(said) and callable(heard)
         heard(None)  # a dot
         said(_run(OURS, 0, 1.2e5 if path == "a.yaml" else 1e5, 1.1e5, 5.0))
