@@ -253,10 +253,12 @@ class MlrController:
         small loss above a cliff looks like the cliff to the two short
         trials that decided it. Searching on down in short trials costs a
         second each; in full-length trials, the whole final duration. A
-        trial that lost far more (two goal widths below what the goal
-        needs) is the other story, short trials that overstate the DUT (a
-        buffer): more short trials would not help, and ``_check_agreement``
-        stops trusting them.
+        trial longer than the short ones that lost far more (two goal
+        widths below what the goal needs) is the other story, short trials
+        that overstate the DUT (a buffer): more short trials would not
+        help, and ``_check_agreement`` stops trusting them. (Where the
+        final trials are as short as the initial ones, CSIT's 1 s, there
+        is no such story: a noisy knee's scout trials lose a few percent.)
         """
         goal = track.goal
         if track.stage is Stage.SHORT or track.short_reopened or not self.state.trust_short:
@@ -266,8 +268,10 @@ class MlrController:
         longer = trial.duration > goal.initial_trial_duration  # an intermediate one too
         if not (longer or trial.duration >= goal.final_trial_duration):
             return False  # a short trial the final stage took to settle an upper bound
-        if trial.loss_ratio <= goal.loss_ratio or _lost_far_more(trial, goal):
-            return False  # passed, or lost as a DUT whose short trials overstate it
+        if trial.loss_ratio <= goal.loss_ratio:
+            return False
+        if longer and _lost_far_more(trial, goal):
+            return False  # a longer trial lost far more: short trials overstate the DUT
         lower, upper = self.session.db.relevant_bounds(track.short_criterion)
         return lower is None and upper is not None and trial.load <= upper
 
