@@ -255,3 +255,18 @@ def rfc_bounds(trials: Iterable[TrialResult], goal: Goal) -> tuple[float | None,
         if verdict is Classification.LOWER:
             lower = load
     return lower, None
+
+
+def strict_goals(final: float) -> list[Goal]:
+    """NDR and PDR with exceed ratio 0, 1 s trials first, one final trial of ``final`` s decides."""
+    return [
+        Goal(
+            loss_ratio=loss,
+            exceed_ratio=0.0,
+            relative_width=0.005,
+            initial_trial_duration=1.0,
+            final_trial_duration=final,
+            duration_sum=final,
+        )
+        for loss in (0.0, 0.005)
+    ]

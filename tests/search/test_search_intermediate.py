@@ -3,28 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from search_duts import BufferDut, rfc_bounds
+from search_duts import BufferDut, rfc_bounds, strict_goals
 
 from ndrpdr.search import Goal, SearchInputError, TrialResult, search
 from ndrpdr.search.mlr.controller import intermediate_duration
 from ndrpdr.trafficgen.sim import SimulatedMeasurer, make_model
 
 MIN_LOAD, MAX_LOAD = 1e4, 29.76e6
-
-
-def strict_goals(final: float) -> list[Goal]:
-    """NDR and PDR with exceed ratio 0, 1 s trials first, one final trial decides."""
-    return [
-        Goal(
-            loss_ratio=loss,
-            exceed_ratio=0.0,
-            relative_width=0.005,
-            initial_trial_duration=1.0,
-            final_trial_duration=final,
-            duration_sum=final,
-        )
-        for loss in (0.0, 0.005)
-    ]
 
 
 def sim_search(model: str, seed: int, goals: list[Goal], **options: bool) -> list[TrialResult]:

@@ -13,6 +13,7 @@ MLRsearch 1.2.1's time with 10 s goals).
 from __future__ import annotations
 
 import pytest
+from search_duts import strict_goals
 
 from ndrpdr.search import Goal, TrialResult, search
 from ndrpdr.search.mlr.names import Phase
@@ -20,21 +21,6 @@ from ndrpdr.trafficgen.sim import LossPlateau, SimulatedMeasurer
 
 MIN_LOAD, MAX_LOAD = 1e4, 29.76e6
 CAPACITY = 10e6
-
-
-def strict_goals(final: float) -> list[Goal]:
-    """NDR and PDR with exceed ratio 0, 1 s trials first, one final trial decides."""
-    return [
-        Goal(
-            loss_ratio=loss,
-            exceed_ratio=0.0,
-            relative_width=0.005,
-            initial_trial_duration=1.0,
-            final_trial_duration=final,
-            duration_sum=final,
-        )
-        for loss in (0.0, 0.005)
-    ]
 
 
 def plateau(level: float = 0.002) -> LossPlateau:
