@@ -185,9 +185,8 @@ def on_testbed(
     ours: Sequence[str] = (OURS,),
 ) -> None:
     """Set up the testbed of ``path``, calibrate its TG's max load, search in turn (``ours``
-    and MLRsearch); ``said``
-    hears of each search as it ends (so a testbed that fails later loses none), ``heard``
-    of each trial."""
+    and MLRsearch); ``said`` hears of each search as it ends (so a testbed that fails later
+    loses none), ``heard`` of each trial."""
     topology = load_topology(ROOT / path)
     profile, frame_size = profile_of(PROFILE), parse_frame_size(FRAME_SIZE)
     with ActiveTestbed(topology) as testbed:

@@ -224,18 +224,12 @@ class MlrController:
         contradicted = False
         if expected_pass:
             verdict = self.session.db.classification(track.goal_index, trial.load)
-            if verdict is Classification.UPPER:
-                track.pass_misses += 1
-                contradicted = True
-            elif verdict is Classification.LOWER:
-                track.pass_misses = 0
+            contradicted = verdict is Classification.UPPER
+            track.pass_misses = _misses_after(track.pass_misses, verdict)
         if plan.phase is Phase.SHORT and plan.expect is Expect.PASS:
             criterion = self.state.criterion(track, short=True)
             verdict = self.session.db.classification(criterion, trial.load)
-            if verdict is Classification.UPPER:
-                track.short_misses += 1
-            elif verdict is Classification.LOWER:
-                track.short_misses = 0
+            track.short_misses = _misses_after(track.short_misses, verdict)
         if self._refutes_hint_handover(track, plan, trial):
             track.reopen_short()
             return
@@ -347,6 +341,16 @@ def intermediate_duration(goal: Goal) -> float | None:
     if not goal.initial_trial_duration < middle < goal.final_trial_duration:
         return None
     return middle
+
+
+def _misses_after(misses: int, verdict: Classification) -> int:
+    """Predicted passes missed in a row, after a trial expected to pass whose load is now
+    ``verdict``: one more for an upper bound, none for a lower one, as it was if undecided."""
+    if verdict is Classification.UPPER:
+        return misses + 1
+    if verdict is Classification.LOWER:
+        return 0
+    return misses
 
 
 def _far_below(trial: TrialResult, goal: Goal) -> bool:
