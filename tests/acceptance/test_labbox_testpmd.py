@@ -24,8 +24,10 @@ from ndrpdr.families import get_family, profile_of
 from ndrpdr.topology.loader import load_topology
 
 TOPOLOGY = TOPOLOGIES / "labbox-2n-testpmd.yaml"
-#: A rate both ends hold on a busy 2-CPU machine [frames/s, both directions].
-RATE_PPS = 100_000.0
+#: A rate both ends hold on a busy 2-CPU machine [frames/s, both directions]: below testpmd's
+#: NDR on AF_PACKET here (60-98 kpps measured by benchmarks.real_dut; at 100 kpps a CI run under
+#: load lost 1.6 %).
+RATE_PPS = 50_000.0
 
 
 def _testpmd_missing() -> str | None:
