@@ -198,6 +198,9 @@ def soak_search(
             progress(
                 SoakProgress(len(session.trials), trial, estimate, session.search_time, budget)
             )
+    # The result reads the trials' spread from trial to trial; the trials were placed at the
+    # Poisson posterior's median, which the spread does not move (``Posterior.with_spread``).
+    estimate = posterior.with_spread()
     return SoakResult(
         loss_ratio=target,
         critical_load=estimate.mean,

@@ -69,6 +69,7 @@ see), the fine grid starts over from the coarse posterior's central part.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 from collections.abc import Sequence
@@ -200,6 +201,77 @@ def log_likelihood_row(
     return row
 
 
+def overdispersion(seen: Sequence[Observation], target: float) -> float:
+    """How many times less the trials near the target tell about the mean loss than Poisson
+    counts would (1: no more spread than Poisson's): ``sum x / sum x / (1 + d x)`` over
+    their counts ``x``, ``d`` the variance of the factor by which a trial's mean loss moves
+    from trial to trial (``spread``).
+
+    A DUT whose loss ratio moves from trial to trial by a factor (the kernel's 1 s trials
+    lost 0.1-0.4 % at one load on the lab in a box) loses counts spread far wider than
+    Poisson's; read as Poisson its trials claim a precision they do not have (sim
+    ``plateau``: the interval held the truth in 45-62 % of the runs).
+    """
+    near = _near_target(seen, target)
+    variance = spread([value for _, value, _ in near], [lost for _, _, lost in near])
+    if variance <= 0.0:
+        return 1.0
+    counts = [lost for _, _, lost in near]
+    return sum(counts) / sum(x / (1.0 + variance * x) for x in counts)
+
+
+#: ``overdispersion``: counts of at least this many frames tell the spread ...
+SPREAD_MIN_FRAMES = 5.0
+#: ... at loss ratios within this factor of the target (near the critical load) ...
+SPREAD_NEAR = 4.0
+#: ... from at least this many trials more than the rising fit's blocks (fewer: none).
+SPREAD_MIN_TRIALS = 3
+
+
+def _near_target(seen: Sequence[Observation], target: float) -> list[tuple[float, float, float]]:
+    """(load, log loss ratio, frames lost) of the trials that lost at least
+    ``SPREAD_MIN_FRAMES`` (below the cap) at a loss ratio within ``SPREAD_NEAR`` times the
+    target, by load."""
+    return sorted(
+        (obs.load, math.log(obs.lost / obs.frames), obs.lost)
+        for obs in seen
+        if obs.frames > 0
+        and SPREAD_MIN_FRAMES <= obs.lost < max(CAP_MIN_FRAMES, CAP_TARGETS * target * obs.frames)
+        and target / SPREAD_NEAR <= obs.lost / obs.frames <= target * SPREAD_NEAR
+    )
+
+
+def spread(log_ratios: Sequence[float], counts: Sequence[float]) -> float:
+    """The variance ``d`` of the factor that scales a trial's mean loss from trial to trial,
+    from the log loss ratios of trials by load and their counts: they should rise with the
+    load; what a rising fit of them (``_rising``) leaves over its free parameters, less a
+    Poisson count's share (the mean of ``1 / count``), is the log factor's variance
+    ``s^2``, and ``d = exp(s^2) - 1``. No curve is assumed: a steep one (a cliff) rises as
+    well as a flat one, and leaves no spread. 0 with fewer than ``SPREAD_MIN_TRIALS``
+    trials more than the fit's blocks."""
+    fitted, blocks = _rising(log_ratios)
+    free = len(log_ratios) - blocks
+    if free < SPREAD_MIN_TRIALS:
+        return 0.0
+    residual = sum((value - fit) ** 2 for value, fit in zip(log_ratios, fitted, strict=True))
+    poisson = sum(1.0 / count for count in counts) / len(counts)
+    return math.expm1(max(0.0, residual / free - poisson))
+
+
+def _rising(values: Sequence[float]) -> tuple[list[float], int]:
+    """The least-squares non-decreasing fit of ``values`` (pooling adjacent violators) and
+    the number of its blocks."""
+    blocks: list[list[float]] = []  # [sum, count]
+    for value in values:
+        blocks.append([value, 1.0])
+        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
+            total, count = blocks.pop()
+            blocks[-1][0] += total
+            blocks[-1][1] += count
+    fitted = [total / count for total, count in blocks for _ in range(int(count))]
+    return fitted, len(blocks)
+
+
 #: A cliff that hides nothing (``_cliff_log_mean`` of the plain capacity cliff).
 _NO_BUFFER = soakbuffer.Buffer(0.0, 0.0)
 
@@ -253,6 +325,7 @@ class Posterior:
         self.per_trial = 0.0  # frames any trial may lose whatever its length (maybe lost)
         self.longest = 0.0  # the longest trial so far [s]: weights are durations over it
         self.rebuilds = 0
+        self.tempering = 1.0  # the log-likelihood is divided by this (``with_spread``)
         self.coarse = Posterior(target, min_load, max_load, coarse=False) if coarse else None
         self._build(min_load, max_load)
 
@@ -332,8 +405,12 @@ class Posterior:
         return max(max(row) for row in self._log)
 
     def weights(self) -> list[float]:
-        """Posterior mass of each grid load (summed over widths), normalised."""
-        if self.bursty:
+        """Posterior mass of each grid load (summed over widths), normalised (the
+        log-likelihood divided by ``tempering``)."""
+        if self.tempering != 1.0:
+            share = 1.0 / self.tempering
+            marginal = [_log_sum_exp([share * v for v in row]) for row in self._log]
+        elif self.bursty:
             prior = soakbursty.LOG_PRIOR
             marginal = [
                 _log_sum_exp([v + p for v, p in zip(row, prior, strict=True)]) for row in self._log
@@ -389,6 +466,29 @@ class Posterior:
             low=self.quantile(0.025, weights),
             high=self.quantile(0.975, weights),
         )
+
+    def with_spread(self) -> Estimate:
+        """``estimate`` with the trials' spread read in: the (Poisson) log-likelihood divided
+        by the trials' ``overdispersion``, on a grid widened by its square root (the
+        posterior's width grows so); ``estimate`` itself where the trials show no more
+        spread than Poisson's or read as bursts (that model is not Poisson's).
+
+        Only the result reads it: trials are still placed at the Poisson posterior's median,
+        whose accuracy the spread does not change.
+        """
+        factor = 1.0
+        if not self.bursty:
+            factor = overdispersion(less_per_trial(self.observations, self.per_trial), self.target)
+        if factor <= 1.0:
+            return self.estimate()
+        low, high = self.quantile(TAIL), self.quantile(1.0 - TAIL)
+        half = max(math.log(high / low), MIN_RELATIVE_SPAN) * math.sqrt(factor)
+        wide = copy.copy(self)
+        wide.coarse, wide.tempering = None, factor
+        wide._build(
+            max(self.min_load, low * math.exp(-half)), min(self.max_load, high * math.exp(half))
+        )
+        return wide.estimate()
 
     def _regrid(self) -> None:
         assert self.coarse is not None

@@ -1,0 +1,71 @@
+"""The soak's result reads the trials' trial-to-trial spread (``soakfit.overdispersion``)."""
+
+from __future__ import annotations
+
+import math
+
+from ndrpdr.search.soak import soak_search
+from ndrpdr.search.soakfit import Observation, Posterior, overdispersion, spread
+from ndrpdr.search.trial import TrialResult
+from ndrpdr.simdut.models import make_model
+from ndrpdr.simdut.soaktruth import critical_load
+from ndrpdr.trafficgen.sim.measurer import SimulatedMeasurer
+
+TARGET = 1e-7
+
+
+def test_loss_ratios_that_rise_with_the_load_show_no_spread_however_steep() -> None:
+    """A cliff's loss ratios rise steeply with the load, a gradual curve's slowly: neither
+    varies from trial to trial, and no curve is fitted that could misread the steepness."""
+    counts = [40.0] * 8
+    steep = [math.log(TARGET) + 3.0 * i for i in range(8)]
+    flat = [math.log(TARGET) + 0.01 * i for i in range(8)]
+    assert spread(steep, counts) == 0.0
+    assert spread(flat, counts) == 0.0
+
+
+def test_loss_ratios_that_move_by_a_factor_at_one_load_show_its_variance() -> None:
+    """Log ratios alternating +-0.5 around one level: a factor of variance about
+    exp(0.25) - 1 less Poisson's share, read from the rising fit's residual."""
+    values = [math.log(TARGET) + (0.5 if i % 2 else -0.5) for i in range(20)]
+    variance = spread(values, [1e9] * 20)
+    assert 0.1 < variance < math.expm1(0.5)
+    # Counts so small that Poisson explains the same scatter: no spread left over.
+    assert spread(values, [2.0] * 20) == 0.0
+
+
+def test_overdispersion_counts_only_trials_near_the_target() -> None:
+    """Trials far above the target (a curve of the wrong shape reads as spread there) or
+    with a handful of frames lost tell nothing of the spread."""
+    near = [Observation(5e6 + i, 5e8, 50.0 * (2.0 if i % 2 else 0.5), 100.0) for i in range(10)]
+    assert overdispersion(near, TARGET) > 2.0
+    far = [Observation(o.load, o.frames, o.lost * 100.0, o.duration) for o in near]
+    few = [Observation(o.load, o.frames, o.lost / 50.0, o.duration) for o in near]
+    assert overdispersion(far, TARGET) == 1.0
+    assert overdispersion(few, TARGET) == 1.0
+
+
+def _trial(load: float, lost: float) -> TrialResult:
+    frames = 100.0 * load
+    return TrialResult(100.0, load, frames, frames - lost, lost)
+
+
+def test_the_interval_widens_by_the_spread_and_keeps_its_centre() -> None:
+    """Counts at one load that vary by a factor of 4: the result's interval is wider than
+    the Poisson posterior's and still holds its median."""
+    posterior = Posterior(TARGET, 1e4, 29.76e6)
+    for i in range(12):
+        posterior.add(_trial(5e6 * (1.0 + 1e-6 * i), 50.0 * (2.0 if i % 2 else 0.5)))
+    poisson, widened = posterior.estimate(), posterior.with_spread()
+    assert widened.high - widened.low > 1.5 * (poisson.high - poisson.low)
+    assert widened.low < poisson.median < widened.high
+
+
+def test_a_plateau_soak_interval_holds_the_long_run_truth() -> None:
+    """Sim ``plateau`` seed 11002 (loss ratio spread by exp(0.4 Z) from trial to trial):
+    read as Poisson counts its interval missed the truth, +5.5e-6 to +8.1e-6 above it."""
+    dut = make_model("plateau", 11002)
+    result = soak_search(SimulatedMeasurer(dut, overhead_s=0.5, seed=11002), 1e4, 29.76e6)
+    truth = critical_load(dut, TARGET)
+    assert result.low <= truth <= result.high
+    assert abs(result.critical_load / truth - 1.0) < 1e-4
