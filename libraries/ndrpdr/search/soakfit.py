@@ -58,6 +58,12 @@ buffer hides a load above the capacity for a second, a rare burst of loss
 weighs more in a short trial), so as trials grow the short ones fade.
 This also widens the posterior, never narrows it.
 
+Counts that vary more than Poisson's (a loss ratio that moves by a factor
+from trial to trial) would claim a precision the trials do not have: the
+result (``Posterior.with_spread``) divides the log-likelihood by their
+``overdispersion``, measured without a curve; the trials are placed at the
+Poisson posterior's median all the same.
+
 The grid of ``c`` is geometric; when the posterior has gathered in a small
 part of it, the grid is rebuilt around that part from every trial (finer
 steps, same prior density), and widened again if mass reaches a rebuilt
@@ -146,6 +152,11 @@ class Estimate:
     high: float  # 97.5 % quantile
 
 
+def _cap(frames: float, target: float) -> float:
+    """The count [frames] at which a trial of ``frames`` saturates (see the module)."""
+    return max(CAP_MIN_FRAMES, CAP_TARGETS * target * frames)
+
+
 def log_likelihood_row(
     obs: Observation,
     critical: float,
@@ -166,7 +177,7 @@ def log_likelihood_row(
     """
     if obs.frames <= 0 or obs.load <= 0:
         return [0.0] * (1 if buffer is not None else len(WIDTHS) + 1)
-    cap = max(CAP_MIN_FRAMES, CAP_TARGETS * target * obs.frames)
+    cap = _cap(obs.frames, target)
     log_cap, log_frames, lost = math.log(cap), math.log(obs.frames), min(obs.lost, cap)
     log_target, excess = math.log(target), (obs.load - critical) / critical
     # min(log_frames + min(0.0, shift), log_cap) spelt out: the soak's hottest loop
@@ -236,7 +247,7 @@ def _near_target(seen: Sequence[Observation], target: float) -> list[tuple[float
         (obs.load, math.log(obs.lost / obs.frames), obs.lost)
         for obs in seen
         if obs.frames > 0
-        and SPREAD_MIN_FRAMES <= obs.lost < max(CAP_MIN_FRAMES, CAP_TARGETS * target * obs.frames)
+        and SPREAD_MIN_FRAMES <= obs.lost < _cap(obs.frames, target)
         and target / SPREAD_NEAR <= obs.lost / obs.frames <= target * SPREAD_NEAR
     )
 
