@@ -87,8 +87,11 @@ class Run:
     lower: tuple[float | None, ...]
     upper: tuple[float | None, ...]
     note: str = ""
-    trial_log: tuple[tuple[float, float, float, float], ...] = ()
-    """Every trial in order: (duration [s], load, offered frames, lost frames)."""
+    trial_log: tuple[tuple[float, ...], ...] = ()
+    """Every trial in order: (duration [s], load, offered frames, lost frames, intended
+    frames, effective duration [s]) (files before 2026-12-07: the first four)."""
+    loads: tuple[float, ...] = ()
+    """The search's (min load, max load) [frames/s] (files before 2026-12-07: none)."""
 
     @property
     def ok(self) -> bool:
@@ -109,6 +112,7 @@ class Run:
                 "lower": tuple(row["lower"]),
                 "upper": tuple(row["upper"]),
                 "trial_log": tuple(tuple(entry) for entry in row["trial_log"]),
+                "loads": tuple(row.get("loads", ())),
             }
         )
 
@@ -128,8 +132,10 @@ def from_outcome(
     run: int,
     outcome: SearchOutcome,
     measurer: WallClockMeasurer,
+    loads: tuple[float, float] = (0.0, 0.0),
 ) -> Run:
-    """The Run of one search's outcome over ``measurer`` (which kept its trials)."""
+    """The Run of one search's outcome over ``measurer`` (which kept its trials) between
+    ``loads``."""
     return Run(
         topology=topology,
         goal_set=goal_set,
@@ -142,9 +148,17 @@ def from_outcome(
         upper=tuple(goal.upper_bound for goal in outcome.goals),
         note=outcome.note,
         trial_log=tuple(
-            (trial.duration, trial.load, trial.offered_count, trial.loss_count or 0.0)
+            (
+                trial.duration,
+                trial.load,
+                trial.offered_count,
+                trial.loss_count or 0.0,
+                trial.intended_count or 0.0,
+                trial.effective_seconds,
+            )
             for trial in measurer.trials
         ),
+        loads=loads,
     )
 
 
@@ -170,7 +184,9 @@ def search_in_turn(
                 outcome = run_algorithm(
                     algorithm, measurer, goals, min_load=loads[0], max_load=loads[1]
                 )
-                done.append(from_outcome(topology, goal_set, algorithm, run, outcome, measurer))
+                done.append(
+                    from_outcome(topology, goal_set, algorithm, run, outcome, measurer, loads)
+                )
                 said(done[-1])
     return done
 

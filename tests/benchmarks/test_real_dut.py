@@ -68,7 +68,11 @@ def test_both_search_the_same_measurer_in_turn_and_find_the_truth() -> None:
     # The same trials went to the one measurer, in turn: each search's log is its share.
     assert len(inner.trials) == sum(run.trials for run in runs)
     logged = [entry for run in runs for entry in run.trial_log]
-    assert logged == [(t.duration, t.load, t.offered_count, t.loss_count) for t in inner.trials]
+    assert logged == [
+        (t.duration, t.load, t.offered_count, t.loss_count, t.intended_count, t.effective_seconds)
+        for t in inner.trials
+    ]
+    assert all(run.loads == (1e4, 29.76e6) for run in runs)
 
 
 def test_intermediate_trials_search_as_a_third_in_turn() -> None:
