@@ -1,11 +1,12 @@
-"""The soak's result reads the trials' trial-to-trial spread (``soakfit.overdispersion``)."""
+"""The soak's result reads the trials' trial-to-trial spread (``soakspread.overdispersion``)."""
 
 from __future__ import annotations
 
 import math
 
 from ndrpdr.search.soak import soak_search
-from ndrpdr.search.soakfit import Observation, Posterior, overdispersion, spread
+from ndrpdr.search.soakfit import Observation, Posterior
+from ndrpdr.search.soakspread import overdispersion, spread
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.simdut.models import make_model
 from ndrpdr.simdut.soaktruth import critical_load

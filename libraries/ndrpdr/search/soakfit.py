@@ -58,11 +58,8 @@ buffer hides a load above the capacity for a second, a rare burst of loss
 weighs more in a short trial), so as trials grow the short ones fade.
 This also widens the posterior, never narrows it.
 
-Counts that vary more than Poisson's (a loss ratio that moves by a factor
-from trial to trial) would claim a precision the trials do not have: the
-result (``Posterior.with_spread``) divides the log-likelihood by their
-``overdispersion``, measured without a curve; the trials are placed at the
-Poisson posterior's median all the same.
+Counts that vary more than Poisson's widen the result's interval by their
+``soakspread.overdispersion`` (``Posterior.with_spread``).
 
 The grid of ``c`` is geometric; when the posterior has gathered in a small
 part of it, the grid is rebuilt around that part from every trial (finer
@@ -80,7 +77,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
-from ndrpdr.search import soakbuffer, soakbursty
+from ndrpdr.search import soakbuffer, soakbursty, soakspread
 from ndrpdr.search.trial import TrialResult
 
 #: Relative widths ``w`` of the loss-ratio curve the prior spans: 1e-9 (a cliff) .. 1e-1.
@@ -152,11 +149,6 @@ class Estimate:
     high: float  # 97.5 % quantile
 
 
-def _cap(frames: float, target: float) -> float:
-    """The count [frames] at which a trial of ``frames`` saturates (see the module)."""
-    return max(CAP_MIN_FRAMES, CAP_TARGETS * target * frames)
-
-
 def log_likelihood_row(
     obs: Observation,
     critical: float,
@@ -177,7 +169,7 @@ def log_likelihood_row(
     """
     if obs.frames <= 0 or obs.load <= 0:
         return [0.0] * (1 if buffer is not None else len(WIDTHS) + 1)
-    cap = _cap(obs.frames, target)
+    cap = max(CAP_MIN_FRAMES, CAP_TARGETS * target * obs.frames)
     log_cap, log_frames, lost = math.log(cap), math.log(obs.frames), min(obs.lost, cap)
     log_target, excess = math.log(target), (obs.load - critical) / critical
     # min(log_frames + min(0.0, shift), log_cap) spelt out: the soak's hottest loop
@@ -210,77 +202,6 @@ def log_likelihood_row(
         spared = count * log_mean - mean - lgamma(count + 1.0) + log_lost_factorial
         row.append(max(as_is, spared))
     return row
-
-
-def overdispersion(seen: Sequence[Observation], target: float) -> float:
-    """How many times less the trials near the target tell about the mean loss than Poisson
-    counts would (1: no more spread than Poisson's): ``sum x / sum x / (1 + d x)`` over
-    their counts ``x``, ``d`` the variance of the factor by which a trial's mean loss moves
-    from trial to trial (``spread``).
-
-    A DUT whose loss ratio moves from trial to trial by a factor (the kernel's 1 s trials
-    lost 0.1-0.4 % at one load on the lab in a box) loses counts spread far wider than
-    Poisson's; read as Poisson its trials claim a precision they do not have (sim
-    ``plateau``: the interval held the truth in 45-62 % of the runs).
-    """
-    near = _near_target(seen, target)
-    variance = spread([value for _, value, _ in near], [lost for _, _, lost in near])
-    if variance <= 0.0:
-        return 1.0
-    counts = [lost for _, _, lost in near]
-    return sum(counts) / sum(x / (1.0 + variance * x) for x in counts)
-
-
-#: ``overdispersion``: counts of at least this many frames tell the spread ...
-SPREAD_MIN_FRAMES = 5.0
-#: ... at loss ratios within this factor of the target (near the critical load) ...
-SPREAD_NEAR = 4.0
-#: ... from at least this many trials more than the rising fit's blocks (fewer: none).
-SPREAD_MIN_TRIALS = 3
-
-
-def _near_target(seen: Sequence[Observation], target: float) -> list[tuple[float, float, float]]:
-    """(load, log loss ratio, frames lost) of the trials that lost at least
-    ``SPREAD_MIN_FRAMES`` (below the cap) at a loss ratio within ``SPREAD_NEAR`` times the
-    target, by load."""
-    return sorted(
-        (obs.load, math.log(obs.lost / obs.frames), obs.lost)
-        for obs in seen
-        if obs.frames > 0
-        and SPREAD_MIN_FRAMES <= obs.lost < _cap(obs.frames, target)
-        and target / SPREAD_NEAR <= obs.lost / obs.frames <= target * SPREAD_NEAR
-    )
-
-
-def spread(log_ratios: Sequence[float], counts: Sequence[float]) -> float:
-    """The variance ``d`` of the factor that scales a trial's mean loss from trial to trial,
-    from the log loss ratios of trials by load and their counts: they should rise with the
-    load; what a rising fit of them (``_rising``) leaves over its free parameters, less a
-    Poisson count's share (the mean of ``1 / count``), is the log factor's variance
-    ``s^2``, and ``d = exp(s^2) - 1``. No curve is assumed: a steep one (a cliff) rises as
-    well as a flat one, and leaves no spread. 0 with fewer than ``SPREAD_MIN_TRIALS``
-    trials more than the fit's blocks."""
-    fitted, blocks = _rising(log_ratios)
-    free = len(log_ratios) - blocks
-    if free < SPREAD_MIN_TRIALS:
-        return 0.0
-    residual = sum((value - fit) ** 2 for value, fit in zip(log_ratios, fitted, strict=True))
-    poisson = sum(1.0 / count for count in counts) / len(counts)
-    return math.expm1(max(0.0, residual / free - poisson))
-
-
-def _rising(values: Sequence[float]) -> tuple[list[float], int]:
-    """The least-squares non-decreasing fit of ``values`` (pooling adjacent violators) and
-    the number of its blocks."""
-    blocks: list[list[float]] = []  # [sum, count]
-    for value in values:
-        blocks.append([value, 1.0])
-        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
-            total, count = blocks.pop()
-            blocks[-1][0] += total
-            blocks[-1][1] += count
-    fitted = [total / count for total, count in blocks for _ in range(int(count))]
-    return fitted, len(blocks)
 
 
 #: A cliff that hides nothing (``_cliff_log_mean`` of the plain capacity cliff).
@@ -480,7 +401,7 @@ class Posterior:
 
     def with_spread(self) -> Estimate:
         """``estimate`` with the trials' spread read in: the (Poisson) log-likelihood divided
-        by the trials' ``overdispersion``, on a grid widened by its square root (the
+        by the trials' ``soakspread.overdispersion``, on a grid widened by its square root (the
         posterior's width grows so); ``estimate`` itself where the trials show no more
         spread than Poisson's or read as bursts (that model is not Poisson's).
 
@@ -489,7 +410,8 @@ class Posterior:
         """
         factor = 1.0
         if not self.bursty:
-            factor = overdispersion(less_per_trial(self.observations, self.per_trial), self.target)
+            seen = less_per_trial(self.observations, self.per_trial)
+            factor = soakspread.overdispersion(seen, self.target)
         if factor <= 1.0:
             return self.estimate()
         low, high = self.quantile(TAIL), self.quantile(1.0 - TAIL)
