@@ -132,7 +132,7 @@ def from_outcome(
     run: int,
     outcome: SearchOutcome,
     measurer: WallClockMeasurer,
-    loads: tuple[float, float] = (0.0, 0.0),
+    loads: tuple[float, float],
 ) -> Run:
     """The Run of one search's outcome over ``measurer`` (which kept its trials) between
     ``loads``."""

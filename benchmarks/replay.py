@@ -28,6 +28,7 @@ from benchmarks.real_dut import OUR_SEARCHERS, Run
 from benchmarks.runner import run_algorithm
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.searchlimits import default_min_load
+from ndrpdr.trafficgen.counting import intended_count
 
 
 class DivergedError(Exception):
@@ -56,8 +57,8 @@ class LogAnswers:
             )
             raise DivergedError(self.diverged)
         self.asked += 1
-        # Files before 2026-12-07: what the TG meant to send, from the load (as TRex's counts).
-        intended = entry[4] if len(entry) > 4 else max(offered, round(load * duration))
+        # Files before 2026-12-07: what the TG meant to send, as the TG's counts make it.
+        intended = entry[4] if len(entry) > 4 else intended_count(load, duration, int(offered))
         effective = entry[5] if len(entry) > 5 else duration
         return TrialResult(
             duration,

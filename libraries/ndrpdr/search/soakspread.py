@@ -28,10 +28,10 @@ def overdispersion(seen: Sequence[Counted], target: float) -> float:
     ``plateau``: the interval held the truth in 45-62 % of the runs).
     """
     near = _near_target(seen, target)
-    variance = spread([value for _, value, _ in near], [lost for _, _, lost in near])
+    counts = [lost for _, _, lost in near]
+    variance = spread([value for _, value, _ in near], counts)
     if variance <= 0.0:
         return 1.0
-    counts = [lost for _, _, lost in near]
     return sum(counts) / sum(x / (1.0 + variance * x) for x in counts)
 
 
