@@ -246,7 +246,7 @@ def accuracy_line(
     no_worse = True
     for i in range(goal_count):
         if theirs:
-            tie = AccuracyTie.of(_paired_errors(ours, theirs, i), WORST_ERROR_SLACK)
+            tie = _tie(ours, theirs, i)
             no_worse = no_worse and tie.no_worse
             parts.append(
                 f"{GOAL_LABELS[i]} |err| mean {tie.ours_mean:.2%} vs {tie.their_mean:.2%} "
@@ -291,7 +291,7 @@ def intermediate_line(key: Key, by_algorithm: dict[str, list[Row]]) -> str:
         f"{middle:.2f} intermediate trials)"
     ]
     for i, label in enumerate(GOAL_LABELS[: len(ours[0].errors)]):
-        tie = AccuracyTie.of(_paired_errors(ours, plain, i), WORST_ERROR_SLACK)
+        tie = _tie(ours, plain, i)
         parts.append(
             f"{label} |err| mean {tie.ours_mean:.2%} vs {tie.their_mean:.2%} "
             f"({tie.difference * 100:+.2f} +- {tie.half_width * 100:.2f} points), "
@@ -300,9 +300,13 @@ def intermediate_line(key: Key, by_algorithm: dict[str, list[Row]]) -> str:
     return f"{head} " + "; ".join(parts)
 
 
-def _paired_errors(
-    ours: Sequence[Row], theirs: Sequence[Row], goal: int
-) -> list[tuple[float, float]]:
-    """Goal ``goal``'s (our error, their error) for every case both ran."""
+def _tie(ours: Sequence[Row], theirs: Sequence[Row], goal: int) -> AccuracyTie:
+    """The tie rule on goal ``goal``'s (our error, their error) of every case both ran, each
+    seed's durations one sample of the paired difference (they face one DUT)."""
     their_error = {row.case: row.errors[goal] for row in theirs}
-    return [(row.errors[goal], their_error[row.case]) for row in ours if row.case in their_error]
+    both = [row for row in ours if row.case in their_error]
+    return AccuracyTie.of(
+        [(row.errors[goal], their_error[row.case]) for row in both],
+        WORST_ERROR_SLACK,
+        seeds=[row.case.seed for row in both],
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 
 MISSING_ERROR = -1.0
 """Relative error recorded for a missing lower bound (as if 0 was found)."""
@@ -51,20 +51,33 @@ def mean_abs(errors: Iterable[float]) -> float:
     return statistics.fmean(data) if data else float("nan")
 
 
-def paired_mean_difference(pairs: Iterable[tuple[float, float]]) -> tuple[float, float]:
+def paired_mean_difference(
+    pairs: Iterable[tuple[float, float]], seeds: Sequence[Hashable] | None = None
+) -> tuple[float, float]:
     """Mean of |ours| - |theirs| over (ours, theirs) error pairs of the same
     cases, and its 95 % half-width.
 
     The half-width is 1.96 standard errors of that mean (normal approximation;
-    0 for fewer than two pairs): the interval mean +- half-width is what
-    ``AccuracyTie`` judges.
+    0 for fewer than two samples): the interval mean +- half-width is what
+    ``AccuracyTie`` judges. ``seeds`` (one per pair): the DUT each case ran on.
+    The samples are then the seeds' mean differences, not the cases': the cases
+    of one seed (its final durations) face one DUT and are no independent
+    samples (on a DUT whose trials do not depend on their duration they are
+    the same search three times, and counting them thrice narrows the
+    interval by sqrt(3) for nothing). The mean is the cases' (one per case).
     """
     diffs = [abs(ours) - abs(theirs) for ours, theirs in pairs]
     if not diffs:
         return float("nan"), float("nan")
-    if len(diffs) < 2:
-        return diffs[0], 0.0
-    return statistics.fmean(diffs), 1.96 * statistics.stdev(diffs) / len(diffs) ** 0.5
+    samples = diffs
+    if seeds is not None:
+        by_seed: dict[Hashable, list[float]] = {}
+        for seed, diff in zip(seeds, diffs, strict=True):
+            by_seed.setdefault(seed, []).append(diff)
+        samples = [statistics.fmean(group) for group in by_seed.values()]
+    if len(samples) < 2:
+        return statistics.fmean(diffs), 0.0
+    return statistics.fmean(diffs), 1.96 * statistics.stdev(samples) / len(samples) ** 0.5
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,9 +100,14 @@ class AccuracyTie:
     worst_slack: float
 
     @staticmethod
-    def of(pairs: Sequence[tuple[float, float]], worst_slack: float) -> AccuracyTie:
-        """Judge ``pairs`` ((our error, their error) per case) with ``worst_slack``."""
-        difference, half_width = paired_mean_difference(pairs)
+    def of(
+        pairs: Sequence[tuple[float, float]],
+        worst_slack: float,
+        seeds: Sequence[Hashable] | None = None,
+    ) -> AccuracyTie:
+        """Judge ``pairs`` ((our error, their error) per case) with ``worst_slack``; ``seeds``:
+        the DUT of each case (``paired_mean_difference``)."""
+        difference, half_width = paired_mean_difference(pairs, seeds)
         return AccuracyTie(
             difference=difference,
             half_width=half_width,

@@ -149,6 +149,19 @@ def test_paired_difference_compares_magnitudes_case_by_case() -> None:
     assert paired_mean_difference([(0.05, 0.01)]) == (pytest.approx(0.04), 0.0)
 
 
+def test_paired_difference_counts_each_seed_once() -> None:
+    # Two seeds, each run at three durations with the same outcome (a DUT whose trials do
+    # not depend on their duration): two samples, not six.
+    pairs = [(0.03, 0.01)] * 3 + [(0.01, 0.02)] * 3
+    seeds = [1, 1, 1, 2, 2, 2]
+    as_cases = paired_mean_difference(pairs)
+    as_seeds = paired_mean_difference(pairs, seeds)
+    assert as_seeds[0] == as_cases[0] == pytest.approx(0.005)
+    assert as_seeds[1] == pytest.approx(1.96 * 0.021213203 / 2**0.5, rel=1e-6)
+    assert as_seeds[1] > as_cases[1] * 2.0  # counted as six cases it was half as wide
+    assert AccuracyTie.of(pairs, WORST_ERROR_SLACK, seeds).half_width == as_seeds[1]
+
+
 def _noisy_rows(algorithm: str, errors: list[float]) -> list[Row]:
     """One NDR-only row per error, seeds 0.., on a noisy model."""
     outcome = SearchOutcome((GoalOutcome(None, None, None),), 1, 1.0, 0.0)
