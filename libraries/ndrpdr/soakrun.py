@@ -17,6 +17,7 @@ from ndrpdr.results.record import RecordTraffic
 from ndrpdr.results.soakrecord import SoakSettings, build_soak_record
 from ndrpdr.runflow import RunEnd, RunHooks, RunOutcome, run_flow
 from ndrpdr.search.soak import SoakProgress, SoakResult, soak_search
+from ndrpdr.search.soakfit import Estimate
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.trafficgen.base import TrafficGenerator
 
@@ -80,13 +81,20 @@ class SoakBody:
         """Stop the TG's traffic."""
         self.tg.stop_traffic()
 
+    def _estimate(self) -> Estimate | None:
+        """The search's own when it ended (the trials' spread read in: the interval it
+        reports), else the one after the last trial measured (None before any)."""
+        if self.result is not None:
+            return self.result.estimate
+        return None if self.last is None else self.last.estimate
+
     def conclude(self, end: RunEnd) -> SoakRun:
         """The record of the trials measured and the estimate after the last of them."""
         record = build_soak_record(
             traffic=self.request.traffic,
             settings=self.request.settings,
             trials=self.trials,
-            estimate=None if self.last is None else self.last.estimate,
+            estimate=self._estimate(),
             started=self.started,
             finished=datetime.datetime.now(datetime.timezone.utc),
             stopped=None if self.result is None else self.result.stopped,

@@ -20,11 +20,13 @@ def test_quick_rows(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_bursty_loss_gets_an_honest_interval(capsys: pytest.CaptureFixture[str]) -> None:
-    """The noisy knee's loss comes in bursts: the interval holds the average-loss truth and the
-    estimate loses no more than the target (the fit read how often trials lost)."""
+    """The noisy knee's loss comes in bursts: the interval holds the average-loss truth, and
+    the soaks say the loss came in bursts (the fit read how often trials lost). How much the
+    DUT loses at the estimate is no test's: on a knee this steep an estimate 0.2 % above the
+    truth loses 500 times the target (the benchmark's median over 40 seeds is what tells)."""
     assert soak.main(["--models", "noisyknee", "--seeds", "2", "--budget", "300"]) == 0
     row = capsys.readouterr().out.splitlines()[2].split()
-    assert row[0] == "noisyknee" and row[1] == "100%" and float(row[5]) <= 1.0, row
+    assert row[0] == "noisyknee" and row[1] == "100%" and row[6] == "100%", row
 
 
 def test_first_seed_moves_the_seeds(

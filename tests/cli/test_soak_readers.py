@@ -65,9 +65,9 @@ def test_compare_compares_the_critical_loads(
     (row,) = json.loads(process.stdout)["rows"]
     estimate = record["soak"]["critical_load_pps"]
     assert row["test"] == TEST and row["metric"] == "Soak critical" and row["gated"] is True
-    assert row["a_pps"] == row["b_pps"] == estimate["mean"]
+    assert row["a_pps"] == row["b_pps"] == estimate["median"]
     assert row["verdict"] == "within noise"
-    assert row["noise_pct"] == pytest.approx(100.0 * 4.0 * estimate["stdev"] / estimate["mean"])
+    assert row["noise_pct"] == pytest.approx(100.0 * 4.0 * estimate["stdev"] / estimate["median"])
 
 
 def test_a_soak_lost_in_b_is_a_regression(

@@ -39,7 +39,7 @@ def measured() -> dict[str, Any]:
 
 
 def test_record_version_and_schema(measured: dict[str, Any]) -> None:
-    assert RECORD_VERSION == "1.13.0" and measured["version"] == RECORD_VERSION
+    assert RECORD_VERSION == "1.14.0" and measured["version"] == RECORD_VERSION
     validate_record(measured)
     zeros = copy.deepcopy(measured)
     zeros["latency"]["points"][0]["directions"][0]["min_us"] = -1

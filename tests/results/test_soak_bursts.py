@@ -107,7 +107,7 @@ def test_a_few_frames_lost_per_trial_whatever_its_length_are_no_bursts() -> None
 
 def test_a_bursty_duts_soak_record_says_so(bursty_record: dict[str, Any]) -> None:
     validate_record(bursty_record)
-    assert bursty_record["version"] == "1.13.0"
+    assert bursty_record["version"] == "1.14.0"
     bursts = bursty_record["soak"]["bursts"]
     assert bursts is not None and bursts["contradicted"] >= MIN_CONTRADICTED
     assert bursts["trials"] == bursty_record["soak"]["trial_count"]

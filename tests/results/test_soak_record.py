@@ -12,6 +12,7 @@ from record_helpers import SIM, sim_soak_record
 
 from ndrpdr.results.record import RECORD_VERSION
 from ndrpdr.results.schema import RecordError, validate_record
+from ndrpdr.search.soakfit import Estimate, Posterior
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
@@ -25,7 +26,7 @@ def record() -> dict[str, Any]:
 
 def test_a_soak_record_validates_and_carries_the_estimate(record: dict[str, Any]) -> None:
     validate_record(record)
-    assert record["kind"] == "soak" and record["version"] == RECORD_VERSION == "1.13.0"
+    assert record["kind"] == "soak" and record["version"] == RECORD_VERSION == "1.14.0"
     assert record["status"] == "passed" and record["error"] is None
     assert record["profile"]["name"] == "ethip4-ip4base" and record["profile"]["frame_size"] == 64
     soak = record["soak"]
@@ -37,7 +38,8 @@ def test_a_soak_record_validates_and_carries_the_estimate(record: dict[str, Any]
     load = soak["critical_load_pps"]
     assert load["lower"] == pytest.approx(load["mean"] - load["stdev"])
     assert load["upper"] == pytest.approx(load["mean"] + load["stdev"])
-    assert soak["min_load_pps"] < load["low"] <= load["mean"] <= load["high"]
+    assert soak["min_load_pps"] < load["low"] <= load["median"] <= load["high"]
+    assert load["low"] <= load["mean"] <= load["high"]
     assert load["high"] < soak["max_load_pps"] and soak["limited_by"] is None
     assert soak["stopped"] is None
 
@@ -45,7 +47,25 @@ def test_a_soak_record_validates_and_carries_the_estimate(record: dict[str, Any]
 def test_the_estimate_is_the_simulated_duts_critical_load(record: dict[str, Any]) -> None:
     tg = SimTrafficGenerator(load_topology(SIM), 64)
     truth = tg.model.true_throughput(SOAK_TIME_S, 1e-7)
-    assert record["soak"]["critical_load_pps"]["mean"] == pytest.approx(truth, rel=1e-3)
+    assert record["soak"]["critical_load_pps"]["median"] == pytest.approx(truth, rel=1e-3)
+
+
+def test_the_record_has_the_estimate_the_search_reports(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search's result reads the trials' spread in (``Posterior.with_spread``) after the
+    last trial; the record has that, not the estimate after the last trial (it had until
+    format 1.14.0, whose ``median`` is the estimate)."""
+    reported = Estimate(mean=5e6, stdev=1e5, median=4.9e6, low=4.7e6, high=5.3e6)
+    monkeypatch.setattr(Posterior, "with_spread", lambda self: reported)
+    load = sim_soak_record(load_topology(SIM), soak_time_s=30.0)["soak"]["critical_load_pps"]
+    assert load == {
+        "median": 4.9e6,
+        "mean": 5e6,
+        "stdev": 1e5,
+        "lower": 4.9e6,
+        "upper": 5.1e6,
+        "low": 4.7e6,
+        "high": 5.3e6,
+    }
 
 
 def test_a_failing_tg_keeps_the_trials_so_far() -> None:

@@ -26,11 +26,14 @@ def record() -> dict[str, Any]:
 def test_compare_takes_the_critical_load_and_twice_its_stdev(record: dict[str, Any]) -> None:
     estimate = record["soak"]["critical_load_pps"]
     value = record_values(record)[SOAK_METRIC]
-    assert value.value_pps == estimate["mean"] and value.noise_pps == 2.0 * estimate["stdev"]
+    assert value.value_pps == estimate["median"] and value.noise_pps == 2.0 * estimate["stdev"]
     lower = copy.deepcopy(record)
-    lower["soak"]["critical_load_pps"]["mean"] *= 0.5
+    lower["soak"]["critical_load_pps"]["median"] *= 0.5
     (row,) = compare_runs({TEST: record}, {TEST: lower}).rows
     assert row.verdict == "worse" and row.regressed(10.0)
+    older = copy.deepcopy(record)  # format 1.13.0 and before: the mean was the estimate
+    del older["soak"]["critical_load_pps"]["median"]
+    assert record_values(older)[SOAK_METRIC].value_pps == estimate["mean"]
 
 
 def test_a_soak_without_an_estimate_has_no_metric() -> None:

@@ -17,6 +17,7 @@ from typing import Any
 from ndrpdr.profiles import FrameSize, bandwidth_bps
 from ndrpdr.report.summary import plain_number
 from ndrpdr.results.soakbursts import bursts_text
+from ndrpdr.results.soakrecord import estimate_of
 
 
 def _rate(pps: float, frame_size: FrameSize) -> str:
@@ -35,10 +36,11 @@ def soak_message(record: Mapping[str, Any]) -> str:
     if estimate is None:
         return f"SOAK: no trial measured for loss ratio {soak['loss_ratio']:g} ({run})"
     lines = [
-        f"SOAK critical load: {_rate(estimate['mean'], frame_size)}, "
+        f"SOAK critical load: {_rate(estimate_of(estimate), frame_size)}, "
         f"stdev {estimate['stdev']:.4g} pps, for loss ratio {soak['loss_ratio']:g}",
         f"SOAK lower bound: {_rate(estimate['lower'], frame_size)}, "
-        f"upper bound: {_rate(estimate['upper'], frame_size)} (avg -/+ stdev); "
+        f"upper bound: {_rate(estimate['upper'], frame_size)} "
+        f"(avg {estimate['mean'] / 1e6:.4f} Mpps -/+ stdev); "
         f"95 % interval {estimate['low'] / 1e6:.4f}..{estimate['high'] / 1e6:.4f} Mpps; {run}",
     ]
     if (limited := soak["limited_by"]) is not None:
@@ -53,15 +55,16 @@ def soak_message(record: Mapping[str, Any]) -> str:
 
 
 def soak_metadata(record: Mapping[str, Any]) -> dict[str, str]:
-    """``SOAK_AVG``, ``SOAK_STDEV``, ``SOAK_LOWER``, ``SOAK_UPPER`` [frames/s], and the run
-    (the estimate's four are left out without a trial); ``SOAK_BURSTS``, the contradicted
-    trials, when loss came in bursts."""
+    """``SOAK_MEDIAN`` (the estimate), ``SOAK_AVG``, ``SOAK_STDEV``, ``SOAK_LOWER``,
+    ``SOAK_UPPER`` [frames/s], and the run (the estimate's five are left out without a
+    trial); ``SOAK_BURSTS``, the contradicted trials, when loss came in bursts."""
     soak = record["soak"]
     estimate = soak["critical_load_pps"]
     numbers = (
         {}
         if estimate is None
         else {
+            "SOAK_MEDIAN": plain_number(estimate_of(estimate)),
             "SOAK_AVG": plain_number(estimate["mean"]),
             "SOAK_STDEV": plain_number(estimate["stdev"]),
             "SOAK_LOWER": plain_number(estimate["lower"]),

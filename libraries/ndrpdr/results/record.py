@@ -65,6 +65,10 @@ Since 1.13.0 the ``search`` section has ``intermediate_trials``: whether mlr
 ran an intermediate-duration trial before each load's first full-length one
 (``INTERMEDIATE_TRIALS``, ``--intermediate-trials``; older records lack it:
 off).
+Since 1.14.0 a soak record's ``critical_load_pps`` has ``median``: the
+estimate (the posterior median; ``mean`` stays CSIT's avg, and with the
+stdev its lower / upper bounds), and its interval is the one the search
+reports, the trials' spread read in (before: the one after the last trial).
 """
 
 from __future__ import annotations
@@ -83,7 +87,7 @@ from ndrpdr.search.trial import TrialResult
 from ndrpdr.topology.model import Topology
 
 #: Version of the record format; bump the major part on incompatible changes.
-RECORD_VERSION = "1.13.0"
+RECORD_VERSION = "1.14.0"
 
 
 def not_asked_latency() -> dict[str, Any]:

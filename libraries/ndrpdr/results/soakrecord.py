@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ndrpdr.results.record import RecordTraffic, record_head, trial_entry
@@ -50,11 +50,13 @@ def limited_by(estimate: Estimate, settings: SoakSettings) -> str | None:
 
 
 def critical_load_section(estimate: Estimate | None) -> dict[str, float] | None:
-    """The record's ``critical_load_pps``: mean, stdev, lower / upper (mean -/+ stdev), low /
-    high (the 95 % interval); None without an estimate (no trial measured)."""
+    """The record's ``critical_load_pps``: the estimate (the posterior median), mean, stdev,
+    lower / upper (mean -/+ stdev: CSIT's), low / high (the 95 % interval); None without an
+    estimate (no trial measured)."""
     if estimate is None:
         return None
     return {
+        "median": estimate.median,
         "mean": estimate.mean,
         "stdev": estimate.stdev,
         "lower": estimate.mean - estimate.stdev,
@@ -62,6 +64,12 @@ def critical_load_section(estimate: Estimate | None) -> dict[str, float] | None:
         "low": estimate.low,
         "high": estimate.high,
     }
+
+
+def estimate_of(section: Mapping[str, Any]) -> Any:
+    """The estimate of a record's ``critical_load_pps``: its ``median`` (since format
+    1.14.0), else its ``mean`` (an older record's)."""
+    return section.get("median", section.get("mean"))
 
 
 def build_soak_record(

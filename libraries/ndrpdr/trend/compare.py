@@ -17,8 +17,9 @@ noise. The noise of an MRR result is its mean receive rate's
 uncertainty: ``2 x stdev / sqrt(n)`` over its trials (about a 95 %
 interval of the mean); a change is beyond noise when it exceeds the sum of
 both runs' uncertainties. A soak result (kind "soak") is compared by its
-critical load's estimate (the posterior mean), its noise ``2 x stdev``
-of the posterior (about half its 95 % interval), as MRR's. All rates are
+critical load's estimate (the posterior median; an older record's mean),
+its noise ``2 x stdev`` of the posterior (about half its 95 % interval), as
+MRR's. All rates are
 aggregate over directions [pps].
 """
 
@@ -29,6 +30,8 @@ import math
 import statistics
 from collections.abc import Mapping
 from typing import Any
+
+from ndrpdr.results.soakrecord import estimate_of
 
 #: (metric label, record section, field).
 _BOUND_METRICS = (
@@ -200,7 +203,8 @@ def mrr_value(record: Mapping[str, Any]) -> Value | None:
 
 
 def soak_value(record: Mapping[str, Any]) -> Value | None:
-    """The critical load of a soak record and ``2 x stdev`` of its estimate [pps], or None.
+    """The critical load of a soak record (its estimate, ``soakrecord.estimate_of``) and
+    ``2 x stdev`` [pps], or None.
 
     Reads ``soak.critical_load_pps`` (``ndrpdr.results.soakrecord``); None
     when the search measured no trial.
@@ -209,10 +213,10 @@ def soak_value(record: Mapping[str, Any]) -> Value | None:
     estimate = section.get("critical_load_pps") if isinstance(section, Mapping) else None
     if not isinstance(estimate, Mapping):
         return None
-    mean = _finite(estimate.get("mean"))
-    if mean is None:
+    found = _finite(estimate_of(estimate))
+    if found is None:
         return None
-    return Value(mean, 2.0 * (_finite(estimate.get("stdev")) or 0.0))
+    return Value(found, 2.0 * (_finite(estimate.get("stdev")) or 0.0))
 
 
 def record_values(record: Mapping[str, Any]) -> dict[str, Value]:
