@@ -89,7 +89,8 @@ class SoakBody:
         return None if self.last is None else self.last.estimate
 
     def conclude(self, end: RunEnd) -> SoakRun:
-        """The record of the trials measured and the estimate after the last of them."""
+        """The record of the trials measured and the search's estimate (the one after the
+        last trial when the search did not end)."""
         record = build_soak_record(
             traffic=self.request.traffic,
             settings=self.request.settings,
