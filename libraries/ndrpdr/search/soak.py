@@ -30,6 +30,7 @@ import dataclasses
 import time
 from collections.abc import Callable
 
+from ndrpdr.search import soakwide
 from ndrpdr.search.errors import SearchInputError, SearchTimeLimitError
 from ndrpdr.search.session import Limits, Session, check_load
 from ndrpdr.search.soakfit import Estimate, Posterior
@@ -212,7 +213,8 @@ def soak_search(
             )
     # The result reads the trials' spread from trial to trial; the trials were placed at the
     # Poisson posterior's median, which the spread does not move (``Posterior.with_spread``).
-    estimate = posterior.with_spread()
+    # A bursty posterior is read on a grid that holds both its scales (``soakwide``).
+    estimate = soakwide.estimate(posterior) if posterior.bursty else posterior.with_spread()
     return SoakResult(
         loss_ratio=target,
         critical_load=estimate.median,

@@ -13,15 +13,13 @@ it asks whether the trial lost; this one reads up to that many frames of
 each trial as maybe lost, at the cost of the chance of that count
 (``log_likelihood_row``'s slack: taken off every trial, a trial spared them
 would read as losing less than it did, and the estimate went above the
-truth). A change of either (more such frames, or
-bursts seen or explained away) rebuilds the grids from every trial.
+truth). A change of either rebuilds the grids from every trial.
 
 Once the trials show a buffer that hides the first excess frames of every
 trial (``soakbuffer.estimate``: the lossy trials forwarded the capacity
 times their duration plus one buffer), this model reads them as a cliff
-past which the loss grows linearly with the load, less that buffer, alone:
-no trial of a soak's length sees the long-run capacity, and an exponential
-curve fitted to what they see extrapolates it too far down.
+less that buffer, alone: no trial of a soak's length sees the long-run
+capacity, and an exponential curve fitted to them extrapolates too far.
 
 Model (ours): a trial that was meant to send ``n`` frames at load ``L``
 [pps] loses a Poisson number of frames of mean ``n * f(L)``, where the
@@ -32,11 +30,10 @@ curve's relative width); or the capacity cliff itself, ``f(L) = 1 - C / L``
 above ``C = c (1 - r)``, 0 below (``_cliff_log_mean``): a real DUT's loss
 grows linearly past its capacity, not exponentially, and no width of the
 exponential curve fits both a trial at ``c`` that lost its allowance and
-one a few targets above it that lost that much again (on a cliff with a
-few frames lost per trial, sim ``sporadic``, every interval ended 1e-8 to
-4e-8 above the truth). Prior: ``c`` log-uniform over [min load, max load],
-the curve one of ``WIDTHS`` (a cliff to a slope of 10 %, log-uniform) or
-the capacity cliff, each alike.
+one a few targets above it that lost that much again (sim ``sporadic``:
+every interval ended 1e-8 to 4e-8 above the truth). Prior: ``c``
+log-uniform over [min load, max load], the curve one of ``WIDTHS`` (a
+cliff to a slope of 10 %, log-uniform) or the capacity cliff, each alike.
 The posterior is summed exactly over a grid (no sampling, so the same
 trials always give the same answer).
 
@@ -59,7 +56,8 @@ weighs more in a short trial), so as trials grow the short ones fade.
 This also widens the posterior, never narrows it.
 
 Counts that vary more than Poisson's widen the result's interval by their
-``soakspread.overdispersion`` (``Posterior.with_spread``).
+``soakspread.overdispersion`` (``Posterior.with_spread``); a bursty
+posterior's result is read on a grid wide enough for it (``soakwide``).
 
 The grid of ``c`` is geometric; when the posterior has gathered in a small
 part of it, the grid is rebuilt around that part from every trial (finer
@@ -261,8 +259,8 @@ class Posterior:
         self.coarse = Posterior(target, min_load, max_load, coarse=False) if coarse else None
         self._build(min_load, max_load)
 
-    def _build(self, low: float, high: float) -> None:
-        self.loads = geometric(low, high, GRID_POINTS)
+    def _build(self, low: float, high: float, points: int = GRID_POINTS) -> None:
+        self.loads = geometric(low, high, points)
         self.step = math.log(self.loads[1] / self.loads[0])  # the grid's log-load step
         self._log = [[0.0] * self.columns() for _ in self.loads]
         for obs in self.observations:
@@ -336,19 +334,22 @@ class Posterior:
         """The highest (tempered) log-likelihood of any grid point."""
         return max(max(row) for row in self._log)
 
-    def weights(self) -> list[float]:
-        """Posterior mass of each grid load (summed over widths), normalised (the
-        log-likelihood divided by ``tempering``)."""
+    def log_densities(self) -> list[float]:
+        """The log posterior density at each grid load (summed over widths, the prior in;
+        up to a constant), the log-likelihood divided by ``tempering``."""
         if self.tempering != 1.0:
             share = 1.0 / self.tempering
-            marginal = [_log_sum_exp([share * v for v in row]) for row in self._log]
-        elif self.bursty:
+            return [_log_sum_exp([share * v for v in row]) for row in self._log]
+        if self.bursty:
             prior = soakbursty.LOG_PRIOR
-            marginal = [
+            return [
                 _log_sum_exp([v + p for v, p in zip(row, prior, strict=True)]) for row in self._log
             ]
-        else:
-            marginal = [_log_sum_exp(row) for row in self._log]
+        return [_log_sum_exp(row) for row in self._log]
+
+    def weights(self) -> list[float]:
+        """Posterior mass of each grid load, normalised (``log_densities``)."""
+        marginal = self.log_densities()
         top = max(marginal)
         mass = [math.exp(m - top) for m in marginal]
         total = sum(mass)

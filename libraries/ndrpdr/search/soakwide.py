@@ -1,0 +1,99 @@
+"""A bursty soak's result, read on a grid wide enough to hold both scales of its posterior.
+
+The soak's fine grid follows the posterior: it zooms in where the mass
+gathers and starts over from the coarse grid when that explains the trials
+clearly better (``soakfit.Posterior``). Under the bursty model
+(``soakbursty``) the posterior has two scales at once: a narrow band just
+below the lowest lossy trial (a chance of a lossy trial that rises steeply
+there) and a broad region far below it (one that rises slowly). A lossy
+trial just above a run of clean ones makes the fine grid start over from
+the coarse one's central part, whose cells (13 % wide) cannot hold a band
+a fraction of a percent wide: the band's mass was lost, and the interval
+ended below the truth (sim ``noisyknee``: 5 of 40 seeds; summed over a
+fine grid spanning both, the truth lay inside in each of them).
+
+So the result of a bursty soak is read on ``WIDE_POINTS`` loads spanning
+the fine grid and the coarse posterior's central part, merged with the
+fine grid where that one is finer. The Poisson model's posterior is left
+as it is: it is narrow (1e-9 of the load on a cliff), and only its zoomed
+grid resolves it.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Sequence
+
+from ndrpdr.search.soakfit import TAIL, Estimate, Posterior
+
+#: Loads of the wide grid (a step of 0.1-0.3 % over the spans bursty soaks end with).
+WIDE_POINTS = 512
+
+
+def cells(posterior: Posterior) -> list[tuple[float, float, float]]:
+    """The merged grid's cells ``(load [pps], log mass, log-load step)``, by load: the fine
+    grid's inside its range where it is finer than the wide grid, the wide grid's elsewhere."""
+    assert posterior.coarse is not None
+    low = min(posterior.loads[0], posterior.coarse.quantile(TAIL))
+    high = max(posterior.loads[-1], posterior.coarse.quantile(1.0 - TAIL))
+    wide = copy.copy(posterior)
+    wide.coarse = None
+    wide._build(low, high, WIDE_POINTS)
+    merged = [_cells_of(wide)]
+    if posterior.step < wide.step:
+        half = posterior.step / 2.0
+        inside_low = posterior.loads[0] * math.exp(-half)
+        inside_high = posterior.loads[-1] * math.exp(half)
+        merged = [
+            [cell for cell in merged[0] if not inside_low <= cell[0] <= inside_high],
+            _cells_of(posterior),
+        ]
+    return sorted(cell for part in merged for cell in part)
+
+
+def _cells_of(posterior: Posterior) -> list[tuple[float, float, float]]:
+    step = posterior.step
+    return [
+        (load, density + math.log(step), step)
+        for load, density in zip(posterior.loads, posterior.log_densities(), strict=True)
+    ]
+
+
+def estimate(posterior: Posterior) -> Estimate:
+    """Mean, stdev, median and 95 % interval [pps] of the critical load over the merged
+    grid (``cells``), each cell's mass spread evenly over it in log-load."""
+    merged = cells(posterior)
+    top = max(mass for _, mass, _ in merged)
+    masses = [math.exp(mass - top) for _, mass, _ in merged]
+    total = sum(masses)
+    shares = [mass / total for mass in masses]
+    mean = sum(share * load for share, (load, _, _) in zip(shares, merged, strict=True))
+    variance = sum(
+        share * ((load - mean) ** 2 + (step * load) ** 2 / 12.0)
+        for share, (load, _, step) in zip(shares, merged, strict=True)
+    )
+    ends = (posterior.min_load, posterior.max_load)
+    return Estimate(
+        mean=mean,
+        stdev=math.sqrt(variance),
+        median=_quantile(merged, shares, 0.5, ends),
+        low=_quantile(merged, shares, 0.025, ends),
+        high=_quantile(merged, shares, 0.975, ends),
+    )
+
+
+def _quantile(
+    merged: Sequence[tuple[float, float, float]],
+    shares: Sequence[float],
+    share: float,
+    ends: tuple[float, float],
+) -> float:
+    """The load below which ``share`` of the mass lies, within the load range ``ends``."""
+    below = 0.0
+    for (load, _, step), mass in zip(merged, shares, strict=True):
+        if below + mass >= share and mass > 0:
+            inside = load * math.exp(step * ((share - below) / mass - 0.5))
+            return min(ends[1], max(ends[0], inside))
+        below += mass
+    return merged[-1][0]
