@@ -9,8 +9,8 @@ there) and a broad region far below it (one that rises slowly). A lossy
 trial just above a run of clean ones makes the fine grid start over from
 the coarse one's central part, whose cells (13 % wide) cannot hold a band
 a fraction of a percent wide: the band's mass was lost, and the interval
-ended below the truth (sim ``noisyknee``: 5 of 40 seeds; summed over a
-fine grid spanning both, the truth lay inside in each of them).
+ended below the truth (sim ``noisyknee``: 5 of 40 seeds; read as below,
+each of them holds the truth).
 
 So the result of a bursty soak is read on ``WIDE_POINTS`` loads spanning
 the fine grid and the coarse posterior's central part, merged with the
