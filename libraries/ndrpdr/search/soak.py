@@ -33,7 +33,8 @@ from collections.abc import Callable
 from ndrpdr.search import soakwide
 from ndrpdr.search.errors import SearchInputError, SearchTimeLimitError
 from ndrpdr.search.session import Limits, Session, check_load
-from ndrpdr.search.soakfit import Estimate, Posterior
+from ndrpdr.search.soakestimate import Estimate
+from ndrpdr.search.soakfit import Posterior
 from ndrpdr.search.trial import Measurer, TrialReason, TrialResult
 
 #: CSIT's soak loss ratio target.

@@ -75,7 +75,8 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
-from ndrpdr.search import soakbuffer, soakbursty, soakspread
+from ndrpdr.search import soakbuffer, soakbursty, soakestimate, soakspread
+from ndrpdr.search.soakestimate import Estimate
 from ndrpdr.search.trial import TrialResult
 
 #: Relative widths ``w`` of the loss-ratio curve the prior spans: 1e-9 (a cliff) .. 1e-1.
@@ -134,17 +135,6 @@ def as_read(seen: Sequence[Observation], target: float) -> tuple[float, list[Obs
     (``soakbursty.per_trial_frames``) and the observations with those taken off."""
     per_trial = soakbursty.per_trial_frames(seen, target)
     return per_trial, less_per_trial(seen, per_trial)
-
-
-@dataclasses.dataclass(frozen=True)
-class Estimate:
-    """The posterior of the critical load: mean and stdev [pps], and quantiles [pps]."""
-
-    mean: float
-    stdev: float
-    median: float
-    low: float  # 2.5 % quantile
-    high: float  # 97.5 % quantile
 
 
 def log_likelihood_row(
@@ -361,16 +351,8 @@ class Posterior:
         Each grid load's mass is spread evenly over its cell (half a step either side).
         """
         weights = self.weights() if weights is None else weights
-        step = self.step
-        below = 0.0
-        for load, mass in zip(self.loads, weights, strict=True):
-            if below + mass >= share and mass > 0:
-                inside = (share - below) / mass  # 0..1 through the cell
-                return min(
-                    self.max_load, max(self.min_load, load * math.exp(step * (inside - 0.5)))
-                )
-            below += mass
-        return self.loads[-1]
+        steps = [self.step] * len(self.loads)
+        return soakestimate.quantile(self.loads, weights, steps, share, self.ends())
 
     def trial_load(self, duration: float, critical: float) -> float:
         """The load [pps] at which a trial of ``duration`` [s] tells most about a critical
@@ -384,21 +366,22 @@ class Posterior:
 
     def estimate(self) -> Estimate:
         """Mean, stdev, median and the 95 % central interval of the critical load [pps]."""
-        weights = self.weights()
-        mean = sum(w * load for w, load in zip(weights, self.loads, strict=True))
-        # The within-cell spread (a cell of log-width s is s * load / sqrt(12) wide) keeps a
-        # posterior gathered in one cell from claiming a spread of zero.
-        variance = sum(
-            w * ((load - mean) ** 2 + (self.step * load) ** 2 / 12.0)
-            for w, load in zip(weights, self.loads, strict=True)
-        )
-        return Estimate(
-            mean=mean,
-            stdev=math.sqrt(variance),
-            median=self.quantile(0.5, weights),
-            low=self.quantile(0.025, weights),
-            high=self.quantile(0.975, weights),
-        )
+        steps = [self.step] * len(self.loads)
+        return soakestimate.summarize(self.loads, self.weights(), steps, self.ends())
+
+    def ends(self) -> tuple[float, float]:
+        """The load range [pps] the critical load is sought in."""
+        return self.min_load, self.max_load
+
+    def regridded(
+        self, low: float, high: float, points: int = GRID_POINTS, tempering: float = 1.0
+    ) -> Posterior:
+        """A copy on a grid of ``points`` loads from ``low`` to ``high`` [pps], its
+        log-likelihood divided by ``tempering``, with no coarse grid (it follows no trial)."""
+        copied = copy.copy(self)
+        copied.coarse, copied.tempering = None, tempering
+        copied._build(low, high, points)
+        return copied
 
     def with_spread(self) -> Estimate:
         """``estimate`` with the trials' spread read in: the (Poisson) log-likelihood divided
@@ -417,12 +400,9 @@ class Posterior:
             return self.estimate()
         low, high = self.quantile(TAIL), self.quantile(1.0 - TAIL)
         half = max(math.log(high / low), MIN_RELATIVE_SPAN) * math.sqrt(factor)
-        wide = copy.copy(self)
-        wide.coarse, wide.tempering = None, factor
-        wide._build(
-            max(self.min_load, low * math.exp(-half)), min(self.max_load, high * math.exp(half))
-        )
-        return wide.estimate()
+        wide_low = max(self.min_load, low * math.exp(-half))
+        wide_high = min(self.max_load, high * math.exp(half))
+        return self.regridded(wide_low, wide_high, tempering=factor).estimate()
 
     def _regrid(self) -> None:
         assert self.coarse is not None

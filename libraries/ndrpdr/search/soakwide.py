@@ -21,11 +21,10 @@ grid resolves it.
 
 from __future__ import annotations
 
-import copy
 import math
-from collections.abc import Sequence
 
-from ndrpdr.search.soakfit import TAIL, Estimate, Posterior
+from ndrpdr.search.soakestimate import Estimate, summarize
+from ndrpdr.search.soakfit import TAIL, Posterior
 
 #: Loads of the wide grid (a step of 0.1-0.3 % over the spans bursty soaks end with).
 WIDE_POINTS = 512
@@ -37,9 +36,7 @@ def cells(posterior: Posterior) -> list[tuple[float, float, float]]:
     assert posterior.coarse is not None
     low = min(posterior.loads[0], posterior.coarse.quantile(TAIL))
     high = max(posterior.loads[-1], posterior.coarse.quantile(1.0 - TAIL))
-    wide = copy.copy(posterior)
-    wide.coarse = None
-    wide._build(low, high, WIDE_POINTS)
+    wide = posterior.regridded(low, high, WIDE_POINTS)
     merged = [_cells_of(wide)]
     if posterior.step < wide.step:
         half = posterior.step / 2.0
@@ -67,33 +64,5 @@ def estimate(posterior: Posterior) -> Estimate:
     top = max(mass for _, mass, _ in merged)
     masses = [math.exp(mass - top) for _, mass, _ in merged]
     total = sum(masses)
-    shares = [mass / total for mass in masses]
-    mean = sum(share * load for share, (load, _, _) in zip(shares, merged, strict=True))
-    variance = sum(
-        share * ((load - mean) ** 2 + (step * load) ** 2 / 12.0)
-        for share, (load, _, step) in zip(shares, merged, strict=True)
-    )
-    ends = (posterior.min_load, posterior.max_load)
-    return Estimate(
-        mean=mean,
-        stdev=math.sqrt(variance),
-        median=_quantile(merged, shares, 0.5, ends),
-        low=_quantile(merged, shares, 0.025, ends),
-        high=_quantile(merged, shares, 0.975, ends),
-    )
-
-
-def _quantile(
-    merged: Sequence[tuple[float, float, float]],
-    shares: Sequence[float],
-    share: float,
-    ends: tuple[float, float],
-) -> float:
-    """The load below which ``share`` of the mass lies, within the load range ``ends``."""
-    below = 0.0
-    for (load, _, step), mass in zip(merged, shares, strict=True):
-        if below + mass >= share and mass > 0:
-            inside = load * math.exp(step * ((share - below) / mass - 0.5))
-            return min(ends[1], max(ends[0], inside))
-        below += mass
-    return merged[-1][0]
+    loads, steps = [load for load, _, _ in merged], [step for _, _, step in merged]
+    return summarize(loads, [mass / total for mass in masses], steps, posterior.ends())
