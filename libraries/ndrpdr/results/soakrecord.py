@@ -59,8 +59,8 @@ def critical_load_section(estimate: Estimate | None) -> dict[str, float] | None:
         "median": estimate.median,
         "mean": estimate.mean,
         "stdev": estimate.stdev,
-        "lower": estimate.mean - estimate.stdev,
-        "upper": estimate.mean + estimate.stdev,
+        "lower": estimate.lower,
+        "upper": estimate.upper,
         "low": estimate.low,
         "high": estimate.high,
     }

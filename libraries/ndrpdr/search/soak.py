@@ -94,13 +94,13 @@ class SoakResult:
 
     @property
     def lower(self) -> float:
-        """``mean - stdev`` [pps]."""
-        return self.mean - self.stdev
+        """``mean - stdev`` [pps] (``Estimate.lower``)."""
+        return self.estimate.lower
 
     @property
     def upper(self) -> float:
-        """``mean + stdev`` [pps]."""
-        return self.mean + self.stdev
+        """``mean + stdev`` [pps] (``Estimate.upper``)."""
+        return self.estimate.upper
 
     @property
     def estimate(self) -> Estimate:

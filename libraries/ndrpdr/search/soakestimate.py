@@ -23,6 +23,24 @@ class Estimate:
     low: float  # 2.5 % quantile
     high: float  # 97.5 % quantile
 
+    @property
+    def lower(self) -> float:
+        """``mean - stdev`` [pps]: CSIT's soak lower bound."""
+        return self.mean - self.stdev
+
+    @property
+    def upper(self) -> float:
+        """``mean + stdev`` [pps]: CSIT's soak upper bound."""
+        return self.mean + self.stdev
+
+
+def shares(log_masses: Sequence[float]) -> list[float]:
+    """Masses given as logs (up to a constant), normalised to sum to 1."""
+    top = max(log_masses)
+    masses = [math.exp(mass - top) for mass in log_masses]
+    total = sum(masses)
+    return [mass / total for mass in masses]
+
 
 def quantile(
     loads: Sequence[float],

@@ -339,11 +339,7 @@ class Posterior:
 
     def weights(self) -> list[float]:
         """Posterior mass of each grid load, normalised (``log_densities``)."""
-        marginal = self.log_densities()
-        top = max(marginal)
-        mass = [math.exp(m - top) for m in marginal]
-        total = sum(mass)
-        return [m / total for m in mass]
+        return soakestimate.shares(self.log_densities())
 
     def quantile(self, share: float, weights: Sequence[float] | None = None) -> float:
         """The load below which ``share`` of the posterior lies (interpolated in log-load).

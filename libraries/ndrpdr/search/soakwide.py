@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 
-from ndrpdr.search.soakestimate import Estimate, summarize
+from ndrpdr.search.soakestimate import Estimate, shares, summarize
 from ndrpdr.search.soakfit import TAIL, Posterior
 
 #: Loads of the wide grid (a step of 0.1-0.3 % over the spans bursty soaks end with).
@@ -37,16 +37,14 @@ def cells(posterior: Posterior) -> list[tuple[float, float, float]]:
     low = min(posterior.loads[0], posterior.coarse.quantile(TAIL))
     high = max(posterior.loads[-1], posterior.coarse.quantile(1.0 - TAIL))
     wide = posterior.regridded(low, high, WIDE_POINTS)
-    merged = [_cells_of(wide)]
+    merged = _cells_of(wide)
     if posterior.step < wide.step:
         half = posterior.step / 2.0
         inside_low = posterior.loads[0] * math.exp(-half)
         inside_high = posterior.loads[-1] * math.exp(half)
-        merged = [
-            [cell for cell in merged[0] if not inside_low <= cell[0] <= inside_high],
-            _cells_of(posterior),
-        ]
-    return sorted(cell for part in merged for cell in part)
+        merged = [cell for cell in merged if not inside_low <= cell[0] <= inside_high]
+        merged += _cells_of(posterior)
+    return sorted(merged)
 
 
 def _cells_of(posterior: Posterior) -> list[tuple[float, float, float]]:
@@ -61,8 +59,6 @@ def estimate(posterior: Posterior) -> Estimate:
     """Mean, stdev, median and 95 % interval [pps] of the critical load over the merged
     grid (``cells``), each cell's mass spread evenly over it in log-load."""
     merged = cells(posterior)
-    top = max(mass for _, mass, _ in merged)
-    masses = [math.exp(mass - top) for _, mass, _ in merged]
-    total = sum(masses)
     loads, steps = [load for load, _, _ in merged], [step for _, _, step in merged]
-    return summarize(loads, [mass / total for mass in masses], steps, posterior.ends())
+    masses = shares([mass for _, mass, _ in merged])
+    return summarize(loads, masses, steps, posterior.ends())
