@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 
 import pytest
 
@@ -231,3 +232,50 @@ def test_trials_barely_over_their_allowance_are_no_bursts() -> None:
     ]
     log_s, slope, _ = soakbursty.burst_size(seen, TARGET)
     assert slope == 0.0 and math.exp(log_s) == pytest.approx(1e-3)
+
+
+def _walk(lost_of: Callable[[int, float], float]) -> list[Observation]:
+    """40 trials of 1 s growing to 41 s (x1.1 each) at 1 Mpps, each 0.1 % below the last
+    (a soak walking down a hair at a time); ``lost_of(index, duration)`` frames each."""
+    trials = []
+    for index in range(40):
+        duration, load = 1.1**index, 1e6 * (1.0 - 0.001 * index)
+        trials.append(Observation(load, load * duration, lost_of(index, duration), duration))
+    return trials
+
+
+def _every_third(lost: Callable[[float], float]) -> Callable[[int, float], float]:
+    return lambda index, duration: lost(duration) if index % 3 == 1 else 0.0
+
+
+def test_a_few_frames_lost_whatever_the_duration_at_one_load_are_per_trial() -> None:
+    """The ``sporadic`` trap: a third of the 1 s trials lose 25-30 frames (250x their
+    allowance), and so do a third of the 41 s ones; no longer trial at a load no lower
+    allows that many (``per_trial_frames``' first rule finds none), but a chance per trial
+    and a count that does not grow with the duration tell what the loss is."""
+    seen = _walk(lambda index, _: 25.0 + 5.0 * ((index // 3) % 2) if index % 3 == 1 else 0.0)
+    lossy_ones = [o for o in seen if o.lost > 0]
+    assert max(o.lost for o in lossy_ones) == 30.0
+    assert soakbursty.at_one_load(seen, TARGET) == 30.0
+    assert soakbursty.per_trial_frames(seen, TARGET) == 30.0
+    assert soakbursty.per_trial_gain(lossy_ones, [o for o in seen if o.lost == 0]) > 5.0
+    # Spread over more than ONE_LOAD, the trials are no longer at one load.
+    spread = [dataclasses.replace(o, load=o.load * 1.02**i) for i, o in enumerate(seen)]
+    assert soakbursty.at_one_load(spread, TARGET) == 0.0
+
+
+def test_loss_that_grows_with_the_duration_is_no_per_trial_loss() -> None:
+    """A loss ratio (a noisy knee's lossy trial loses a share of its frames): the lost frames
+    grow with the duration; a rate per second (interrupts): long trials lose more often."""
+    assert soakbursty.at_one_load(_walk(_every_third(lambda d: 2.0 * d)), TARGET) == 0.0
+    per_second = _walk(lambda index, d: 30.0 if d > 20.0 and index % 2 else 0.0)
+    per_second[0] = dataclasses.replace(per_second[0], lost=30.0)  # one short lossy trial
+    lossy_ones = [o for o in per_second if o.lost > 0]
+    assert soakbursty.per_trial_gain(lossy_ones, [o for o in per_second if o.lost == 0]) < 0.0
+    assert soakbursty.at_one_load(per_second, TARGET) == 0.0
+
+
+def test_hundreds_of_frames_a_trial_are_no_few_frames_per_trial() -> None:
+    seen = _walk(_every_third(lambda _: 250.0))
+    assert soakbursty.at_one_load(seen, TARGET) == 0.0
+    assert soakbursty.at_one_load(_walk(_every_third(lambda _: 80.0)), TARGET) == 80.0
