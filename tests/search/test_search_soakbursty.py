@@ -245,6 +245,7 @@ def _walk(lost_of: Callable[[int, float], float]) -> list[Observation]:
 
 
 def _every_third(lost: Callable[[float], float]) -> Callable[[int, float], float]:
+    """``lost(duration)`` frames in every third trial, none in the others."""
     return lambda index, duration: lost(duration) if index % 3 == 1 else 0.0
 
 
@@ -279,3 +280,11 @@ def test_hundreds_of_frames_a_trial_are_no_few_frames_per_trial() -> None:
     seen = _walk(_every_third(lambda _: 250.0))
     assert soakbursty.at_one_load(seen, TARGET) == 0.0
     assert soakbursty.at_one_load(_walk(_every_third(lambda _: 80.0)), TARGET) == 80.0
+
+
+def test_the_likeliest_rate_of_many_short_lossy_trials_stays_in_a_float() -> None:
+    """Ten 1 s trials lost, two 1 s ones did not, one of 1000 s lost: the rate's search
+    passes through rates whose ``exp(r D)`` is beyond a float; it must not overflow."""
+    lossy_ones = [Observation(1e6, 1e6, 30.0, 1.0)] * 10 + [Observation(1e6, 1e9, 30.0, 1e3)]
+    clean = [Observation(1e6, 1e6, 0.0, 1.0)] * 2
+    assert soakbursty.per_trial_gain(lossy_ones, clean) < 0.0  # lossy 10 of 12: per second

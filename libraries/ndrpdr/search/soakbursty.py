@@ -184,12 +184,14 @@ def at_one_load(seen: Sequence[Counted], loss_ratio: float) -> float:
     ``ONE_LOAD`` of a trial that lost far beyond its allowance (``far_beyond``), when those
     trials' durations span ``DURATION_SPAN`` or more, at least two of them kept within
     their allowance, none lost over ``MOST_PER_TRIAL`` frames, whether a trial lost is
-    told better by a chance per trial than by a rate per second (``per_trial_gain``), and
+    told better by a chance per trial than by a rate per second by ``PER_TRIAL_BY`` nats
+    or more (``per_trial_gain``), and
     the lossy ones' lost frames do not grow with their duration (``GROWTH_POWER``).
 
     ``per_trial_frames`` needs a longer trial at a load no lower whose allowance covers
     the first one's loss; a soak held low by such loss walks down a hair at a time and
-    never runs one (sim ``sporadic``: 4-6 of 40 seeds ended 80-94 % below the truth).
+    never runs one (sim ``sporadic``: 4 of 40 seeds from 11000 ended 84-94 % below the
+    truth).
     Here a longer trial need not allow the loss: a per-second loss (interrupts, spells)
     makes long trials lossy more often than short ones, and a loss ratio (a noisy knee)
     grows their lost frames with their length.
@@ -230,7 +232,8 @@ def per_trial_gain(lossy_ones: Sequence[Counted], clean: Sequence[Counted]) -> f
 
     def rising(log_rate: float) -> bool:  # the log-likelihood still grows with the rate
         rate = math.exp(log_rate)
-        return sum(d / math.expm1(rate * d) for d in lossy_seconds) > clean_seconds
+        gain = sum(d / math.expm1(rate * d) for d in lossy_seconds if rate * d < _MOST_EXPONENT)
+        return gain > clean_seconds
 
     low, high = _LOG_RATES
     for _ in range(_RATE_STEPS):
@@ -245,6 +248,8 @@ def per_trial_gain(lossy_ones: Sequence[Counted], clean: Sequence[Counted]) -> f
 #: in log-rate (the log-likelihood is concave in the rate).
 _LOG_RATES = (-30.0, 10.0)
 _RATE_STEPS = 60
+#: ... and takes ``d / (exp(r d) - 1)`` as 0 beyond this exponent (a float's range).
+_MOST_EXPONENT = 700.0
 
 
 #: ``per_trial_frames``: trials at one load lose loss ratios spread by up to this factor
