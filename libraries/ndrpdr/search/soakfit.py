@@ -6,20 +6,23 @@ lost far beyond the target while one of as many frames at a load no lower
 did not), ``soakbursty``'s model of how often trials lose. Both know the
 frames a trial may lose whatever its length (``soakbursty.per_trial_frames``:
 a longer trial at a load no lower allowed that many, kept within its
-allowance and lost far fewer than a smooth curve gives it): they vanish from
-the long-run average, and read as loss they pulled the estimate down, or
-read as bursts. The bursty model takes them off every trial's loss before
+allowance and lost far fewer than a smooth curve gives it; or trials at
+about one load lost them whatever their length: ``soakbursty.at_one_load``):
+they vanish from the long-run average, and read as loss they pulled the
+estimate down, or read as bursts. The bursty model takes them off every trial's loss before
 it asks whether the trial lost; this one reads up to that many frames of
 each trial as maybe lost, at the cost of the chance of that count
 (``log_likelihood_row``'s slack: taken off every trial, a trial spared them
 would read as losing less than it did, and the estimate went above the
-truth). A change of either rebuilds the grids from every trial.
+truth). A change of either (more such frames, or
+bursts seen or explained away) rebuilds the grids from every trial.
 
 Once the trials show a buffer that hides the first excess frames of every
 trial (``soakbuffer.estimate``: the lossy trials forwarded the capacity
 times their duration plus one buffer), this model reads them as a cliff
-less that buffer, alone: no trial of a soak's length sees the long-run
-capacity, and an exponential curve fitted to them extrapolates too far.
+past which the loss grows linearly with the load, less that buffer, alone:
+no trial of a soak's length sees the long-run capacity, and an exponential
+curve fitted to what they see extrapolates it too far down.
 
 Model (ours): a trial that was meant to send ``n`` frames at load ``L``
 [pps] loses a Poisson number of frames of mean ``n * f(L)``, where the
@@ -30,10 +33,11 @@ curve's relative width); or the capacity cliff itself, ``f(L) = 1 - C / L``
 above ``C = c (1 - r)``, 0 below (``_cliff_log_mean``): a real DUT's loss
 grows linearly past its capacity, not exponentially, and no width of the
 exponential curve fits both a trial at ``c`` that lost its allowance and
-one a few targets above it that lost that much again (sim ``sporadic``:
-every interval ended 1e-8 to 4e-8 above the truth). Prior: ``c``
-log-uniform over [min load, max load], the curve one of ``WIDTHS`` (a
-cliff to a slope of 10 %, log-uniform) or the capacity cliff, each alike.
+one a few targets above it that lost that much again (on a cliff with a
+few frames lost per trial, sim ``sporadic``, every interval ended 1e-8 to
+4e-8 above the truth). Prior: ``c`` log-uniform over [min load, max load],
+the curve one of ``WIDTHS`` (a cliff to a slope of 10 %, log-uniform) or
+the capacity cliff, each alike.
 The posterior is summed exactly over a grid (no sampling, so the same
 trials always give the same answer).
 
