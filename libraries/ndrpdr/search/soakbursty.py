@@ -185,14 +185,13 @@ def at_one_load(seen: Sequence[Counted], loss_ratio: float) -> float:
     trials' durations span ``DURATION_SPAN`` or more, at least two of them kept within
     their allowance, none lost over ``MOST_PER_TRIAL`` frames, whether a trial lost is
     told better by a chance per trial than by a rate per second by ``PER_TRIAL_BY`` nats
-    or more (``per_trial_gain``), and
-    the lossy ones' lost frames do not grow with their duration (``GROWTH_POWER``).
+    or more (``per_trial_gain``), and the lossy ones' lost frames do not grow with their
+    duration (``GROWTH_POWER``).
 
     ``per_trial_frames`` needs a longer trial at a load no lower whose allowance covers
     the first one's loss; a soak held low by such loss walks down a hair at a time and
     never runs one (sim ``sporadic``: 4 of 40 seeds from 11000 ended 84-94 % below the
-    truth).
-    Here a longer trial need not allow the loss: a per-second loss (interrupts, spells)
+    truth). Here a longer trial need not allow the loss: a per-second loss (interrupts, spells)
     makes long trials lossy more often than short ones, and a loss ratio (a noisy knee)
     grows their lost frames with their length.
     """

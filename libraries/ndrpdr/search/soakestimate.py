@@ -44,16 +44,16 @@ def shares(log_masses: Sequence[float]) -> list[float]:
 
 def quantile(
     loads: Sequence[float],
-    shares: Sequence[float],
+    masses: Sequence[float],
     steps: Sequence[float],
     share: float,
     ends: tuple[float, float],
 ) -> float:
     """The load [pps] below which ``share`` of the mass lies, interpolated in log-load
-    within its cell (cell ``i``: ``loads[i]``, normalised mass ``shares[i]``, log-width
+    within its cell (cell ``i``: ``loads[i]``, normalised mass ``masses[i]``, log-width
     ``steps[i]``, half of it either side), within the load range ``ends``."""
     below = 0.0
-    for load, mass, step in zip(loads, shares, steps, strict=True):
+    for load, mass, step in zip(loads, masses, steps, strict=True):
         if below + mass >= share and mass > 0:
             inside = (share - below) / mass  # 0..1 through the cell
             return min(ends[1], max(ends[0], load * math.exp(step * (inside - 0.5))))
@@ -63,22 +63,22 @@ def quantile(
 
 def summarize(
     loads: Sequence[float],
-    shares: Sequence[float],
+    masses: Sequence[float],
     steps: Sequence[float],
     ends: tuple[float, float],
 ) -> Estimate:
     """Mean, stdev, median and the 95 % central interval [pps] of cells (``quantile``'s)."""
-    mean = sum(w * load for w, load in zip(shares, loads, strict=True))
+    mean = sum(w * load for w, load in zip(masses, loads, strict=True))
     # The within-cell spread (a cell of log-width s is s * load / sqrt(12) wide) keeps a
     # posterior gathered in one cell from claiming a spread of zero.
     variance = sum(
         w * ((load - mean) ** 2 + (step * load) ** 2 / 12.0)
-        for w, load, step in zip(shares, loads, steps, strict=True)
+        for w, load, step in zip(masses, loads, steps, strict=True)
     )
     return Estimate(
         mean=mean,
         stdev=math.sqrt(variance),
-        median=quantile(loads, shares, steps, 0.5, ends),
-        low=quantile(loads, shares, steps, 0.025, ends),
-        high=quantile(loads, shares, steps, 0.975, ends),
+        median=quantile(loads, masses, steps, 0.5, ends),
+        low=quantile(loads, masses, steps, 0.025, ends),
+        high=quantile(loads, masses, steps, 0.975, ends),
     )
