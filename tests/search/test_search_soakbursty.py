@@ -25,7 +25,8 @@ def test_a_clean_trial_far_below_is_likely_and_a_lossy_one_is_not() -> None:
     row_lossy = soakbursty.bursty_row(1e6, True, 2e6, 1e-3)
     assert all(math.exp(v) > 0.99 for v in row_clean)
     assert all(v < math.log(1e-3) for v in row_lossy)
-    assert len(row_clean) == soakbursty.columns() == len(soakbursty.WIDTHS)
+    assert len(row_clean) == len(soakbursty.WIDTHS)
+    assert soakbursty.columns() == len(soakbursty.WIDTHS) + len(soakbursty.SPELL_LEADS)
 
 
 def test_above_the_critical_load_a_lossy_trial_is_likely_on_a_cliff() -> None:

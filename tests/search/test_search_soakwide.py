@@ -37,11 +37,12 @@ def _soak(
 def test_a_lossy_trial_above_clean_ones_keeps_the_band_below_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Sim noisyknee seed 11031 (a miss before ``soakwide``): clean trials climb to 1 % above
-    the truth, a 142 s trial at +1.7 % loses, and the fine grid starts over from the coarse
-    one, whose 13 % cells cannot hold the band between them. Its own interval ends 5 % below
-    the truth; read on the wide grid it holds the truth."""
-    truth, posterior, result = _soak("noisyknee", 11031, monkeypatch)
+    """Sim jitter seed 11038: the fine grid's own interval ends 10 % below the truth; read
+    on the wide grid the result holds it. (Noisyknee seed 11031 showed why first: its trials
+    climbed clean to 1 % above the truth until one at +1.7 % lost, and the fine grid started
+    over from the coarse one, whose 13 % cells cannot hold the band between them; the spells
+    reading has since moved its trials.)"""
+    truth, posterior, result = _soak("jitter", 11038, monkeypatch)
     assert posterior.bursty
     assert posterior.estimate().high < truth * 0.97  # the band is lost on the fine grid
     assert result.low <= truth <= result.high < truth * 1.05  # the result reads the wide one

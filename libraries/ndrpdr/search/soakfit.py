@@ -3,7 +3,8 @@
 Two models: this module's (Poisson counts around a smooth loss-ratio
 curve), and once the trials show bursts (``soakbursty.contradicted``: a trial
 lost far beyond the target while one of as many frames at a load no lower
-did not), ``soakbursty``'s model of how often trials lose. Both know the
+did not), ``soakbursty``'s model of how often trials lose (per trial, or in
+spells of a slower capacity: ``soakbursty.spell_row``). Both know the
 frames a trial may lose whatever its length (``soakbursty.per_trial_frames``:
 a longer trial at a load no lower allowed that many, kept within its
 allowance and lost far fewer than a smooth curve gives it; or trials at
@@ -246,6 +247,7 @@ class Posterior:
         self.bursty = False  # the trials showed bursts: the model of lossy trials (soakbursty)
         self.buffer: soakbuffer.Buffer | None = None  # the trials showed one (soakbuffer)
         self.size = (0.0, 0.0, 0.0)  # bursty: the burst size as a power of the load (burst_size)
+        self.rates = tuple(1.0 for _ in soakbursty.SPELL_LEADS)  # bursty: spells' (spell_rates)
         self.per_trial = 0.0  # frames any trial may lose whatever its length (maybe lost)
         self.longest = 0.0  # the longest trial so far [s]: weights are durations over it
         self.rebuilds = 0
@@ -280,17 +282,18 @@ class Posterior:
             per_trial, seen = as_read(self.observations, self.target)
             bursty = len(soakbursty.contradicted(seen, self.target)) >= soakbursty.MIN_CONTRADICTED
             size = soakbursty.burst_size(seen, self.target) if bursty else self.size
+            rates = soakbursty.spell_rates(seen, self.target) if bursty else self.rates
             buffer = None if bursty else soakbuffer.estimate(seen, self.target)
             if (
                 (per_trial, bursty) != (self.per_trial, self.bursty)
-                or (bursty and self._size_moved(size))
+                or (bursty and (self._size_moved(size) or self._spells_moved(size, rates)))
                 or ((buffer is None) != (self.buffer is None))
                 or (buffer is not None and not buffer.near(self.buffer))
             ):
                 for posterior in (self, self.coarse):
                     posterior.per_trial, posterior.bursty = per_trial, bursty
                     posterior.buffer = buffer
-                    posterior.size = size
+                    posterior.size, posterior.rates = size, rates
                     posterior._build(posterior.loads[0], posterior.loads[-1])
             self._regrid()
 
@@ -299,6 +302,14 @@ class Posterior:
         median = self.quantile(0.5)
         old = soakbursty.chance_at(self.size, median, self.target)
         return abs(math.log(soakbursty.chance_at(size, median, self.target) / old)) > math.log(2.0)
+
+    def _spells_moved(self, size: tuple[float, float, float], rates: Sequence[float]) -> bool:
+        """The bursts came to be read as spells or no longer, or are and a spells' rate
+        moved (``soakbursty.rates_moved``; unread, the rates change nothing)."""
+        on = soakbursty.spells_on(size)
+        return on != soakbursty.spells_on(self.size) or (
+            on and soakbursty.rates_moved(rates, self.rates)
+        )
 
     def add_fixed(self, obs: Observation) -> None:
         """Fold one observation into this grid, never rebuilding it."""
@@ -312,11 +323,13 @@ class Posterior:
     def _fold(self, obs: Observation, fade: float, weight: float) -> None:
         """Every grid value becomes ``fade`` x itself + ``weight`` x the observation's term."""
         target = self.target
-        is_lossy = soakbursty.lossy(max(0.0, obs.lost - self.per_trial), obs.frames, target)
+        read = less_per_trial([obs], self.per_trial)[0]
+        is_lossy = soakbursty.lossy(read.lost, obs.frames, target)
         for load, row in zip(self.loads, self._log, strict=True):
             if self.bursty:
                 chance = soakbursty.chance_at(self.size, load, target)
                 terms = soakbursty.bursty_row(obs.load, is_lossy, load, chance)
+                terms += soakbursty.spell_row(read, obs.duration, is_lossy, load, self.rates)
             else:
                 terms = log_likelihood_row(obs, load, target, self.per_trial, self.buffer)
             if fade == 1.0:  # fade x old is old: the same sum, one multiplication less
@@ -325,8 +338,12 @@ class Posterior:
                 row[:] = [fade * old + weight * term for old, term in zip(row, terms, strict=True)]
 
     def best(self) -> float:
-        """The highest (tempered) log-likelihood of any grid point."""
-        return max(max(row) for row in self._log)
+        """The highest (tempered) log-likelihood of any grid point (of the columns read: the
+        spells' only once ``soakbursty.spells_on``)."""
+        read = (
+            len(soakbursty.WIDTHS) if self.bursty and not soakbursty.spells_on(self.size) else None
+        )
+        return max(max(row[:read]) for row in self._log)
 
     def log_densities(self) -> list[float]:
         """The log posterior density at each grid load (summed over widths, the prior in;
@@ -335,7 +352,7 @@ class Posterior:
             share = 1.0 / self.tempering
             return [_log_sum_exp([share * v for v in row]) for row in self._log]
         if self.bursty:
-            prior = soakbursty.LOG_PRIOR
+            prior = soakbursty.log_prior(self.size)
             return [
                 _log_sum_exp([v + p for v, p in zip(row, prior, strict=True)]) for row in self._log
             ]

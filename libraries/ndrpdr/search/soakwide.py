@@ -14,7 +14,12 @@ each of them holds the truth).
 
 So the result of a bursty soak is read on ``WIDE_POINTS`` loads spanning
 the fine grid and the coarse posterior's central part, merged with the
-fine grid where that one is finer. The Poisson model's posterior is left
+fine grid where that one is finer. Read as spells (``soakbursty.spells_on``),
+the posterior has a third scale: a plateau between the clean trials and
+the lowest lossy one, as narrow as they are close (0.5 % on sim ``spells``
+seed 11004, which the wide grid's 1 % cells stepped over), so the
+``EDGE_SHARE`` below the lowest lossy trial is read on ``EDGE_POINTS``
+loads too. The Poisson model's posterior is left
 as it is: it is narrow (1e-9 of the load on a cliff), and only its zoomed
 grid resolves it.
 """
@@ -23,28 +28,51 @@ from __future__ import annotations
 
 import math
 
+from ndrpdr.search import soakbursty
 from ndrpdr.search.soakestimate import Estimate, shares, summarize
-from ndrpdr.search.soakfit import TAIL, Posterior
+from ndrpdr.search.soakfit import TAIL, Posterior, less_per_trial
 
 #: Loads of the wide grid (a step of 0.1-0.3 % over the spans bursty soaks end with).
 WIDE_POINTS = 512
+#: Read as spells: the share of the load below the lowest lossy trial read on
+#: ``EDGE_POINTS`` loads too (a step of 0.02 %).
+EDGE_SHARE = 0.05
+EDGE_POINTS = 256
 
 
 def cells(posterior: Posterior) -> list[tuple[float, float, float]]:
     """The merged grid's cells ``(load [pps], log mass, log-load step)``, by load: the fine
-    grid's inside its range where it is finer than the wide grid, the wide grid's elsewhere."""
+    grid's and the edge grid's (``edge``) inside their ranges where they are finer than the
+    wide grid (the finer of the two where they overlap), the wide grid's elsewhere."""
     assert posterior.coarse is not None
     low = min(posterior.loads[0], posterior.coarse.quantile(TAIL))
     high = max(posterior.loads[-1], posterior.coarse.quantile(1.0 - TAIL))
     wide = posterior.regridded(low, high, WIDE_POINTS)
     merged = _cells_of(wide)
-    if posterior.step < wide.step:
-        half = posterior.step / 2.0
-        inside_low = posterior.loads[0] * math.exp(-half)
-        inside_high = posterior.loads[-1] * math.exp(half)
-        merged = [cell for cell in merged if not inside_low <= cell[0] <= inside_high]
-        merged += _cells_of(posterior)
+    finer = [grid for grid in (posterior, edge(posterior)) if grid is not None]
+    for grid in sorted(finer, key=lambda grid: -grid.step):
+        if grid.step < wide.step:
+            half = grid.step / 2.0
+            inside_low = grid.loads[0] * math.exp(-half)
+            inside_high = grid.loads[-1] * math.exp(half)
+            merged = [cell for cell in merged if not inside_low <= cell[0] <= inside_high]
+            merged += _cells_of(grid)
     return sorted(merged)
+
+
+def edge(posterior: Posterior) -> Posterior | None:
+    """The posterior on ``EDGE_POINTS`` loads over ``EDGE_SHARE`` below the lowest lossy
+    trial, when it reads the bursts as spells (else None)."""
+    if not soakbursty.spells_on(posterior.size):
+        return None
+    seen = less_per_trial(posterior.observations, posterior.per_trial)
+    target = posterior.target
+    lossy_loads = [o.load for o in seen if soakbursty.lossy(o.lost, o.frames, target)]
+    if not lossy_loads:
+        return None
+    top = min(lossy_loads)
+    low = max(posterior.min_load, top * (1.0 - EDGE_SHARE))
+    return posterior.regridded(low, top, EDGE_POINTS) if low < top else None
 
 
 def _cells_of(posterior: Posterior) -> list[tuple[float, float, float]]:
