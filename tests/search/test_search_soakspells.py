@@ -63,8 +63,8 @@ def test_spell_rates_are_read_at_and_above_the_lowest_lossy_trial() -> None:
 
 
 def test_spells_join_only_once_bursts_shrink_steeply() -> None:
-    """Below ``SPELL_SLOPE`` the spells' columns have no prior mass; at it they share the
-    prior evenly with the per-trial reading's widths."""
+    """Below ``SPELL_SLOPE`` the spells' columns have no prior mass; at it they hold
+    ``SPELL_SHARE`` of it, the per-trial reading's widths the rest."""
     widths = len(soakbursty.WIDTHS)
     flat = soakbursty.log_prior((0.0, soakbursty.SPELL_SLOPE * 0.99, 0.0))
     steep = soakbursty.log_prior((0.0, soakbursty.SPELL_SLOPE, 0.0))
@@ -72,7 +72,8 @@ def test_spells_join_only_once_bursts_shrink_steeply() -> None:
     assert flat[:widths] == steep[:widths] == soakbursty.LOG_PRIOR
     assert all(value == -math.inf for value in flat[widths:])
     spells = sum(math.exp(value) for value in steep[widths:])
-    assert spells == pytest.approx(sum(math.exp(value) for value in soakbursty.LOG_PRIOR))
+    total = spells + sum(math.exp(value) for value in soakbursty.LOG_PRIOR)
+    assert spells / total == pytest.approx(soakbursty.SPELL_SHARE)
 
 
 def _spells_soak() -> Posterior:
