@@ -23,19 +23,15 @@ steepness ``w`` over ``WIDTHS`` (a cliff to a chance that grows tenfold
 over a quarter of the load) with a flat prior in ``log w``. The trials
 choose how far below the lossy ones the chance becomes small enough.
 
-Once the bursts shrink steeply as the load falls (``burst_size``'s slope at
-least ``SPELL_SLOPE``), a second reading of them joins, the data weighing
-the two (``spell_row``): spells of a slower capacity. Now and then the DUT
-forwards at most ``c`` for a while (spells of ``lead`` seconds, at a rate
-per second read from the trials: ``spell_rates``), so a trial of ``D`` s at
-a load ``L`` above ``c`` is lossy with chance ``1 - exp(-r (D + lead))``
-and loses at most ``1 - c / L`` of its frames; below ``c`` no trial loses.
-The long-run loss ratio at ``L`` is the share of time in spells times
-``1 - c / L``, so the critical load is ``c`` itself (within the target over
-that share). Read per trial alone, the chance of a lossy trial falls as a
-power of the load below the lossy ones, and the posterior reached far
-below a slower capacity (sim ``spells``: 78-80 % of the intervals held the
-truth, every miss below it).
+Once the bursts shrink steeply as the load falls (``burst_size``'s slope at least
+``SPELL_SLOPE``), a second reading joins, the data weighing the two (``spell_row``):
+spells of a slower capacity. Now and then the DUT forwards at most ``c`` for a while
+(spells of ``lead`` seconds at a rate per second read from the trials: ``spell_rates``),
+so a trial of ``D`` s at a load ``L`` above ``c`` is lossy with chance
+``1 - exp(-r (D + lead))`` and loses at most ``1 - c / L`` of its frames; below ``c`` no
+trial loses. The long-run loss ratio is the share of time in spells times ``1 - c / L``:
+the critical load is ``c`` (within the target over that share). Read per trial alone, the
+posterior reached far below a slower capacity (sim ``spells``: 78-80 % covered).
 """
 
 from __future__ import annotations
@@ -387,17 +383,23 @@ def spell_rates(seen: Sequence[Counted], target: float) -> tuple[float, ...]:
     a trial of ``D`` s counted as ``D + lead``), read from the trials at the lowest lossy
     trial's load and above (all 1 with none lossy): spells come at one rate whatever the
     load, and below the lowest lossy trial the critical load may lie."""
-    counted = [o for o in seen if o.frames > 0]
-    lowest = min((o.load for o in counted if lossy(o.lost, o.frames, target)), default=None)
+    lowest = lowest_lossy(seen, target)
     if lowest is None:
         return tuple(1.0 for _ in SPELL_LEADS)
-    lossy_ones = [o for o in counted if o.load >= lowest and lossy(o.lost, o.frames, target)]
-    clean = [o for o in counted if o.load >= lowest and not lossy(o.lost, o.frames, target)]
+    above = [o for o in seen if o.frames > 0 and o.load >= lowest]
+    lossy_ones = [o.frames / o.load for o in above if lossy(o.lost, o.frames, target)]
+    clean = [o.frames / o.load for o in above if not lossy(o.lost, o.frames, target)]
     rates = []
     for lead in SPELL_LEADS:
-        lossy_seconds = [o.frames / o.load + lead for o in lossy_ones]
-        rates.append(likeliest_rate(lossy_seconds, sum(o.frames / o.load + lead for o in clean)))
+        clean_seconds = sum(d + lead for d in clean)
+        rates.append(likeliest_rate([d + lead for d in lossy_ones], clean_seconds))
     return tuple(rates)
+
+
+def lowest_lossy(seen: Sequence[Counted], target: float) -> float | None:
+    """The load [pps] of the lowest trial that lost more than ``target`` allows (or None)."""
+    loads = [o.load for o in seen if o.frames > 0 and lossy(o.lost, o.frames, target)]
+    return min(loads, default=None)
 
 
 def spell_row(

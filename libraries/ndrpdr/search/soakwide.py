@@ -66,11 +66,9 @@ def edge(posterior: Posterior) -> Posterior | None:
     if not soakbursty.spells_on(posterior.size):
         return None
     seen = less_per_trial(posterior.observations, posterior.per_trial)
-    target = posterior.target
-    lossy_loads = [o.load for o in seen if soakbursty.lossy(o.lost, o.frames, target)]
-    if not lossy_loads:
+    top = soakbursty.lowest_lossy(seen, posterior.target)
+    if top is None:
         return None
-    top = min(lossy_loads)
     low = max(posterior.min_load, top * (1.0 - EDGE_SHARE))
     return posterior.regridded(low, top, EDGE_POINTS) if low < top else None
 
