@@ -132,9 +132,10 @@ def test_not_read_as_spells_there_is_no_edge(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_unread_spells_columns_count_for_no_best_point(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Off (``spells_on`` false), the spells' columns have no prior mass, and the best
-    point the fit compares its grids by (``Posterior.best``) ignores them too: read, they
-    moved where transient soaks ran their trials with spells never read (24 of 40 seeds)."""
+    """Off (``spells_on`` false), the spells' columns have no prior mass and are left at 0
+    (not worked out), and the best point the fit compares its grids by
+    (``Posterior.best``) ignores them too: read, they moved where transient soaks ran their
+    trials with spells never read (24 of 40 seeds)."""
     monkeypatch.setattr(soakbursty, "SPELL_SLOPE", math.inf)
     posterior = _spells_soak().regridded(0.9995 * SLOW, 1.0015 * SLOW, 16)  # spells fit here
     widths = len(soakbursty.WIDTHS)

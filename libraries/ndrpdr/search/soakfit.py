@@ -1,22 +1,21 @@
 """The soak search's loss model and its posterior over a grid of critical loads.
 
-Two models: this module's (Poisson counts around a smooth loss-ratio
-curve), and once the trials show bursts (``soakbursty.contradicted``: a trial
-lost far beyond the target while one of as many frames at a load no lower
-did not), ``soakbursty``'s model of how often trials lose (per trial, or in
-spells of a slower capacity: ``soakbursty.spell_row``). Both know the
-frames a trial may lose whatever its length (``soakbursty.per_trial_frames``:
-a longer trial at a load no lower allowed that many, kept within its
-allowance and lost far fewer than a smooth curve gives it; or trials at
-about one load lost them whatever their length: ``soakbursty.at_one_load``):
-they vanish from the long-run average, and read as loss they pulled the
-estimate down, or read as bursts. The bursty model takes them off every trial's loss before
-it asks whether the trial lost; this one reads up to that many frames of
-each trial as maybe lost, at the cost of the chance of that count
-(``log_likelihood_row``'s slack: taken off every trial, a trial spared them
-would read as losing less than it did, and the estimate went above the
-truth). A change of either (more such frames, or
-bursts seen or explained away) rebuilds the grids from every trial.
+Two models: this module's (Poisson counts around a smooth loss-ratio curve), and
+once the trials show bursts (``soakbursty.contradicted``: a trial lost far beyond
+the target while one of as many frames at a load no lower did not), ``soakbursty``'s
+model of how often trials lose (per trial, or in spells of a slower capacity:
+``soakbursty.spell_row``). Both know the frames a trial may lose whatever its length
+(``soakbursty.per_trial_frames``: a longer trial at a load no lower allowed that
+many, kept within its allowance and lost far fewer than a smooth curve gives it; or
+trials at about one load lost them whatever their length:
+``soakbursty.at_one_load``): they vanish from the long-run average, and read as loss
+they pulled the estimate down, or read as bursts. The bursty model takes them off
+every trial's loss before it asks whether the trial lost; this one reads up to that
+many frames of each trial as maybe lost, at the cost of the chance of that count
+(``log_likelihood_row``'s slack: taken off every trial, a trial spared them would
+read as losing less than it did, and the estimate went above the truth). A change of
+either (more such frames, or bursts seen or explained away) rebuilds the grids from
+every trial.
 
 Once the trials show a buffer that hides the first excess frames of every
 trial (``soakbuffer.estimate``: the lossy trials forwarded the capacity
@@ -325,11 +324,17 @@ class Posterior:
         target = self.target
         read = less_per_trial([obs], self.per_trial)[0]
         is_lossy = soakbursty.lossy(read.lost, obs.frames, target)
+        spells = self.bursty and soakbursty.spells_on(self.size)  # else unread: left at 0
+        unread = [0.0] * len(soakbursty.SPELL_LEADS)  # (a change of spells_on rebuilds)
         for load, row in zip(self.loads, self._log, strict=True):
             if self.bursty:
                 chance = soakbursty.chance_at(self.size, load, target)
                 terms = soakbursty.bursty_row(obs.load, is_lossy, load, chance)
-                terms += soakbursty.spell_row(read, obs.duration, is_lossy, load, self.rates)
+                terms += (
+                    soakbursty.spell_row(read, obs.duration, is_lossy, load, self.rates)
+                    if spells
+                    else unread
+                )
             else:
                 terms = log_likelihood_row(obs, load, target, self.per_trial, self.buffer)
             if fade == 1.0:  # fade x old is old: the same sum, one multiplication less
@@ -340,10 +345,8 @@ class Posterior:
     def best(self) -> float:
         """The highest (tempered) log-likelihood of any grid point (of the columns read: the
         spells' only once ``soakbursty.spells_on``)."""
-        read = (
-            len(soakbursty.WIDTHS) if self.bursty and not soakbursty.spells_on(self.size) else None
-        )
-        return max(max(row[:read]) for row in self._log)
+        unread = self.bursty and not soakbursty.spells_on(self.size)
+        return max(max(row[: len(soakbursty.WIDTHS) if unread else None]) for row in self._log)
 
     def log_densities(self) -> list[float]:
         """The log posterior density at each grid load (summed over widths, the prior in;
