@@ -59,18 +59,29 @@ def _near_target(seen: Sequence[Counted], target: float) -> list[tuple[float, fl
 def spread(log_ratios: Sequence[float], counts: Sequence[float]) -> float:
     """The variance ``d`` of the factor that scales a trial's mean loss from trial to trial,
     from the log loss ratios of trials by load and their counts: they should rise with the
-    load; what a rising fit of them (``_rising``) leaves over its free parameters, less a
-    Poisson count's share (the mean of ``1 / count``), is the log factor's variance
+    load; each trial's square of what a rising fit of them (``_rising``) leaves (scaled up
+    by the trials over the fit's free parameters), less a Poisson count's share ``1 /
+    count``, averaged with the trials' counts as weights, is the log factor's variance
     ``s^2``, and ``d = exp(s^2) - 1``. No curve is assumed: a steep one (a cliff) rises as
     well as a flat one, and leaves no spread. 0 with fewer than ``SPREAD_MIN_TRIALS``
-    trials more than the fit's blocks."""
+    trials more than the fit's blocks.
+
+    Weighted by counts, a trial of a few frames, whose Poisson share is as large as the
+    spread sought, tells little of it. Counted alike, such trials decided it: a DUT whose
+    counts vary less than Poisson's (the simulator's are whole frames of a scaled mean)
+    left their residuals below their share, and the spread read 0 where the factor was
+    exp(0.46 Z) (sim ``plateau``: the interval 4x too narrow).
+    """
     fitted, blocks = _rising(log_ratios)
     free = len(log_ratios) - blocks
     if free < SPREAD_MIN_TRIALS:
         return 0.0
-    residual = sum((value - fit) ** 2 for value, fit in zip(log_ratios, fitted, strict=True))
-    poisson = sum(1.0 / count for count in counts) / len(counts)
-    return math.expm1(max(0.0, residual / free - poisson))
+    scale = len(log_ratios) / free
+    residual = sum(
+        count * (value - fit) ** 2
+        for value, fit, count in zip(log_ratios, fitted, counts, strict=True)
+    )
+    return math.expm1(max(0.0, (residual * scale - len(counts)) / sum(counts)))
 
 
 def _rising(values: Sequence[float]) -> tuple[list[float], int]:
