@@ -70,7 +70,7 @@ def spread(log_ratios: Sequence[float], counts: Sequence[float]) -> float:
     spread sought, tells little of it. Counted alike, such trials decided it: a DUT whose
     counts vary less than Poisson's (the simulator's are whole frames of a scaled mean)
     left their residuals below their share, and the spread read 0 where the factor was
-    exp(0.46 Z) (sim ``plateau``: the interval 4x too narrow).
+    exp(0.46 Z) (sim ``plateau`` seed 30013: the interval missed the truth).
     """
     fitted, blocks = _rising(log_ratios)
     free = len(log_ratios) - blocks
