@@ -17,7 +17,7 @@ from ndrpdr.results.record import RecordTraffic
 from ndrpdr.results.soakrecord import SoakSettings, build_soak_record
 from ndrpdr.runflow import RunEnd, RunHooks, RunOutcome, run_flow
 from ndrpdr.search.soak import SoakProgress, SoakResult, soak_search
-from ndrpdr.search.soakestimate import Estimate
+from ndrpdr.search.soak.soakestimate import Estimate
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.trafficgen.base import TrafficGenerator
 

@@ -12,8 +12,8 @@ from record_helpers import SIM, sim_soak_record
 
 from ndrpdr.results.record import RECORD_VERSION
 from ndrpdr.results.schema import RecordError, validate_record
-from ndrpdr.search.soakestimate import Estimate
-from ndrpdr.search.soakfit import Posterior
+from ndrpdr.search.soak.soakestimate import Estimate
+from ndrpdr.search.soak.soakfit import Posterior
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 

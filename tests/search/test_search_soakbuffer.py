@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from ndrpdr.search import soakbuffer
-from ndrpdr.search.soakfit import Observation, Posterior, log_likelihood_row
+from ndrpdr.search.soak import soakbuffer
+from ndrpdr.search.soak.soakfit import Observation, Posterior, log_likelihood_row
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.simdut.models import DurationDependent, DutModel, NoisyKnee, SharpCliff
 

@@ -1,4 +1,4 @@
-"""The soak fit's bursty model (``ndrpdr.search.soakbursty``) and the switch to it."""
+"""The soak fit's bursty model (``ndrpdr.search.soak.soakbursty``) and the switch to it."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 import pytest
 
-from ndrpdr.search import soakbursty
-from ndrpdr.search.soakfit import WIDTHS, Observation, Posterior, log_likelihood_row
+from ndrpdr.search.soak import soakbursty, soakspells
+from ndrpdr.search.soak.soakfit import WIDTHS, Observation, Posterior, log_likelihood_row
 from ndrpdr.search.trial import TrialResult
 
 TARGET = 1e-7
@@ -26,7 +26,7 @@ def test_a_clean_trial_far_below_is_likely_and_a_lossy_one_is_not() -> None:
     assert all(math.exp(v) > 0.99 for v in row_clean)
     assert all(v < math.log(1e-3) for v in row_lossy)
     assert len(row_clean) == len(soakbursty.WIDTHS)
-    assert soakbursty.columns() == len(soakbursty.WIDTHS) + len(soakbursty.SPELL_LEADS)
+    assert soakspells.columns() == len(soakbursty.WIDTHS) + len(soakspells.SPELL_LEADS)
 
 
 def test_above_the_critical_load_a_lossy_trial_is_likely_on_a_cliff() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ndrpdr.search.soakfit import WIDTHS, Observation, log_likelihood_row
+from ndrpdr.search.soak.soakfit import WIDTHS, Observation, log_likelihood_row
 from ndrpdr.search.trial import TrialResult
 
 TARGET = 1e-7

@@ -1,4 +1,4 @@
-"""The bursty soak fit's reading of spells of a slower capacity (``soakbursty.spell_row``)."""
+"""The bursty soak fit's reading of spells of a slower capacity (``soakspells.spell_row``)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ import math
 
 import pytest
 
-from ndrpdr.search import soakbursty, soakwide
-from ndrpdr.search.soakfit import Observation, Posterior
+from ndrpdr.search.soak import soakbursty, soakspells, soakwide
+from ndrpdr.search.soak.soakfit import Observation, Posterior
 from ndrpdr.search.trial import TrialResult
 
 TARGET = 1e-7
 SLOW = 1e6  # [pps]: the capacity during a spell in the trials below
-RATES = tuple(0.05 for _ in soakbursty.SPELL_LEADS)
+RATES = tuple(0.05 for _ in soakspells.SPELL_LEADS)
 
 
 def _trial(duration: float, load: float, lost: float) -> TrialResult:
@@ -21,10 +21,10 @@ def _trial(duration: float, load: float, lost: float) -> TrialResult:
 
 
 def test_below_the_critical_load_no_trial_loses() -> None:
-    clean = soakbursty.spell_row(Observation(0.9e6, 9e7, 0.0, 100.0), 100.0, False, SLOW, RATES)
-    lossy = soakbursty.spell_row(Observation(0.9e6, 9e7, 1e3, 100.0), 100.0, True, SLOW, RATES)
-    assert clean == [0.0] * len(soakbursty.SPELL_LEADS)
-    assert lossy == [-30.0] * len(soakbursty.SPELL_LEADS)
+    clean = soakspells.spell_row(Observation(0.9e6, 9e7, 0.0, 100.0), 100.0, False, SLOW, RATES)
+    lossy = soakspells.spell_row(Observation(0.9e6, 9e7, 1e3, 100.0), 100.0, True, SLOW, RATES)
+    assert clean == [0.0] * len(soakspells.SPELL_LEADS)
+    assert lossy == [-30.0] * len(soakspells.SPELL_LEADS)
 
 
 def test_a_spell_loses_at_most_the_excess_over_the_critical_load() -> None:
@@ -35,15 +35,15 @@ def test_a_spell_loses_at_most_the_excess_over_the_critical_load() -> None:
     frames = load * duration
     whole = Observation(load, frames, frames / 11.0, duration)
     more = Observation(load, frames, frames / 10.0, duration)
-    row = soakbursty.spell_row(whole, duration, True, SLOW, RATES)
-    for lead, value in zip(soakbursty.SPELL_LEADS, row, strict=True):
+    row = soakspells.spell_row(whole, duration, True, SLOW, RATES)
+    for lead, value in zip(soakspells.SPELL_LEADS, row, strict=True):
         assert value == pytest.approx(math.log(1.0 - math.exp(-0.05 * (duration + lead))))
-    assert soakbursty.spell_row(more, duration, True, SLOW, RATES) == [-30.0] * len(row)
+    assert soakspells.spell_row(more, duration, True, SLOW, RATES) == [-30.0] * len(row)
 
 
 def test_a_clean_trial_above_costs_the_chance_that_no_spell_met_it() -> None:
-    row = soakbursty.spell_row(Observation(1.1e6, 1.1e8, 0.0, 100.0), 100.0, False, SLOW, RATES)
-    assert row == pytest.approx([-0.05 * (100.0 + lead) for lead in soakbursty.SPELL_LEADS])
+    row = soakspells.spell_row(Observation(1.1e6, 1.1e8, 0.0, 100.0), 100.0, False, SLOW, RATES)
+    assert row == pytest.approx([-0.05 * (100.0 + lead) for lead in soakspells.SPELL_LEADS])
 
 
 def test_spell_rates_are_read_at_and_above_the_lowest_lossy_trial() -> None:
@@ -56,24 +56,24 @@ def test_spell_rates_are_read_at_and_above_the_lowest_lossy_trial() -> None:
         Observation(1.2e6, 1.2e7, 0.0, 10.0),
         *(Observation(0.99e6, 9.9e7, 0.0, 100.0) for _ in range(5)),
     ]
-    rates = soakbursty.spell_rates(seen, TARGET)
-    for lead, rate in zip(soakbursty.SPELL_LEADS, rates, strict=True):
+    rates = soakspells.spell_rates(seen, TARGET)
+    for lead, rate in zip(soakspells.SPELL_LEADS, rates, strict=True):
         assert rate * (10.0 + lead) == pytest.approx(math.log(2.0), rel=1e-6)
-    assert soakbursty.spell_rates(seen[1::3], TARGET) == (1.0,) * len(rates)  # none lossy
+    assert soakspells.spell_rates(seen[1::3], TARGET) == (1.0,) * len(rates)  # none lossy
 
 
 def test_spells_join_only_once_bursts_shrink_steeply() -> None:
     """Below ``SPELL_SLOPE`` the spells' columns have no prior mass; at it they hold
     ``SPELL_SHARE`` of it, the per-trial reading's widths the rest."""
     widths = len(soakbursty.WIDTHS)
-    flat = soakbursty.log_prior((0.0, soakbursty.SPELL_SLOPE * 0.99, 0.0))
-    steep = soakbursty.log_prior((0.0, soakbursty.SPELL_SLOPE, 0.0))
-    assert len(flat) == len(steep) == soakbursty.columns()
+    flat = soakspells.log_prior((0.0, soakspells.SPELL_SLOPE * 0.99, 0.0))
+    steep = soakspells.log_prior((0.0, soakspells.SPELL_SLOPE, 0.0))
+    assert len(flat) == len(steep) == soakspells.columns()
     assert flat[:widths] == steep[:widths] == soakbursty.LOG_PRIOR
     assert all(value == -math.inf for value in flat[widths:])
     spells = sum(math.exp(value) for value in steep[widths:])
     total = spells + sum(math.exp(value) for value in soakbursty.LOG_PRIOR)
-    assert spells / total == pytest.approx(soakbursty.SPELL_SHARE)
+    assert spells / total == pytest.approx(soakspells.SPELL_SHARE)
 
 
 def _spells_soak() -> Posterior:
@@ -97,7 +97,7 @@ def test_spells_put_the_critical_load_at_the_slower_capacity() -> None:
     where the truth is, and the interval holds it (the per-trial reading keeps a tail far
     below)."""
     posterior = _spells_soak()
-    assert posterior.bursty and soakbursty.spells_on(posterior.size)
+    assert posterior.bursty and soakspells.spells_on(posterior.size)
     estimate = soakwide.estimate(posterior)
     assert estimate.low <= SLOW <= estimate.high < 1.002 * SLOW
     assert estimate.median == pytest.approx(SLOW, rel=2e-3)
@@ -108,7 +108,7 @@ def test_per_trial_alone_the_same_trials_end_below_the_truth(
 ) -> None:
     """The chance of a lossy trial falls as a power of the load below the lossy ones: the
     interval ends below the slower capacity (sim ``spells``' misses)."""
-    monkeypatch.setattr(soakbursty, "SPELL_SLOPE", math.inf)
+    monkeypatch.setattr(soakspells, "SPELL_SLOPE", math.inf)
     estimate = soakwide.estimate(_spells_soak())
     assert estimate.high < 0.99 * SLOW
     assert estimate.median < 0.9 * SLOW
@@ -127,7 +127,7 @@ def test_read_as_spells_the_edge_below_the_lowest_lossy_trial_is_fine() -> None:
 
 
 def test_not_read_as_spells_there_is_no_edge(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(soakbursty, "SPELL_SLOPE", math.inf)
+    monkeypatch.setattr(soakspells, "SPELL_SLOPE", math.inf)
     assert soakwide.edge(_spells_soak()) is None
 
 
@@ -136,7 +136,7 @@ def test_unread_spells_columns_count_for_no_best_point(monkeypatch: pytest.Monke
     (not worked out), and the best point the fit compares its grids by
     (``Posterior.best``) ignores them too: read, they moved where transient soaks ran their
     trials with spells never read (24 of 40 seeds)."""
-    monkeypatch.setattr(soakbursty, "SPELL_SLOPE", math.inf)
+    monkeypatch.setattr(soakspells, "SPELL_SLOPE", math.inf)
     posterior = _spells_soak().regridded(0.9995 * SLOW, 1.0015 * SLOW, 16)  # spells fit here
     widths = len(soakbursty.WIDTHS)
     assert max(max(row[widths:]) for row in posterior._log) > posterior.best()
@@ -145,6 +145,6 @@ def test_unread_spells_columns_count_for_no_best_point(monkeypatch: pytest.Monke
 
 def test_a_spells_rate_that_moves_by_half_again_rebuilds() -> None:
     rates = (0.1, 0.2)
-    assert not soakbursty.rates_moved((0.1, 0.29), rates)
-    assert soakbursty.rates_moved((0.1, 0.31), rates)
-    assert soakbursty.rates_moved((0.066, 0.2), rates)
+    assert not soakspells.rates_moved((0.1, 0.29), rates)
+    assert soakspells.rates_moved((0.1, 0.31), rates)
+    assert soakspells.rates_moved((0.066, 0.2), rates)

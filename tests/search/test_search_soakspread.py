@@ -7,8 +7,8 @@ import math
 import pytest
 
 from ndrpdr.search.soak import soak_search
-from ndrpdr.search.soakfit import Observation, Posterior
-from ndrpdr.search.soakspread import overdispersion, spread
+from ndrpdr.search.soak.soakfit import Observation, Posterior
+from ndrpdr.search.soak.soakspread import overdispersion, spread
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.simdut.models import make_model
 from ndrpdr.simdut.soaktruth import critical_load

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from ndrpdr.search import soakwide
-from ndrpdr.search.soak import SOAK_LOSS_RATIO, SoakResult, soak_search
-from ndrpdr.search.soakestimate import Estimate
-from ndrpdr.search.soakfit import Posterior
+from ndrpdr.search.soak import SOAK_LOSS_RATIO, SoakResult, soak_search, soakwide
+from ndrpdr.search.soak.soakestimate import Estimate
+from ndrpdr.search.soak.soakfit import Posterior
 from ndrpdr.simdut.models import make_model
 from ndrpdr.simdut.soaktruth import critical_load
 from ndrpdr.trafficgen.sim.measurer import SimulatedMeasurer

@@ -5,13 +5,13 @@ knee, a capacity that moves from trial to trial, spells of contention) does
 what no smooth curve does: one trial loses far more than the target allows
 while another, with at least as many frames and at a load at least as high
 (or a few targets below: no loss grows that steeply with the load), stays
-within it (``ndrpdr.search.soakbursty.contradicted``). A deep buffer
+within it (``ndrpdr.search.soak.soakbursty.contradicted``). A deep buffer
 cannot give such a pair either (at a load no lower, as many frames or more
 are as many excess frames or more over any capacity), nor can a few frames
 lost per trial whatever its length, once a longer trial allows them and
 loses far fewer (``per_trial_frames``: they vanish from the long-run average). From the first such
 trial on (``MIN_CONTRADICTED``), the soak's fit changes model
-(``ndrpdr.search.soakfit``): it reads how often trials lost rather than how
+(``ndrpdr.search.soak.soakfit``): it reads how often trials lost rather than how
 much, since a Poisson count of frames would take every clean trial as proof
 that the average loss is tiny there and claim a precision the trials do not
 have. The record, the message and the test's warning say so. On the
@@ -26,8 +26,8 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ndrpdr.search.soakbursty import BURST_TARGETS, MIN_CONTRADICTED, contradicted
-from ndrpdr.search.soakfit import Observation, as_read
+from ndrpdr.search.soak.soakbursty import BURST_TARGETS, MIN_CONTRADICTED, contradicted
+from ndrpdr.search.soak.soakfit import Observation, as_read
 from ndrpdr.search.trial import TrialResult
 from ndrpdr.units import format_rate
 

@@ -27,7 +27,7 @@ from typing import Any
 from ndrpdr.results.record import RecordTraffic, record_head, trial_entry
 from ndrpdr.results.soakbursts import find_bursts
 from ndrpdr.search.soak import range_end_reached
-from ndrpdr.search.soakestimate import Estimate
+from ndrpdr.search.soak.soakestimate import Estimate
 from ndrpdr.search.trial import TrialResult
 
 

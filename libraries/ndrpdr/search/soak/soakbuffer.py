@@ -34,7 +34,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
-from ndrpdr.search.soakbursty import Counted, far_beyond, least_squares_slope, lost_far_beyond
+from ndrpdr.search.soak.soakbursty import Counted, far_beyond, least_squares_slope, lost_far_beyond
 
 #: The line must fit every lossy trial's forwarded frames within this share of them ...
 FIT_SHARE = 1e-5

@@ -3,7 +3,7 @@
 The soak's fine grid follows the posterior: it zooms in where the mass
 gathers and starts over from the coarse grid when that explains the trials
 clearly better (``soakfit.Posterior``). Under the bursty model
-(``soakbursty``) the posterior has two scales at once: a narrow band just
+(``soakbursty``, ``soakspells``) the posterior has two scales at once: a narrow band just
 below the lowest lossy trial (a chance of a lossy trial that rises steeply
 there) and a broad region far below it (one that rises slowly). A lossy
 trial just above a run of clean ones makes the fine grid start over from
@@ -14,7 +14,7 @@ each of them holds the truth).
 
 So the result of a bursty soak is read on ``WIDE_POINTS`` loads spanning
 the fine grid and the coarse posterior's central part, merged with the
-fine grid where that one is finer. Read as spells (``soakbursty.spells_on``),
+fine grid where that one is finer. Read as spells (``soakspells.spells_on``),
 the posterior has a third scale: a plateau between the clean trials and
 the lowest lossy one, as narrow as they are close (0.5 % on sim ``spells``
 seed 11004, which the wide grid's 1 % cells stepped over), so the
@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import math
 
-from ndrpdr.search import soakbursty
-from ndrpdr.search.soakestimate import Estimate, shares, summarize
-from ndrpdr.search.soakfit import TAIL, Posterior, less_per_trial
+from ndrpdr.search.soak import soakspells
+from ndrpdr.search.soak.soakestimate import Estimate, shares, summarize
+from ndrpdr.search.soak.soakfit import TAIL, Posterior, less_per_trial
 
 #: Loads of the wide grid (a step of 0.1-0.3 % over the spans bursty soaks end with).
 WIDE_POINTS = 512
@@ -63,10 +63,10 @@ def cells(posterior: Posterior) -> list[tuple[float, float, float]]:
 def edge(posterior: Posterior) -> Posterior | None:
     """The posterior on ``EDGE_POINTS`` loads over ``EDGE_SHARE`` below the lowest lossy
     trial, when it reads the bursts as spells (else None)."""
-    if not soakbursty.spells_on(posterior.size):
+    if not soakspells.spells_on(posterior.size):
         return None
     seen = less_per_trial(posterior.observations, posterior.per_trial)
-    top = soakbursty.lowest_lossy(seen, posterior.target)
+    top = soakspells.lowest_lossy(seen, posterior.target)
     if top is None:
         return None
     low = max(posterior.min_load, top * (1.0 - EDGE_SHARE))

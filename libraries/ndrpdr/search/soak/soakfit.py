@@ -4,7 +4,7 @@ Two models: this module's (Poisson counts around a smooth loss-ratio curve), and
 once the trials show bursts (``soakbursty.contradicted``: a trial lost far beyond
 the target while one of as many frames at a load no lower did not), ``soakbursty``'s
 model of how often trials lose (per trial, or in spells of a slower capacity:
-``soakbursty.spell_row``). Both know the frames a trial may lose whatever its length
+``soakspells.spell_row``). Both know the frames a trial may lose whatever its length
 (``soakbursty.per_trial_frames``: a longer trial at a load no lower allowed that
 many, kept within its allowance and lost far fewer than a smooth curve gives it; or
 trials at about one load lost them whatever their length:
@@ -79,8 +79,8 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
-from ndrpdr.search import soakbuffer, soakbursty, soakestimate, soakspread
-from ndrpdr.search.soakestimate import Estimate
+from ndrpdr.search.soak import soakbuffer, soakbursty, soakestimate, soakspells, soakspread
+from ndrpdr.search.soak.soakestimate import Estimate
 from ndrpdr.search.trial import TrialResult
 
 #: Relative widths ``w`` of the loss-ratio curve the prior spans: 1e-9 (a cliff) .. 1e-1.
@@ -246,7 +246,7 @@ class Posterior:
         self.bursty = False  # the trials showed bursts: the model of lossy trials (soakbursty)
         self.buffer: soakbuffer.Buffer | None = None  # the trials showed one (soakbuffer)
         self.size = (0.0, 0.0, 0.0)  # bursty: the burst size as a power of the load (burst_size)
-        self.rates = tuple(1.0 for _ in soakbursty.SPELL_LEADS)  # bursty: spells' (spell_rates)
+        self.rates = tuple(1.0 for _ in soakspells.SPELL_LEADS)  # bursty: spells' (spell_rates)
         self.per_trial = 0.0  # frames any trial may lose whatever its length (maybe lost)
         self.longest = 0.0  # the longest trial so far [s]: weights are durations over it
         self.rebuilds = 0
@@ -265,7 +265,7 @@ class Posterior:
         """Columns of a grid row: widths and the capacity cliff, the bursty model's widths,
         or the one cliff less a buffer."""
         if self.bursty:
-            return soakbursty.columns()
+            return soakspells.columns()
         return 1 if self.buffer is not None else len(WIDTHS) + 1
 
     def add(self, trial: TrialResult) -> None:
@@ -281,7 +281,7 @@ class Posterior:
             per_trial, seen = as_read(self.observations, self.target)
             bursty = len(soakbursty.contradicted(seen, self.target)) >= soakbursty.MIN_CONTRADICTED
             size = soakbursty.burst_size(seen, self.target) if bursty else self.size
-            rates = soakbursty.spell_rates(seen, self.target) if bursty else self.rates
+            rates = soakspells.spell_rates(seen, self.target) if bursty else self.rates
             buffer = None if bursty else soakbuffer.estimate(seen, self.target)
             if (
                 (per_trial, bursty) != (self.per_trial, self.bursty)
@@ -304,10 +304,10 @@ class Posterior:
 
     def _spells_moved(self, size: tuple[float, float, float], rates: Sequence[float]) -> bool:
         """The bursts came to be read as spells or no longer, or are and a spells' rate
-        moved (``soakbursty.rates_moved``; unread, the rates change nothing)."""
-        on = soakbursty.spells_on(size)
-        return on != soakbursty.spells_on(self.size) or (
-            on and soakbursty.rates_moved(rates, self.rates)
+        moved (``soakspells.rates_moved``; unread, the rates change nothing)."""
+        on = soakspells.spells_on(size)
+        return on != soakspells.spells_on(self.size) or (
+            on and soakspells.rates_moved(rates, self.rates)
         )
 
     def add_fixed(self, obs: Observation) -> None:
@@ -324,14 +324,14 @@ class Posterior:
         target = self.target
         read = less_per_trial([obs], self.per_trial)[0]
         is_lossy = soakbursty.lossy(read.lost, obs.frames, target)
-        spells = self.bursty and soakbursty.spells_on(self.size)  # else unread: left at 0
-        unread = [0.0] * len(soakbursty.SPELL_LEADS)  # (a change of spells_on rebuilds)
+        spells = self.bursty and soakspells.spells_on(self.size)  # else unread: left at 0
+        unread = [0.0] * len(soakspells.SPELL_LEADS)  # (a change of spells_on rebuilds)
         for load, row in zip(self.loads, self._log, strict=True):
             if self.bursty:
                 chance = soakbursty.chance_at(self.size, load, target)
                 terms = soakbursty.bursty_row(obs.load, is_lossy, load, chance)
                 terms += (
-                    soakbursty.spell_row(read, obs.duration, is_lossy, load, self.rates)
+                    soakspells.spell_row(read, obs.duration, is_lossy, load, self.rates)
                     if spells
                     else unread
                 )
@@ -344,8 +344,8 @@ class Posterior:
 
     def best(self) -> float:
         """The highest (tempered) log-likelihood of any grid point (of the columns read: the
-        spells' only once ``soakbursty.spells_on``)."""
-        unread = self.bursty and not soakbursty.spells_on(self.size)
+        spells' only once ``soakspells.spells_on``)."""
+        unread = self.bursty and not soakspells.spells_on(self.size)
         return max(max(row[: len(soakbursty.WIDTHS) if unread else None]) for row in self._log)
 
     def log_densities(self) -> list[float]:
@@ -355,7 +355,7 @@ class Posterior:
             share = 1.0 / self.tempering
             return [_log_sum_exp([share * v for v in row]) for row in self._log]
         if self.bursty:
-            prior = soakbursty.log_prior(self.size)
+            prior = soakspells.log_prior(self.size)
             return [
                 _log_sum_exp([v + p for v, p in zip(row, prior, strict=True)]) for row in self._log
             ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ndrpdr.search.soakbursty import Counted
+from ndrpdr.search.soak.soakbursty import Counted
 
 
 def overdispersion(seen: Sequence[Counted], target: float) -> float:

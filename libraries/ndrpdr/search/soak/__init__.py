@@ -30,11 +30,11 @@ import dataclasses
 import time
 from collections.abc import Callable
 
-from ndrpdr.search import soakwide
 from ndrpdr.search.errors import SearchInputError, SearchTimeLimitError
 from ndrpdr.search.session import Limits, Session, check_load
-from ndrpdr.search.soakestimate import Estimate
-from ndrpdr.search.soakfit import Posterior
+from ndrpdr.search.soak import soakwide
+from ndrpdr.search.soak.soakestimate import Estimate
+from ndrpdr.search.soak.soakfit import Posterior
 from ndrpdr.search.trial import Measurer, TrialReason, TrialResult
 
 #: CSIT's soak loss ratio target.
