@@ -36,11 +36,11 @@ def test_above_the_critical_load_a_lossy_trial_is_likely_on_a_cliff() -> None:
 
 def test_the_burst_size_is_the_median_lossy_ratio_when_bursts_keep_their_size() -> None:
     seen = [Observation(1e6, 1e6, lost, 1.0) for lost in (0.0, 10.0, 100.0, 1000.0)]
-    log_s, slope, lowest = soakbursty.burst_size(seen, TARGET)
-    assert (slope, lowest) == (0.0, math.log(1e6))
-    assert math.exp(log_s) == pytest.approx(1e-4)
-    assert soakbursty.burst_size(seen[:1], TARGET) == (0.0, 0.0, 0.0)  # no lossy trial
-    assert soakbursty.chance_at((log_s, slope, lowest), 5e5, TARGET) == pytest.approx(1e-3)
+    size = soakbursty.burst_size(seen, TARGET)
+    assert (size.slope, size.lowest, size.events) == (0.0, math.log(1e6), False)
+    assert math.exp(size.log_size) == pytest.approx(1e-4)
+    assert soakbursty.burst_size(seen[:1], TARGET) == soakbursty.NO_BURSTS  # no lossy trial
+    assert soakbursty.chance_at(size, 5e5, TARGET) == pytest.approx(1e-3)
 
 
 def test_bursts_that_shrink_as_the_load_falls_make_a_lossy_trial_likelier_below() -> None:
@@ -53,17 +53,18 @@ def test_bursts_that_shrink_as_the_load_falls_make_a_lossy_trial_likelier_below(
         Observation(9.5e6, 9.5e8, 0.0, 100.0),  # clean: the top clean load
         Observation(2e7, 2e7, 1e6, 1.0),  # overload, far above: left out
     ]
-    log_s, slope, lowest = soakbursty.burst_size(seen, TARGET)
+    size = soakbursty.burst_size(seen, TARGET)
+    log_s, slope, lowest, _ = size
     assert slope == pytest.approx(math.log(100.0) / math.log(9e6 / 8.1e6))
     assert lowest == pytest.approx(math.log(8.1e6))
-    size = (log_s, slope, lowest)
     # The median burst (1e-4 of the frames, the upper of two) at their mean log load.
     middle = math.sqrt(9e6 * 8.1e6)
     assert math.exp(log_s + slope * math.log(middle)) == pytest.approx(1e-4)
     low, high = (soakbursty.chance_at(size, load, TARGET) for load in (8.1e6, 9e6))
     assert low / high == pytest.approx(100.0)  # a lossy trial is 100x likelier at 8.1 Mpps
     assert soakbursty.chance_at(size, 4e6, TARGET) == soakbursty.chance_at(size, 8.1e6, TARGET)
-    assert soakbursty.chance_at((math.log(1e-9), 0.0, 0.0), 1e6, TARGET) == 0.5  # at most
+    tiny = soakbursty.BurstSize(math.log(1e-9), 0.0, 0.0)
+    assert soakbursty.chance_at(tiny, 1e6, TARGET) == 0.5  # at most
 
 
 def test_contradicted_pairs_a_lossy_trial_with_a_clean_one_no_lower() -> None:
@@ -231,8 +232,8 @@ def test_trials_barely_over_their_allowance_are_no_bursts() -> None:
         Observation(4e6, 4e7, 4e4, 10.0),
         Observation(4.1e6, 4.1e7, 0.0, 10.0),
     ]
-    log_s, slope, _ = soakbursty.burst_size(seen, TARGET)
-    assert slope == 0.0 and math.exp(log_s) == pytest.approx(1e-3)
+    size = soakbursty.burst_size(seen, TARGET)
+    assert size.slope == 0.0 and math.exp(size.log_size) == pytest.approx(1e-3)
 
 
 def _walk(lost_of: Callable[[int, float], float]) -> list[Observation]:

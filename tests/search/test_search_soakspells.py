@@ -66,8 +66,8 @@ def test_spells_join_only_once_bursts_shrink_steeply() -> None:
     """Below ``SPELL_SLOPE`` the spells' columns have no prior mass; at it they hold
     ``SPELL_SHARE`` of it, the per-trial reading's widths the rest."""
     widths = len(soakbursty.WIDTHS)
-    flat = soakspells.log_prior((0.0, soakspells.SPELL_SLOPE * 0.99, 0.0))
-    steep = soakspells.log_prior((0.0, soakspells.SPELL_SLOPE, 0.0))
+    flat = soakspells.log_prior(soakbursty.BurstSize(0.0, soakspells.SPELL_SLOPE * 0.99, 0.0))
+    steep = soakspells.log_prior(soakbursty.BurstSize(0.0, soakspells.SPELL_SLOPE, 0.0))
     assert len(flat) == len(steep) == soakspells.columns()
     assert flat[:widths] == steep[:widths] == soakbursty.LOG_PRIOR
     assert all(value == -math.inf for value in flat[widths:])
@@ -93,14 +93,16 @@ def _spells_soak() -> Posterior:
 
 
 def test_spells_put_the_critical_load_at_the_slower_capacity() -> None:
-    """Read as spells the median lies between the clean trials and the lowest lossy one,
-    where the truth is, and the interval holds it (the per-trial reading keeps a tail far
-    below)."""
+    """Read as spells the median lies within 0.5 % of the truth, between the clean trials
+    (up to 0.1 % below it) and the lowest lossy one, and the interval holds it (the
+    per-trial reading keeps a tail far below; these bursts are events, their lost frames no
+    more in 100 s than in 2 s, and the events' wider prior makes that tail longer: the
+    median is 0.4 % below the truth, 0.1 % before)."""
     posterior = _spells_soak()
     assert posterior.bursty and soakspells.spells_on(posterior.size)
     estimate = soakwide.estimate(posterior)
     assert estimate.low <= SLOW <= estimate.high < 1.002 * SLOW
-    assert estimate.median == pytest.approx(SLOW, rel=2e-3)
+    assert estimate.median == pytest.approx(SLOW, rel=5e-3)
 
 
 def test_per_trial_alone_the_same_trials_end_below_the_truth(

@@ -245,7 +245,7 @@ class Posterior:
         self.observations: list[Observation] = []
         self.bursty = False  # the trials showed bursts: the model of lossy trials (soakbursty)
         self.buffer: soakbuffer.Buffer | None = None  # the trials showed one (soakbuffer)
-        self.size = (0.0, 0.0, 0.0)  # bursty: the burst size as a power of the load (burst_size)
+        self.size = soakbursty.NO_BURSTS  # bursty: the burst size as a power of the load
         self.rates = tuple(1.0 for _ in soakspells.SPELL_LEADS)  # bursty: spells' (spell_rates)
         self.per_trial = 0.0  # frames any trial may lose whatever its length (maybe lost)
         self.longest = 0.0  # the longest trial so far [s]: weights are durations over it
@@ -296,13 +296,11 @@ class Posterior:
                     posterior._build(posterior.loads[0], posterior.loads[-1])
             self._regrid()
 
-    def _size_moved(self, size: tuple[float, float, float]) -> bool:
-        """The burst size at the posterior's median moved by over 2x (rebuild the grids)."""
-        median = self.quantile(0.5)
-        old = soakbursty.chance_at(self.size, median, self.target)
-        return abs(math.log(soakbursty.chance_at(size, median, self.target) / old)) > math.log(2.0)
+    def _size_moved(self, size: soakbursty.BurstSize) -> bool:
+        """The burst size moved at the posterior's median (``soakbursty.size_moved``)."""
+        return soakbursty.size_moved(size, self.size, self.quantile(0.5), self.target)
 
-    def _spells_moved(self, size: tuple[float, float, float], rates: Sequence[float]) -> bool:
+    def _spells_moved(self, size: soakbursty.BurstSize, rates: Sequence[float]) -> bool:
         """The bursts came to be read as spells or no longer, or are and a spells' rate
         moved (``soakspells.rates_moved``; unread, the rates change nothing)."""
         on = soakspells.spells_on(size)

@@ -16,7 +16,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ndrpdr.search.soak.soakbursty import LOG_PRIOR, WIDTHS, Counted, likeliest_rate, lossy
+from ndrpdr.search.soak.soakbursty import (
+    WIDTHS,
+    BurstSize,
+    Counted,
+    likeliest_rate,
+    lossy,
+    width_prior,
+)
 
 #: Spells' lengths [s] (``spell_row``), a column each: stalls of tens of milliseconds to
 #: contention of ten seconds.
@@ -29,9 +36,6 @@ SPELL_SLOPE = 20.0
 #: ``jitter``'s estimates moved up to where it lost 42x the target on seeds 30000, 0.03x
 #: with a fifth).
 SPELL_SHARE = 0.2
-_LOG_SPELL_PRIOR = math.log(
-    sum(math.exp(p) for p in LOG_PRIOR) * SPELL_SHARE / (1.0 - SPELL_SHARE) / len(SPELL_LEADS)
-)
 #: What a lossy trial costs [nats] where spells cannot make it lossy.
 _LOG_NEVER = -30.0
 
@@ -90,17 +94,21 @@ def rates_moved(rates: Sequence[float], old: Sequence[float]) -> bool:
     return any(abs(math.log(new / was)) > limit for new, was in zip(rates, old, strict=True))
 
 
-def spells_on(size: tuple[float, float, float]) -> bool:
+def spells_on(size: BurstSize) -> bool:
     """The bursts (``burst_size``) shrink steeply enough as the load falls to be read as
     spells too."""
     return size[1] >= SPELL_SLOPE
 
 
-def log_prior(size: tuple[float, float, float]) -> tuple[float, ...]:
-    """The log prior of each column of a bursty row: the widths', then the spells' (none
-    unless ``spells_on``)."""
-    spell = _LOG_SPELL_PRIOR if spells_on(size) else -math.inf
-    return LOG_PRIOR + tuple(spell for _ in SPELL_LEADS)
+def log_prior(size: BurstSize) -> tuple[float, ...]:
+    """The log prior of each column of a bursty row: the widths' (``width_prior``), then
+    the spells' (``SPELL_SHARE`` of it all; none unless ``spells_on``)."""
+    widths = width_prior(size)
+    spell = -math.inf
+    if spells_on(size):
+        share = SPELL_SHARE / (1.0 - SPELL_SHARE) / len(SPELL_LEADS)
+        spell = math.log(sum(math.exp(p) for p in widths) * share)
+    return widths + tuple(spell for _ in SPELL_LEADS)
 
 
 def columns() -> int:
