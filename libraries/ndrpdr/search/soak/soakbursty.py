@@ -51,9 +51,9 @@ _LOG_TINY = math.log(1e-300)
 #: Widths above this are less likely a priori, as ``(WIDE / w) ** WIDE_POWER``,
 WIDE = 0.03
 WIDE_POWER = 4.0
-#: ... or ``** EVENTS_POWER`` once the bursts are events (``events``): a stall's or spell's
-#: chance falls slowly as the load falls (stalls past a buffer: ``exp(-B / (L m))``), and
-#: the trials cannot tell that from a steep fall (docs: "Bursts in time"). With 4, transient
+#: ... or ``** EVENTS_POWER`` once the bursts are events (``events``): a stall's chance
+#: falls slowly as the load falls (past a buffer: ``exp(-B / (L m))``), and the trials
+#: cannot tell that from a steep fall (docs: "Bursts in time"). With 4, transient
 #: lost 43x the target at the median estimate on seeds 40000 and 22x on 60000; with 3 its
 #: estimate is above the truth on half the seeds (51.5 % of 240); with 3 for every burst,
 #: noisyknee's coverage fell to 85 % on 40000 (its bursts grow with the trial).

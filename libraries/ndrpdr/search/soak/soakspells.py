@@ -97,7 +97,7 @@ def rates_moved(rates: Sequence[float], old: Sequence[float]) -> bool:
 def spells_on(size: BurstSize) -> bool:
     """The bursts (``burst_size``) shrink steeply enough as the load falls to be read as
     spells too."""
-    return size[1] >= SPELL_SLOPE
+    return size.slope >= SPELL_SLOPE
 
 
 def log_prior(size: BurstSize) -> tuple[float, ...]:
