@@ -170,6 +170,16 @@ def test_a_few_frames_lost_within_the_allowance_neither_pull_down_nor_push_up() 
     assert result.low <= truth <= result.high
 
 
+def test_a_soak_held_low_by_a_few_frames_per_trial_climbs_out() -> None:
+    """Seed 50019 of ``sporadic``: a few frames lost now and then held the soak at 7 % of
+    the truth, its interval 84-98 % below it. Its trials there tell a chance per trial from
+    a rate per second by 3-5 nats (``soakbursty.PER_TRIAL_BY``, 5 before), so their frames
+    read as lost per trial and the soak climbs to the cliff."""
+    result, truth = _long_run_soak("sporadic", 50019)
+    assert abs(result.critical_load / truth - 1) < 1e-6
+    assert result.low <= truth <= result.high
+
+
 def test_a_cliff_with_a_few_frames_per_trial_is_read_as_a_cliff() -> None:
     """Seed 9031 of ``sporadic``: the last trials, 4e-8 above the truth, lost 1.4 times
     their allowance, as the cliff gives. No exponential curve through them stays clean a
