@@ -224,11 +224,16 @@ def at_one_load(seen: Sequence[Counted], loss_ratio: float) -> float:
             or per_trial_gain(lossy_ones, clean) < PER_TRIAL_BY
         ):
             continue
-        xs = [math.log(o.frames / o.load) for o in lossy_ones]
-        ys = [math.log(o.lost) for o in lossy_ones]
-        if least_squares_slope(xs, ys) <= GROWTH_POWER:
+        if lost_grows_slowly(lossy_ones):
             most = max(most, *(o.lost for o in lossy_ones))
     return most
+
+
+def lost_grows_slowly(trials: Sequence[Counted]) -> bool:
+    """The trials' lost frames (each over 0) grow more slowly than ``GROWTH_POWER`` of
+    their duration: the least-squares slope of their logs."""
+    xs = [math.log(o.frames / o.load) for o in trials]
+    return least_squares_slope(xs, [math.log(o.lost) for o in trials]) <= GROWTH_POWER
 
 
 def per_trial_gain(lossy_ones: Sequence[Counted], clean: Sequence[Counted]) -> float:
@@ -348,16 +353,15 @@ def burst_size(seen: Sequence[Counted], target: float) -> BurstSize:
 
 
 def events(bursts: Sequence[Counted]) -> bool:
-    """The bursts' lost frames grow more slowly than ``GROWTH_POWER`` of their duration
-    (the least-squares slope of their logs), over durations ``EVENTS_SPAN`` or more apart:
-    loss in events a trial meets now and then (stalls, spells), each losing what it loses
-    whatever the trial's length, not a share of the trial that moves from trial to trial
-    (a noisy knee, a jittery capacity: their lost frames grow with the trial)."""
+    """The bursts' lost frames grow slowly with their duration (``lost_grows_slowly``),
+    over durations ``EVENTS_SPAN`` or more apart: loss in events a trial meets now and then
+    (stalls, spells), each losing what it loses whatever the trial's length, not a share of
+    the trial that moves from trial to trial (a noisy knee, a jittery capacity: their lost
+    frames grow with the trial)."""
     seconds = [o.frames / o.load for o in bursts]
     if len(bursts) < 2 or max(seconds) < EVENTS_SPAN * min(seconds):
         return False
-    xs = [math.log(s) for s in seconds]
-    return least_squares_slope(xs, [math.log(o.lost) for o in bursts]) <= GROWTH_POWER
+    return lost_grows_slowly(bursts)
 
 
 def width_prior(size: BurstSize) -> tuple[float, ...]:
