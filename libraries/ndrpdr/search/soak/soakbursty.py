@@ -308,7 +308,7 @@ EVENTS_SPAN = 2.0
 
 
 class BurstSize(NamedTuple):
-    """A lossy trial's loss ratio at load ``L``, ``exp(log_size + slope * log(max(L, e^lowest)))``
+    """A lossy trial's loss ratio at load ``L``, ``exp(log_size + slope * max(log L, lowest))``
     (``burst_size``), and whether the bursts are events (``events``)."""
 
     log_size: float
@@ -322,7 +322,7 @@ NO_BURSTS = BurstSize(0.0, 0.0, 0.0)
 
 def burst_size(seen: Sequence[Counted], target: float) -> BurstSize:
     """The size of a burst as a power of the load: a lossy trial at load ``L`` loses a share
-    ``exp(log_size + slope * log(max(L, lowest)))`` of its frames.
+    ``exp(log_size + slope * max(log L, lowest))`` of its frames.
 
     Bursts are the trials that lost over ``BURST_MIN_TARGETS`` x their allowance (one that
     lost barely more sits on a capacity cliff: counted, a soak held there by interrupts
