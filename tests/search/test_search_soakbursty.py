@@ -214,6 +214,25 @@ def test_a_heavy_loss_rules_out_a_clean_trial_a_few_targets_below_it() -> None:
     assert soakbursty.contradicted([heavy, far], TARGET) == []
 
 
+def test_a_shorter_clean_trial_contradicts_a_lossy_one_past_any_plausible_buffer() -> None:
+    """Spells (sim ``spells`` seed 50011): a 55 s trial lost 1 % a hair above a clean 50 s
+    one. Only a buffer of 5.5 s of the load (a capacity 11 % lower) explains the pair, so it
+    is a burst; a 0.19 s buffer behind a capacity 5 % lower (sim ``duration``) explains its
+    own pair, and ``buffer_seconds`` reads no more than that buffer."""
+    load = 11.45e6
+    lossy = Observation(load, 55.0 * load, 0.01 * 55.0 * load, 55.0)
+    clean = Observation(load * (1 - 5e-6), 50.0 * load * (1 - 5e-6), 0.0, 50.0)
+    assert soakbursty.buffer_seconds(lossy, clean) == pytest.approx(5.5, rel=0.01)
+    assert soakbursty.contradicted([lossy, clean], TARGET) == [(0, 1)]
+    capacity, buffer = 0.95 * load, 0.19 * load
+    behind = Observation(load, 5.0 * load, (load - capacity) * 5.0 - buffer, 5.0)
+    short = Observation(load, 3.0 * load, 0.0, 3.0)  # (L - C) 3 s is under the buffer
+    assert soakbursty.far_beyond(behind, TARGET)
+    assert soakbursty.buffer_seconds(behind, short) <= buffer / load + 1e-9
+    assert soakbursty.contradicted([behind, short], TARGET) == []
+    assert soakbursty.buffer_seconds(short, behind) == math.inf  # the clean one is longer
+
+
 def test_a_cliff_between_a_light_loss_and_a_clean_trial_below_is_no_burst() -> None:
     """A trial that lost 20 times its allowance (2e-6) on a cliff is 2e-6 above the capacity:
     a clean trial 1e-6 below it may sit just under the capacity."""

@@ -7,7 +7,8 @@ while another, with at least as many frames and at a load at least as high
 (or a few targets below: no loss grows that steeply with the load), stays
 within it (``ndrpdr.search.soak.soakbursty.contradicted``). A deep buffer
 cannot give such a pair either (at a load no lower, as many frames or more
-are as many excess frames or more over any capacity), nor can a few frames
+are as many excess frames or more over any capacity; a shorter clean trial
+counts only where the buffer it needs is over a second deep), nor can a few frames
 lost per trial whatever its length, once a longer trial allows them and
 loses far fewer (``per_trial_frames``: they vanish from the long-run average). From the first such
 trial on (``MIN_CONTRADICTED``), the soak's fit changes model
@@ -37,7 +38,8 @@ class Bursts:
     """The evidence of bursty loss in a soak's trials.
 
     contradicted: trials that lost far beyond the target while a trial with
-        at least as many frames at a load no lower stayed within it; trials: all;
+        at least as many frames (or too many for a buffer) at a load no lower stayed
+        within it; trials: all;
     lowest_load: the lowest load of a contradicted trial [pps];
     example: one such pair, said in words.
     """
@@ -62,8 +64,9 @@ def bursts_text(section: Mapping[str, Any]) -> str:
     the test's warning."""
     return (
         f"loss came in bursts: {section['contradicted']} of {section['trials']} trials lost "
-        f"over {BURST_TARGETS:g}x the target while a trial of as many frames or more at a load "
-        f"as high or nearly did not ({section['example']}); the estimate reads how often "
+        f"over {BURST_TARGETS:g}x the target while a trial at a load as high or nearly, of as "
+        "many frames or more or of too many for any buffer to explain, did not "
+        f"({section['example']}); the estimate reads how often "
         "trials lost, not how much, and its interval is wide"
     )
 

@@ -2,8 +2,9 @@
 
 Two models: this module's (Poisson counts around a smooth loss-ratio curve), and
 once the trials show bursts (``soakbursty.contradicted``: a trial lost far beyond
-the target while one of as many frames at a load no lower did not), ``soakbursty``'s
-model of how often trials lose (per trial, or in spells of a slower capacity:
+the target while one of as many frames, or too many for a buffer, at a load no
+lower did not), ``soakbursty``'s model of how often trials lose (per trial, or in
+spells of a slower capacity:
 ``soakspells.spell_row``). Both know the frames a trial may lose whatever its length
 (``soakbursty.per_trial_frames``: a longer trial at a load no lower allowed that
 many, kept within its allowance and lost far fewer than a smooth curve gives it; or
