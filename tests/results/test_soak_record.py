@@ -12,8 +12,8 @@ from record_helpers import SIM, sim_soak_record
 
 from ndrpdr.results.record import RECORD_VERSION
 from ndrpdr.results.schema import RecordError, validate_record
+from ndrpdr.search.soak import soakspread
 from ndrpdr.search.soak.soakestimate import Estimate
-from ndrpdr.search.soak.soakfit import Posterior
 from ndrpdr.topology.loader import load_topology
 from ndrpdr.trafficgen.sim.driver import SimTrafficGenerator
 
@@ -52,11 +52,11 @@ def test_the_estimate_is_the_simulated_duts_critical_load(record: dict[str, Any]
 
 
 def test_the_record_has_the_estimate_the_search_reports(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The search's result reads the trials' spread in (``Posterior.with_spread``) after the
+    """The search's result reads the trials' spread in (``soakspread.estimate``) after the
     last trial; the record has that, not the estimate after the last trial (it had until
     format 1.14.0, whose ``median`` is the estimate)."""
     reported = Estimate(mean=5e6, stdev=1e5, median=4.9e6, low=4.7e6, high=5.3e6)
-    monkeypatch.setattr(Posterior, "with_spread", lambda self: reported)
+    monkeypatch.setattr(soakspread, "estimate", lambda posterior: reported)
     load = sim_soak_record(load_topology(SIM), soak_time_s=30.0)["soak"]["critical_load_pps"]
     assert load == {
         "median": 4.9e6,

@@ -180,6 +180,17 @@ def test_a_soak_held_low_by_a_few_frames_per_trial_climbs_out() -> None:
     assert result.low <= truth <= result.high
 
 
+def test_a_soak_whose_trials_are_read_anew_leaves_the_grid_the_old_reading_zoomed_in_on() -> None:
+    """Seed 70002 of ``sporadic``: three 1 s trials lost 11-21 frames, and the fine grid
+    zoomed in on 15 % of the truth. Its frames came to read as lost per trial at the 47th
+    trial, but the grid was rebuilt on its own narrow range: it widened twofold a trial and
+    the interval ended 85 % below the truth. Rebuilt on the coarse grid's central mass too
+    (``Posterior._reread_range``), the soak climbs to the cliff."""
+    result, truth = _long_run_soak("sporadic", 70002)
+    assert abs(result.critical_load / truth - 1) < 1e-5
+    assert result.low <= truth <= result.high
+
+
 def test_a_cliff_with_a_few_frames_per_trial_is_read_as_a_cliff() -> None:
     """Seed 9031 of ``sporadic``: the last trials, 4e-8 above the truth, lost 1.4 times
     their allowance, as the cliff gives. No exponential curve through them stays clean a

@@ -9,7 +9,7 @@ from benchmarks.soak import run_soak
 
 from ndrpdr.search.soak import SOAK_TIME_S
 from ndrpdr.search.soak.soakfit import Observation, Posterior
-from ndrpdr.search.soak.soakspread import overdispersion, spread
+from ndrpdr.search.soak.soakspread import estimate, overdispersion, spread
 from ndrpdr.search.trial import TrialResult
 
 TARGET = 1e-7
@@ -57,7 +57,7 @@ def test_the_interval_widens_by_the_spread_and_keeps_its_centre() -> None:
     posterior = Posterior(TARGET, 1e4, 29.76e6)
     for i in range(12):
         posterior.add(_trial(5e6 * (1.0 + 1e-6 * i), 50.0 * (2.0 if i % 2 else 0.5)))
-    poisson, widened = posterior.estimate(), posterior.with_spread()
+    poisson, widened = posterior.estimate(), estimate(posterior)
     assert widened.high - widened.low > 1.5 * (poisson.high - poisson.low)
     assert widened.low < poisson.median < widened.high
 

@@ -32,7 +32,7 @@ from collections.abc import Callable
 
 from ndrpdr.search.errors import SearchInputError, SearchTimeLimitError
 from ndrpdr.search.session import Limits, Session, check_load
-from ndrpdr.search.soak import soakwide
+from ndrpdr.search.soak import soakspread, soakwide
 from ndrpdr.search.soak.soakestimate import Estimate
 from ndrpdr.search.soak.soakfit import Posterior
 from ndrpdr.search.trial import Measurer, TrialReason, TrialResult
@@ -213,9 +213,9 @@ def soak_search(
                 SoakProgress(len(session.trials), trial, estimate, session.search_time, budget)
             )
     # The result reads the trials' spread from trial to trial; the trials were placed at the
-    # Poisson posterior's median, which the spread does not move (``Posterior.with_spread``).
+    # Poisson posterior's median, which the spread does not move (``soakspread.estimate``).
     # A bursty posterior is read on a grid that holds both its scales (``soakwide``).
-    estimate = soakwide.estimate(posterior) if posterior.bursty else posterior.with_spread()
+    estimate = soakwide.estimate(posterior) if posterior.bursty else soakspread.estimate(posterior)
     return SoakResult(
         loss_ratio=target,
         critical_load=estimate.median,

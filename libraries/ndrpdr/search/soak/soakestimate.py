@@ -34,6 +34,20 @@ class Estimate:
         return self.mean + self.stdev
 
 
+def geometric(low: float, high: float, points: int) -> list[float]:
+    """``points`` loads from ``low`` to ``high`` with a constant ratio: a grid's cells."""
+    ratio = math.log(high / low) / (points - 1)
+    return [low * math.exp(ratio * i) for i in range(points)]
+
+
+def log_sum_exp(values: Sequence[float]) -> float:
+    """The log of the sum of the exps of ``values`` (a mass given as logs, summed)."""
+    top = max(values)
+    if top == -math.inf:
+        return top
+    return top + math.log(sum(math.exp(v - top) for v in values))
+
+
 def shares(log_masses: Sequence[float]) -> list[float]:
     """Masses given as logs (up to a constant), normalised to sum to 1."""
     top = max(log_masses)

@@ -3,9 +3,9 @@
 A DUT whose loss ratio at a load moves by a factor from trial to trial (the
 kernel's 1 s trials lost 0.1-0.4 % at one load on the lab in a box, the
 sim's ``plateau``) loses counts spread far wider than a Poisson count's.
-The soak fit (``soakfit``) reads counts as Poisson; its result divides the
-log-likelihood by ``overdispersion`` so that its interval claims no more
-precision than the trials have.
+The soak fit (``soakfit``) reads counts as Poisson; its result (``estimate``)
+divides the log-likelihood by ``overdispersion`` so that its interval claims
+no more precision than the trials have.
 """
 
 from __future__ import annotations
@@ -14,6 +14,30 @@ import math
 from collections.abc import Sequence
 
 from ndrpdr.search.soak.soakbursty import Counted
+from ndrpdr.search.soak.soakestimate import Estimate
+from ndrpdr.search.soak.soakfit import MIN_RELATIVE_SPAN, TAIL, Posterior, less_per_trial
+
+
+def estimate(posterior: Posterior) -> Estimate:
+    """The Poisson posterior's ``estimate`` with the trials' spread read in: the
+    log-likelihood divided by the trials' ``overdispersion``, on a grid widened by its
+    square root (the posterior's width grows so); ``estimate`` itself where the trials show
+    no more spread than Poisson's or read as bursts (that model is not Poisson's).
+
+    Only the result reads it: trials are still placed at the Poisson posterior's median,
+    whose accuracy the spread does not change.
+    """
+    factor = 1.0
+    if not posterior.bursty:
+        seen = less_per_trial(posterior.observations, posterior.per_trial)
+        factor = overdispersion(seen, posterior.target)
+    if factor <= 1.0:
+        return posterior.estimate()
+    low, high = posterior.quantile(TAIL), posterior.quantile(1.0 - TAIL)
+    half = max(math.log(high / low), MIN_RELATIVE_SPAN) * math.sqrt(factor)
+    wide_low = max(posterior.min_load, low * math.exp(-half))
+    wide_high = min(posterior.max_load, high * math.exp(half))
+    return posterior.regridded(wide_low, wide_high, tempering=factor).estimate()
 
 
 def overdispersion(seen: Sequence[Counted], target: float) -> float:

@@ -30,7 +30,7 @@ import math
 
 from ndrpdr.search.soak import soakspells
 from ndrpdr.search.soak.soakestimate import Estimate, shares, summarize
-from ndrpdr.search.soak.soakfit import TAIL, Posterior, less_per_trial
+from ndrpdr.search.soak.soakfit import Posterior, less_per_trial
 
 #: Loads of the wide grid (a step of 0.1-0.3 % over the spans bursty soaks end with).
 WIDE_POINTS = 512
@@ -45,9 +45,7 @@ def cells(posterior: Posterior) -> list[tuple[float, float, float]]:
     grid's and the edge grid's (``edge``) inside their ranges where they are finer than the
     wide grid (the finer of the two where they overlap), the wide grid's elsewhere."""
     assert posterior.coarse is not None
-    low = min(posterior.loads[0], posterior.coarse.quantile(TAIL))
-    high = max(posterior.loads[-1], posterior.coarse.quantile(1.0 - TAIL))
-    wide = posterior.regridded(low, high, WIDE_POINTS)
+    wide = posterior.regridded(*posterior.reach(), WIDE_POINTS)
     merged = _cells_of(wide)
     finer = [grid for grid in (posterior, edge(posterior)) if grid is not None]
     for grid in sorted(finer, key=lambda grid: -grid.step):
