@@ -297,6 +297,22 @@ def test_loss_that_grows_with_the_duration_is_no_per_trial_loss() -> None:
     assert soakbursty.at_one_load(per_second, TARGET) == 0.0
 
 
+def test_per_trial_frames_drawn_at_random_grow_slowly_within_their_scatter() -> None:
+    """Sim ``sporadic`` seed 70005: at one load four lossy trials lost 2, 23, 22 and 26
+    frames in 3.5, 17.4, 23.2 and 66.3 s. The slope of their logs is 0.92, but 0.31 is its
+    standard error: ``at_one_load`` asks for a slope ``CLEARLY`` (2) errors above 0.5 before
+    it reads growth. Lost frames that grow with the duration without scatter still do."""
+    load = 1e6
+    drawn = [
+        Observation(load, d * load, lost, d)
+        for d, lost in ((3.5, 2), (17.4, 23), (23.2, 22), (66.3, 26))
+    ]
+    assert not soakbursty.lost_grows_slowly(drawn)
+    assert soakbursty.lost_grows_slowly(drawn, soakbursty.CLEARLY)
+    shares = [Observation(load, d * load, 2.0 * d, d) for d in (3.5, 17.4, 23.2, 66.3)]
+    assert not soakbursty.lost_grows_slowly(shares, soakbursty.CLEARLY)
+
+
 def test_hundreds_of_frames_a_trial_are_no_few_frames_per_trial() -> None:
     seen = _walk(_every_third(lambda _: 250.0))
     assert soakbursty.at_one_load(seen, TARGET) == 0.0

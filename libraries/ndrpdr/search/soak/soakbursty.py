@@ -253,16 +253,29 @@ def at_one_load(seen: Sequence[Counted], loss_ratio: float) -> float:
             or per_trial_gain(lossy_ones, clean) < PER_TRIAL_BY
         ):
             continue
-        if lost_grows_slowly(lossy_ones):
+        if lost_grows_slowly(lossy_ones, CLEARLY):
             most = max(most, *(o.lost for o in lossy_ones))
     return most
 
 
-def lost_grows_slowly(trials: Sequence[Counted]) -> bool:
+def lost_grows_slowly(trials: Sequence[Counted], errors: float = 0.0) -> bool:
     """The trials' lost frames (each over 0) grow more slowly than ``GROWTH_POWER`` of
-    their duration: the least-squares slope of their logs."""
+    their duration: the least-squares slope of their logs, less ``errors`` standard errors
+    of it (from three trials on)."""
     xs = [math.log(o.frames / o.load) for o in trials]
-    return least_squares_slope(xs, [math.log(o.lost) for o in trials]) <= GROWTH_POWER
+    ys = [math.log(o.lost) for o in trials]
+    slope = least_squares_slope(xs, ys)
+    if errors > 0.0 and len(trials) > 2:
+        mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
+        spread = sum((x - mean_x) ** 2 for x in xs)
+        misfit = sum((y - mean_y - slope * (x - mean_x)) ** 2 for x, y in zip(xs, ys, strict=True))
+        slope -= errors * math.sqrt(misfit / (len(xs) - 2) / max(spread, 1e-12))
+    return slope <= GROWTH_POWER
+
+
+#: ``at_one_load``: per-trial frames drawn at random (1-50 on the sim's ``sporadic``) scatter
+#: the slope; only one this many standard errors above ``GROWTH_POWER`` says they grow.
+CLEARLY = 2.0
 
 
 def per_trial_gain(lossy_ones: Sequence[Counted], clean: Sequence[Counted]) -> float:
