@@ -185,7 +185,7 @@ def test_a_soak_whose_trials_are_read_anew_leaves_the_grid_the_old_reading_zoome
     zoomed in on 15 % of the truth. Its frames came to read as lost per trial at the 47th
     trial, but the grid was rebuilt on its own narrow range: it widened twofold a trial and
     the interval ended 85 % below the truth. Rebuilt on the coarse grid's central mass too
-    (``Posterior._reread_range``), the soak climbs to the cliff."""
+    (``Posterior.reach``), the soak climbs to the cliff."""
     result, truth = _long_run_soak("sporadic", 70002)
     assert abs(result.critical_load / truth - 1) < 1e-5
     assert result.low <= truth <= result.high

@@ -263,14 +263,7 @@ def lost_grows_slowly(trials: Sequence[Counted], errors: float = 0.0) -> bool:
     their duration: the least-squares slope of their logs, less ``errors`` standard errors
     of it (from three trials on)."""
     xs = [math.log(o.frames / o.load) for o in trials]
-    ys = [math.log(o.lost) for o in trials]
-    slope = least_squares_slope(xs, ys)
-    if errors > 0.0 and len(trials) > 2:
-        mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
-        spread = sum((x - mean_x) ** 2 for x in xs)
-        misfit = sum((y - mean_y - slope * (x - mean_x)) ** 2 for x, y in zip(xs, ys, strict=True))
-        slope -= errors * math.sqrt(misfit / (len(xs) - 2) / max(spread, 1e-12))
-    return slope <= GROWTH_POWER
+    return least_squares_slope(xs, [math.log(o.lost) for o in trials], errors) <= GROWTH_POWER
 
 
 #: ``at_one_load``: per-trial frames drawn at random (1-50 on the sim's ``sporadic``) scatter
@@ -411,15 +404,19 @@ def width_prior(size: BurstSize) -> tuple[float, ...]:
     return LOG_PRIOR_EVENTS if size.events else LOG_PRIOR
 
 
-def least_squares_slope(xs: Sequence[float], ys: Sequence[float]) -> float:
+def least_squares_slope(xs: Sequence[float], ys: Sequence[float], errors: float = 0.0) -> float:
     """The slope of the least-squares line through the points (0 with the ``xs`` all
-    alike, within float rounding)."""
+    alike, within float rounding), less ``errors`` standard errors of it (from 3 points on)."""
     mean_x = sum(xs) / len(xs)
     mean_y = sum(ys) / len(ys)
     spread = sum((x - mean_x) ** 2 for x in xs)
     if spread <= 1e-12:
         return 0.0
-    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True)) / spread
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True)) / spread
+    if errors > 0.0 and len(xs) > 2:
+        misfit = sum((y - mean_y - slope * (x - mean_x)) ** 2 for x, y in zip(xs, ys, strict=True))
+        slope -= errors * math.sqrt(misfit / (len(xs) - 2) / spread)
+    return slope
 
 
 def chance_at(size: BurstSize, critical: float, target: float) -> float:

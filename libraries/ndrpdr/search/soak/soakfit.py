@@ -15,7 +15,7 @@ many frames of each trial as maybe lost, at the cost of the chance of that count
 (``log_likelihood_row``'s slack: taken off every trial, a trial spared them would
 read as losing less than it did, and the estimate went above the truth). A change of
 either (more such frames, or bursts seen or explained away) rebuilds the grids from
-every trial (``Posterior._reread_range``).
+every trial (``Posterior.add``, ``Posterior.reach``).
 
 Once the trials show a buffer that hides the first excess frames of every
 trial (``soakbuffer.estimate``: the lossy trials forwarded the capacity
@@ -105,7 +105,7 @@ _LOG_FLOOR = -30.0
 _FLOOR = math.exp(_LOG_FLOOR)
 #: No grid narrower than this relative width (float steps of loads).
 MIN_RELATIVE_SPAN = 1e-9
-#: Zooms at once after the frames lost per trial moved (``Posterior._reread_range``).
+#: Zooms at once after the frames lost per trial moved (``Posterior.add``).
 REREAD_ZOOMS = 8
 
 
@@ -279,30 +279,27 @@ class Posterior:
                 or ((buffer is None) != (self.buffer is None))
                 or (buffer is not None and not buffer.near(self.buffer))
             ):
+                # Each grid is rebuilt on its range; once the frames lost per trial moved
+                # (``spared``), the fine one on the coarse one's central part too (``reach``,
+                # the coarse grid read anew first): it zoomed in where those frames, read as
+                # loss, held the critical load, and widening twofold a trial sim ``sporadic``
+                # seed 70002 ended 85 % below the truth.
                 spared = per_trial != self.per_trial
                 for posterior in (self.coarse, self):
                     posterior.per_trial, posterior.bursty = per_trial, bursty
                     posterior.buffer = buffer
                     posterior.size, posterior.rates = size, rates
-                    posterior._build(*self._reread_range(posterior, spared))
+                    own = posterior.loads[0], posterior.loads[-1]
+                    posterior._build(*(posterior.reach() if spared else own))
             for _ in range(REREAD_ZOOMS if spared else 1):
                 rebuilds = self.rebuilds
                 self._regrid()
                 if self.rebuilds == rebuilds:
                     break
 
-    def _reread_range(self, posterior: Posterior, spared: bool) -> tuple[float, float]:
-        """The range [pps] ``posterior`` is rebuilt on once the trials are read anew: its own,
-        and for the fine grid, once the frames lost per trial moved (``spared``: the fine
-        grid zoomed in where they held the critical load as loss; widening twofold a trial,
-        sim ``sporadic`` seed 70002 ended 85 % below the truth), the coarse one's central
-        mass too (read anew first); it zooms in again up to ``REREAD_ZOOMS`` times at once."""
-        if posterior is self.coarse or not spared:
-            return posterior.loads[0], posterior.loads[-1]
-        return self.reach()
-
     def reach(self) -> tuple[float, float]:
-        """The range [pps] of the fine grid and the coarse posterior's central part."""
+        """The range [pps] of the fine grid and the coarse posterior's central part (a coarse
+        grid's own range)."""
         low, high = self.loads[0], self.loads[-1]
         if self.coarse is None:
             return low, high
